@@ -1,0 +1,5 @@
+"""freezer: a frozen-version registry for benchmark fixture sets."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from freezer.cli import main
+
+raise SystemExit(main())

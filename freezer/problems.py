@@ -1,0 +1,71 @@
+"""Collected findings about input files, in one printable shape.
+
+A :class:`Problem` is data, not an exception: validation gathers all of them so
+the user can fix every mistake in one pass. The text form is
+``file:line:col: $.json.path: message``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+JsonPath = tuple[str | int, ...]
+
+
+def display_path(path: os.PathLike[str] | str) -> str:
+    """A path as the user should see it: relative to the working folder when inside it."""
+    absolute = os.path.abspath(path)
+    relative = os.path.relpath(absolute)
+    return absolute if relative.startswith("..") else relative
+
+
+def format_json_path(path: JsonPath) -> str:
+    """Render a path tuple as ``$.a.b[0]``; odd keys are quoted as ``$['a b']``."""
+    out = ["$"]
+    for part in path:
+        if isinstance(part, int):
+            out.append(f"[{part}]")
+        elif _IDENTIFIER.match(part):
+            out.append(f".{part}")
+        else:
+            escaped = part.replace("\\", "\\\\").replace("'", "\\'")
+            out.append(f"['{escaped}']")
+    return "".join(out)
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One finding: where it is and what is wrong."""
+
+    file: str
+    line: int | None = None
+    col: int | None = None
+    path: JsonPath = field(default=())
+    message: str = ""
+    layer: str = "rule"
+
+    def location(self) -> str:
+        where = self.file
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.col is not None:
+                where += f":{self.col}"
+        return where
+
+    def __str__(self) -> str:
+        return f"{self.location()}: {format_json_path(self.path)}: {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "col": self.col,
+            "json_path": format_json_path(self.path),
+            "layer": self.layer,
+            "message": self.message,
+        }
