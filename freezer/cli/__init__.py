@@ -1,0 +1,43 @@
+"""Command-line entry point.
+
+``main`` is the only place where errors become exit codes and messages. It
+answers ``--version`` before importing typer so that the cheapest call stays
+cheap; every other command goes through :mod:`freezer.cli.app`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from freezer import __version__
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args in (["--version"], ["-V"]):
+        print(f"freezer {__version__}")
+        return 0
+    from freezer.errors import EXIT_INVALID, FreezerError
+
+    try:
+        from freezer.cli.app import run
+
+        return run(args)
+    except FreezerError as exc:
+        print(f"freezer: error: {exc}", file=sys.stderr)
+        for problem in getattr(exc, "problems", []):
+            print(f"  {problem}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("freezer: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if os.environ.get("FREEZER_DEBUG"):
+            raise
+        print(
+            f"freezer: internal error: {type(exc).__name__}: {exc}\n"
+            "  this is a bug in freezer; rerun with FREEZER_DEBUG=1 for the traceback and report it",
+            file=sys.stderr,
+        )
+        return EXIT_INVALID

@@ -1,0 +1,126 @@
+"""The registry config (``freezer.yaml``) as plain dataclasses.
+
+The registry root is the folder holding ``freezer.yaml``; every relative
+path in the config is resolved against it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from freezer import schemas
+from freezer.errors import InvalidInput, UsageError
+from freezer.problems import Problem, display_path
+from freezer.yamlload import load_file
+
+CONFIG_NAME = "freezer.yaml"
+DEFAULT_DIMENSIONS = {
+    "indexer": "what the index contains (ignore files, noise removed or added)",
+    "descriptions": "the tool descriptions the agent reads",
+    "surface": "tool behaviour and output shape",
+}
+
+
+@dataclass(frozen=True)
+class SuiteConfig:
+    name: str
+    drafts: Path
+    versions: Path
+    code_repo: Path
+    tool_surface: tuple[str, ...]
+    dimensions: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_DIMENSIONS))
+    template: Path | None = None
+
+
+@dataclass(frozen=True)
+class RegistryConfig:
+    root: Path
+    path: Path
+    suites: dict[str, SuiteConfig]
+
+    def suite(self, name: str | None) -> SuiteConfig:
+        """The named suite, or the only one when ``name`` is None."""
+        if name is None:
+            if len(self.suites) == 1:
+                return next(iter(self.suites.values()))
+            names = ", ".join(sorted(self.suites))
+            raise UsageError(f"{self.path}: several suites are configured ({names}); pass --suite")
+        if name not in self.suites:
+            names = ", ".join(sorted(self.suites))
+            raise UsageError(f"unknown suite {name!r}; {self.path} configures: {names}")
+        return self.suites[name]
+
+
+def find_root(start: Path) -> Path | None:
+    """The nearest folder at or above ``start`` that holds a freezer.yaml."""
+    here = start.resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / CONFIG_NAME).is_file():
+            return candidate
+    return None
+
+
+def locate(registry: Path | None) -> Path:
+    """The config file for ``--registry`` (a folder or file) or the current folder."""
+    if registry is not None:
+        path = registry / CONFIG_NAME if registry.is_dir() else registry
+        if not path.exists():
+            raise UsageError(
+                f"{path}: no registry config here",
+                hint=f"create {CONFIG_NAME} or point --registry at a registry root",
+            )
+        return path
+    root = find_root(Path.cwd())
+    if root is None:
+        raise UsageError(
+            f"no {CONFIG_NAME} found in {Path.cwd()} or any parent folder",
+            hint="run inside a registry, pass --registry PATH, or try `freezer demo`",
+        )
+    return root / CONFIG_NAME
+
+
+def _inside(root: Path, rel: str, where: str, display: str, problems: list[Problem], line: int | None) -> Path:
+    path = Path(rel)
+    resolved = (root / path).resolve()
+    if path.is_absolute() or ".." in path.parts or not resolved.is_relative_to(root.resolve()):
+        problems.append(
+            Problem(display, line, None, ("suites", where), f"{rel!r} points outside the registry root", "rule")
+        )
+    return root / path
+
+
+def load_config(path: Path) -> RegistryConfig:
+    """Read and check a registry config; raises with every problem found."""
+    display = display_path(path)
+    result = load_file(path, display)
+    if result.document is None:
+        raise InvalidInput(f"{display}: the registry config cannot be read", result.problems)
+    doc = result.document
+    problems = [doc.problem(p, m, "schema") for p, m in schemas.schema_errors(schemas.REGISTRY, doc.data)]
+    if problems:
+        raise InvalidInput(f"{display}: the registry config is invalid", problems)
+    root = path.resolve().parent
+    suites: dict[str, SuiteConfig] = {}
+    for name, raw in doc.data["suites"].items():
+        line = doc.locate(("suites", name))[0]
+        drafts = _inside(root, raw["drafts"], name, display, problems, line)
+        versions = _inside(root, raw.get("versions", "versions"), name, display, problems, line)
+        template = raw.get("template")
+        code = Path(raw["code_repo"])
+        suites[name] = SuiteConfig(
+            name=name,
+            drafts=drafts,
+            versions=versions,
+            code_repo=code if code.is_absolute() else root / code,
+            tool_surface=tuple(raw["tool_surface"]),
+            dimensions=dict(raw.get("dimensions") or DEFAULT_DIMENSIONS),
+            template=_inside(root, template, name, display, problems, line) if template else None,
+        )
+    if problems:
+        raise InvalidInput(f"{display}: the registry config is invalid", problems)
+    return RegistryConfig(root=root, path=path, suites=suites)
+
+
+def load(registry: Path | None) -> RegistryConfig:
+    return load_config(locate(registry))

@@ -1,0 +1,109 @@
+"""Schema validation: one compiled validator per schema, readable messages.
+
+Building a validator is far more expensive than running it, so each schema
+is compiled once per process. Messages are rewritten so that an oversized
+value never floods the terminal and an unexpected key is reported at its own
+line rather than at its parent.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from freezer import resources
+from freezer.problems import JsonPath
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
+    from jsonschema.protocols import Validator
+
+FIXTURE = "fixture"
+VERSION = "version"
+REGISTRY = "registry"
+MANIFEST = "manifest"
+
+_MAX_SHOWN = 60
+
+
+@cache
+def validator(name: str) -> Validator:
+    from jsonschema import Draft202012Validator
+
+    schema = resources.schema(name)
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def schema_errors(name: str, instance: Any) -> list[tuple[JsonPath, str]]:
+    """Every violation of schema ``name`` as (json path, message), sorted by path."""
+    found: list[tuple[JsonPath, str]] = []
+    for error in validator(name).iter_errors(instance):
+        found.extend(_describe(error))
+    found.sort(key=lambda item: tuple(str(p) for p in item[0]))
+    return found
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    if len(text) > _MAX_SHOWN:
+        text = text[: _MAX_SHOWN - 3] + "..."
+    return text
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    names: dict[type, str] = {str: "string", list: "list", dict: "mapping"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _describe(error: ValidationError) -> list[tuple[JsonPath, str]]:
+    path: JsonPath = tuple(error.absolute_path)
+    kind: Any = error.validator
+    expected: Any = error.validator_value
+    instance: Any = error.instance
+    schema: Any = error.schema
+    if kind == "additionalProperties" and isinstance(instance, dict):
+        known = set(schema.get("properties", {}))
+        extras = sorted(k for k in instance if k not in known)
+        return [((*path, key), f"unknown field {key!r} (check its spelling)") for key in extras]
+    if kind == "required":
+        missing = [k for k in expected if isinstance(instance, dict) and k not in instance]
+        return [(path, f"missing required field {k!r}") for k in missing]
+    if kind == "type":
+        wanted = " or ".join(expected) if isinstance(expected, list) else expected
+        return [(path, f"expected {wanted}, got {_kind(instance)} {_shown(instance)}")]
+    if kind == "enum":
+        return [(path, f"{_shown(instance)} is not one of {', '.join(map(repr, expected))}")]
+    if kind == "const":
+        return [(path, f"{_shown(instance)} must be {expected!r}")]
+    if kind == "maxLength":
+        return [(path, f"text is {len(instance)} characters, over the limit of {expected}")]
+    if kind == "minLength":
+        return [(path, "must not be empty")]
+    if kind == "maxItems":
+        return [(path, f"has {len(instance)} items, over the limit of {expected}")]
+    if kind == "minItems":
+        return [(path, f"needs at least {expected} item(s)")]
+    if kind == "pattern":
+        return [(path, f"{_shown(instance)} does not match the pattern {expected}")]
+    if kind == "propertyNames":
+        return [(path, f"name {_shown(instance)} is not allowed ({error.message[:200]})")]
+    if kind == "oneOf" and all(set(s) == {"required"} for s in expected):
+        keys = [s["required"][0] for s in expected]
+        present = [k for k in keys if isinstance(instance, dict) and k in instance]
+        names = ", ".join(repr(k) for k in keys)
+        if present:
+            return [(path, f"give only one of {names}; found {', '.join(map(repr, present))}")]
+        return [(path, f"needs one of {names}")]
+    if kind == "not" and isinstance(expected, dict) and "required" in expected:
+        return [((*path, k), f"field {k!r} is not allowed here") for k in expected["required"]]
+    message = error.message
+    if len(message) > 300:
+        message = f"fails the {kind!r} rule ({_shown(expected)})"
+    return [(path, message)]

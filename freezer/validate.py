@@ -1,0 +1,172 @@
+"""``freezer validate``: three layers (YAML, schema, semantic rules) over files and folders.
+
+Every layer reports all of its problems. A file that fails the YAML or the
+schema layer is left out of the semantic rules, which assume well-formed data.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from freezer import rules, schemas
+from freezer.config import CONFIG_NAME, RegistryConfig, SuiteConfig, load_config
+from freezer.errors import InvalidInput, UsageError
+from freezer.problems import Problem, display_path
+from freezer.yamlload import YamlDocument, load_file
+
+VERSION_NAME = "version.yaml"
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass
+class FixtureSet:
+    """A version draft and its fixtures, as found in one folder."""
+
+    root: Path | None
+    version: YamlDocument | None = None
+    fixtures: list[YamlDocument] = field(default_factory=list)
+    files: dict[str, Path] = field(default_factory=dict)
+    unreadable: int = 0
+
+
+@dataclass
+class Report:
+    files: int = 0
+    sets: list[FixtureSet] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _collect(paths: list[Path]) -> tuple[list[Path], list[Problem]]:
+    """YAML files under ``paths``; symlinks are reported, never followed."""
+    files: list[Path] = []
+    problems: list[Problem] = []
+    for path in paths:
+        if path.is_symlink():
+            problems.append(_symlink_problem(path))
+        elif path.is_dir():
+            for folder, dirs, names in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(names):
+                    if name.startswith(".") or not name.endswith(YAML_SUFFIXES):
+                        continue
+                    found = Path(folder) / name
+                    if found.is_symlink():
+                        problems.append(_symlink_problem(found))
+                    else:
+                        files.append(found)
+                for name in dirs:
+                    if (Path(folder) / name).is_symlink():
+                        problems.append(_symlink_problem(Path(folder) / name))
+        elif path.exists() or path.suffix in YAML_SUFFIXES:
+            files.append(path)
+        else:
+            raise UsageError(f"{display_path(path)}: no such file or folder")
+    return files, problems
+
+
+def _symlink_problem(path: Path) -> Problem:
+    return Problem(
+        display_path(path),
+        None,
+        None,
+        (),
+        "is a symbolic link; drafts must be regular files so a frozen version holds their bytes",
+        "file",
+    )
+
+
+def _group(files: list[Path]) -> dict[Path | None, list[Path]]:
+    """Assign each file to the deepest folder among them that holds a version.yaml."""
+    roots = sorted({f.parent.resolve() for f in files if f.name == VERSION_NAME}, key=lambda p: -len(p.parts))
+    groups: dict[Path | None, list[Path]] = {}
+    for file in files:
+        resolved = file.resolve().parent
+        owner = next((r for r in roots if resolved.is_relative_to(r)), None)
+        groups.setdefault(owner, []).append(file)
+    return groups
+
+
+def _suite_for(config: RegistryConfig | None, version: YamlDocument | None) -> SuiteConfig | None:
+    if config is None or version is None:
+        return None
+    return config.suites.get(version.data.get("suite"))
+
+
+def validate_paths(paths: list[Path], config: RegistryConfig | None = None, suite: SuiteConfig | None = None) -> Report:
+    """Validate files and folders; ``suite`` pins the suite every draft must belong to."""
+    files, problems = _collect(paths)
+    report = Report(files=len(files), problems=problems)
+    for root, members in _group(files).items():
+        fixture_set = FixtureSet(root)
+        for file in members:
+            _validate_file(file, fixture_set, report)
+        if fixture_set.version is not None:
+            owner = suite or _suite_for(config, fixture_set.version)
+            report.problems.extend(
+                rules.version_rules(
+                    fixture_set.version,
+                    owner.dimensions if owner else None,
+                    suite.name if suite else None,
+                )
+            )
+        # Acceptance counts would be wrong while a fixture cannot be read; its own problems say why.
+        version = fixture_set.version if not fixture_set.unreadable else None
+        report.problems.extend(rules.set_rules(version, fixture_set.fixtures))
+        report.sets.append(fixture_set)
+    report.problems.sort(key=lambda p: (p.file, p.line or 0, p.col or 0, p.message))
+    return report
+
+
+def _validate_file(file: Path, fixture_set: FixtureSet, report: Report) -> None:
+    display = display_path(file)
+    if file.name == CONFIG_NAME:
+        try:
+            load_config(file)
+        except InvalidInput as exc:
+            report.problems.extend(exc.problems)
+        return
+    loaded = load_file(file, display)
+    if loaded.document is None:
+        report.problems.extend(loaded.problems)
+        fixture_set.unreadable += 1
+        return
+    doc = loaded.document
+    kind = schemas.VERSION if file.name == VERSION_NAME else schemas.FIXTURE
+    errors = schemas.schema_errors(kind, doc.data)
+    if errors:
+        report.problems.extend(doc.problem(path, message, "schema") for path, message in errors)
+        fixture_set.unreadable += 1
+        return
+    fixture_set.files[display] = file
+    if kind == schemas.VERSION:
+        fixture_set.version = doc
+    else:
+        report.problems.extend(rules.fixture_rules(doc))
+        fixture_set.fixtures.append(doc)
+
+
+def validate_suite(suite: SuiteConfig) -> Report:
+    """Validate a suite's drafts folder, which must hold a version.yaml."""
+    if not suite.drafts.is_dir():
+        problem = Problem(
+            display_path(suite.drafts),
+            None,
+            None,
+            (),
+            f"drafts folder of suite {suite.name!r} does not exist (see freezer.yaml)",
+            "file",
+        )
+        return Report(problems=[problem])
+    report = validate_paths([suite.drafts], suite=suite)
+    version_file = suite.drafts / VERSION_NAME
+    if not version_file.is_file():
+        report.problems.append(
+            Problem(display_path(version_file), None, None, (), "missing: a drafts folder needs a version.yaml", "file")
+        )
+    return report
