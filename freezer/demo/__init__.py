@@ -1,0 +1,1 @@
+"""The demo: a sample code repository and a scratch registry built from the examples."""

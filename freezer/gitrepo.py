@@ -1,0 +1,186 @@
+"""Every git call freezer makes goes through this module.
+
+Refs that come from users are checked before they reach git, so that a
+value such as ``--output=x`` can never be read as an option. Blob contents
+are read through one long-lived ``git cat-file --batch`` process (GitPython's
+persistent command), and each commit's tree listing is read once.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from freezer.errors import GitError
+from freezer.problems import display_path
+
+_HEX = re.compile(r"^[0-9a-fA-F]{4,40}$")
+_SAFE_REF = re.compile(r"^[A-Za-z0-9._/@{}~^+-]+$")
+MIN_SHA = 7
+
+# Fixed identity and no user or system config, so demo commits are reproducible.
+DETERMINISTIC_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_AUTHOR_NAME": "freezer demo",
+    "GIT_AUTHOR_EMAIL": "demo@freezer.invalid",
+    "GIT_COMMITTER_NAME": "freezer demo",
+    "GIT_COMMITTER_EMAIL": "demo@freezer.invalid",
+    "GIT_TERMINAL_PROMPT": "0",
+}
+
+
+def check_ref(ref: str, what: str = "ref") -> str:
+    """Refuse refs that git could read as options or that hold odd characters."""
+    if not ref or ref.startswith("-"):
+        raise GitError(f"{what} {ref!r} looks like an option; refusing to pass it to git")
+    if not _SAFE_REF.match(ref) or ".." in ref:
+        raise GitError(f"{what} {ref!r} is not a valid git ref or commit id")
+    return ref
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    subject: str
+    paths: tuple[str, ...]
+
+
+class CodeRepo:
+    """Read-only access to the git repository of the code under test."""
+
+    def __init__(self, path: Path) -> None:
+        import git
+
+        self.path = path
+        shown = display_path(path)
+        if not path.exists():
+            raise GitError(f"code repository {shown} does not exist", hint="fix code_repo in freezer.yaml")
+        try:
+            self.repo = git.Repo(path)
+        except git.InvalidGitRepositoryError:
+            raise GitError(
+                f"code repository {shown} is not a git repository", hint="fix code_repo in freezer.yaml"
+            ) from None
+        except git.NoSuchPathError:
+            raise GitError(f"code repository {shown} does not exist", hint="fix code_repo in freezer.yaml") from None
+        if self.repo.bare is False and self.repo.working_tree_dir is None:  # pragma: no cover
+            raise GitError(f"code repository {shown} cannot be read")
+        self._trees: dict[str, dict[str, tuple[str, str]]] = {}
+        self._blobs: dict[str, bytes] = {}
+
+    def close(self) -> None:
+        self.repo.close()
+
+    def __enter__(self) -> CodeRepo:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _git(self, *args: str) -> str:
+        import git
+
+        try:
+            out: str = self.repo.git.execute(["git", *args], with_extended_output=False)
+            return out
+        except git.GitCommandError as exc:
+            stderr = (exc.stderr or "").strip().removeprefix("stderr: ").strip("'\n ")
+            raise GitError(f"git {args[0]} failed in {display_path(self.path)}: {stderr or exc}") from None
+
+    def resolve(self, ref: str, what: str = "commit") -> str:
+        """The full 40-hex SHA of the commit ``ref`` names."""
+        check_ref(ref, what)
+        import git
+
+        try:
+            out = self.repo.git.execute(
+                ["git", "rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}"],
+                with_extended_output=True,
+            )
+            sha = str(out[1]).strip()
+        except git.GitCommandError as exc:
+            stderr = str(exc.stderr or "")
+            if "ambiguous" in stderr:
+                raise GitError(
+                    f"{what} {ref!r} is ambiguous in {display_path(self.path)}",
+                    hint="give more hex digits of the SHA",
+                ) from None
+            raise GitError(
+                f"{what} {ref!r} does not name a commit in {display_path(self.path)}",
+                hint="check the SHA, or fetch the history that contains it",
+            ) from None
+        return sha
+
+    @cached_property
+    def identity(self) -> dict[str, Any]:
+        """What identifies the repository: its root commits and its origin URL, if any."""
+        roots = self._git("rev-list", "--max-parents=0", "HEAD").split()
+        origin = None
+        try:
+            origin = self.repo.remotes.origin.url if "origin" in [r.name for r in self.repo.remotes] else None
+        except Exception:  # noqa: BLE001 - a broken remote config is not fatal here
+            origin = None
+        return {"root_commits": sorted(roots), "origin": origin}
+
+    def tree(self, sha: str) -> dict[str, tuple[str, str]]:
+        """Every file path at ``sha`` mapped to (mode, blob sha); read once per commit."""
+        cached = self._trees.get(sha)
+        if cached is None:
+            cached = {}
+            listing = self._git("ls-tree", "-r", "-z", "--full-tree", sha)
+            for entry in listing.split("\0"):
+                if not entry:
+                    continue
+                meta, _, path = entry.partition("\t")
+                mode, kind, blob = meta.split()
+                if kind == "blob":
+                    cached[path] = (mode, blob)
+            self._trees[sha] = cached
+        return cached
+
+    def blob(self, blob_sha: str) -> bytes:
+        data = self._blobs.get(blob_sha)
+        if data is None:
+            _, _, _, data = self.repo.git.get_object_data(blob_sha)
+            self._blobs[blob_sha] = data
+        return data
+
+    def read(self, sha: str, path: str) -> bytes | None:
+        entry = self.tree(sha).get(path)
+        return None if entry is None else self.blob(entry[1])
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        return bool(self.repo.is_ancestor(ancestor, descendant))  # type: ignore[arg-type]
+
+    def commits_touching(self, lower: str | None, upper: str, globs: tuple[str, ...]) -> list[Commit]:
+        """Commits in ``lower..upper`` (all of ``upper`` when lower is None) touching ``globs``."""
+        span = f"{lower}..{upper}" if lower else upper
+        specs = [f":(glob){g}" for g in globs]
+        out = self._git("log", "--format=%x00%H%x01%s", "--name-only", "--no-renames", span, "--", *specs)
+        commits = []
+        for record in out.split("\0"):
+            if not record.strip():
+                continue
+            head, _, names = record.partition("\n")
+            sha, _, subject = head.partition("\x01")
+            commits.append(Commit(sha, subject, tuple(n for n in names.splitlines() if n)))
+        return commits
+
+
+def run_git(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
+    """Run a plain git command (used to build repositories, never on user refs)."""
+    full_env = {**os.environ, **(env or {})}
+    result = subprocess.run(["git", *args], cwd=cwd, env=full_env, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise GitError(f"git {' '.join(args[:2])} failed in {display_path(cwd)}: {result.stderr.strip()}")
+    return result.stdout
+
+
+def looks_like_sha(value: str) -> bool:
+    return bool(_HEX.match(value))
