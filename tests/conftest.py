@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+V2 = EXAMPLES / "graph" / "v2"
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def text(self) -> str:
+        return self.out + self.err
+
+
+def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 120) -> Run:
+    """Run the real CLI in a subprocess, as a user would."""
+    full_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
+    full_env.pop("FREEZER_DEBUG", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "freezer", *args],
+        cwd=cwd or REPO,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+def assert_clean_failure(result: Run, code: int = 1) -> None:
+    assert result.code == code, result.text
+    assert "Traceback" not in result.text, result.text
+    assert "internal error" not in result.text, result.text
+
+
+@pytest.fixture
+def v2_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "v2"
+    shutil.copytree(V2, target)
+    return target
