@@ -1,0 +1,171 @@
+"""Checking fixtures against the code at a commit: ground truth, traps, Gate B, oracle.
+
+Everything is read from git objects (no checkout). Each finding is a
+:class:`Problem` located at the fixture field it concerns, so a user sees
+``fixture.yaml:24:5: $.ground_truth[1].line: ...`` and knows what to fix.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from freezer.gitrepo import CodeRepo
+from freezer.grep import PatternError, grep_at
+from freezer.problems import Problem
+from freezer.rules import SITE_LISTS
+from freezer.yamlload import YamlDocument
+
+_DEFINITION = re.compile(r"\b(?:fn|def|func|function)\s+([A-Za-z_][A-Za-z0-9_]*)")
+_PATHLIKE = re.compile(r"^[\w.-]+(?:/[\w.-]+)*\.[A-Za-z0-9]+(?::(\d+))?$")
+
+
+def _quote(line: str) -> str:
+    line = line.strip()
+    return repr(line if len(line) <= 80 else line[:77] + "...")
+
+
+def _site_lines(site: dict[str, Any]) -> list[int]:
+    if "line" in site:
+        return [site["line"]]
+    if "lines" in site:
+        return list(site["lines"])
+    return [site["range"]["start"], site["range"]["end"]]
+
+
+def _container(lines: list[str], number: int) -> str | None:
+    for index in range(number - 1, -1, -1):
+        found = _DEFINITION.search(lines[index])
+        if found:
+            return found.group(1)
+    return None
+
+
+def check_sites(repo: CodeRepo, sha: str, doc: YamlDocument) -> list[Problem]:
+    """Every ground-truth and trap site must exist at ``sha`` and say what the fixture claims."""
+    found: list[Problem] = []
+    short = sha[:8]
+    for key in SITE_LISTS:
+        for index, site in enumerate(doc.data.get(key) or []):
+            base = (key, index)
+            data = repo.read(sha, site["file"])
+            if data is None:
+                found.append(doc.problem((*base, "file"), f"{site['file']} does not exist at {short}", "code"))
+                continue
+            lines = data.decode("utf-8", errors="replace").split("\n")
+            if lines and lines[-1] == "":
+                lines.pop()
+            field = "line" if "line" in site else "lines" if "lines" in site else "range"
+            numbers = _site_lines(site)
+            too_far = [n for n in numbers if n > len(lines)]
+            if too_far:
+                found.append(
+                    doc.problem(
+                        (*base, field),
+                        f"{site['file']} has {len(lines)} lines at {short}; line {too_far[0]} does not exist",
+                        "code",
+                    )
+                )
+                continue
+            checked = numbers[:1] if field == "range" else numbers
+            symbol = site.get("symbol")
+            for number in checked:
+                text = lines[number - 1]
+                if symbol and symbol not in text:
+                    found.append(
+                        doc.problem(
+                            (*base, field),
+                            f"{site['file']}:{number} at {short} does not contain {symbol!r} (it reads {_quote(text)})",
+                            "code",
+                        )
+                    )
+                container = site.get("container")
+                if container:
+                    actual = _container(lines, number)
+                    if actual != container:
+                        found.append(
+                            doc.problem(
+                                (*base, "container"),
+                                f"{site['file']}:{number} at {short} is inside {actual or 'no function'}, "
+                                f"not {container}",
+                                "code",
+                            )
+                        )
+            if field == "range":
+                span = "\n".join(lines[numbers[0] - 1 : numbers[1]])
+                for m_index, member in enumerate(site.get("members") or []):
+                    if not re.search(rf"\b{re.escape(member)}\b", span):
+                        found.append(
+                            doc.problem(
+                                (*base, "members", m_index),
+                                f"{member!r} does not appear in {site['file']}:{numbers[0]}-{numbers[1]} at {short}",
+                                "code",
+                            )
+                        )
+    return found
+
+
+def check_gate_b(repo: CodeRepo, sha: str, doc: YamlDocument) -> list[Problem]:
+    """The naive grep must still return the recorded match and file counts."""
+    grep = doc.data["naive_grep"]
+    gate = doc.data["gate_b"]
+    try:
+        result = grep_at(repo, sha, grep["pattern"], grep["paths"], grep.get("flags") or [])
+    except PatternError as exc:
+        return [doc.problem(("naive_grep", "pattern"), f"cannot reproduce the grep: {exc}", "code")]
+    found: list[Problem] = []
+    for scope in result.missing_scopes:
+        index = grep["paths"].index(scope)
+        found.append(doc.problem(("naive_grep", "paths", index), f"{scope} does not exist at {sha[:8]}", "code"))
+    expected = (gate["expected_matches"], gate["expected_files"])
+    if (result.matches, result.files) != expected:
+        found.append(
+            doc.problem(
+                ("gate_b", "expected_matches"),
+                f"Gate B does not reproduce at {sha[:8]}: the naive grep returns {result.matches} matches "
+                f"in {result.files} files, the fixture records {expected[0]} in {expected[1]}",
+                "code",
+            )
+        )
+    return found
+
+
+def check_oracle(repo: CodeRepo, sha: str, doc: YamlDocument) -> list[Problem]:
+    """Oracle entries that name a file (optionally ``path:line``) must still name something real.
+
+    Bare names (symbols) must still occur in at least one ground-truth file.
+    Entries in ``must_not_include`` are only checked when they name a path.
+    """
+    oracle = doc.data.get("oracle") or {}
+    tree = repo.tree(sha)
+    truth_text = ""
+    for site in doc.data.get("ground_truth") or []:
+        data = repo.read(sha, site["file"])
+        truth_text += data.decode("utf-8", errors="replace") if data else ""
+    found: list[Problem] = []
+    for key in ("must_include", "must_not_include"):
+        for index, entry in enumerate(oracle.get(key) or []):
+            pathlike = _PATHLIKE.match(entry)
+            if pathlike:
+                path = entry.rsplit(":", 1)[0] if pathlike.group(1) else entry
+                matches = [p for p in tree if p == path or p.endswith("/" + path)]
+                if not matches:
+                    found.append(doc.problem(("oracle", key, index), f"{path} no longer exists at {sha[:8]}", "code"))
+            elif key == "must_include" and truth_text and not re.search(rf"\b{re.escape(entry)}\b", truth_text):
+                found.append(
+                    doc.problem(
+                        ("oracle", key, index),
+                        f"{entry!r} no longer occurs in the ground-truth files at {sha[:8]}",
+                        "code",
+                    )
+                )
+    return found
+
+
+def check_fixture(repo: CodeRepo, sha: str, doc: YamlDocument, *, oracle: bool = False) -> list[Problem]:
+    if doc.data.get("status") != "landed":
+        return []
+    problems = check_sites(repo, sha, doc) + check_gate_b(repo, sha, doc)
+    if oracle:
+        problems += check_oracle(repo, sha, doc)
+    return problems
