@@ -1,0 +1,136 @@
+"""The delta engine: what changed between two versions of a suite.
+
+Used for METHOD.md's §Delta at cut time and by ``freezer diff``. The result
+is plain JSON-able data, frozen next to the version as ``delta.json``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_SHOWN = 120
+
+
+def _flatten(value: Any, prefix: str = "$") -> dict[str, Any]:
+    """Leaves by JSON path; lists of scalars stay whole so they diff as sets."""
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key in value:
+            out.update(_flatten(value[key], f"{prefix}.{key}"))
+        return out
+    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+        out = {}
+        for index, item in enumerate(value):
+            out.update(_flatten(item, f"{prefix}[{index}]"))
+        return out
+    return {prefix: value}
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    text = " ".join(str(text).split())
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
+
+
+def field_changes(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
+    """Field-level differences between two fixtures, by JSON path."""
+    before, after = _flatten(old), _flatten(new)
+    changes: list[dict[str, Any]] = []
+    for path in sorted(set(before) | set(after)):
+        a, b = before.get(path), after.get(path)
+        if path not in before:
+            changes.append({"path": path, "change": "added", "new": _short(b)})
+        elif path not in after:
+            changes.append({"path": path, "change": "removed", "old": _short(a)})
+        elif a != b:
+            if isinstance(a, list) and isinstance(b, list):
+                changes.append(
+                    {
+                        "path": path,
+                        "change": "items",
+                        "added": [_short(x) for x in b if x not in a],
+                        "removed": [_short(x) for x in a if x not in b],
+                    }
+                )
+            else:
+                changes.append({"path": path, "change": "changed", "old": _short(a), "new": _short(b)})
+    return changes
+
+
+def _classes(fixtures: dict[str, dict[str, Any]]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for fixture in fixtures.values():
+        if fixture.get("status") == "landed":
+            counts[fixture["class"]] = counts.get(fixture["class"], 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def fixture_delta(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    def brief(f: dict[str, Any]) -> dict[str, Any]:
+        return {"task_id": f["task_id"], "class": f["class"], "status": f["status"]}
+
+    changed = []
+    for task_id in sorted(set(old) & set(new)):
+        if old[task_id] != new[task_id]:
+            changed.append({"task_id": task_id, "fields": field_changes(old[task_id], new[task_id])})
+    old_classes, new_classes = _classes(old), _classes(new)
+    return {
+        "added": [brief(new[t]) for t in sorted(set(new) - set(old))],
+        "removed": [brief(old[t]) for t in sorted(set(old) - set(new))],
+        "changed": changed,
+        "unchanged": sorted(t for t in set(old) & set(new) if old[t] == new[t]),
+        "classes": {
+            "before": old_classes,
+            "after": new_classes,
+            "added": sorted(set(new_classes) - set(old_classes)),
+            "removed": sorted(set(old_classes) - set(new_classes)),
+        },
+    }
+
+
+def compute(
+    previous: dict[str, Any] | None,
+    current: dict[str, Any],
+    dimensions: dict[str, str],
+) -> dict[str, Any]:
+    """The full delta between two versions.
+
+    Each side is ``{"name", "pinned_sha", "binary", "commits", "fixtures"}``,
+    where ``fixtures`` maps task ids to fixture data and ``commits`` is the
+    resolved tool-surface commit list of that version.
+    """
+    by_dimension: dict[str, list[dict[str, Any]]] = {name: [] for name in dimensions}
+    for commit in current["commits"]:
+        by_dimension.setdefault(commit["dimension"], []).append(
+            {key: commit.get(key) for key in ("sha", "declared_as", "task", "effect", "subject")}
+        )
+    delta: dict[str, Any] = {
+        "from": previous["name"] if previous else None,
+        "to": current["name"],
+        "tool_surface": by_dimension,
+        "dimension_meanings": dict(dimensions),
+    }
+    if previous is None:
+        delta.update({"fixtures": None, "pinned_sha": None, "binary": None, "moved": [], "unmoved": []})
+        return delta
+    fixtures = fixture_delta(previous["fixtures"], current["fixtures"])
+    binary_changes = field_changes(previous["binary"], current["binary"])
+    moved: list[str] = []
+    unmoved: list[str] = []
+    fixtures_moved = bool(fixtures["added"] or fixtures["removed"] or fixtures["changed"])
+    (moved if fixtures_moved else unmoved).append("fixture set")
+    for name, commits in by_dimension.items():
+        (moved if commits else unmoved).append(name)
+    (moved if binary_changes else unmoved).append("binary")
+    pinned_moved = previous["pinned_sha"] != current["pinned_sha"]
+    (moved if pinned_moved else unmoved).append("code under test")
+    delta.update(
+        {
+            "fixtures": fixtures,
+            "pinned_sha": {"before": previous["pinned_sha"], "after": current["pinned_sha"]},
+            "binary": binary_changes,
+            "moved": moved,
+            "unmoved": unmoved,
+        }
+    )
+    return delta
