@@ -1,0 +1,127 @@
+"""METHOD.md as a pure function of a version's frozen bytes.
+
+Both ``cut`` (on the staged files) and ``audit`` (on the frozen ones) call
+:func:`method_from_files`, so a version's METHOD.md can always be reproduced
+byte for byte from what was frozen: the drafts, ``delta.json``, the copied
+template and ``manifest.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+from freezer import registry
+from freezer.errors import IntegrityError
+from freezer.grep import rg_command
+from freezer.render import render_method
+from freezer.yamlload import load_bytes
+
+
+def _where(site: dict[str, Any]) -> str:
+    if "line" in site:
+        return str(site["line"])
+    if "lines" in site:
+        return ", ".join(str(n) for n in site["lines"])
+    return f"{site['range']['start']}–{site['range']['end']}"
+
+
+def _gate_c_rows(fixtures: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    rows = []
+    for fixture in fixtures:
+        for run in fixture.get("gate_c") or []:
+            cost = "—" if run.get("cost_usd") is None else f"${run['cost_usd']:.2f}"
+            if run.get("cost_note"):
+                cost += f" {run['cost_note']}"
+            rows.append(
+                {
+                    "task_id": fixture["task_id"],
+                    "provider": run["provider"],
+                    "model": run["model"],
+                    "seed": run["seed"],
+                    "budget": "n/a" if run.get("budget") is None else run["budget"],
+                    "verdict": run["verdict"],
+                    "cost": cost,
+                    "wall": "—" if run.get("wall_seconds") is None else f"{run['wall_seconds']:g} s",
+                }
+            )
+    return rows
+
+
+def load_yaml_files(files: dict[str, bytes]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The version draft and the fixtures among a version's files."""
+    version: dict[str, Any] | None = None
+    fixtures = []
+    for rel in sorted(files):
+        if not rel.endswith((".yaml", ".yml")):
+            continue
+        loaded = load_bytes(files[rel], rel)
+        if loaded.document is None:
+            raise IntegrityError(f"{rel}: frozen file cannot be read: {loaded.problems[0].message}")
+        if rel == "version.yaml":
+            version = loaded.document.data
+        else:
+            fixtures.append(loaded.document.data)
+    if version is None:
+        raise IntegrityError("version.yaml is missing from the frozen files")
+    return version, fixtures
+
+
+def method_from_files(files: dict[str, bytes], manifest_bytes: bytes) -> str:
+    import hashlib
+
+    manifest = json.loads(manifest_bytes)
+    version, fixtures = load_yaml_files(files)
+    delta = json.loads(files[registry.DELTA])
+    template = files[registry.TEMPLATE_COPY].decode("utf-8")
+    ordered = sorted(fixtures, key=lambda f: (f["status"] != "landed", f["task_id"]))
+    for fixture in ordered:
+        fixture["gate_c_summary"] = ", ".join(
+            f"{run['verdict']} ({run['provider']}/{run['model']} @ seed {run['seed']})"
+            for run in fixture.get("gate_c") or []
+        )
+        grep = fixture.get("naive_grep")
+        fixture["grep_command"] = rg_command(grep["pattern"], grep["paths"], grep.get("flags") or []) if grep else ""
+        for key in ("ground_truth", "traps"):
+            for site in fixture.get(key) or []:
+                site["where"] = _where(site)
+                for optional in ("symbol", "container", "note", "members"):
+                    site.setdefault(optional, None)
+        for optional in ("difficulty", "gate_b", "traps", "notes", "gate_c"):
+            fixture.setdefault(optional, None)
+    landed = [f for f in ordered if f["status"] == "landed"]
+    binary = {"path": None, "version": None, "build_sha": None, **manifest["binary"]}
+    binary["consumers"] = [{"via": None, **c} for c in binary["consumers"]]
+    previous = manifest["previous"]
+    context = {
+        "name": manifest["name"],
+        "suite": manifest["suite"],
+        "version": manifest["version"],
+        "title": version.get("title"),
+        "task_id": version.get("task_id"),
+        "pinned_sha": manifest["pinned_sha"]["full"],
+        "pinned_short": manifest["pinned_sha"]["short"],
+        "cut_at": manifest["cut_at"],
+        "manifest_sha256": hashlib.sha256(manifest_bytes).hexdigest(),
+        "previous_name": previous["name"] if previous else None,
+        "delta_heading": previous["name"].rsplit("_", 1)[1] if previous else f"v{manifest['version'] - 1 or 0}",
+        "freezer_version": manifest["freezer_version"],
+        "purpose": version["purpose"],
+        "rationale": version.get("rationale"),
+        "provenance_text": version["provenance_text"],
+        "binary": binary,
+        "commits": manifest["tool_surface"]["commits"],
+        "fixtures": ordered,
+        "landed": landed,
+        "landed_classes": sorted({f["class"] for f in landed}),
+        "dropped": [f for f in ordered if f["status"] == "dropped"],
+        "gate_c_rows": _gate_c_rows(ordered),
+        "delta": delta,
+        "known_caveats": version.get("known_caveats") or [],
+        "sweep_notes": version.get("sweep_notes") or [],
+        "audit_command": f"freezer audit {manifest['name']}",
+        "grep_commands": [f["grep_command"] for f in landed],
+        "directory": shlex.quote(manifest["name"]),
+    }
+    return render_method(template, context)

@@ -1,0 +1,74 @@
+"""Reading the frozen versions of a suite: names, order, manifests."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from freezer.config import SuiteConfig
+from freezer.errors import UsageError
+
+MANIFEST = "manifest.json"
+SUMS = "SHA256SUMS"
+METHOD = "METHOD.md"
+TEMPLATE_COPY = "METHOD.md.j2"
+DELTA = "delta.json"
+VERSION_LABEL = re.compile(r"^v?([1-9][0-9]{0,5})$")
+
+
+def parse_version(label: str) -> int:
+    match = VERSION_LABEL.match(label.strip())
+    if not match:
+        raise UsageError(f"{label!r} is not a version: write it as v2 or 2")
+    return int(match.group(1))
+
+
+def version_name(suite: str, number: int) -> str:
+    return f"{suite}_v{number}"
+
+
+@dataclass(frozen=True)
+class FrozenVersion:
+    suite: str
+    number: int
+    path: Path
+
+    @property
+    def name(self) -> str:
+        return version_name(self.suite, self.number)
+
+    def manifest_bytes(self) -> bytes:
+        return (self.path / MANIFEST).read_bytes()
+
+    def manifest(self) -> dict[str, Any]:
+        loaded: dict[str, Any] = json.loads(self.manifest_bytes())
+        return loaded
+
+    def manifest_sha256(self) -> str:
+        return hashlib.sha256(self.manifest_bytes()).hexdigest()
+
+
+def frozen_versions(suite: SuiteConfig) -> list[FrozenVersion]:
+    """Every ``<suite>_vN`` directory (complete or not), in version order."""
+    pattern = re.compile(rf"^{re.escape(suite.name)}_v([1-9][0-9]*)$")
+    found = []
+    if suite.versions.is_dir():
+        for entry in suite.versions.iterdir():
+            match = pattern.match(entry.name)
+            if match and entry.is_dir() and not entry.is_symlink():
+                found.append(FrozenVersion(suite.name, int(match.group(1)), entry))
+    return sorted(found, key=lambda v: v.number)
+
+
+def previous_of(suite: SuiteConfig, number: int) -> FrozenVersion | None:
+    earlier = [v for v in frozen_versions(suite) if v.number < number]
+    return earlier[-1] if earlier else None
+
+
+def next_free(suite: SuiteConfig) -> int:
+    versions = frozen_versions(suite)
+    return versions[-1].number + 1 if versions else 1
