@@ -1,0 +1,294 @@
+"""``freezer cut``: validate, resolve, verify, check provenance, then freeze.
+
+Each step stops the cut with every problem it found. Nothing is written
+until every check has passed, and the write itself is atomic
+(:mod:`freezer.snapshot`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from freezer import __version__, registry, resources
+from freezer.config import RegistryConfig, SuiteConfig
+from freezer.delta import compute as compute_delta
+from freezer.errors import InvalidInput, UsageError, VersionExists
+from freezer.gitrepo import CodeRepo
+from freezer.groundtruth import check_gate_b, check_sites
+from freezer.method import load_yaml_files, method_from_files
+from freezer.problems import Problem, display_path
+from freezer.provenance import ResolvedProvenance, check_provenance, resolve_sha
+from freezer.snapshot import FsOps, clear_stale_staging, registry_lock, write_version
+from freezer.validate import FixtureSet, validate_suite
+
+
+@dataclass
+class CutResult:
+    name: str
+    path: Path
+    status: str  # "cut", "unchanged" or "dry-run"
+    steps: list[str] = field(default_factory=list)
+    method: str = ""
+    manifest_sha256: str = ""
+
+
+def dumps_json(data: Any) -> bytes:
+    return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def sha256sums(files: dict[str, bytes]) -> bytes:
+    lines = [f"{hashlib.sha256(files[rel]).hexdigest()}  {rel}\n" for rel in sorted(files)]
+    return "".join(lines).encode("utf-8")
+
+
+def _fail(step: str, problems: list[Problem]) -> InvalidInput:
+    return InvalidInput(f"cut refused at step '{step}': {len(problems)} problem(s)", problems)
+
+
+def _draft_set(suite: SuiteConfig, number: int) -> FixtureSet:
+    report = validate_suite(suite)
+    if not report.ok:
+        raise _fail("validate", report.problems)
+    [fixture_set] = [s for s in report.sets if s.version is not None]
+    assert fixture_set.version is not None
+    declared = fixture_set.version.data["version"]
+    if declared != number:
+        raise InvalidInput(
+            "cut refused at step 'validate'",
+            [fixture_set.version.problem(("version",), f"the drafts say version {declared}, not {number}", "rule")],
+        )
+    return fixture_set
+
+
+def _draft_files(suite: SuiteConfig, fixture_set: FixtureSet) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for path in fixture_set.files.values():
+        rel = path.resolve().relative_to(suite.drafts.resolve()).as_posix()
+        files[rel] = path.read_bytes()
+    return files
+
+
+def _previous_side(suite: SuiteConfig, number: int) -> tuple[registry.FrozenVersion | None, dict[str, Any] | None]:
+    previous = registry.previous_of(suite, number)
+    if previous is None:
+        return None, None
+    manifest = previous.manifest()
+    files = {rel: (previous.path / rel).read_bytes() for rel in manifest["files"]}
+    _, fixtures = load_yaml_files(files)
+    side = {
+        "name": previous.name,
+        "pinned_sha": manifest["pinned_sha"]["full"],
+        "binary": manifest["binary"],
+        "commits": manifest["tool_surface"]["commits"],
+        "fixtures": {f["task_id"]: f for f in fixtures},
+        "upper": manifest["binary"].get("build_sha") or manifest["pinned_sha"]["full"],
+    }
+    return previous, side
+
+
+def _check_against_code(
+    config: RegistryConfig,
+    suite: SuiteConfig,
+    fixture_set: FixtureSet,
+    previous: dict[str, Any] | None,
+    steps: list[str],
+) -> ResolvedProvenance:
+    version = fixture_set.version
+    assert version is not None
+    with CodeRepo(suite.code_repo) as repo:
+        problems: list[Problem] = []
+        pinned = resolve_sha(repo, version, ("pinned_sha",), problems)
+        if pinned is None:
+            raise _fail("resolve pinned SHA", problems)
+        steps.append(f"pinned SHA {version.data['pinned_sha']} resolves to {pinned}")
+        landed = [d for d in fixture_set.fixtures if d.data["status"] == "landed"]
+        for doc in landed:
+            problems.extend(check_sites(repo, pinned, doc))
+        if problems:
+            raise _fail("verify ground truth", problems)
+        sites = sum(len(d.data.get("ground_truth") or []) + len(d.data.get("traps") or []) for d in landed)
+        steps.append(f"ground truth verified at {pinned[:8]}: {sites} site(s) in {len(landed)} landed fixture(s)")
+        for doc in landed:
+            problems.extend(check_gate_b(repo, pinned, doc))
+        if problems:
+            raise _fail("reproduce Gate B", problems)
+        steps.append(f"Gate B reproduced at {pinned[:8]} for {len(landed)} fixture(s)")
+        resolved, problems = check_provenance(
+            repo,
+            version,
+            pinned,
+            previous["upper"] if previous else None,
+            previous["name"] if previous else None,
+            suite.tool_surface,
+        )
+        if resolved is None:
+            raise _fail("check provenance", problems)
+        if previous:
+            steps.append(
+                f"provenance: {len(resolved.commits)} declared tool-surface commit(s); none undeclared "
+                f"between {previous['name']} ({previous['upper'][:8]}) and {resolved.upper[:8]}"
+            )
+        else:
+            steps.append(
+                f"provenance: {len(resolved.commits)} declared commit(s); first version, no earlier build to scan from"
+            )
+        resolved.repo_identity = {**repo.identity, "configured_path": _shown_repo_path(config, suite)}
+    return resolved
+
+
+def _shown_repo_path(config: RegistryConfig, suite: SuiteConfig) -> str:
+    if suite.code_repo.is_relative_to(config.root):
+        return suite.code_repo.relative_to(config.root).as_posix()
+    return str(suite.code_repo)
+
+
+def _template(suite: SuiteConfig) -> bytes:
+    if suite.template is not None:
+        try:
+            return suite.template.read_bytes()
+        except OSError as exc:
+            raise UsageError(
+                f"{display_path(suite.template)}: cannot read the METHOD.md template: {exc.strerror}"
+            ) from None
+    return resources.template_text("METHOD.md.j2").encode("utf-8")
+
+
+def _manifest(
+    suite: SuiteConfig,
+    number: int,
+    version_data: dict[str, Any],
+    resolved: ResolvedProvenance,
+    previous: registry.FrozenVersion | None,
+    data_files: dict[str, bytes],
+) -> dict[str, Any]:
+    binary = dict(version_data["binary"])
+    if resolved.build_sha:
+        binary["build_sha"] = resolved.build_sha
+    return {
+        "manifest_format": 1,
+        "suite": suite.name,
+        "version": number,
+        "name": registry.version_name(suite.name, number),
+        "pinned_sha": {
+            "full": resolved.pinned_sha,
+            "short": resolved.pinned_sha[:8],
+            "declared_as": version_data["pinned_sha"],
+        },
+        "code_repo": resolved.repo_identity,
+        "binary": binary,
+        "tool_surface": {
+            "globs": list(suite.tool_surface),
+            "commits": resolved.commits,
+            "scanned_from": resolved.scanned_from,
+            "scanned_to": resolved.scanned_to,
+        },
+        "freezer_version": __version__,
+        "cut_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "previous": {"name": previous.name, "manifest_sha256": previous.manifest_sha256()} if previous else None,
+        "files": {rel: hashlib.sha256(data_files[rel]).hexdigest() for rel in sorted(data_files)},
+    }
+
+
+def _differences(existing: registry.FrozenVersion, drafts: dict[str, bytes], manifest: dict[str, Any]) -> list[str]:
+    """How the would-be cut differs from the frozen version, in its data inputs."""
+    frozen = existing.manifest()
+    frozen_drafts = {rel for rel in frozen["files"] if rel not in (registry.DELTA, registry.TEMPLATE_COPY)}
+    found = []
+    for rel in sorted(frozen_drafts | set(drafts)):
+        if rel not in drafts:
+            found.append(f"{rel} is frozen but no longer in the drafts")
+        elif rel not in frozen_drafts:
+            found.append(f"{rel} is new in the drafts")
+        elif (existing.path / rel).read_bytes() != drafts[rel]:
+            found.append(f"{rel} differs from the frozen copy")
+    if frozen["pinned_sha"]["full"] != manifest["pinned_sha"]["full"]:
+        found.append(f"pinned SHA {frozen['pinned_sha']['full'][:8]} → {manifest['pinned_sha']['full'][:8]}")
+    if frozen["tool_surface"]["commits"] != manifest["tool_surface"]["commits"]:
+        found.append("the resolved tool-surface commits differ")
+    if frozen["previous"] != manifest["previous"]:
+        found.append("the previous version in the chain differs")
+    return found
+
+
+def cut(
+    config: RegistryConfig,
+    suite: SuiteConfig,
+    label: str,
+    *,
+    dry_run: bool = False,
+    fs: FsOps | None = None,
+) -> CutResult:
+    """Freeze the suite's drafts as version ``label``; see the module docstring for the steps."""
+    number = registry.parse_version(label)
+    name = registry.version_name(suite.name, number)
+    target = suite.versions / name
+    upcoming = registry.next_free(suite)
+    existing = target if target.is_dir() else None
+    if existing is None and number != upcoming:
+        raise UsageError(f"cannot cut {name}: the next version of suite {suite.name!r} is v{upcoming}")
+    steps: list[str] = []
+    fixture_set = _draft_set(suite, number)
+    assert fixture_set.version is not None
+    steps.append(f"drafts valid: {len(fixture_set.fixtures)} fixture(s) in {display_path(suite.drafts)}")
+    previous, previous_side = _previous_side(suite, number)
+    resolved = _check_against_code(config, suite, fixture_set, previous_side, steps)
+
+    drafts = _draft_files(suite, fixture_set)
+    version_data, fixtures = load_yaml_files(drafts)
+    current_side = {
+        "name": name,
+        "pinned_sha": resolved.pinned_sha,
+        "binary": version_data["binary"],
+        "commits": resolved.commits,
+        "fixtures": {f["task_id"]: f for f in fixtures},
+    }
+    delta = compute_delta(previous_side, current_side, suite.dimensions)
+    data_files = {**drafts, registry.DELTA: dumps_json(delta), registry.TEMPLATE_COPY: _template(suite)}
+    manifest = _manifest(suite, number, version_data, resolved, previous, data_files)
+    manifest_bytes = dumps_json(manifest)
+    method = method_from_files(data_files, manifest_bytes).encode("utf-8")
+    files = {**data_files, registry.MANIFEST: manifest_bytes, registry.METHOD: method}
+    files[registry.SUMS] = sha256sums(files)
+    result = CutResult(
+        name, target, "dry-run", steps, method.decode("utf-8"), hashlib.sha256(manifest_bytes).hexdigest()
+    )
+
+    if dry_run:
+        if existing is not None:
+            steps.append(
+                _existing_verdict(registry.FrozenVersion(suite.name, number, target), drafts, manifest, upcoming)
+            )
+        return result
+    with registry_lock(config.root):
+        clear_stale_staging(suite.versions)
+        if target.is_dir():
+            frozen = registry.FrozenVersion(suite.name, number, target)
+            differences = _differences(frozen, drafts, manifest)
+            if differences:
+                raise VersionExists(
+                    f"{name} is already frozen and the inputs differ; a frozen version is never changed",
+                    hint="; ".join(differences) + f". Cut the changes as v{registry.next_free(suite)} instead.",
+                )
+            result.status = "unchanged"
+            result.manifest_sha256 = frozen.manifest_sha256()
+            steps.append(f"{name} is already frozen with identical inputs; nothing to do")
+            return result
+        write_version(target, files, fs)
+    result.status = "cut"
+    steps.append(f"wrote {display_path(target)}: {len(files)} files")
+    return result
+
+
+def _existing_verdict(
+    frozen: registry.FrozenVersion, drafts: dict[str, bytes], manifest: dict[str, Any], upcoming: int
+) -> str:
+    differences = _differences(frozen, drafts, manifest)
+    if differences:
+        listed = "; ".join(differences)
+        return f"{frozen.name} is already frozen and differs ({listed}): a real cut would be refused; use v{upcoming}"
+    return f"{frozen.name} is already frozen with identical inputs: a real cut would do nothing"

@@ -1,0 +1,144 @@
+"""Writing a version directory atomically, under a registry lock.
+
+A version is built in a staging directory next to the versions folder (same
+filesystem), every file and directory is fsynced, and the staging directory
+is renamed into place: a crash leaves either no version or a complete one.
+Staging directories left by a killed cut are removed by the next cut, under
+the lock. The lock is an ``flock`` on a file under ``.freezer/``: the kernel
+releases it when its holder dies, so a killed cut never blocks the next.
+
+The filesystem calls go through :class:`FsOps` so tests can make any single
+step fail and check that nothing is left behind.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import shutil
+import stat
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from freezer.errors import FreezerError, LockBusy
+
+WORK_DIR = ".freezer"
+READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
+
+
+class FsOps:
+    """The filesystem steps of a cut; replaced in tests to inject faults."""
+
+    def mkdir(self, path: Path) -> None:
+        path.mkdir()
+
+    def write(self, path: Path, data: bytes) -> None:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            self.fsync_fd(fd)
+        finally:
+            os.close(fd)
+
+    def fsync_fd(self, fd: int) -> None:
+        os.fsync(fd)
+
+    def fsync_dir(self, path: Path) -> None:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            self.fsync_fd(fd)
+        finally:
+            os.close(fd)
+
+    def chmod(self, path: Path, mode: int) -> None:
+        os.chmod(path, mode)
+
+    def rename(self, source: Path, target: Path) -> None:
+        os.rename(source, target)
+
+
+def work_dir(root: Path) -> Path:
+    """``.freezer/`` under ``root``, created with a .gitignore that hides it from git."""
+    path = root / WORK_DIR
+    if not path.is_dir():
+        path.mkdir(exist_ok=True)
+        (path / ".gitignore").write_text("*\n", encoding="utf-8")
+    return path
+
+
+@contextmanager
+def registry_lock(root: Path) -> Iterator[None]:
+    lock_path = work_dir(root) / "lock"
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LockBusy(
+                f"another freezer cut holds the registry lock ({lock_path})",
+                hint="wait for it to finish; the lock is released when that process exits",
+            ) from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _staging_root(versions: Path) -> Path:
+    path = work_dir(versions.parent) / "staging"
+    path.mkdir(exist_ok=True)
+    return path
+
+
+def clear_stale_staging(versions: Path) -> int:
+    """Remove staging directories of cuts that died; call only while holding the lock."""
+    root = versions.parent / WORK_DIR / "staging"
+    removed = 0
+    if root.is_dir():
+        for entry in root.iterdir():
+            shutil.rmtree(entry, ignore_errors=True)
+            removed += 1
+    return removed
+
+
+def write_version(target: Path, files: dict[str, bytes], fs: FsOps | None = None) -> None:
+    """Create ``target`` holding exactly ``files``, or leave no trace."""
+    fs = fs or FsOps()
+    if target.exists() or target.is_symlink():
+        raise FreezerError(f"{target} already exists; a frozen version is never overwritten")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = _staging_root(target.parent) / f"{target.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    try:
+        fs.mkdir(staging)
+        folders = {staging}
+        for rel in sorted(files):
+            path = staging / rel
+            for parent in reversed(path.relative_to(staging).parents[:-1]):
+                folder = staging / parent
+                if folder not in folders:
+                    fs.mkdir(folder)
+                    folders.add(folder)
+            fs.write(path, files[rel])
+            fs.chmod(path, READ_ONLY)
+        for folder in sorted(folders, key=lambda p: -len(p.parts)):
+            fs.fsync_dir(folder)
+        try:
+            fs.rename(staging, target)
+        except OSError as exc:
+            if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
+                raise FreezerError(f"{target} appeared during the cut; it was left untouched") from None
+            raise
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    try:
+        fs.fsync_dir(target.parent)
+    except BaseException:
+        # The rename may not be durable: take the version back out rather than leave it in doubt.
+        shutil.rmtree(target, ignore_errors=True)
+        raise
