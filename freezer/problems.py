@@ -57,6 +57,9 @@ class Problem:
                 where += f":{self.col}"
         return where
 
+    def path_text(self) -> str:
+        return format_json_path(self.path)
+
     def __str__(self) -> str:
         return f"{self.location()}: {format_json_path(self.path)}: {self.message}"
 

@@ -107,6 +107,161 @@ def validate(
     return EXIT_INVALID
 
 
+@app.command()
+def cut(
+    version: Annotated[str, typer.Argument(help="The version to freeze, e.g. v2.")],
+    suite: SuiteOption = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Run every check and print METHOD.md; write nothing.")
+    ] = False,
+    registry: RegistryOption = None,
+    fmt: FormatOption = None,
+) -> int:
+    """Freeze the drafts as versions/<suite>_vN: validate, verify at the pinned SHA, check provenance, write."""
+    from freezer import cut as cut_mod
+
+    fmt = _check_format(fmt, ("text", "json"))
+    cfg = config_mod.load(registry)
+    result = cut_mod.cut(cfg, cfg.suite(suite), version, dry_run=dry_run)
+    if fmt == "json":
+        typer.echo(
+            output.dumps(
+                {
+                    "status": result.status,
+                    "name": result.name,
+                    "path": display_path(result.path),
+                    "manifest_sha256": result.manifest_sha256,
+                    "steps": result.steps,
+                    **({"method": result.method} if dry_run else {}),
+                }
+            )
+        )
+        return EXIT_OK
+    for step in result.steps:
+        typer.echo(f"  ✓ {step}", err=dry_run)
+    if dry_run:
+        typer.echo(result.method, nl=False)
+        typer.echo(f"dry run: nothing was written ({result.name} would be {display_path(result.path)})", err=True)
+    elif result.status == "unchanged":
+        typer.echo(f"✓ {result.name} already frozen with identical inputs; nothing changed")
+    else:
+        typer.echo(f"✓ froze {result.name} at {display_path(result.path)} (manifest sha256 {result.manifest_sha256})")
+    return EXIT_OK
+
+
+@app.command()
+def demo(
+    directory: Annotated[
+        Optional[Path], typer.Argument(help="Folder to create (must be new or empty). Default: a new temporary folder.")
+    ] = None,
+) -> int:
+    """Build a sample code repository and a registry, cut graph v1 and v2, and audit them."""
+    from freezer.demo.registry import run_demo
+
+    result = run_demo(directory, progress=lambda message: typer.echo(f"· {message}"))
+    for cut_result in result.cuts:
+        typer.echo(f"✓ froze {cut_result.name} (manifest sha256 {cut_result.manifest_sha256[:16]}…)")
+    root = display_path(result.root)
+    typer.echo(f"\nThe demo registry is {root} (a git repository). Look at:")
+    typer.echo(f"  {root}/versions/graph_v2/METHOD.md   the rendered METHOD.md with its §Delta vs v1")
+    typer.echo(f"  {root}/freezer.yaml                  the registry config")
+    typer.echo(f"  {root}/sample-code                   the code under test (git log shows the tool-surface commits)")
+    typer.echo(f"Then try: cd {root} && freezer audit")
+    return EXIT_OK
+
+
+def _select_versions(
+    cfg: config_mod.RegistryConfig, labels: list[str], suite: str | None
+) -> dict[str, list[str] | None]:
+    """Map suite name -> version names to audit (None: all of them)."""
+    from freezer import registry as registry_mod
+    from freezer.errors import UsageError
+
+    if not labels:
+        names = [cfg.suite(suite).name] if suite else list(cfg.suites)
+        return {name: None for name in names}
+    chosen: dict[str, list[str] | None] = {}
+    for label in labels:
+        owner, sep, number = label.rpartition("_")
+        if sep and owner in cfg.suites:
+            one = cfg.suites[owner]
+        else:
+            one, number = cfg.suite(suite), label
+        name = registry_mod.version_name(one.name, registry_mod.parse_version(number))
+        if not (one.versions / name).is_dir():
+            raise UsageError(f"{name} is not frozen in {display_path(one.versions)}")
+        listed = chosen.setdefault(one.name, [])
+        assert listed is not None
+        listed.append(name)
+    return chosen
+
+
+@app.command()
+def audit(
+    versions: Annotated[
+        Optional[list[str]], typer.Argument(help="Versions (graph_v2, or v2 with one suite). Default: all.")
+    ] = None,
+    suite: SuiteOption = None,
+    against: Annotated[
+        Optional[str],
+        typer.Option("--against", help="Report fixtures whose ground truth, oracle or grep no longer hold at REF."),
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Fail when the code repository is unreachable or fixtures are stale.")
+    ] = False,
+    no_code: Annotated[bool, typer.Option("--no-code", help="Check integrity only; skip the code repository.")] = False,
+    registry: RegistryOption = None,
+    fmt: FormatOption = None,
+) -> int:
+    """Prove frozen versions are intact: hashes, chain, METHOD.md; and re-verify them against the code."""
+    import sys
+
+    from freezer import audit as audit_mod
+
+    fmt = _check_format(fmt, ("text", "json"))
+    cfg = config_mod.load(registry)
+    results = []
+    show_progress = fmt == "text" and sys.stderr.isatty()
+    for suite_name, names in _select_versions(cfg, versions or [], suite).items():
+        results.extend(
+            audit_mod.audit_suite(
+                cfg.suites[suite_name],
+                names,
+                code=not no_code,
+                against=against,
+                progress=(lambda name: typer.echo(f"\r· auditing {name}…", err=True, nl=False))
+                if show_progress
+                else (lambda _: None),
+            )
+        )
+    if show_progress:
+        typer.echo("\r\033[K", err=True, nl=False)
+    failed = any(not r.ok for r in results)
+    if strict:
+        failed = failed or any(r.code.startswith("unreachable") or r.stale for r in results)
+    if fmt == "json":
+        typer.echo(output.dumps({"ok": not failed, "versions": [r.to_json() for r in results]}))
+        return EXIT_INVALID if failed else EXIT_OK
+    for result in results:
+        mark = "✓" if result.ok else "✗"
+        typer.echo(f"{mark} {result.name}: {'; '.join(result.checks)}; code: {result.code}")
+        for failure in result.failures + result.code_failures:
+            typer.echo(f"    ✗ {failure}")
+        if result.against:
+            if result.stale:
+                typer.echo(f"    stale at {result.against[:8]}: {len(result.stale)} fixture(s)")
+                for task_id, reasons in result.stale.items():
+                    typer.echo(f"      ✗ {task_id}")
+                    for reason in reasons:
+                        typer.echo(f"          {reason}")
+            else:
+                typer.echo(f"    every landed fixture still holds at {result.against[:8]}")
+    if not results:
+        typer.echo("no frozen versions found")
+    typer.echo(f"{'✗' if failed else '✓'} audited {len(results)} version(s)")
+    return EXIT_INVALID if failed else EXIT_OK
+
+
 def _optional_config(registry: Path | None) -> config_mod.RegistryConfig | None:
     if registry is not None:
         return config_mod.load(registry)

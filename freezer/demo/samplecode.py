@@ -367,9 +367,14 @@ def _author_v2(tree: Tree) -> None:
 HISTORY: tuple[SampleCommit, ...] = (
     SampleCommit("v1", "Initial orbit workspace (graph v1 fixtures pinned here)", lambda tree: None),
     SampleCommit("docs", "docs: describe the engine and the agent loop", _add_docs),
-    SampleCommit("indexer", "T20260423-0452: add .orbitignore", _add_orbitignore),
-    SampleCommit("descriptions", "T20260423-0525: rewrite orbit.graph.* tool descriptions", _rewrite_descriptions),
-    SampleCommit("surface", "T20260423-0506: trim the orbit.graph tool surface", _trim_surface),
+    SampleCommit("indexer", "T20260423-0452: add .orbitignore", _add_orbitignore, nonce="00007deb6e48"),
+    SampleCommit(
+        "descriptions",
+        "T20260423-0525: rewrite orbit.graph.* tool descriptions",
+        _rewrite_descriptions,
+        nonce="00012ea49907",
+    ),
+    SampleCommit("surface", "T20260423-0506: trim the orbit.graph tool surface", _trim_surface, nonce="0000b9b8e836"),
     SampleCommit("v2", "T20260423-0507: author graph v2 fixtures (HEAD at fixture authoring)", _author_v2),
 )
 

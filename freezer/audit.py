@@ -1,0 +1,351 @@
+"""``freezer audit``: prove that frozen versions are still exactly what was cut.
+
+Integrity needs nothing but the registry: manifest schema, every file's
+sha256, no missing or stray entries, SHA256SUMS in agreement, the chain to
+the previous version, and METHOD.md and delta.json reproduced byte for byte.
+When the code repository is reachable, the pinned SHA, the ground truth and
+Gate B are re-checked there; ``against`` reports which fixtures have gone
+stale at a newer commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from freezer import registry, schemas
+from freezer.config import SuiteConfig
+from freezer.delta import compute as compute_delta
+from freezer.errors import FreezerError, GitError
+from freezer.gitrepo import CodeRepo
+from freezer.groundtruth import check_fixture
+from freezer.method import load_yaml_files, method_from_files
+from freezer.problems import display_path
+from freezer.yamlload import load_bytes
+
+GENERATED = (registry.MANIFEST, registry.METHOD, registry.SUMS)
+
+
+@dataclass
+class Failure:
+    file: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.message}"
+
+
+@dataclass
+class VersionAudit:
+    name: str
+    path: Path
+    failures: list[Failure] = field(default_factory=list)
+    checks: list[str] = field(default_factory=list)
+    code: str = "not checked"
+    code_failures: list[Failure] = field(default_factory=list)
+    stale: dict[str, list[str]] = field(default_factory=dict)
+    against: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures and not self.code_failures
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "path": display_path(self.path),
+            "ok": self.ok,
+            "checks": self.checks,
+            "failures": [{"file": f.file, "message": f.message} for f in self.failures + self.code_failures],
+            "code": self.code,
+            "against": self.against,
+            "stale": self.stale,
+        }
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _walk(root: Path) -> tuple[dict[str, Path], list[tuple[str, str]]]:
+    """Regular files by relative path, and everything else found (symlinks, empty dirs, specials)."""
+    files: dict[str, Path] = {}
+    odd: list[tuple[str, str]] = []
+    for folder, dirs, names in os.walk(root):
+        base = Path(folder)
+        for name in list(dirs):
+            path = base / name
+            if path.is_symlink():
+                odd.append((path.relative_to(root).as_posix(), "is a symbolic link"))
+                dirs.remove(name)
+            elif not any(path.iterdir()):
+                odd.append((path.relative_to(root).as_posix(), "stray empty directory"))
+        for name in names:
+            path = base / name
+            rel = path.relative_to(root).as_posix()
+            mode = path.lstat().st_mode
+            if stat.S_ISLNK(mode):
+                odd.append((rel, "is a symbolic link, not a frozen file"))
+            elif not stat.S_ISREG(mode):
+                odd.append((rel, "is not a regular file"))
+            else:
+                files[rel] = path
+    return files, odd
+
+
+def _parse_sums(data: bytes) -> dict[str, str] | None:
+    sums: dict[str, str] = {}
+    try:
+        for line in data.decode("utf-8").splitlines():
+            digest, sep, rel = line.partition("  ")
+            if not sep or len(digest) != 64:
+                return None
+            sums[rel] = digest
+    except UnicodeDecodeError:
+        return None
+    return sums
+
+
+def check_integrity(
+    suite: SuiteConfig, frozen: registry.FrozenVersion, result: VersionAudit
+) -> dict[str, bytes] | None:
+    """Integrity checks; returns the frozen data files when the manifest could be read."""
+    where = display_path(frozen.path)
+
+    def fail(rel: str, message: str) -> None:
+        result.failures.append(Failure(f"{where}/{rel}" if rel else where, message))
+
+    files, odd = _walk(frozen.path)
+    for rel, message in odd:
+        fail(rel, message)
+    if registry.MANIFEST not in files:
+        fail(registry.MANIFEST, "missing: without its manifest the version cannot be verified")
+        return None
+    manifest_bytes = files[registry.MANIFEST].read_bytes()
+    try:
+        manifest = json.loads(manifest_bytes)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        fail(registry.MANIFEST, f"not valid JSON: {exc}")
+        return None
+    errors = schemas.schema_errors(schemas.MANIFEST, manifest)
+    if errors:
+        for path, message in errors[:10]:
+            fail(registry.MANIFEST, f"{'.'.join(map(str, path)) or '$'}: {message}")
+        return None
+    if (manifest["suite"], manifest["version"], manifest["name"]) != (suite.name, frozen.number, frozen.name):
+        fail(registry.MANIFEST, f"describes {manifest['name']}, but the directory is {frozen.name}")
+    expected = set(manifest["files"]) | set(GENERATED)
+    for rel in sorted(expected - set(files)):
+        fail(rel, "missing (listed in the manifest)" if rel in manifest["files"] else "missing")
+    for rel in sorted(set(files) - expected):
+        fail(rel, "stray file: not part of the frozen version")
+    data: dict[str, bytes] = {}
+    for rel, digest in sorted(manifest["files"].items()):
+        if rel in files:
+            content = files[rel].read_bytes()
+            data[rel] = content
+            if _sha256(content) != digest:
+                fail(rel, f"content changed: sha256 {_sha256(content)[:16]}… != manifest {digest[:16]}…")
+    if registry.SUMS in files:
+        sums = _parse_sums(files[registry.SUMS].read_bytes())
+        if sums is None:
+            fail(registry.SUMS, "not in sha256sum format")
+        else:
+            for rel in sorted(set(sums) | (expected - {registry.SUMS})):
+                actual = files.get(rel)
+                if rel not in sums:
+                    fail(registry.SUMS, f"does not list {rel}")
+                elif rel not in expected:
+                    fail(registry.SUMS, f"lists {rel}, which is not part of the version")
+                elif rel in manifest["files"] and sums[rel] != manifest["files"][rel]:
+                    fail(registry.SUMS, f"disagrees with the manifest about {rel}")
+                elif actual is not None and sums[rel] != _sha256(actual.read_bytes()):
+                    fail(rel, "content does not match SHA256SUMS")
+    result.checks.append(f"{len(manifest['files'])} data files hashed")
+    if result.failures:
+        return None
+    _check_chain(suite, frozen, manifest, data, result)
+    try:
+        method = method_from_files(data, manifest_bytes)
+    except FreezerError as exc:
+        fail(registry.METHOD, f"cannot be re-rendered: {exc.message}")
+        return data
+    except Exception as exc:  # noqa: BLE001 - a tampered template can fail in any way
+        fail(registry.METHOD, f"cannot be re-rendered: {type(exc).__name__}: {exc}")
+        return data
+    if registry.METHOD in files and method.encode("utf-8") != files[registry.METHOD].read_bytes():
+        from freezer import __version__
+
+        cut_by = manifest["freezer_version"]
+        note = f" (cut by freezer {cut_by}, audited by {__version__})" if cut_by != __version__ else ""
+        fail(registry.METHOD, f"differs from what the frozen data renders to{note}")
+    else:
+        result.checks.append("METHOD.md reproduced")
+    return data
+
+
+def _check_chain(
+    suite: SuiteConfig,
+    frozen: registry.FrozenVersion,
+    manifest: dict[str, Any],
+    data: dict[str, bytes],
+    result: VersionAudit,
+) -> None:
+    where = display_path(frozen.path)
+    previous = registry.previous_of(suite, frozen.number)
+    claimed = manifest["previous"]
+    if claimed is None:
+        if previous is not None:
+            result.failures.append(
+                Failure(
+                    f"{where}/{registry.MANIFEST}", f"claims to be the first version, but {previous.name} precedes it"
+                )
+            )
+        else:
+            result.checks.append("first version of the suite")
+        return
+    if previous is None or previous.name != claimed["name"]:
+        found = previous.name if previous else "no earlier version"
+        result.failures.append(
+            Failure(
+                f"{where}/{registry.MANIFEST}", f"chain broken: follows {claimed['name']}, but the registry has {found}"
+            )
+        )
+        return
+    try:
+        actual = previous.manifest_sha256()
+    except OSError:
+        result.failures.append(
+            Failure(display_path(previous.path), f"chain broken: {previous.name}'s manifest is missing")
+        )
+        return
+    if actual != claimed["manifest_sha256"]:
+        result.failures.append(
+            Failure(
+                f"{display_path(previous.path)}/{registry.MANIFEST}",
+                f"chain broken: {previous.name} was replaced or rewritten after {frozen.name} was cut "
+                f"(manifest sha256 {actual[:16]}… != recorded {claimed['manifest_sha256'][:16]}…)",
+            )
+        )
+        return
+    result.checks.append(f"chain to {previous.name} intact")
+    _check_delta(suite, previous, manifest, data, result)
+
+
+def _check_delta(
+    suite: SuiteConfig,
+    previous: registry.FrozenVersion,
+    manifest: dict[str, Any],
+    data: dict[str, bytes],
+    result: VersionAudit,
+) -> None:
+    before = previous.manifest()
+    before_files = {rel: (previous.path / rel).read_bytes() for rel in before["files"]}
+    _, old_fixtures = load_yaml_files(before_files)
+    version, new_fixtures = load_yaml_files(data)
+    old_side = {
+        "name": before["name"],
+        "pinned_sha": before["pinned_sha"]["full"],
+        "binary": before["binary"],
+        "commits": before["tool_surface"]["commits"],
+        "fixtures": {f["task_id"]: f for f in old_fixtures},
+    }
+    new_side = {
+        "name": manifest["name"],
+        "pinned_sha": manifest["pinned_sha"]["full"],
+        "binary": version["binary"],
+        "commits": manifest["tool_surface"]["commits"],
+        "fixtures": {f["task_id"]: f for f in new_fixtures},
+    }
+    frozen_delta = json.loads(data[registry.DELTA])
+    recomputed = compute_delta(old_side, new_side, frozen_delta.get("dimension_meanings") or suite.dimensions)
+    if recomputed != frozen_delta:
+        result.failures.append(
+            Failure(
+                f"{display_path(result.path)}/{registry.DELTA}", "does not match the delta recomputed from the chain"
+            )
+        )
+    else:
+        result.checks.append("delta.json recomputed")
+
+
+def check_code(
+    suite: SuiteConfig,
+    frozen: registry.FrozenVersion,
+    data: dict[str, bytes],
+    result: VersionAudit,
+    against: str | None,
+) -> None:
+    manifest = frozen.manifest()
+    try:
+        repo = CodeRepo(suite.code_repo)
+    except GitError as exc:
+        result.code = f"unreachable: {exc.message}"
+        return
+    with repo:
+        roots = set(manifest["code_repo"]["root_commits"])
+        try:
+            here = set(repo.identity["root_commits"])
+        except GitError as exc:
+            result.code = f"unreachable: {exc.message}"
+            return
+        if roots and not roots & here:
+            result.code = "unreachable: the configured code repository is a different repository (root commits differ)"
+            return
+        pinned = manifest["pinned_sha"]["full"]
+        try:
+            repo.resolve(pinned, "pinned SHA")
+        except GitError as exc:
+            result.code_failures.append(Failure(display_path(suite.code_repo), exc.message))
+            result.code = "failed"
+            return
+        docs = _fixture_docs(frozen, data)
+        for doc in docs:
+            for problem in check_fixture(repo, pinned, doc):
+                result.code_failures.append(Failure(problem.location(), f"{problem.path_text()}: {problem.message}"))
+        result.code = f"verified at {pinned[:8]}" if not result.code_failures else "failed"
+        if against:
+            ref_sha = repo.resolve(against, "--against ref")
+            result.against = ref_sha
+            for doc in docs:
+                found = check_fixture(repo, ref_sha, doc, oracle=True)
+                if found:
+                    result.stale[doc.data["task_id"]] = [f"{p.path_text()}: {p.message}" for p in found]
+
+
+def _fixture_docs(frozen: registry.FrozenVersion, data: dict[str, bytes]) -> list[Any]:
+    docs = []
+    for rel in sorted(data):
+        if rel.startswith("fixtures/") and rel.endswith((".yaml", ".yml")):
+            loaded = load_bytes(data[rel], f"{display_path(frozen.path)}/{rel}")
+            if loaded.document is not None and loaded.document.data.get("status") == "landed":
+                docs.append(loaded.document)
+    return docs
+
+
+def audit_suite(
+    suite: SuiteConfig,
+    names: list[str] | None = None,
+    *,
+    code: bool = True,
+    against: str | None = None,
+    progress: Callable[[str], None] = lambda _: None,
+) -> list[VersionAudit]:
+    versions = registry.frozen_versions(suite)
+    if names is not None:
+        versions = [v for v in versions if v.name in names]
+    results = []
+    for frozen in versions:
+        progress(frozen.name)
+        result = VersionAudit(frozen.name, frozen.path)
+        data = check_integrity(suite, frozen, result)
+        if code and data is not None and not result.failures:
+            check_code(suite, frozen, data, result, against)
+        results.append(result)
+    return results

@@ -1,0 +1,77 @@
+"""``freezer demo``: a sample code repository and a scratch registry with v1 and v2 frozen."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from freezer import config as config_mod
+from freezer import resources
+from freezer.cut import CutResult, cut
+from freezer.demo.build import build_sample_repo
+from freezer.demo.samplecode import TOOL_SURFACE
+from freezer.errors import UsageError
+from freezer.gitrepo import DETERMINISTIC_ENV, run_git
+from freezer.problems import display_path
+
+CONFIG = """\
+# A freezer registry made by `freezer demo`.
+freezer: 1
+suites:
+  graph:
+    drafts: drafts/graph
+    versions: versions
+    code_repo: sample-code
+    tool_surface:
+{globs}
+"""
+
+
+@dataclass
+class DemoResult:
+    root: Path
+    shas: dict[str, str]
+    cuts: list[CutResult] = field(default_factory=list)
+
+
+def _prepare(target: Path | None) -> Path:
+    if target is None:
+        return Path(tempfile.mkdtemp(prefix="freezer-demo-"))
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise UsageError(f"{display_path(target)} exists and is not an empty folder", hint="pick a new folder")
+    target.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+def _set_drafts(root: Path, version: str) -> None:
+    drafts = root / "drafts" / "graph"
+    shutil.rmtree(drafts, ignore_errors=True)
+    shutil.copytree(resources.data_path("examples") / "graph" / version, drafts)
+
+
+def _commit(root: Path, message: str) -> None:
+    run_git(["add", "-A"], root, DETERMINISTIC_ENV)
+    run_git(["commit", "-q", "-m", message], root, DETERMINISTIC_ENV)
+
+
+def run_demo(target: Path | None, progress: Callable[[str], None] = lambda _: None) -> DemoResult:
+    root = _prepare(target)
+    progress(f"building the sample code repository in {display_path(root / 'sample-code')}")
+    shas = build_sample_repo(root / "sample-code")
+    globs = "\n".join(f"      - {glob!r}" for glob in TOOL_SURFACE)
+    (root / "freezer.yaml").write_text(CONFIG.format(globs=globs), encoding="utf-8")
+    (root / ".gitignore").write_text("/sample-code/\n", encoding="utf-8")
+    (root / ".gitattributes").write_text("versions/** -text\n", encoding="utf-8")
+    run_git(["init", "-q", "-b", "main", "."], root, DETERMINISTIC_ENV)
+    result = DemoResult(root, shas)
+    for version in ("v1", "v2"):
+        _set_drafts(root, version)
+        _commit(root, f"drafts: graph {version}")
+        config = config_mod.load_config(root / config_mod.CONFIG_NAME)
+        progress(f"cutting graph {version}")
+        result.cuts.append(cut(config, config.suite("graph"), version))
+        _commit(root, f"freeze graph_{version}")
+    return result
