@@ -51,3 +51,16 @@ def v2_copy(tmp_path: Path) -> Path:
     target = tmp_path / "v2"
     shutil.copytree(V2, target)
     return target
+
+
+@pytest.fixture(scope="session")
+def cache_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture
+def reg(tmp_path: Path, cache_root: Path) -> Path:
+    """A git registry over a copy of the sample repository, with the v1 drafts."""
+    from registry_helpers import make_registry
+
+    return make_registry(tmp_path, cache_root)

@@ -8,9 +8,10 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, REPO, V2, assert_clean_failure, run_cli
 
 from freezer.validate import validate_paths
+
+from conftest import EXAMPLES, REPO, V2, assert_clean_failure, run_cli
 
 NEGATIVE = sorted((REPO / "tests" / "cases" / "negative").glob("*.yaml"))
 

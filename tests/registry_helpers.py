@@ -1,0 +1,65 @@
+"""Real registries for tests: the deterministic sample repository, real git, real files."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from freezer.demo.build import build_sample_repo
+from freezer.demo.registry import CONFIG
+from freezer.demo.samplecode import TOOL_SURFACE
+from freezer.gitrepo import DETERMINISTIC_ENV, run_git
+
+from conftest import EXAMPLES
+
+_SAMPLE_CACHE: dict[str, Path] = {}
+
+
+def sample_repo(cache_root: Path) -> Path:
+    """Build the sample repository once per test session."""
+    if "repo" not in _SAMPLE_CACHE:
+        path = cache_root / "sample-code"
+        build_sample_repo(path)
+        _SAMPLE_CACHE["repo"] = path
+    return _SAMPLE_CACHE["repo"]
+
+
+def make_registry(tmp_path: Path, cache_root: Path, drafts: str = "v1") -> Path:
+    root = tmp_path / "registry"
+    root.mkdir()
+    shutil.copytree(sample_repo(cache_root), root / "sample-code", symlinks=True)
+    globs = "\n".join(f"      - {glob!r}" for glob in TOOL_SURFACE)
+    (root / "freezer.yaml").write_text(CONFIG.format(globs=globs), encoding="utf-8")
+    (root / ".gitignore").write_text("/sample-code/\n", encoding="utf-8")
+    set_drafts(root, drafts)
+    run_git(["init", "-q", "-b", "main", "."], root, DETERMINISTIC_ENV)
+    commit_all(root, "initial registry")
+    return root
+
+
+def set_drafts(root: Path, version: str) -> None:
+    drafts = root / "drafts" / "graph"
+    shutil.rmtree(drafts, ignore_errors=True)
+    shutil.copytree(EXAMPLES / "graph" / version, drafts)
+
+
+def commit_all(root: Path, message: str) -> None:
+    run_git(["add", "-A"], root, DETERMINISTIC_ENV)
+    run_git(["commit", "-q", "--allow-empty", "-m", message], root, DETERMINISTIC_ENV)
+
+
+def code_commit(root: Path, files: dict[str, str], message: str) -> str:
+    """Add a commit to the registry's sample code repository; return its SHA."""
+    code = root / "sample-code"
+    for rel, text in files.items():
+        (code / rel).parent.mkdir(parents=True, exist_ok=True)
+        (code / rel).write_text(text, encoding="utf-8")
+    commit_all(code, message)
+    return run_git(["rev-parse", "HEAD"], code, DETERMINISTIC_ENV).strip()
+
+
+def snapshot(path: Path) -> dict[str, bytes]:
+    """Every file under ``path`` with its bytes, to compare before and after."""
+    if not path.exists():
+        return {}
+    return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
