@@ -3,3 +3,12 @@
 from __future__ import annotations
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    # Imported lazily so `freezer --version` and plain imports stay cheap.
+    if name in ("load", "FrozenSet"):
+        from freezer import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'freezer' has no attribute {name!r}")

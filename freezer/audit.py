@@ -264,7 +264,8 @@ def _check_delta(
         "fixtures": {f["task_id"]: f for f in new_fixtures},
     }
     frozen_delta = json.loads(data[registry.DELTA])
-    recomputed = compute_delta(old_side, new_side, frozen_delta.get("dimension_meanings") or suite.dimensions)
+    meanings = {entry["dimension"]: entry["meaning"] for entry in frozen_delta.get("tool_surface") or []}
+    recomputed = compute_delta(old_side, new_side, meanings or suite.dimensions)
     if recomputed != frozen_delta:
         result.failures.append(
             Failure(

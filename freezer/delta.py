@@ -99,16 +99,23 @@ def compute(
     where ``fixtures`` maps task ids to fixture data and ``commits`` is the
     resolved tool-surface commit list of that version.
     """
-    by_dimension: dict[str, list[dict[str, Any]]] = {name: [] for name in dimensions}
+    # A list, not a mapping: the order of the dimensions is part of the rendered delta,
+    # and JSON objects written with sorted keys would lose it.
+    surface: list[dict[str, Any]] = [
+        {"dimension": name, "meaning": meaning, "commits": []} for name, meaning in dimensions.items()
+    ]
+    slots = {entry["dimension"]: entry for entry in surface}
     for commit in current["commits"]:
-        by_dimension.setdefault(commit["dimension"], []).append(
+        if commit["dimension"] not in slots:
+            slots[commit["dimension"]] = {"dimension": commit["dimension"], "meaning": "", "commits": []}
+            surface.append(slots[commit["dimension"]])
+        slots[commit["dimension"]]["commits"].append(
             {key: commit.get(key) for key in ("sha", "declared_as", "task", "effect", "subject")}
         )
     delta: dict[str, Any] = {
         "from": previous["name"] if previous else None,
         "to": current["name"],
-        "tool_surface": by_dimension,
-        "dimension_meanings": dict(dimensions),
+        "tool_surface": surface,
     }
     if previous is None:
         delta.update({"fixtures": None, "pinned_sha": None, "binary": None, "moved": [], "unmoved": []})
@@ -119,8 +126,8 @@ def compute(
     unmoved: list[str] = []
     fixtures_moved = bool(fixtures["added"] or fixtures["removed"] or fixtures["changed"])
     (moved if fixtures_moved else unmoved).append("fixture set")
-    for name, commits in by_dimension.items():
-        (moved if commits else unmoved).append(name)
+    for entry in surface:
+        (moved if entry["commits"] else unmoved).append(entry["dimension"])
     (moved if binary_changes else unmoved).append("binary")
     pinned_moved = previous["pinned_sha"] != current["pinned_sha"]
     (moved if pinned_moved else unmoved).append("code under test")

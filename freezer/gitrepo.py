@@ -184,3 +184,59 @@ def run_git(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> st
 
 def looks_like_sha(value: str) -> bool:
     return bool(_HEX.match(value))
+
+
+class RegistryGit:
+    """The registry's own git repository, for the pre-merge guard."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def _run(self, *args: str) -> str:
+        return run_git(list(args), self.root, {"GIT_TERMINAL_PROMPT": "0"})
+
+    def is_repo(self) -> bool:
+        try:
+            return self._run("rev-parse", "--is-inside-work-tree").strip() == "true"
+        except GitError:
+            return False
+
+    def resolve(self, ref: str) -> str:
+        check_ref(ref, "base ref")
+        try:
+            return self._run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}").strip()
+        except GitError:
+            from freezer.errors import UsageError
+
+            raise UsageError(
+                f"base ref {ref!r} does not name a commit in the registry repository",
+                hint="fetch it first (e.g. git fetch origin main) or pass --base",
+            ) from None
+
+    def default_base(self) -> tuple[str, str]:
+        """The base a CI user expects: the PR target, the upstream, origin's default branch, else HEAD."""
+        candidates = []
+        target = os.environ.get("GITHUB_BASE_REF")
+        if target:
+            candidates.append(f"origin/{target}")
+        candidates += ["@{upstream}", "origin/HEAD"]
+        for candidate in candidates:
+            try:
+                tip = self._run("rev-parse", "--verify", "--quiet", f"{candidate}^{{commit}}").strip()
+                base = self._run("merge-base", tip, "HEAD").strip()
+                return base, f"merge-base of HEAD and {candidate}"
+            except GitError:
+                continue
+        return self.resolve("HEAD"), "HEAD"
+
+    def changes(self, base: str, pathspecs: list[str]) -> list[tuple[str, str]]:
+        """(status, path) for every difference between ``base`` and the working tree, untracked included."""
+        out = self._run("diff", "--name-status", "--no-renames", "-z", base, "--", *pathspecs)
+        fields = [f for f in out.split("\0") if f]
+        found = list(zip(fields[::2], fields[1::2], strict=False))
+        untracked = self._run("ls-files", "--others", "--exclude-standard", "-z", "--", *pathspecs)
+        found += [("A", path) for path in untracked.split("\0") if path]
+        return found
+
+    def has_path(self, ref: str, path: str) -> bool:
+        return bool(self._run("ls-tree", "--name-only", ref, "--", path).strip())

@@ -375,7 +375,12 @@ HISTORY: tuple[SampleCommit, ...] = (
         nonce="00012ea49907",
     ),
     SampleCommit("surface", "T20260423-0506: trim the orbit.graph tool surface", _trim_surface, nonce="0000b9b8e836"),
-    SampleCommit("v2", "T20260423-0507: author graph v2 fixtures (HEAD at fixture authoring)", _author_v2),
+    SampleCommit(
+        "v2",
+        "T20260423-0507: author graph v2 fixtures (HEAD at fixture authoring)",
+        _author_v2,
+        nonce="0001b6cef91f",
+    ),
 )
 
 TOOL_SURFACE = (".orbitignore", "crates/orbit-graph/src/tools/**")

@@ -1,0 +1,85 @@
+"""Reading frozen versions for people and harnesses: summaries, details, diffs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from freezer import audit, registry
+from freezer.config import SuiteConfig
+from freezer.delta import compute as compute_delta
+from freezer.errors import IntegrityError, UsageError
+from freezer.method import load_yaml_files
+
+
+@dataclass
+class VersionData:
+    """A frozen version read from disk."""
+
+    frozen: registry.FrozenVersion
+    manifest: dict[str, Any]
+    version: dict[str, Any]
+    fixtures: list[dict[str, Any]]
+
+    def side(self) -> dict[str, Any]:
+        return {
+            "name": self.frozen.name,
+            "pinned_sha": self.manifest["pinned_sha"]["full"],
+            "binary": self.version["binary"],
+            "commits": self.manifest["tool_surface"]["commits"],
+            "fixtures": {f["task_id"]: f for f in self.fixtures},
+        }
+
+
+def read(frozen: registry.FrozenVersion, *, verify: bool = True) -> VersionData:
+    """Read a frozen version; with ``verify``, refuse one that fails its integrity check."""
+    suite_stub = SuiteConfig(frozen.suite, frozen.path.parent, frozen.path.parent, frozen.path.parent, ())
+    if verify:
+        result = audit.VersionAudit(frozen.name, frozen.path)
+        audit.check_integrity(suite_stub, frozen, result)
+        if result.failures:
+            listed = "; ".join(str(f) for f in result.failures[:5])
+            raise IntegrityError(f"{frozen.name} failed its integrity check: {listed}")
+    try:
+        manifest = frozen.manifest()
+        files = {rel: (frozen.path / rel).read_bytes() for rel in manifest["files"]}
+    except (OSError, ValueError, KeyError) as exc:
+        raise IntegrityError(f"{frozen.name} cannot be read: {exc}") from None
+    version, fixtures = load_yaml_files(files)
+    return VersionData(frozen, manifest, version, sorted(fixtures, key=lambda f: f["task_id"]))
+
+
+def find(suite: SuiteConfig, label: str) -> registry.FrozenVersion:
+    number = registry.parse_version(label.rpartition("_v")[2] if "_v" in label else label)
+    for frozen in registry.frozen_versions(suite):
+        if frozen.number == number:
+            return frozen
+    raise UsageError(f"{registry.version_name(suite.name, number)} is not frozen in {suite.versions}")
+
+
+def summary_row(suite: SuiteConfig, frozen: registry.FrozenVersion) -> dict[str, Any]:
+    result = audit.VersionAudit(frozen.name, frozen.path)
+    audit.check_integrity(suite, frozen, result)
+    row: dict[str, Any] = {"version": frozen.name, "integrity": "ok" if result.ok else "FAILED"}
+    try:
+        data = read(frozen, verify=False)
+    except Exception:  # noqa: BLE001 - a broken version still gets a row
+        row.update({"pinned": None, "cut_at": None, "landed": None, "dropped": None, "classes": []})
+        return row
+    landed = [f for f in data.fixtures if f["status"] == "landed"]
+    row.update(
+        {
+            "pinned": data.manifest["pinned_sha"]["short"],
+            "cut_at": data.manifest["cut_at"],
+            "landed": len(landed),
+            "dropped": len(data.fixtures) - len(landed),
+            "classes": sorted({f["class"] for f in landed}),
+        }
+    )
+    return row
+
+
+def diff(suite: SuiteConfig, a: registry.FrozenVersion, b: registry.FrozenVersion) -> dict[str, Any]:
+    """The delta between any two frozen versions, by the engine that writes §Delta."""
+    old, new = read(a), read(b)
+    return compute_delta(old.side(), new.side(), suite.dimensions)

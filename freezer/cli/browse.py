@@ -1,0 +1,139 @@
+"""Commands that browse frozen versions: list, show, diff."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from freezer import config as config_mod
+from freezer.cli import output
+from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format
+from freezer.errors import EXIT_INVALID, EXIT_OK
+
+
+@app.command("list")
+def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> int:
+    """Table of frozen versions: pinned SHA, cut date, fixtures, classes, integrity."""
+    from freezer import browse
+    from freezer import registry as registry_mod
+
+    fmt = check_format(fmt, ("text", "json"))
+    cfg = config_mod.load(registry)
+    suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
+    rows = [browse.summary_row(s, v) for s in suites for v in registry_mod.frozen_versions(s)]
+    if fmt == "json":
+        typer.echo(output.dumps(rows))
+    else:
+        header = ("version", "pinned", "cut", "landed", "dropped", "classes", "integrity")
+        table = [header] + [
+            (
+                r["version"],
+                r["pinned"] or "?",
+                r["cut_at"] or "?",
+                str(r["landed"]),
+                str(r["dropped"]),
+                ", ".join(r["classes"]),
+                r["integrity"],
+            )
+            for r in rows
+        ]
+        widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+        for row in table:
+            typer.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+    return EXIT_INVALID if any(r["integrity"] != "ok" for r in rows) else EXIT_OK
+
+
+@app.command()
+def show(
+    version: Annotated[str, typer.Argument(help="The version, e.g. graph_v2 or v2.")],
+    suite: SuiteOption = None,
+    registry: RegistryOption = None,
+    fmt: FormatOption = None,
+) -> int:
+    """The manifest and the fixtures of one frozen version (verified first)."""
+    from freezer import browse
+
+    fmt = check_format(fmt, ("text", "json"))
+    cfg = config_mod.load(registry)
+    one = _suite_for(cfg, version, suite)
+    data = browse.read(browse.find(one, version))
+    if fmt == "json":
+        typer.echo(output.dumps({"manifest": data.manifest, "version": data.version, "fixtures": data.fixtures}))
+        return EXIT_OK
+    manifest = data.manifest
+    typer.echo(f"{manifest['name']}  pinned {manifest['pinned_sha']['full']}  cut {manifest['cut_at']}")
+    typer.echo(f"  manifest sha256 {data.frozen.manifest_sha256()}")
+    previous = manifest["previous"]
+    typer.echo(f"  previous: {previous['name'] + ' ' + previous['manifest_sha256'][:16] + '…' if previous else 'none'}")
+    binary = manifest["binary"]
+    typer.echo(f"  binary: {binary['name']} {binary.get('path', '')} build {binary.get('build_sha', 'unknown')}")
+    for commit in manifest["tool_surface"]["commits"]:
+        typer.echo(f"  tool surface: {commit['sha'][:8]} [{commit['dimension']}] {commit.get('task', '')}")
+    typer.echo("  fixtures:")
+    for fixture in data.fixtures:
+        gate = fixture.get("gate_b") or {}
+        extra = (
+            f"Gate B {gate.get('status')} {gate.get('expected_matches')}/{gate.get('expected_files')}" if gate else ""
+        )
+        if fixture["status"] == "dropped":
+            extra = f"dropped at {fixture['dropped']['stage']}"
+        typer.echo(f"    {fixture['task_id']:<45} {fixture['class']:<8} {fixture['status']:<8} {extra}")
+    return EXIT_OK
+
+
+@app.command()
+def diff(
+    old: Annotated[str, typer.Argument(help="The earlier version, e.g. graph_v1.")],
+    new: Annotated[str, typer.Argument(help="The later version, e.g. graph_v2.")],
+    suite: SuiteOption = None,
+    registry: RegistryOption = None,
+    fmt: FormatOption = None,
+) -> int:
+    """What changed between two frozen versions (the engine behind METHOD.md's §Delta)."""
+    from freezer import browse
+
+    fmt = check_format(fmt, ("text", "json"))
+    cfg = config_mod.load(registry)
+    one = _suite_for(cfg, old, suite)
+    delta = browse.diff(one, browse.find(one, old), browse.find(one, new))
+    if fmt == "json":
+        typer.echo(output.dumps(delta))
+        return EXIT_OK
+    for line in delta_lines(delta):
+        typer.echo(line)
+    return EXIT_OK
+
+
+def _suite_for(cfg: config_mod.RegistryConfig, label: str, suite: str | None) -> config_mod.SuiteConfig:
+    owner = label.rpartition("_v")[0]
+    if suite is None and owner in cfg.suites:
+        return cfg.suites[owner]
+    return cfg.suite(suite)
+
+
+def delta_lines(delta: dict[str, Any]) -> list[str]:
+    lines = [f"{delta['from']} → {delta['to']}"]
+    lines.append(f"  moved: {', '.join(delta['moved']) or 'nothing'}")
+    lines.append(f"  did not move: {', '.join(delta['unmoved']) or 'nothing'}")
+    fixtures = delta["fixtures"]
+    for entry in fixtures["added"]:
+        lines.append(f"  + {entry['task_id']} ({entry['class']}, {entry['status']})")
+    for entry in fixtures["removed"]:
+        lines.append(f"  - {entry['task_id']} ({entry['class']}, {entry['status']})")
+    for entry in fixtures["changed"]:
+        lines.append(f"  ~ {entry['task_id']}")
+        for change in entry["fields"]:
+            if change["change"] == "items":
+                lines.append(f"      {change['path']}: +{change['added']} -{change['removed']}")
+            else:
+                lines.append(f"      {change['path']}: {change.get('old', '∅')} → {change.get('new', '∅')}")
+    for entry in delta["tool_surface"]:
+        dimension = entry["dimension"]
+        for commit in entry["commits"]:
+            lines.append(
+                f"  [{dimension}] {commit['sha'][:8]} {commit.get('task') or ''}: {commit.get('effect') or ''}"
+            )
+    pinned = delta["pinned_sha"]
+    lines.append(f"  pinned SHA: {pinned['before'][:8]} → {pinned['after'][:8]}")
+    return lines

@@ -1,0 +1,149 @@
+"""Commands that guard frozen versions: audit, check."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from freezer import config as config_mod
+from freezer.cli import output
+from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format
+from freezer.errors import EXIT_INVALID, EXIT_OK
+from freezer.problems import display_path
+
+
+def _select_versions(
+    cfg: config_mod.RegistryConfig, labels: list[str], suite: str | None
+) -> dict[str, list[str] | None]:
+    """Map suite name -> version names to audit (None: all of them)."""
+    from freezer import registry as registry_mod
+    from freezer.errors import UsageError
+
+    if not labels:
+        names = [cfg.suite(suite).name] if suite else list(cfg.suites)
+        return {name: None for name in names}
+    chosen: dict[str, list[str] | None] = {}
+    for label in labels:
+        owner, sep, number = label.rpartition("_")
+        if sep and owner in cfg.suites:
+            one = cfg.suites[owner]
+        else:
+            one, number = cfg.suite(suite), label
+        name = registry_mod.version_name(one.name, registry_mod.parse_version(number))
+        if not (one.versions / name).is_dir():
+            raise UsageError(f"{name} is not frozen in {display_path(one.versions)}")
+        listed = chosen.setdefault(one.name, [])
+        assert listed is not None
+        listed.append(name)
+    return chosen
+
+
+@app.command()
+def audit(
+    versions: Annotated[
+        Optional[list[str]], typer.Argument(help="Versions (graph_v2, or v2 with one suite). Default: all.")
+    ] = None,
+    suite: SuiteOption = None,
+    against: Annotated[
+        Optional[str],
+        typer.Option("--against", help="Report fixtures whose ground truth, oracle or grep no longer hold at REF."),
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Fail when the code repository is unreachable or fixtures are stale.")
+    ] = False,
+    no_code: Annotated[bool, typer.Option("--no-code", help="Check integrity only; skip the code repository.")] = False,
+    registry: RegistryOption = None,
+    fmt: FormatOption = None,
+) -> int:
+    """Prove frozen versions are intact: hashes, chain, METHOD.md; and re-verify them against the code."""
+    import sys
+
+    from freezer import audit as audit_mod
+
+    fmt = check_format(fmt, ("text", "json"))
+    cfg = config_mod.load(registry)
+    results = []
+    show_progress = fmt == "text" and sys.stderr.isatty()
+    for suite_name, names in _select_versions(cfg, versions or [], suite).items():
+        results.extend(
+            audit_mod.audit_suite(
+                cfg.suites[suite_name],
+                names,
+                code=not no_code,
+                against=against,
+                progress=(lambda name: typer.echo(f"\r· auditing {name}…", err=True, nl=False))
+                if show_progress
+                else (lambda _: None),
+            )
+        )
+    if show_progress:
+        typer.echo("\r\033[K", err=True, nl=False)
+    failed = any(not r.ok for r in results)
+    if strict:
+        failed = failed or any(r.code.startswith("unreachable") or r.stale for r in results)
+    if fmt == "json":
+        typer.echo(output.dumps({"ok": not failed, "versions": [r.to_json() for r in results]}))
+        return EXIT_INVALID if failed else EXIT_OK
+    for result in results:
+        mark = "✓" if result.ok else "✗"
+        typer.echo(f"{mark} {result.name}: {'; '.join(result.checks)}; code: {result.code}")
+        for failure in result.failures + result.code_failures:
+            typer.echo(f"    ✗ {failure}")
+        if result.against:
+            if result.stale:
+                typer.echo(f"    stale at {result.against[:8]}: {len(result.stale)} fixture(s)")
+                for task_id, reasons in result.stale.items():
+                    typer.echo(f"      ✗ {task_id}")
+                    for reason in reasons:
+                        typer.echo(f"          {reason}")
+            else:
+                typer.echo(f"    every landed fixture still holds at {result.against[:8]}")
+    if not results:
+        typer.echo("no frozen versions found")
+    typer.echo(f"{'✗' if failed else '✓'} audited {len(results)} version(s)")
+    return EXIT_INVALID if failed else EXIT_OK
+
+
+@app.command()
+def check(
+    base: Annotated[
+        Optional[str],
+        typer.Option(
+            "--base",
+            help="Ref to compare with. Default: the merge-base with origin/$GITHUB_BASE_REF, the upstream, "
+            "or origin/HEAD; else HEAD.",
+        ),
+    ] = None,
+    registry: RegistryOption = None,
+    fmt: FormatOption = None,
+) -> int:
+    """Pre-merge guard: drafts validate, frozen files are untouched, new versions verify and chain."""
+    from freezer import check as check_mod
+
+    fmt = check_format(fmt)
+    cfg = config_mod.load(registry)
+    report = check_mod.check(cfg, base)
+    if fmt == "json":
+        typer.echo(
+            output.dumps(
+                {
+                    "ok": report.ok,
+                    "base": report.base,
+                    "base_source": report.base_source,
+                    "new_versions": report.new_versions,
+                    "problems": [p.to_json() for p in report.problems],
+                }
+            )
+        )
+        return EXIT_OK if report.ok else EXIT_INVALID
+    for line in output.problem_lines(report.problems, fmt):
+        typer.echo(line)
+    summary = f"against {report.base[:8]} ({report.base_source})"
+    if report.new_versions:
+        summary += f"; new: {', '.join(report.new_versions)}"
+    if report.ok:
+        typer.echo(f"✓ frozen versions untouched {summary}; drafts valid")
+        return EXIT_OK
+    typer.echo(f"✗ {len(report.problems)} problem(s) {summary}")
+    return EXIT_INVALID
