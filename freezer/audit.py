@@ -245,10 +245,17 @@ def _check_delta(
     data: dict[str, bytes],
     result: VersionAudit,
 ) -> None:
-    before = previous.manifest()
-    before_files = {rel: (previous.path / rel).read_bytes() for rel in before["files"]}
-    _, old_fixtures = load_yaml_files(before_files)
-    version, new_fixtures = load_yaml_files(data)
+    try:
+        before = previous.manifest()
+        before_files = {rel: (previous.path / rel).read_bytes() for rel in before["files"]}
+        _, old_fixtures = load_yaml_files(before_files)
+        version, new_fixtures = load_yaml_files(data)
+    except (OSError, ValueError, KeyError, FreezerError) as exc:
+        detail = exc.message if isinstance(exc, FreezerError) else str(exc)
+        result.failures.append(
+            Failure(f"{display_path(result.path)}/{registry.DELTA}", f"cannot be recomputed from the chain: {detail}")
+        )
+        return
     old_side = {
         "name": before["name"],
         "pinned_sha": before["pinned_sha"]["full"],
@@ -345,7 +352,11 @@ def audit_suite(
     for frozen in versions:
         progress(frozen.name)
         result = VersionAudit(frozen.name, frozen.path)
-        data = check_integrity(suite, frozen, result)
+        try:
+            data = check_integrity(suite, frozen, result)
+        except FreezerError as exc:
+            result.failures.append(Failure(display_path(frozen.path), exc.message))
+            data = None
         if code and data is not None and not result.failures:
             check_code(suite, frozen, data, result, against)
         results.append(result)

@@ -64,3 +64,21 @@ def reg(tmp_path: Path, cache_root: Path) -> Path:
     from registry_helpers import make_registry
 
     return make_registry(tmp_path, cache_root)
+
+
+def run_inprocess(*args: str, cwd: Path) -> Run:
+    """Run the CLI in this process (same code path as the console script, minus the interpreter start)."""
+    import contextlib
+    import io
+
+    from freezer.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    previous = Path.cwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+    finally:
+        os.chdir(previous)
+    return Run(code, out.getvalue(), err.getvalue())

@@ -26,7 +26,7 @@ def sample_repo(cache_root: Path) -> Path:
 
 def make_registry(tmp_path: Path, cache_root: Path, drafts: str = "v1") -> Path:
     root = tmp_path / "registry"
-    root.mkdir()
+    root.mkdir(parents=True)
     shutil.copytree(sample_repo(cache_root), root / "sample-code", symlinks=True)
     globs = "\n".join(f"      - {glob!r}" for glob in TOOL_SURFACE)
     (root / "freezer.yaml").write_text(CONFIG.format(globs=globs), encoding="utf-8")

@@ -49,3 +49,12 @@ def build_sample_repo(path: Path) -> dict[str, str]:
     except BaseException:
         shutil.rmtree(path, ignore_errors=True)
         raise
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m freezer.demo.build PATH   (PATH must not exist)")
+    for label, sha in build_sample_repo(Path(sys.argv[1])).items():
+        print(f"{label:>12}  {sha}")

@@ -1,0 +1,163 @@
+"""freezer audit: tampering of every kind is caught and the file is named."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, assert_clean_failure, run_cli, run_inprocess
+from registry_helpers import code_commit, commit_all, make_registry, set_drafts
+
+
+@pytest.fixture
+def frozen(reg: Path) -> Path:
+    """A registry with graph_v1 and graph_v2 frozen and committed."""
+    assert run_cli("cut", "v1", cwd=reg).code == 0
+    set_drafts(reg, "v2")
+    assert run_cli("cut", "v2", cwd=reg).code == 0
+    commit_all(reg, "freeze v1 and v2")
+    for path in (reg / "versions").rglob("*"):
+        if path.is_file():
+            path.chmod(0o644)  # as in a fresh clone: permission bits are not content
+    return reg
+
+
+def version_files(reg: Path) -> list[str]:
+    return sorted(p.relative_to(reg).as_posix() for p in (reg / "versions").rglob("*") if p.is_file())
+
+
+def test_clean_registry_audits(frozen: Path) -> None:
+    result = run_cli("audit", cwd=frozen)
+    assert result.code == 0, result.text
+    assert "✓ graph_v2: 10 data files hashed; chain to graph_v1 intact; delta.json recomputed" in result.out
+    assert "code: verified at 7df885db" in result.out
+
+
+TAMPERS = ["flip", "truncate", "delete", "stray", "rename"]
+
+
+@pytest.mark.parametrize("tamper", TAMPERS)
+def test_every_file_every_tamper(frozen: Path, tamper: str) -> None:
+    for rel in version_files(frozen):
+        path = frozen / rel
+        original = path.read_bytes()
+        if tamper == "flip":
+            data = bytearray(original)
+            data[len(data) // 2] ^= 0x01
+            path.write_bytes(bytes(data))
+        elif tamper == "truncate":
+            path.write_bytes(original[: len(original) // 2])
+        elif tamper == "delete":
+            path.unlink()
+        elif tamper == "stray":
+            (path.parent / "stray.yaml").write_text("x: 1\n")
+        elif tamper == "rename":
+            path.rename(path.with_name(path.name + ".renamed"))
+        result = run_inprocess("audit", "--no-code", cwd=frozen)
+        assert_clean_failure(result)
+        named = (path.parent / "stray.yaml") if tamper == "stray" else path
+        assert named.relative_to(frozen).as_posix() in result.out, (rel, tamper, result.out)
+        if tamper == "stray":
+            (path.parent / "stray.yaml").unlink()
+        elif tamper == "rename":
+            path.with_name(path.name + ".renamed").rename(path)
+        path.write_bytes(original)
+    assert run_cli("audit", "--no-code", cwd=frozen).code == 0
+
+
+def _rewrite_consistently(version: Path, rel: str, old: str, new: str) -> None:
+    """Change a data file and rewrite delta.json, manifest.json, METHOD.md and SHA256SUMS to match,
+    as a careful forger with freezer's own code would."""
+    import hashlib
+
+    from freezer import browse, registry
+    from freezer.config import DEFAULT_DIMENSIONS, SuiteConfig
+    from freezer.cut import dumps_json, sha256sums
+    from freezer.delta import compute
+    from freezer.method import method_from_files
+
+    target = version / rel
+    target.write_text(target.read_text().replace(old, new))
+    manifest = json.loads((version / "manifest.json").read_text())
+    manifest["files"][rel] = hashlib.sha256(target.read_bytes()).hexdigest()
+    number = manifest["version"]
+    if manifest["previous"]:
+        suite = SuiteConfig("graph", version.parent, version.parent, version.parent, ())
+        before = browse.read(registry.FrozenVersion("graph", number - 1, version.parent / f"graph_v{number - 1}"))
+        after = browse.read(registry.FrozenVersion("graph", number, version), verify=False)
+        delta = compute(before.side(), after.side(), suite.dimensions or DEFAULT_DIMENSIONS)
+        (version / "delta.json").write_bytes(dumps_json(delta))
+        manifest["files"]["delta.json"] = hashlib.sha256((version / "delta.json").read_bytes()).hexdigest()
+    manifest_bytes = dumps_json(manifest)
+    (version / "manifest.json").write_bytes(manifest_bytes)
+    files = {r: (version / r).read_bytes() for r in manifest["files"]}
+    (version / "METHOD.md").write_text(method_from_files(files, manifest_bytes))
+    files.update({"manifest.json": manifest_bytes, "METHOD.md": (version / "METHOD.md").read_bytes()})
+    (version / "SHA256SUMS").write_bytes(sha256sums(files))
+
+
+def test_consistent_rewrite_of_earlier_version_is_caught_by_the_chain(frozen: Path) -> None:
+    _rewrite_consistently(frozen / "versions/graph_v1", "fixtures/locate-register-tools.yaml", "line: 15", "line: 16")
+    result = run_cli("audit", "--no-code", cwd=frozen)
+    assert_clean_failure(result)
+    assert "✓ graph_v1" in result.out  # alone, the rewritten version is self-consistent
+    assert "versions/graph_v1/manifest.json: chain broken: graph_v1 was replaced or rewritten" in result.out
+
+
+def test_consistent_rewrite_of_latest_version_is_caught_by_check(frozen: Path) -> None:
+    _rewrite_consistently(frozen / "versions/graph_v2", "fixtures/locate-loopaudit-variants.yaml", "NullSink", "NoSink")
+    assert run_cli("audit", "--no-code", cwd=frozen).code == 0  # nothing left inside the registry to compare with
+    result = run_cli("check", "--base", "HEAD", cwd=frozen)
+    assert_clean_failure(result)
+    assert "versions/graph_v2/manifest.json:1: $: frozen file modified" in result.out
+    assert "versions/graph_v2/fixtures/locate-loopaudit-variants.yaml:1" in result.out
+
+
+@pytest.mark.parametrize("how", ["remove", "replace"])
+def test_removing_or_replacing_v1_breaks_v2(frozen: Path, how: str, tmp_path: Path, cache_root: Path) -> None:
+    v1 = frozen / "versions/graph_v1"
+    shutil.rmtree(v1)
+    if how == "replace":
+        # freezer itself refuses to cut v1 again here, so the replacement is cut in another registry.
+        other = make_registry(tmp_path / "other", cache_root)
+        assert run_cli("cut", "v1", cwd=other).code == 0
+        shutil.copytree(other / "versions/graph_v1", v1)
+        assert run_cli("audit", "graph_v1", "--no-code", cwd=frozen).code == 0
+    result = run_cli("audit", "--no-code", cwd=frozen)
+    assert_clean_failure(result)
+    assert "✗ graph_v2" in result.out
+    assert "chain broken" in result.out
+
+
+def test_code_checks_and_strict(frozen: Path) -> None:
+    shutil.rmtree(frozen / "sample-code")
+    result = run_cli("audit", cwd=frozen)
+    assert result.code == 0, result.text
+    assert "code: unreachable: code repository sample-code does not exist" in result.out
+    assert_clean_failure(run_cli("audit", "--strict", cwd=frozen))
+
+
+def test_against_reports_stale_fixture(frozen: Path) -> None:
+    groundhog = frozen / "sample-code/crates/orbit-engine/src/activity_job/groundhog.rs"
+    text = groundhog.read_text()
+    sha = code_commit(frozen, {groundhog.relative_to(frozen / "sample-code").as_posix(): "// moved\n" + text}, "move")
+    result = run_cli("audit", "graph_v2", "--against", sha, cwd=frozen)
+    assert result.code == 0, result.text
+    assert f"stale at {sha[:8]}: 1 fixture(s)" in result.out
+    assert "✗ callers-run-deterministic-containers" in result.out
+    assert "groundhog.rs:486" in result.out
+    assert "impact-tool-context" not in result.out.split("stale at")[1]
+    data = json.loads(run_cli("audit", "graph_v2", "--against", sha, "--format", "json", cwd=frozen).out)
+    assert list(data["versions"][0]["stale"]) == ["callers-run-deterministic-containers"]
+    assert_clean_failure(run_cli("audit", "graph_v2", "--against", sha, "--strict", cwd=frozen))
+    assert_clean_failure(run_cli("audit", "--against", "--output=/tmp/x", cwd=frozen))
+
+
+def test_repository_versions_are_intact() -> None:
+    """This repository is a registry too: its frozen versions must audit clean."""
+    result = run_cli("audit", "--no-code", cwd=REPO)
+    assert result.code == 0, result.text
+    assert "✓ graph_v1" in result.out and "✓ graph_v2" in result.out

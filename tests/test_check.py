@@ -1,0 +1,162 @@
+"""freezer check, list/show/diff, the Python API, the demo and the pre-commit hooks."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, assert_clean_failure, run_cli
+from registry_helpers import commit_all, set_drafts
+
+
+@pytest.fixture
+def v1_frozen(reg: Path) -> Path:
+    assert run_cli("cut", "v1", cwd=reg).code == 0
+    commit_all(reg, "freeze v1")
+    return reg
+
+
+def test_commit_changing_a_frozen_file_fails(v1_frozen: Path) -> None:
+    target = v1_frozen / "versions/graph_v1/fixtures/locate-register-tools.yaml"
+    target.chmod(0o644)
+    target.write_text(target.read_text() + "# tweak\n")
+    commit_all(v1_frozen, "tweak a frozen fixture")
+    result = run_cli("check", "--base", "HEAD~1", cwd=v1_frozen)
+    assert_clean_failure(result)
+    assert "versions/graph_v1/fixtures/locate-register-tools.yaml:1: $: frozen file modified" in result.out
+
+
+def test_deleted_and_renamed_versions_fail(v1_frozen: Path) -> None:
+    (v1_frozen / "versions/graph_v1").rename(v1_frozen / "versions/graph_v9")
+    result = run_cli("check", "--base", "HEAD", cwd=v1_frozen)
+    assert_clean_failure(result)
+    assert "versions/graph_v1/manifest.json: $: frozen file deleted" in result.out
+    assert "graph_v9" in result.out
+
+
+def test_adding_a_valid_version_passes(v1_frozen: Path) -> None:
+    set_drafts(v1_frozen, "v2")
+    commit_all(v1_frozen, "drafts v2")
+    assert run_cli("cut", "v2", cwd=v1_frozen).code == 0
+    commit_all(v1_frozen, "freeze v2")
+    result = run_cli("check", "--base", "HEAD~2", cwd=v1_frozen)
+    assert result.code == 0, result.text
+    assert "new: graph_v2" in result.out
+
+
+def test_adding_a_broken_version_fails(v1_frozen: Path) -> None:
+    set_drafts(v1_frozen, "v2")
+    assert run_cli("cut", "v2", cwd=v1_frozen).code == 0
+    method = v1_frozen / "versions/graph_v2/METHOD.md"
+    method.chmod(0o644)
+    method.write_text(method.read_text().replace("moved", "shifted"))
+    result = run_cli("check", "--base", "HEAD", cwd=v1_frozen)
+    assert_clean_failure(result)
+    assert "new version graph_v2" in result.out
+
+
+def test_valid_draft_edit_passes_invalid_fails(v1_frozen: Path) -> None:
+    fixture = v1_frozen / "drafts/graph/fixtures/locate-register-tools.yaml"
+    fixture.write_text(fixture.read_text().replace("question: Where", "question: Precisely where"))
+    commit_all(v1_frozen, "edit a draft")
+    assert run_cli("check", "--base", "HEAD~1", cwd=v1_frozen).code == 0
+    fixture.write_text(fixture.read_text().replace("class: locate", "class: 7"))
+    result = run_cli("check", "--base", "HEAD~1", cwd=v1_frozen, env={"GITHUB_ACTIONS": "true"})
+    assert_clean_failure(result)
+    assert "::error file=drafts/graph/fixtures/locate-register-tools.yaml,line=2" in result.out
+
+
+def test_default_base_is_the_merge_base_with_origin(v1_frozen: Path, tmp_path: Path) -> None:
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(v1_frozen), str(clone)], check=True)
+    shutil.copytree(v1_frozen / "sample-code", clone / "sample-code")
+    subprocess.run(["git", "checkout", "-q", "-b", "feature"], cwd=clone, check=True)
+    target = clone / "versions/graph_v1/METHOD.md"
+    target.write_text(target.read_text() + "\n")
+    commit_all(clone, "touch METHOD.md")
+    result = run_cli("check", cwd=clone)
+    assert_clean_failure(result)
+    assert "(merge-base of HEAD and origin/HEAD)" in result.out
+    assert "versions/graph_v1/METHOD.md:1" in result.out
+    assert_clean_failure(run_cli("check", "--base", "no-such-branch", cwd=clone), code=2)
+
+
+def test_list_show_diff(v1_frozen: Path) -> None:
+    set_drafts(v1_frozen, "v2")
+    assert run_cli("cut", "v2", cwd=v1_frozen).code == 0
+    listing = run_cli("list", cwd=v1_frozen)
+    assert listing.code == 0
+    assert "graph_v2  7df885db" in listing.out and "4       3        impact, locate, trace  ok" in listing.out
+    rows = json.loads(run_cli("list", "--format", "json", cwd=v1_frozen).out)
+    assert [r["version"] for r in rows] == ["graph_v1", "graph_v2"]
+    shown = run_cli("show", "v2", cwd=v1_frozen)
+    assert "pinned 7df885dbe3b4ac5017f1bbfb08604e60dabb1f25" in shown.out
+    assert "deps-orbit-common-reverse-consumers" in shown.out and "dropped at gate_b" in shown.out
+    delta = json.loads(run_cli("diff", "graph_v1", "graph_v2", "--format", "json", cwd=v1_frozen).out)
+    frozen_delta = json.loads((v1_frozen / "versions/graph_v2/delta.json").read_text())
+    assert delta == frozen_delta
+    assert "[surface] 7e86d41c" in run_cli("diff", "v1", "v2", cwd=v1_frozen).out
+    assert_clean_failure(run_cli("show", "v7", cwd=v1_frozen), code=2)
+
+
+def test_python_api(v1_frozen: Path) -> None:
+    import freezer
+    from freezer.errors import IntegrityError
+
+    loaded = freezer.load("graph_v1", registry=v1_frozen)
+    assert loaded.name == "graph_v1"
+    assert len(loaded.landed) == 6
+    manifest = v1_frozen / "versions/graph_v1/manifest.json"
+    import hashlib
+
+    assert loaded.manifest_sha256 == hashlib.sha256(manifest.read_bytes()).hexdigest()
+    assert loaded.fixture("locate-register-tools")["class"] == "locate"
+    target = v1_frozen / "versions/graph_v1/fixtures/locate-register-tools.yaml"
+    target.chmod(0o644)
+    target.write_text(target.read_text() + "#\n")
+    with pytest.raises(IntegrityError, match=r"locate-register-tools\.yaml: content changed"):
+        freezer.load("v1", registry=v1_frozen)
+
+
+def test_demo(tmp_path: Path) -> None:
+    target = tmp_path / "demo"
+    result = run_cli("demo", str(target))
+    assert result.code == 0, result.text
+    assert (target / "versions/graph_v2/METHOD.md").is_file()
+    audit = run_cli("audit", cwd=target)
+    assert audit.code == 0, audit.text
+    assert "code: verified at 7df885db" in audit.out
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=target, capture_output=True, text=True)
+    assert status.stdout == ""
+    assert_clean_failure(run_cli("demo", str(target)), code=2)
+
+
+@pytest.mark.skipif(
+    shutil.which("pre-commit") is None and not (Path(sys.executable).parent / "pre-commit").exists(),
+    reason="pre-commit is not installed",
+)
+def test_pre_commit_try_repo(v1_frozen: Path) -> None:
+    precommit = shutil.which("pre-commit") or str(Path(sys.executable).parent / "pre-commit")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(v1_frozen.parent / "pre-commit-home")}
+    ok = subprocess.run(
+        [precommit, "try-repo", str(REPO), "--all-files"], cwd=v1_frozen, env=env, capture_output=True, text=True
+    )
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "freezer check (frozen versions never change)" in ok.stdout and "Passed" in ok.stdout
+    target = v1_frozen / "versions/graph_v1/METHOD.md"
+    target.write_text(target.read_text() + "\n")
+    bad = subprocess.run(
+        [precommit, "try-repo", str(REPO), "freezer-check", "--all-files"],
+        cwd=v1_frozen,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "frozen file modified" in bad.stdout
