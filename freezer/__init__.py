@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from freezer.api import FrozenSet, load
+
+__all__ = ["FrozenSet", "__version__", "load"]
 __version__ = "0.1.0"
 
 
