@@ -251,7 +251,8 @@ def cut(
     data_files = {**drafts, registry.DELTA: dumps_json(delta), registry.TEMPLATE_COPY: _template(suite)}
     manifest = _manifest(suite, number, version_data, resolved, previous, data_files)
     manifest_bytes = dumps_json(manifest)
-    method = method_from_files(data_files, manifest_bytes).encode("utf-8")
+    template_name = display_path(suite.template) if suite.template else registry.TEMPLATE_COPY
+    method = method_from_files(data_files, manifest_bytes, template_name).encode("utf-8")
     files = {**data_files, registry.MANIFEST: manifest_bytes, registry.METHOD: method}
     files[registry.SUMS] = sha256sums(files)
     result = CutResult(

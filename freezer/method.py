@@ -68,7 +68,9 @@ def load_yaml_files(files: dict[str, bytes]) -> tuple[dict[str, Any], list[dict[
     return version, fixtures
 
 
-def method_from_files(files: dict[str, bytes], manifest_bytes: bytes) -> str:
+def method_from_files(
+    files: dict[str, bytes], manifest_bytes: bytes, template_name: str = registry.TEMPLATE_COPY
+) -> str:
     import hashlib
 
     manifest = json.loads(manifest_bytes)
@@ -124,4 +126,4 @@ def method_from_files(files: dict[str, bytes], manifest_bytes: bytes) -> str:
         "grep_commands": [f["grep_command"] for f in landed],
         "directory": shlex.quote(manifest["name"]),
     }
-    return render_method(template, context)
+    return render_method(template, context, template_name)

@@ -13,6 +13,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from freezer.errors import FreezerError
+
+
+class TemplateProblem(FreezerError):
+    """The METHOD.md template is broken or reaches for something it may not."""
+
+
 _HTML = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 _BLOCK_START = re.compile(r"^(\s*)([#>+*=|~`-]|\d+[.)])")
 
@@ -52,8 +59,9 @@ def code(value: Any) -> str:
     return f"{marks}{pad}{body}{pad}{marks}"
 
 
-def render_method(template_text: str, context: dict[str, Any]) -> str:
-    from jinja2 import StrictUndefined
+def render_method(template_text: str, context: dict[str, Any], template_name: str = "METHOD.md.j2") -> str:
+    """Render the template; a broken template raises :class:`TemplateProblem` naming the line."""
+    from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     # The sandbox also covers a registry's own template: it may format data, not reach into Python.
@@ -65,5 +73,10 @@ def render_method(template_text: str, context: dict[str, Any]) -> str:
         lstrip_blocks=True,
     )
     env.filters.update({"cell": cell, "text": text, "fence": fence, "code": code})
-    rendered = env.from_string(template_text).render(**context)
+    try:
+        rendered = env.from_string(template_text).render(**context)
+    except TemplateSyntaxError as exc:
+        raise TemplateProblem(f"{template_name}:{exc.lineno}: template syntax error: {exc.message}") from None
+    except TemplateError as exc:
+        raise TemplateProblem(f"{template_name}: template failed to render: {exc}") from None
     return rendered if rendered.endswith("\n") else rendered + "\n"

@@ -305,3 +305,29 @@ def test_sigkill_never_leaves_a_partial_version(reg: Path) -> None:
     assert final.code == 0, final.text
     staging = reg / ".freezer" / "staging"
     assert not any(staging.iterdir()), "the next cut must clear staging left by killed cuts"
+
+
+def test_registry_template_is_used_frozen_and_sandboxed(reg: Path) -> None:
+    (reg / "my-method.j2").write_text("# {{ name }} by our own template\n\n{{ provenance_text | fence }}\n")
+    config = reg / "freezer.yaml"
+    config.write_text(
+        config.read_text().replace(
+            "    code_repo: sample-code\n", "    code_repo: sample-code\n    template: my-method.j2\n"
+        )
+    )
+    dry = run_cli("cut", "v1", "--dry-run", cwd=reg)
+    assert dry.code == 0, dry.text
+    assert dry.out.startswith("# graph_v1 by our own template\n")
+    assert run_cli("cut", "v1", "--dry-run", cwd=reg).out == dry.out  # rendering is deterministic
+    (reg / "my-method.j2").write_text("{{ ''.__class__.__mro__[1].__subclasses__() }}\n")
+    escape = run_cli("cut", "v1", cwd=reg)
+    assert_clean_failure(escape)
+    assert "my-method.j2: template failed to render" in escape.err
+    (reg / "my-method.j2").write_text("line one\n{% if %}\n")
+    broken = run_cli("cut", "v1", cwd=reg)
+    assert_clean_failure(broken)
+    assert "my-method.j2:2: template syntax error" in broken.err
+    (reg / "my-method.j2").write_text("# {{ name }}\n")
+    assert run_cli("cut", "v1", cwd=reg).code == 0
+    assert (reg / "versions/graph_v1/METHOD.md.j2").read_text() == "# {{ name }}\n"
+    assert run_cli("audit", cwd=reg).code == 0
