@@ -292,7 +292,7 @@ def check_code(
 ) -> None:
     manifest = frozen.manifest()
     try:
-        repo = CodeRepo(suite.code_repo)
+        repo = CodeRepo(suite.code_repo, suite.origin("code_repo"))
     except GitError as exc:
         result.code = f"unreachable: {exc.message}"
         return

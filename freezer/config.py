@@ -12,7 +12,7 @@ from pathlib import Path
 from freezer import schemas
 from freezer.errors import InvalidInput, UsageError
 from freezer.problems import Problem, display_path
-from freezer.yamlload import load_file
+from freezer.yamlload import YamlDocument, load_file
 
 CONFIG_NAME = "freezer.yaml"
 DEFAULT_DIMENSIONS = {
@@ -31,6 +31,11 @@ class SuiteConfig:
     tool_surface: tuple[str, ...]
     dimensions: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_DIMENSIONS))
     template: Path | None = None
+    # "freezer.yaml:12" for each field, so problems found later can point back at the config.
+    origins: dict[str, str] = field(default_factory=dict)
+
+    def origin(self, key: str) -> str:
+        return self.origins.get(key, CONFIG_NAME)
 
 
 @dataclass(frozen=True)
@@ -80,13 +85,11 @@ def locate(registry: Path | None) -> Path:
     return root / CONFIG_NAME
 
 
-def _inside(root: Path, rel: str, where: str, display: str, problems: list[Problem], line: int | None) -> Path:
+def _inside(root: Path, rel: str, doc: YamlDocument, where: tuple[str, str], problems: list[Problem]) -> Path:
     path = Path(rel)
     resolved = (root / path).resolve()
     if path.is_absolute() or ".." in path.parts or not resolved.is_relative_to(root.resolve()):
-        problems.append(
-            Problem(display, line, None, ("suites", where), f"{rel!r} points outside the registry root", "rule")
-        )
+        problems.append(doc.problem(("suites", *where), f"{rel!r} points outside the registry root", "rule"))
     return root / path
 
 
@@ -103,11 +106,11 @@ def load_config(path: Path) -> RegistryConfig:
     root = path.resolve().parent
     suites: dict[str, SuiteConfig] = {}
     for name, raw in doc.data["suites"].items():
-        line = doc.locate(("suites", name))[0]
-        drafts = _inside(root, raw["drafts"], name, display, problems, line)
-        versions = _inside(root, raw.get("versions", "versions"), name, display, problems, line)
+        drafts = _inside(root, raw["drafts"], doc, (name, "drafts"), problems)
+        versions = _inside(root, raw.get("versions", "versions"), doc, (name, "versions"), problems)
         template = raw.get("template")
         code = Path(raw["code_repo"])
+        origins = {key: f"{display}:{doc.locate(('suites', name, key))[0]}" for key in raw}
         suites[name] = SuiteConfig(
             name=name,
             drafts=drafts,
@@ -115,7 +118,8 @@ def load_config(path: Path) -> RegistryConfig:
             code_repo=code if code.is_absolute() else root / code,
             tool_surface=tuple(raw["tool_surface"]),
             dimensions=dict(raw.get("dimensions") or DEFAULT_DIMENSIONS),
-            template=_inside(root, template, name, display, problems, line) if template else None,
+            template=_inside(root, template, doc, (name, "template"), problems) if template else None,
+            origins=origins,
         )
     if problems:
         raise InvalidInput(f"{display}: the registry config is invalid", problems)

@@ -33,6 +33,7 @@ class CutResult:
     path: Path
     status: str  # "cut", "unchanged" or "dry-run"
     steps: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     method: str = ""
     manifest_sha256: str = ""
 
@@ -91,16 +92,41 @@ def _previous_side(suite: SuiteConfig, number: int) -> tuple[registry.FrozenVers
     return previous, side
 
 
+def _check_surface_globs(repo: CodeRepo, suite: SuiteConfig, sha: str, warnings: list[str]) -> None:
+    """A tool surface that matches nothing would make the undeclared-commit scan vacuous."""
+    empty = [glob for glob in suite.tool_surface if not repo.matching_paths(sha, glob)]
+    where = suite.origin("tool_surface")
+    if len(empty) == len(suite.tool_surface):
+        file, _, line = where.rpartition(":")
+        raise InvalidInput(
+            "cut refused at step 'check provenance'",
+            [
+                Problem(
+                    file or where,
+                    int(line) if line.isdigit() else None,
+                    None,
+                    ("suites", suite.name, "tool_surface"),
+                    f"no tool_surface glob matches any file at {sha[:8]}; check their spelling "
+                    "(an empty tool surface would let every commit through undeclared)",
+                    "config",
+                )
+            ],
+        )
+    for glob in empty:
+        warnings.append(f"tool_surface glob {glob!r} matches no file at {sha[:8]} ({where})")
+
+
 def _check_against_code(
     config: RegistryConfig,
     suite: SuiteConfig,
     fixture_set: FixtureSet,
     previous: dict[str, Any] | None,
     steps: list[str],
+    warnings: list[str],
 ) -> ResolvedProvenance:
     version = fixture_set.version
     assert version is not None
-    with CodeRepo(suite.code_repo) as repo:
+    with CodeRepo(suite.code_repo, suite.origin("code_repo")) as repo:
         problems: list[Problem] = []
         pinned = resolve_sha(repo, version, ("pinned_sha",), problems)
         if pinned is None:
@@ -128,6 +154,7 @@ def _check_against_code(
         )
         if resolved is None:
             raise _fail("check provenance", problems)
+        _check_surface_globs(repo, suite, resolved.upper, warnings)
         if previous:
             steps.append(
                 f"provenance: {len(resolved.commits)} declared tool-surface commit(s); none undeclared "
@@ -232,11 +259,12 @@ def cut(
     if existing is None and number != upcoming:
         raise UsageError(f"cannot cut {name}: the next version of suite {suite.name!r} is v{upcoming}")
     steps: list[str] = []
+    warnings: list[str] = []
     fixture_set = _draft_set(suite, number)
     assert fixture_set.version is not None
     steps.append(f"drafts valid: {len(fixture_set.fixtures)} fixture(s) in {display_path(suite.drafts)}")
     previous, previous_side = _previous_side(suite, number)
-    resolved = _check_against_code(config, suite, fixture_set, previous_side, steps)
+    resolved = _check_against_code(config, suite, fixture_set, previous_side, steps, warnings)
 
     drafts = _draft_files(suite, fixture_set)
     version_data, fixtures = load_yaml_files(drafts)
@@ -256,7 +284,7 @@ def cut(
     files = {**data_files, registry.MANIFEST: manifest_bytes, registry.METHOD: method}
     files[registry.SUMS] = sha256sums(files)
     result = CutResult(
-        name, target, "dry-run", steps, method.decode("utf-8"), hashlib.sha256(manifest_bytes).hexdigest()
+        name, target, "dry-run", steps, warnings, method.decode("utf-8"), hashlib.sha256(manifest_bytes).hexdigest()
     )
 
     if dry_run:

@@ -54,23 +54,28 @@ class Commit:
 class CodeRepo:
     """Read-only access to the git repository of the code under test."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, configured_at: str = "freezer.yaml") -> None:
         import git
 
         self.path = path
         shown = display_path(path)
+        hint = f"fix code_repo ({configured_at})"
         if not path.exists():
-            raise GitError(f"code repository {shown} does not exist", hint="fix code_repo in freezer.yaml")
+            raise GitError(f"code repository {shown} does not exist", hint=hint)
+        if not path.is_dir():
+            raise GitError(f"code repository {shown} is not a folder", hint=hint)
         try:
+            # The default search_parent_directories=False matters: a plain folder inside
+            # some other repository is not the code under test.
             self.repo = git.Repo(path)
-        except git.InvalidGitRepositoryError:
-            raise GitError(
-                f"code repository {shown} is not a git repository", hint="fix code_repo in freezer.yaml"
-            ) from None
-        except git.NoSuchPathError:
-            raise GitError(f"code repository {shown} does not exist", hint="fix code_repo in freezer.yaml") from None
-        if self.repo.bare is False and self.repo.working_tree_dir is None:  # pragma: no cover
-            raise GitError(f"code repository {shown} cannot be read")
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+            raise GitError(f"code repository {shown} is not a git repository", hint=hint) from None
+        try:
+            has_commits = bool(self.repo.git.rev_list("--all", "--max-count=1"))
+        except git.GitCommandError:
+            has_commits = False
+        if not has_commits:
+            raise GitError(f"code repository {shown} has no commits", hint=hint)
         self._trees: dict[str, dict[str, tuple[str, str]]] = {}
         self._blobs: dict[str, bytes] = {}
 
@@ -155,6 +160,11 @@ class CodeRepo:
         entry = self.tree(sha).get(path)
         return None if entry is None else self.blob(entry[1])
 
+    def matching_paths(self, sha: str, glob: str) -> list[str]:
+        """Paths at ``sha`` that the tool-surface glob matches, with git's ``:(glob)`` rules."""
+        pattern = glob_regex(glob)
+        return [path for path in self.tree(sha) if pattern.match(path)]
+
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         return bool(self.repo.is_ancestor(ancestor, descendant))  # type: ignore[arg-type]
 
@@ -180,6 +190,41 @@ def run_git(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> st
     if result.returncode != 0:
         raise GitError(f"git {' '.join(args[:2])} failed in {display_path(cwd)}: {result.stderr.strip()}")
     return result.stdout
+
+
+def glob_regex(glob: str) -> re.Pattern[str]:
+    """git's ``:(glob)`` magic: ``*`` and ``?`` stay within a folder, ``**`` crosses folders.
+
+    As in git, a pattern that names a folder also matches everything under it.
+    """
+    out = []
+    index = 0
+    while index < len(glob):
+        char = glob[index]
+        if glob.startswith("**/", index):
+            out.append("(?:.*/)?")
+            index += 3
+            continue
+        if glob.startswith("**", index):
+            out.append(".*")
+            index += 2
+            continue
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[":
+            end = glob.find("]", index + 1)
+            if end == -1:
+                out.append(re.escape(char))
+            else:
+                body = glob[index + 1 : end].replace("\\", "\\\\")
+                out.append(f"[^{body[1:]}]" if body.startswith("!") else f"[{body}]")
+                index = end
+        else:
+            out.append(re.escape(char))
+        index += 1
+    return re.compile("".join(out).rstrip("/") + "(?:/.*)?$")
 
 
 def looks_like_sha(value: str) -> bool:

@@ -75,15 +75,27 @@ def work_dir(root: Path) -> Path:
 @contextmanager
 def registry_lock(root: Path) -> Iterator[None]:
     lock_path = work_dir(root) / "lock"
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
-    try:
+    for _ in range(5):
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            os.close(fd)
             raise LockBusy(
                 f"another freezer cut holds the registry lock ({lock_path})",
                 hint="wait for it to finish; the lock is released when that process exits",
             ) from None
+        try:
+            same = os.fstat(fd).st_ino == os.stat(lock_path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        # The lock file was removed or replaced while we waited: our lock guards nothing; retry.
+        os.close(fd)
+    else:
+        raise LockBusy(f"the registry lock {lock_path} keeps being replaced; is something deleting it?")
+    try:
         yield
     finally:
         os.close(fd)

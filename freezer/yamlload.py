@@ -71,7 +71,7 @@ class YamlDocument:
             mark = self.marks.get(tuple(path[:cut]))
             if mark is not None:
                 return mark
-        return (None, None)
+        return (1, 1)  # an empty document: the problem is at its start
 
     def problem(self, path: JsonPath, message: str, layer: str) -> Problem:
         line, col = self.locate(path)

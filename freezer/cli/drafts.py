@@ -78,6 +78,7 @@ def cut(
                     "path": display_path(result.path),
                     "manifest_sha256": result.manifest_sha256,
                     "steps": result.steps,
+                    "warnings": result.warnings,
                     **({"method": result.method} if dry_run else {}),
                 }
             )
@@ -85,6 +86,8 @@ def cut(
         return EXIT_OK
     for step in result.steps:
         typer.echo(f"  ✓ {step}", err=dry_run)
+    for warning in result.warnings:
+        typer.echo(f"  ⚠ {warning}", err=True)
     if dry_run:
         typer.echo(result.method, nl=False)
         typer.echo(f"dry run: nothing was written ({result.name} would be {display_path(result.path)})", err=True)
