@@ -61,8 +61,11 @@ def find_root(start: Path) -> Path | None:
     """The nearest folder at or above ``start`` that holds a freezer.yaml."""
     here = start.resolve()
     for candidate in (here, *here.parents):
-        if (candidate / CONFIG_NAME).is_file():
+        config = candidate / CONFIG_NAME
+        if config.is_file():
             return candidate
+        if config.exists() or config.is_symlink():
+            raise UsageError(f"{display_path(config)}: is not a regular file; the registry config must be one")
     return None
 
 
@@ -85,11 +88,18 @@ def locate(registry: Path | None) -> Path:
     return root / CONFIG_NAME
 
 
-def _inside(root: Path, rel: str, doc: YamlDocument, where: tuple[str, str], problems: list[Problem]) -> Path:
+def _inside(
+    root: Path, rel: str, doc: YamlDocument, where: tuple[str, str], problems: list[Problem], must_be: str = ""
+) -> Path:
+    """``rel`` under the registry root; ``must_be`` ("dir" or "file") also requires it to exist."""
     path = Path(rel)
     resolved = (root / path).resolve()
     if path.is_absolute() or ".." in path.parts or not resolved.is_relative_to(root.resolve()):
         problems.append(doc.problem(("suites", *where), f"{rel!r} points outside the registry root", "rule"))
+    elif must_be == "dir" and not (root / path).is_dir():
+        problems.append(doc.problem(("suites", *where), f"folder {rel!r} does not exist in the registry", "rule"))
+    elif must_be == "file" and not (root / path).is_file():
+        problems.append(doc.problem(("suites", *where), f"file {rel!r} does not exist in the registry", "rule"))
     return root / path
 
 
@@ -106,7 +116,7 @@ def load_config(path: Path) -> RegistryConfig:
     root = path.resolve().parent
     suites: dict[str, SuiteConfig] = {}
     for name, raw in doc.data["suites"].items():
-        drafts = _inside(root, raw["drafts"], doc, (name, "drafts"), problems)
+        drafts = _inside(root, raw["drafts"], doc, (name, "drafts"), problems, "dir")
         versions = _inside(root, raw.get("versions", "versions"), doc, (name, "versions"), problems)
         template = raw.get("template")
         code = Path(raw["code_repo"])
@@ -118,7 +128,7 @@ def load_config(path: Path) -> RegistryConfig:
             code_repo=code if code.is_absolute() else root / code,
             tool_surface=tuple(raw["tool_surface"]),
             dimensions=dict(raw.get("dimensions") or DEFAULT_DIMENSIONS),
-            template=_inside(root, template, doc, (name, "template"), problems) if template else None,
+            template=_inside(root, template, doc, (name, "template"), problems, "file") if template else None,
             origins=origins,
         )
     if problems:

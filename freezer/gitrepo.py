@@ -58,24 +58,24 @@ class CodeRepo:
         import git
 
         self.path = path
-        shown = display_path(path)
-        hint = f"fix code_repo ({configured_at})"
+        where = f"{configured_at}: code_repo {display_path(path)}"
+        hint = "point code_repo in freezer.yaml at a clone of the code under test"
         if not path.exists():
-            raise GitError(f"code repository {shown} does not exist", hint=hint)
+            raise GitError(f"{where} does not exist", hint=hint)
         if not path.is_dir():
-            raise GitError(f"code repository {shown} is not a folder", hint=hint)
+            raise GitError(f"{where} is not a folder", hint=hint)
         try:
             # The default search_parent_directories=False matters: a plain folder inside
             # some other repository is not the code under test.
             self.repo = git.Repo(path)
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-            raise GitError(f"code repository {shown} is not a git repository", hint=hint) from None
+            raise GitError(f"{where} is not a git repository", hint=hint) from None
         try:
             has_commits = bool(self.repo.git.rev_list("--all", "--max-count=1"))
         except git.GitCommandError:
             has_commits = False
         if not has_commits:
-            raise GitError(f"code repository {shown} has no commits", hint=hint)
+            raise GitError(f"{where} has no commits", hint=hint)
         self._trees: dict[str, dict[str, tuple[str, str]]] = {}
         self._blobs: dict[str, bytes] = {}
 

@@ -18,10 +18,29 @@ JsonPath = tuple[str | int, ...]
 
 
 def display_path(path: os.PathLike[str] | str) -> str:
-    """A path as the user should see it: relative to the working folder when inside it."""
+    """A path as the user should see it: relative to the working folder when inside it.
+
+    Control characters and undecodable bytes are escaped, so a file name can
+    neither break a message line nor forge an annotation.
+    """
     absolute = os.path.abspath(path)
     relative = os.path.relpath(absolute)
-    return absolute if relative.startswith("..") else relative
+    shown = absolute if relative.startswith("..") else relative
+    return _escape_name(shown)
+
+
+def _escape_name(name: str) -> str:
+    if name.isprintable():
+        return name
+    out = []
+    for char in name:
+        if "\udc80" <= char <= "\udcff":
+            out.append(f"\\x{ord(char) - 0xDC00:02x}")
+        elif not char.isprintable():
+            out.append(repr(char)[1:-1])
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 def format_json_path(path: JsonPath) -> str:

@@ -170,8 +170,15 @@ def load_bytes(raw: bytes, display: str, limits: Limits = Limits()) -> LoadResul
         line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
         builder.problems.append(Problem(display, line, col, (), f"YAML syntax: {what}", "yaml"))
         return LoadResult(None, builder.problems)
+    except yaml.reader.ReaderError as exc:
+        before = text[: exc.position]
+        line, col = before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1
+        char = exc.character if isinstance(exc.character, str) else chr(exc.character)
+        message = f"YAML: character #x{ord(char):04x} is not allowed ({exc.reason})"
+        builder.problems.append(Problem(display, line, col, (), message, "yaml"))
+        return LoadResult(None, builder.problems)
     except yaml.YAMLError as exc:
-        builder.problems.append(Problem(display, None, None, (), f"YAML: {exc}", "yaml"))
+        builder.problems.append(Problem(display, 1, 1, (), f"YAML: {' '.join(str(exc).split())}", "yaml"))
         return LoadResult(None, builder.problems)
     except RecursionError:  # pragma: no cover - libyaml bounds nesting itself
         builder.problems.append(Problem(display, None, None, (), "YAML nested too deeply", "yaml"))

@@ -136,7 +136,7 @@ def test_code_checks_and_strict(frozen: Path) -> None:
     shutil.rmtree(frozen / "sample-code")
     result = run_cli("audit", cwd=frozen)
     assert result.code == 0, result.text
-    assert "code: unreachable: code repository sample-code does not exist" in result.out
+    assert "code: unreachable: freezer.yaml:7: code_repo sample-code does not exist" in result.out
     assert_clean_failure(run_cli("audit", "--strict", cwd=frozen))
 
 

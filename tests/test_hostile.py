@@ -1,0 +1,150 @@
+"""The hostile-input campaign: hundreds of bad inputs, each refused cleanly.
+
+For every case: exit 1 or 2, a message naming the file and a location, no
+traceback and no crash (signals included), bounded time and memory, and not
+one byte written under versions/. Cases that reach libyaml or the file system
+run in their own subprocess, so an interpreter dying in a C extension shows
+up as a failure instead of taking the test run down.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hostile import corpus
+
+from conftest import REPO, run_inprocess
+from registry_helpers import sample_repo, snapshot
+
+CASES = corpus.subprocess_cases()
+MEMORY_LIMIT = 1 << 30
+TIME_LIMIT = 30.0
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def _run(args: list[str], cwd: Path, as_nobody: bool) -> tuple[int, str, float, int]:
+    """Run the CLI; return (exit status, output, seconds, peak RSS in KiB)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("FREEZER_DEBUG", None)
+
+    def preexec() -> None:
+        _limit_memory()
+        if as_nobody:
+            os.setgid(65534)
+            os.setuid(65534)
+
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "freezer", *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        preexec_fn=preexec,
+    )
+    try:
+        output, _ = proc.communicate(timeout=TIME_LIMIT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        output, _ = proc.communicate()
+        pytest.fail(f"timed out after {TIME_LIMIT}s: {output[-500:]!r}")
+    # The address-space limit set above is the memory bound; this is the largest child seen so far.
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return proc.returncode, output.decode("utf-8", errors="replace"), time.monotonic() - start, int(peak)
+
+
+def _nobody_can_run_python() -> bool:
+    def drop() -> None:
+        os.setgid(65534)
+        os.setuid(65534)
+
+    try:
+        probe = subprocess.run(
+            [sys.executable, "-c", "import freezer"],
+            preexec_fn=drop,
+            capture_output=True,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            check=False,
+        )
+    except OSError:
+        return False
+    return probe.returncode == 0
+
+
+@pytest.fixture(scope="module")
+def code_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return sample_repo(tmp_path_factory.mktemp("hostile-cache"))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_hostile_case(case: corpus.Case, code_repo: Path, tmp_path: Path) -> None:
+    root = tmp_path / "registry"
+    root.mkdir()
+    corpus.base_registry(root, code_repo)
+    case.build(root)
+    if case.as_nobody:
+        if os.geteuid() != 0:
+            pytest.skip("needs root to run the case as another user")
+        if not _nobody_can_run_python():
+            pytest.skip("the interpreter lives where user nobody cannot run it (root reads every file)")
+        corpus.make_unreadable_dirs_traversable(root / "drafts/graph/fixtures")
+        for path in root.rglob("*"):
+            if not path.is_symlink() and path.name != "zz-hostile.yaml":
+                path.chmod(path.stat().st_mode | 0o005)
+    before = snapshot(root / "versions")
+    code, output, seconds, peak_kib = _run(case.command, root, case.as_nobody)
+    assert code in (1, 2), f"exit {code}: {output}"
+    assert "Traceback" not in output and "internal error" not in output, output
+    # YAML problems carry a line; a file-level problem is located at the file itself.
+    location = re.escape(case.names) + (r":\d+:\d+: \$" if case.kind == "yaml" else r"(:\d+(:\d+)?)?: ")
+    assert re.search(location, output), f"no message naming {case.names} with a location:\n{output}"
+    assert snapshot(root / "versions") == before
+    assert not (root / "versions").exists()
+    assert seconds < TIME_LIMIT
+    assert peak_kib * 1024 < MEMORY_LIMIT
+
+
+SCHEMA_CASES = list(corpus.schema_cases())
+
+
+def test_schema_mutation_corpus(tmp_path: Path) -> None:
+    """Every mutation of every example fixture is refused with a located message (in-process: plain data)."""
+    failures = []
+    for case_id, name, text in SCHEMA_CASES:
+        path = tmp_path / name
+        path.write_bytes(text)
+        result = run_inprocess("validate", str(path), cwd=tmp_path)
+        located = re.search(re.escape(name) + r":\d+:\d+: \$", result.out)
+        if result.code != 1 or not located or "Traceback" in result.text or "internal error" in result.text:
+            failures.append(f"{case_id}: exit {result.code}\n{result.text[:400]}")
+        path.unlink()
+    assert len(SCHEMA_CASES) > 1000
+    assert failures == [], f"{len(failures)} of {len(SCHEMA_CASES)} failed:\n" + "\n".join(failures[:10])
+
+
+def test_corpus_size() -> None:
+    assert len(CASES) + len(SCHEMA_CASES) >= 300
+
+
+def test_read_error_is_a_clean_problem() -> None:
+    """Root reads every file, so an unreadable draft is simulated by a file whose read fails (EIO)."""
+    from freezer.yamlload import load_file
+
+    mem = Path("/proc/self/mem")
+    if not mem.exists():
+        pytest.skip("no /proc/self/mem on this system")
+    result = load_file(mem, "mem.yaml")
+    assert result.document is None
+    [problem] = result.problems
+    assert problem.file == "mem.yaml"
+    assert problem.message.startswith(("cannot read", "cannot open", "permission denied"))
