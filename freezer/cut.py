@@ -17,7 +17,7 @@ from typing import Any
 from freezer import __version__, registry, resources
 from freezer.config import RegistryConfig, SuiteConfig
 from freezer.delta import compute as compute_delta
-from freezer.errors import InvalidInput, UsageError, VersionExists
+from freezer.errors import IntegrityError, InvalidInput, UsageError, VersionExists
 from freezer.gitrepo import CodeRepo
 from freezer.groundtruth import check_gate_b, check_sites
 from freezer.method import load_yaml_files, method_from_files
@@ -36,6 +36,9 @@ class CutResult:
     warnings: list[str] = field(default_factory=list)
     method: str = ""
     manifest_sha256: str = ""
+
+
+GITATTRIBUTES_TEXT = b"# Written by freezer: every byte of this version must survive checkout unchanged.\n* -text\n"
 
 
 def dumps_json(data: Any) -> bytes:
@@ -78,6 +81,17 @@ def _previous_side(suite: SuiteConfig, number: int) -> tuple[registry.FrozenVers
     previous = registry.previous_of(suite, number)
     if previous is None:
         return None, None
+    # Chaining onto a damaged version would launder the damage into the new version's manifest.
+    from freezer import audit
+
+    check = audit.VersionAudit(previous.name, previous.path)
+    audit.check_integrity(suite, previous, check)
+    if check.failures:
+        listed = "; ".join(str(f) for f in check.failures[:5])
+        raise IntegrityError(
+            f"cut refused: the previous version {previous.name} fails its integrity check ({listed})",
+            hint="restore it from git (freezer audit shows what changed) before cutting on top of it",
+        )
     manifest = previous.manifest()
     files = {rel: (previous.path / rel).read_bytes() for rel in manifest["files"]}
     _, fixtures = load_yaml_files(files)
@@ -224,7 +238,8 @@ def _manifest(
 def _differences(existing: registry.FrozenVersion, drafts: dict[str, bytes], manifest: dict[str, Any]) -> list[str]:
     """How the would-be cut differs from the frozen version, in its data inputs."""
     frozen = existing.manifest()
-    frozen_drafts = {rel for rel in frozen["files"] if rel not in (registry.DELTA, registry.TEMPLATE_COPY)}
+    generated = (registry.DELTA, registry.TEMPLATE_COPY, registry.GITATTRIBUTES)
+    frozen_drafts = {rel for rel in frozen["files"] if rel not in generated}
     found = []
     for rel in sorted(frozen_drafts | set(drafts)):
         if rel not in drafts:
@@ -276,7 +291,14 @@ def cut(
         "fixtures": {f["task_id"]: f for f in fixtures},
     }
     delta = compute_delta(previous_side, current_side, suite.dimensions)
-    data_files = {**drafts, registry.DELTA: dumps_json(delta), registry.TEMPLATE_COPY: _template(suite)}
+    data_files = {
+        **drafts,
+        registry.DELTA: dumps_json(delta),
+        registry.TEMPLATE_COPY: _template(suite),
+        # Each version carries its own attributes, so no checkout can convert its line endings,
+        # whatever the registry's root .gitattributes says.
+        registry.GITATTRIBUTES: GITATTRIBUTES_TEXT,
+    }
     manifest = _manifest(suite, number, version_data, resolved, previous, data_files)
     manifest_bytes = dumps_json(manifest)
     template_name = display_path(suite.template) if suite.template else registry.TEMPLATE_COPY

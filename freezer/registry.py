@@ -17,6 +17,7 @@ SUMS = "SHA256SUMS"
 METHOD = "METHOD.md"
 TEMPLATE_COPY = "METHOD.md.j2"
 DELTA = "delta.json"
+GITATTRIBUTES = ".gitattributes"
 VERSION_LABEL = re.compile(r"^v?([1-9][0-9]{0,5})$")
 
 

@@ -145,12 +145,19 @@ def write_version(target: Path, files: dict[str, bytes], fs: FsOps | None = None
             if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
                 raise FreezerError(f"{target} appeared during the cut; it was left untouched") from None
             raise
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise FreezerError(
+                f"writing {target.name} failed ({exc.strerror or exc}); nothing was written",
+                hint="check free space and permissions of the versions folder, then cut again",
+            ) from None
         raise
     try:
         fs.fsync_dir(target.parent)
-    except BaseException:
+    except BaseException as exc:
         # The rename may not be durable: take the version back out rather than leave it in doubt.
         shutil.rmtree(target, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise FreezerError(f"writing {target.name} failed ({exc.strerror or exc}); nothing was written") from None
         raise

@@ -32,7 +32,7 @@ def version_files(reg: Path) -> list[str]:
 def test_clean_registry_audits(frozen: Path) -> None:
     result = run_cli("audit", cwd=frozen)
     assert result.code == 0, result.text
-    assert "✓ graph_v2: 10 data files hashed; chain to graph_v1 intact; delta.json recomputed" in result.out
+    assert "✓ graph_v2: 11 data files hashed; chain to graph_v1 intact; delta.json recomputed" in result.out
     assert "code: verified at 7df885db" in result.out
 
 
