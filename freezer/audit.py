@@ -337,6 +337,18 @@ def _fixture_docs(frozen: registry.FrozenVersion, data: dict[str, bytes]) -> lis
     return docs
 
 
+def audit_one(suite: SuiteConfig, frozen: registry.FrozenVersion, code: bool, against: str | None) -> VersionAudit:
+    result = VersionAudit(frozen.name, frozen.path)
+    try:
+        data = check_integrity(suite, frozen, result)
+    except FreezerError as exc:
+        result.failures.append(Failure(display_path(frozen.path), exc.message))
+        data = None
+    if code and data is not None and not result.failures:
+        check_code(suite, frozen, data, result, against)
+    return result
+
+
 def audit_suite(
     suite: SuiteConfig,
     names: list[str] | None = None,
@@ -345,19 +357,25 @@ def audit_suite(
     against: str | None = None,
     progress: Callable[[str], None] = lambda _: None,
 ) -> list[VersionAudit]:
+    """Audit versions; with the code checks, several versions are audited on every core."""
     versions = registry.frozen_versions(suite)
     if names is not None:
         versions = [v for v in versions if v.name in names]
-    results = []
-    for frozen in versions:
-        progress(frozen.name)
-        result = VersionAudit(frozen.name, frozen.path)
-        try:
-            data = check_integrity(suite, frozen, result)
-        except FreezerError as exc:
-            result.failures.append(Failure(display_path(frozen.path), exc.message))
-            data = None
-        if code and data is not None and not result.failures:
-            check_code(suite, frozen, data, result, against)
-        results.append(result)
+    workers = min(os.cpu_count() or 1, len(versions), 8)
+    if not code or workers < 2:
+        results = []
+        for frozen in versions:
+            progress(frozen.name)
+            results.append(audit_one(suite, frozen, code, against))
+        return results
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = [pool.submit(audit_one, suite, frozen, code, against) for frozen in versions]
+        results = []
+        for frozen, future in zip(versions, futures, strict=True):
+            progress(frozen.name)
+            results.append(future.result())
     return results

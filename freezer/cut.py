@@ -36,6 +36,7 @@ class CutResult:
     warnings: list[str] = field(default_factory=list)
     method: str = ""
     manifest_sha256: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
 
 
 GITATTRIBUTES_TEXT = b"# Written by freezer: every byte of this version must survive checkout unchanged.\n* -text\n"
@@ -275,11 +276,14 @@ def cut(
         raise UsageError(f"cannot cut {name}: the next version of suite {suite.name!r} is v{upcoming}")
     steps: list[str] = []
     warnings: list[str] = []
+    clock = time.perf_counter()
     fixture_set = _draft_set(suite, number)
+    validated = time.perf_counter()
     assert fixture_set.version is not None
     steps.append(f"drafts valid: {len(fixture_set.fixtures)} fixture(s) in {display_path(suite.drafts)}")
     previous, previous_side = _previous_side(suite, number)
     resolved = _check_against_code(config, suite, fixture_set, previous_side, steps, warnings)
+    checked = time.perf_counter()
 
     drafts = _draft_files(suite, fixture_set)
     version_data, fixtures = load_yaml_files(drafts)
@@ -308,6 +312,7 @@ def cut(
     result = CutResult(
         name, target, "dry-run", steps, warnings, method.decode("utf-8"), hashlib.sha256(manifest_bytes).hexdigest()
     )
+    result.timings = {"validate": validated - clock, "git_checks": checked - validated}
 
     if dry_run:
         if existing is not None:
@@ -331,6 +336,7 @@ def cut(
             return result
         write_version(target, files, fs)
     result.status = "cut"
+    result.timings["write"] = time.perf_counter() - checked
     steps.append(f"wrote {display_path(target)}: {len(files)} files")
     return result
 

@@ -35,11 +35,38 @@ def validator(name: str) -> Validator:
     return Draft202012Validator(schema)
 
 
+@cache
+def fast_validator(name: str) -> Any:
+    """The schema compiled to Python (freezer/_compiled/), or None if it cannot be imported."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"freezer._compiled.{name}").validate
+    except ImportError:  # pragma: no cover - a broken install; jsonschema alone still works
+        return None
+
+
 def schema_errors(name: str, instance: Any) -> list[tuple[JsonPath, str]]:
-    """Every violation of schema ``name`` as (json path, message), sorted by path."""
+    """Every violation of schema ``name`` as (json path, message), sorted by path.
+
+    The compiled validator answers first; only a document it rejects pays for
+    jsonschema, which then names every problem. A document is valid only if
+    both accept it.
+    """
+    fast = fast_validator(name)
+    fast_error: Any = None
+    if fast is not None:
+        try:
+            fast(instance)
+            return []
+        except Exception as exc:  # noqa: BLE001 - any refusal sends the document to the reference validator
+            fast_error = exc
     found: list[tuple[JsonPath, str]] = []
     for error in validator(name).iter_errors(instance):
         found.extend(_describe(error))
+    if not found and fast_error is not None:
+        path = tuple(getattr(fast_error, "path", None) or ())[1:]
+        found.append((path, str(getattr(fast_error, "message", fast_error)).removeprefix("data.")))
     found.sort(key=lambda item: tuple(str(p) for p in item[0]))
     return found
 

@@ -98,14 +98,64 @@ def _suite_for(config: RegistryConfig | None, version: YamlDocument | None) -> S
     return config.suites.get(version.data.get("suite"))
 
 
+# Below this many files a process pool costs more to start than it saves.
+PARALLEL_FROM = 300
+
+
+@dataclass
+class FileResult:
+    """What checking one file in isolation found: its document if usable, and its problems."""
+
+    path: Path
+    display: str
+    kind: str
+    document: YamlDocument | None
+    problems: list[Problem]
+
+
+def check_file(file: Path) -> FileResult:
+    """The per-file layers (YAML, schema, fixture rules); safe to run in a worker process."""
+    display = display_path(file)
+    if file.name == CONFIG_NAME:
+        try:
+            load_config(file)
+        except InvalidInput as exc:
+            return FileResult(file, display, "config", None, list(exc.problems))
+        return FileResult(file, display, "config", None, [])
+    kind = schemas.VERSION if file.name == VERSION_NAME else schemas.FIXTURE
+    loaded = load_file(file, display)
+    if loaded.document is None:
+        return FileResult(file, display, kind, None, loaded.problems)
+    doc = loaded.document
+    errors = schemas.schema_errors(kind, doc.data)
+    if errors:
+        return FileResult(file, display, kind, None, [doc.problem(path, msg, "schema") for path, msg in errors])
+    found = rules.fixture_rules(doc) if kind == schemas.FIXTURE else []
+    return FileResult(file, display, kind, doc, found)
+
+
+def check_files(files: list[Path]) -> list[FileResult]:
+    """Check files, on every core when there are many; results keep the input order."""
+    workers = min(os.cpu_count() or 1, 8)
+    if len(files) < PARALLEL_FROM or workers < 2:
+        return [check_file(file) for file in files]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        return list(pool.map(check_file, files, chunksize=max(16, len(files) // (workers * 8))))
+
+
 def validate_paths(paths: list[Path], config: RegistryConfig | None = None, suite: SuiteConfig | None = None) -> Report:
     """Validate files and folders; ``suite`` pins the suite every draft must belong to."""
     files, problems = _collect(paths)
     report = Report(files=len(files), problems=problems)
+    results = {result.path: result for result in check_files(files)}
     for root, members in _group(files).items():
         fixture_set = FixtureSet(root)
         for file in members:
-            _validate_file(file, fixture_set, report)
+            _collect_result(results[file], fixture_set, report)
         if fixture_set.version is not None:
             owner = suite or _suite_for(config, fixture_set.version)
             report.problems.extend(
@@ -123,32 +173,18 @@ def validate_paths(paths: list[Path], config: RegistryConfig | None = None, suit
     return report
 
 
-def _validate_file(file: Path, fixture_set: FixtureSet, report: Report) -> None:
-    display = display_path(file)
-    if file.name == CONFIG_NAME:
-        try:
-            load_config(file)
-        except InvalidInput as exc:
-            report.problems.extend(exc.problems)
+def _collect_result(result: FileResult, fixture_set: FixtureSet, report: Report) -> None:
+    report.problems.extend(result.problems)
+    if result.kind == "config":
         return
-    loaded = load_file(file, display)
-    if loaded.document is None:
-        report.problems.extend(loaded.problems)
+    if result.document is None:
         fixture_set.unreadable += 1
         return
-    doc = loaded.document
-    kind = schemas.VERSION if file.name == VERSION_NAME else schemas.FIXTURE
-    errors = schemas.schema_errors(kind, doc.data)
-    if errors:
-        report.problems.extend(doc.problem(path, message, "schema") for path, message in errors)
-        fixture_set.unreadable += 1
-        return
-    fixture_set.files[display] = file
-    if kind == schemas.VERSION:
-        fixture_set.version = doc
+    fixture_set.files[result.display] = result.path
+    if result.kind == schemas.VERSION:
+        fixture_set.version = result.document
     else:
-        report.problems.extend(rules.fixture_rules(doc))
-        fixture_set.fixtures.append(doc)
+        fixture_set.fixtures.append(result.document)
 
 
 def validate_suite(suite: SuiteConfig) -> Report:

@@ -79,6 +79,7 @@ def cut(
                     "manifest_sha256": result.manifest_sha256,
                     "steps": result.steps,
                     "warnings": result.warnings,
+                    "timings": result.timings,
                     **({"method": result.method} if dry_run else {}),
                 }
             )

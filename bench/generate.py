@@ -1,0 +1,132 @@
+"""Deterministic synthetic registries for the benchmarks.
+
+A registry of N fixtures (about 40 lines of YAML each, valid against the real
+schemas) over a sample code repository in which every fixture's ground truth
+and naive grep really hold: fixture ``i`` names ``sym_i`` on line ``i // M + 1``
+of ``src/mod_{i % M}.rs``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import yaml
+
+CLASSES = ("trace", "impact", "locate", "deps")
+ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@freezer.invalid",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@freezer.invalid",
+    "GIT_AUTHOR_DATE": "@1776938400 +0000",
+    "GIT_COMMITTER_DATE": "@1776938400 +0000",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+}
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, env=ENV, check=True, capture_output=True, text=True).stdout
+
+
+def files_per_repo(fixtures: int) -> int:
+    return max(1, min(200, fixtures // 50))
+
+
+def code_repo(path: Path, fixtures: int) -> str:
+    """Create the code repository; return the commit SHA."""
+    modules = files_per_repo(fixtures)
+    per_file = -(-fixtures // modules)
+    (path / "src").mkdir(parents=True)
+    (path / "tools").mkdir()
+    for module in range(modules):
+        lines = [f"pub fn sym_{line * modules + module}() {{}}" for line in range(per_file)]
+        (path / "src" / f"mod_{module}.rs").write_text("\n".join(lines) + "\n")
+    (path / "tools" / "search.rs").write_text("pub const SEARCH: &str = \"v1\";\n")
+    git(path, "init", "-q", "-b", "main")
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "bench code")
+    return git(path, "rev-parse", "HEAD").strip()
+
+
+def fixture(index: int, modules: int, rng: random.Random) -> dict[str, object]:
+    module, line = index % modules, index // modules + 1
+    symbol = f"sym_{index}"
+    words = " ".join(rng.choice(("graph", "grep", "call", "site", "trace", "enum", "refs")) for _ in range(12))
+    return {
+        "task_id": f"fx-{index:06d}",
+        "class": CLASSES[index % len(CLASSES)],
+        "difficulty": rng.choice(("easy", "medium", "hard")),
+        "status": "landed",
+        "question": f"Where is {symbol} defined, and which module holds it? {words}",
+        "naive_grep": {"pattern": rf"\b{symbol}\b", "paths": ["src"], "flags": ["-n"]},
+        "why_grep_fails": f"Grep finds {symbol} but cannot tell definitions from uses: {words}.",
+        "graph_tool_path": {"tools": ["orbit.graph.show", "orbit.graph.refs"], "resolution": f"show {symbol}: {words}"},
+        "ground_truth": [
+            {"file": f"src/mod_{module}.rs", "line": line, "symbol": symbol, "container": symbol, "note": words},
+        ],
+        "oracle": {"must_include": [symbol, f"mod_{module}.rs"], "must_not_include": [f"sym_{index}x", "AuditSink"]},
+        "gate_b": {"status": "pass", "expected_matches": 1, "expected_files": 1, "evidence": f"one match: {words}"},
+        "gate_c": [
+            {"provider": "claude", "model": "claude-sonnet-4-6", "seed": 1, "budget": 1.0, "verdict": "pass",
+             "cost_usd": round(rng.uniform(0.01, 2.0), 2), "wall_seconds": rng.randint(10, 300)},
+        ],
+    }
+
+
+def drafts(path: Path, fixtures: int, sha: str, version: int = 1, seed: int = 1) -> None:
+    rng = random.Random(seed)
+    modules = files_per_repo(fixtures)
+    (path / "fixtures").mkdir(parents=True)
+    for index in range(fixtures):
+        text = yaml.safe_dump(fixture(index, modules, rng), sort_keys=False, width=100)
+        (path / "fixtures" / f"fx-{index:06d}.yaml").write_text(text)
+    version_data = {
+        "suite": "bench",
+        "version": version,
+        "task_id": "BENCH-1",
+        "purpose": "Synthetic registry for freezer's benchmarks.",
+        "pinned_sha": sha,
+        "binary": {"name": "orbit", "consumers": [{"provider": "claude", "mechanism": "orbit serve mcp"}]},
+        "tool_surface_commits": [],
+        "provenance_text": "Synthetic provenance block.\n\nNothing to see.",
+        "acceptance": {"min_landed": 1, "min_classes": 1},
+    }
+    (path / "version.yaml").write_text(yaml.safe_dump(version_data, sort_keys=False))
+
+
+def registry(root: Path, fixtures: int, seed: int = 1) -> Path:
+    """A registry (a git repository) with drafts for v1 over a matching code repository."""
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    sha = code_repo(root / "code", fixtures)
+    drafts(root / "drafts", fixtures, sha, seed=seed)
+    (root / "freezer.yaml").write_text(
+        "freezer: 1\nsuites:\n  bench:\n    drafts: drafts\n    versions: versions\n"
+        "    code_repo: code\n    tool_surface: ['tools/**']\n"
+    )
+    (root / ".gitignore").write_text("/code/\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "bench registry")
+    return root
+
+
+def blobs(folder: Path, count: int, total_bytes: int, seed: int = 1) -> None:
+    """Mixed-size files (many small, a few large) adding up to about ``total_bytes``."""
+    rng = random.Random(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    weights = [rng.paretovariate(1.2) for _ in range(count)]
+    scale = total_bytes / sum(weights)
+    chunk = rng.randbytes(1 << 20)
+    for index, weight in enumerate(weights):
+        size = max(64, int(weight * scale))
+        with open(folder / f"blob-{index:06d}.bin", "wb") as handle:
+            while size > 0:
+                handle.write(chunk[: min(size, len(chunk))])
+                size -= len(chunk)

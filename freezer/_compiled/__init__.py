@@ -1,0 +1,1 @@
+"""Schemas compiled to Python (see freezer.compile_schemas). Generated; do not edit."""

@@ -1,0 +1,61 @@
+"""The compiled validators (fastjsonschema) agree with jsonschema, and are up to date.
+
+freezer accepts a document only when the compiled validator accepts it, and
+asks jsonschema for the messages when it does not. So the property that
+matters is: whatever the fast path accepts, jsonschema accepts too. It is
+checked here on every example, every negative case and every schema
+mutation of the hostile corpus, and both verdicts are compared.
+"""
+
+from __future__ import annotations
+
+import yaml
+from hostile import corpus
+
+from freezer import compile_schemas, schemas
+
+from conftest import EXAMPLES, REPO
+
+
+def _verdicts(name: str, data: object) -> tuple[bool, bool]:
+    fast = schemas.fast_validator(name)
+    try:
+        fast(data)
+        fast_ok = True
+    except Exception:  # noqa: BLE001 - any refusal counts
+        fast_ok = False
+    return fast_ok, schemas.validator(name).is_valid(data)
+
+
+def test_compiled_validators_are_up_to_date() -> None:
+    assert compile_schemas.main(["--check"]) == 0
+
+
+def test_fast_path_agrees_with_jsonschema() -> None:
+    documents: list[tuple[str, str, object]] = []
+    for path in sorted(EXAMPLES.glob("graph/*/fixtures/*.yaml")):
+        documents.append(("fixture", path.name, yaml.safe_load(path.read_text())))
+    for path in sorted(EXAMPLES.glob("graph/*/version.yaml")):
+        documents.append(("version", str(path), yaml.safe_load(path.read_text())))
+    documents.append(("registry", "freezer.yaml", yaml.safe_load((REPO / "freezer.yaml").read_text())))
+    for path in sorted((REPO / "versions").glob("*/manifest.json")):
+        import json
+
+        documents.append(("manifest", str(path), json.loads(path.read_text())))
+    for path in sorted((REPO / "tests/cases/negative").glob("*.yaml")):
+        try:
+            documents.append(("fixture", path.name, yaml.safe_load(path.read_text())))
+        except yaml.YAMLError:
+            continue
+    for case_id, _, text in corpus.schema_cases():
+        documents.append(("fixture", case_id, yaml.safe_load(text)))
+    disagreements = []
+    accepted_by_both = rejected_by_both = 0
+    for name, label, data in documents:
+        fast_ok, reference_ok = _verdicts(name, data)
+        if fast_ok != reference_ok:
+            disagreements.append(f"{label}: fast={fast_ok} jsonschema={reference_ok}")
+        accepted_by_both += fast_ok and reference_ok
+        rejected_by_both += not fast_ok and not reference_ok
+    assert disagreements == [], disagreements[:20]
+    assert accepted_by_both >= 20 and rejected_by_both >= 1000
