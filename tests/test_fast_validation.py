@@ -9,6 +9,8 @@ mutation of the hostile corpus, and both verdicts are compared.
 
 from __future__ import annotations
 
+from typing import Any
+
 import yaml
 from hostile import corpus
 
@@ -17,7 +19,7 @@ from freezer import compile_schemas, schemas
 from conftest import EXAMPLES, REPO
 
 
-def _verdicts(name: str, data: object) -> tuple[bool, bool]:
+def _verdicts(name: str, data: Any) -> tuple[bool, bool]:
     fast = schemas.fast_validator(name)
     try:
         fast(data)
@@ -32,7 +34,7 @@ def test_compiled_validators_are_up_to_date() -> None:
 
 
 def test_fast_path_agrees_with_jsonschema() -> None:
-    documents: list[tuple[str, str, object]] = []
+    documents: list[tuple[str, str, Any]] = []
     for path in sorted(EXAMPLES.glob("graph/*/fixtures/*.yaml")):
         documents.append(("fixture", path.name, yaml.safe_load(path.read_text())))
     for path in sorted(EXAMPLES.glob("graph/*/version.yaml")):
