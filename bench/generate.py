@@ -46,7 +46,7 @@ def code_repo(path: Path, fixtures: int) -> str:
     for module in range(modules):
         lines = [f"pub fn sym_{line * modules + module}() {{}}" for line in range(per_file)]
         (path / "src" / f"mod_{module}.rs").write_text("\n".join(lines) + "\n")
-    (path / "tools" / "search.rs").write_text("pub const SEARCH: &str = \"v1\";\n")
+    (path / "tools" / "search.rs").write_text('pub const SEARCH: &str = "v1";\n')
     git(path, "init", "-q", "-b", "main")
     git(path, "add", "-A")
     git(path, "commit", "-q", "-m", "bench code")
@@ -72,8 +72,15 @@ def fixture(index: int, modules: int, rng: random.Random) -> dict[str, object]:
         "oracle": {"must_include": [symbol, f"mod_{module}.rs"], "must_not_include": [f"sym_{index}x", "AuditSink"]},
         "gate_b": {"status": "pass", "expected_matches": 1, "expected_files": 1, "evidence": f"one match: {words}"},
         "gate_c": [
-            {"provider": "claude", "model": "claude-sonnet-4-6", "seed": 1, "budget": 1.0, "verdict": "pass",
-             "cost_usd": round(rng.uniform(0.01, 2.0), 2), "wall_seconds": rng.randint(10, 300)},
+            {
+                "provider": "claude",
+                "model": "claude-sonnet-4-6",
+                "seed": 1,
+                "budget": 1.0,
+                "verdict": "pass",
+                "cost_usd": round(rng.uniform(0.01, 2.0), 2),
+                "wall_seconds": rng.randint(10, 300),
+            },
         ],
     }
 

@@ -22,6 +22,7 @@ from typing import Any
 from freezer import registry, schemas
 from freezer.config import SuiteConfig
 from freezer.delta import compute as compute_delta
+from freezer.delta import frozen_side
 from freezer.errors import FreezerError, GitError
 from freezer.gitrepo import CodeRepo
 from freezer.groundtruth import check_fixture
@@ -249,27 +250,15 @@ def _check_delta(
         before = previous.manifest()
         before_files = {rel: (previous.path / rel).read_bytes() for rel in before["files"]}
         _, old_fixtures = load_yaml_files(before_files)
-        version, new_fixtures = load_yaml_files(data)
+        _, new_fixtures = load_yaml_files(data)
     except (OSError, ValueError, KeyError, FreezerError) as exc:
         detail = exc.message if isinstance(exc, FreezerError) else str(exc)
         result.failures.append(
             Failure(f"{display_path(result.path)}/{registry.DELTA}", f"cannot be recomputed from the chain: {detail}")
         )
         return
-    old_side = {
-        "name": before["name"],
-        "pinned_sha": before["pinned_sha"]["full"],
-        "binary": before["binary"],
-        "commits": before["tool_surface"]["commits"],
-        "fixtures": {f["task_id"]: f for f in old_fixtures},
-    }
-    new_side = {
-        "name": manifest["name"],
-        "pinned_sha": manifest["pinned_sha"]["full"],
-        "binary": version["binary"],
-        "commits": manifest["tool_surface"]["commits"],
-        "fixtures": {f["task_id"]: f for f in new_fixtures},
-    }
+    old_side = frozen_side(before, old_fixtures)
+    new_side = frozen_side(manifest, new_fixtures)
     frozen_delta = json.loads(data[registry.DELTA])
     meanings = {entry["dimension"]: entry["meaning"] for entry in frozen_delta.get("tool_surface") or []}
     recomputed = compute_delta(old_side, new_side, meanings or suite.dimensions)

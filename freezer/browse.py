@@ -8,6 +8,7 @@ from typing import Any
 from freezer import audit, registry
 from freezer.config import SuiteConfig
 from freezer.delta import compute as compute_delta
+from freezer.delta import frozen_side
 from freezer.errors import IntegrityError, UsageError
 from freezer.method import load_yaml_files
 
@@ -22,13 +23,7 @@ class VersionData:
     fixtures: list[dict[str, Any]]
 
     def side(self) -> dict[str, Any]:
-        return {
-            "name": self.frozen.name,
-            "pinned_sha": self.manifest["pinned_sha"]["full"],
-            "binary": self.version["binary"],
-            "commits": self.manifest["tool_surface"]["commits"],
-            "fixtures": {f["task_id"]: f for f in self.fixtures},
-        }
+        return frozen_side(self.manifest, self.fixtures)
 
 
 def read(frozen: registry.FrozenVersion, *, verify: bool = True) -> VersionData:

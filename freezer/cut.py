@@ -17,6 +17,7 @@ from typing import Any
 from freezer import __version__, registry, resources
 from freezer.config import RegistryConfig, SuiteConfig
 from freezer.delta import compute as compute_delta
+from freezer.delta import frozen_side, side
 from freezer.errors import IntegrityError, InvalidInput, UsageError, VersionExists
 from freezer.gitrepo import CodeRepo
 from freezer.groundtruth import check_gate_b, check_sites
@@ -96,15 +97,9 @@ def _previous_side(suite: SuiteConfig, number: int) -> tuple[registry.FrozenVers
     manifest = previous.manifest()
     files = {rel: (previous.path / rel).read_bytes() for rel in manifest["files"]}
     _, fixtures = load_yaml_files(files)
-    side = {
-        "name": previous.name,
-        "pinned_sha": manifest["pinned_sha"]["full"],
-        "binary": manifest["binary"],
-        "commits": manifest["tool_surface"]["commits"],
-        "fixtures": {f["task_id"]: f for f in fixtures},
-        "upper": manifest["binary"].get("build_sha") or manifest["pinned_sha"]["full"],
-    }
-    return previous, side
+    previous_side = frozen_side(manifest, fixtures)
+    previous_side["upper"] = manifest["binary"].get("build_sha") or manifest["pinned_sha"]["full"]
+    return previous, previous_side
 
 
 def _check_surface_globs(repo: CodeRepo, suite: SuiteConfig, sha: str, warnings: list[str]) -> None:
@@ -200,6 +195,14 @@ def _template(suite: SuiteConfig) -> bytes:
     return resources.template_text("METHOD.md.j2").encode("utf-8")
 
 
+def _binary(version_data: dict[str, Any], resolved: ResolvedProvenance) -> dict[str, Any]:
+    """The binary record as frozen: the draft's, with the build SHA resolved to 40 hex."""
+    binary = dict(version_data["binary"])
+    if resolved.build_sha:
+        binary["build_sha"] = resolved.build_sha
+    return binary
+
+
 def _manifest(
     suite: SuiteConfig,
     number: int,
@@ -208,9 +211,6 @@ def _manifest(
     previous: registry.FrozenVersion | None,
     data_files: dict[str, bytes],
 ) -> dict[str, Any]:
-    binary = dict(version_data["binary"])
-    if resolved.build_sha:
-        binary["build_sha"] = resolved.build_sha
     return {
         "manifest_format": 1,
         "suite": suite.name,
@@ -222,7 +222,7 @@ def _manifest(
             "declared_as": version_data["pinned_sha"],
         },
         "code_repo": resolved.repo_identity,
-        "binary": binary,
+        "binary": _binary(version_data, resolved),
         "tool_surface": {
             "globs": list(suite.tool_surface),
             "commits": resolved.commits,
@@ -287,13 +287,7 @@ def cut(
 
     drafts = _draft_files(suite, fixture_set)
     version_data, fixtures = load_yaml_files(drafts)
-    current_side = {
-        "name": name,
-        "pinned_sha": resolved.pinned_sha,
-        "binary": version_data["binary"],
-        "commits": resolved.commits,
-        "fixtures": {f["task_id"]: f for f in fixtures},
-    }
+    current_side = side(name, resolved.pinned_sha, _binary(version_data, resolved), resolved.commits, fixtures)
     delta = compute_delta(previous_side, current_side, suite.dimensions)
     data_files = {
         **drafts,

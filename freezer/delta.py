@@ -88,6 +88,30 @@ def fixture_delta(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]
     }
 
 
+def side(
+    name: str, pinned_sha: str, binary: dict[str, Any], commits: list[dict[str, Any]], fixtures: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """One side of a comparison, as :func:`compute` takes it."""
+    return {
+        "name": name,
+        "pinned_sha": pinned_sha,
+        "binary": binary,
+        "commits": commits,
+        "fixtures": {f["task_id"]: f for f in fixtures},
+    }
+
+
+def frozen_side(manifest: dict[str, Any], fixtures: list[dict[str, Any]]) -> dict[str, Any]:
+    """The side of a frozen version: everything but the fixtures comes from its manifest."""
+    return side(
+        manifest["name"],
+        manifest["pinned_sha"]["full"],
+        manifest["binary"],
+        manifest["tool_surface"]["commits"],
+        fixtures,
+    )
+
+
 def compute(
     previous: dict[str, Any] | None,
     current: dict[str, Any],
