@@ -31,7 +31,9 @@ sys.path.insert(0, str(REPO))
 
 import generate  # noqa: E402
 
-ENV = {**os.environ, "PYTHONPATH": str(REPO)}
+# Bytecode caching on, as for any installed tool (the peers' .pyc files are written by pip).
+ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+ENV["PYTHONPATH"] = str(REPO)
 PY = sys.executable
 FREEZER = [PY, "-m", "freezer"]
 

@@ -70,10 +70,6 @@ class VersionAudit:
         }
 
 
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def _walk(root: Path) -> tuple[dict[str, Path], list[tuple[str, str]]]:
     """Regular files by relative path, and everything else found (symlinks, empty dirs, specials)."""
     files: dict[str, Path] = {}
@@ -98,6 +94,38 @@ def _walk(root: Path) -> tuple[dict[str, Path], list[tuple[str, str]]]:
             else:
                 files[rel] = path
     return files, odd
+
+
+def _needed(rel: str) -> bool:
+    return rel.endswith((".yaml", ".yml")) or rel in (registry.DELTA, registry.TEMPLATE_COPY)
+
+
+def _digest(path: Path) -> str:
+    with open(path, "rb") as handle:
+        return (
+            hashlib.file_digest(handle, "sha256").hexdigest() if hasattr(hashlib, "file_digest") else _chunked(handle)
+        )
+
+
+def _chunked(handle: Any) -> str:  # Python 3.10: no hashlib.file_digest
+    digest = hashlib.sha256()
+    for chunk in iter(lambda: handle.read(1 << 20), b""):
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+def hash_files(paths: dict[str, Path]) -> dict[str, str]:
+    """sha256 of every file; on every core when there is enough to hash (hashlib releases the GIL)."""
+    total = sum(path.stat().st_size for path in paths.values())
+    workers = min(os.cpu_count() or 1, 8)
+    if workers < 2 or (len(paths) < 200 and total < (32 << 20)):
+        return {rel: _digest(path) for rel, path in paths.items()}
+    from concurrent.futures import ThreadPoolExecutor
+
+    # Largest first, so one big file does not finish last on its own.
+    order = sorted(paths, key=lambda rel: -paths[rel].stat().st_size)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return dict(zip(order, pool.map(lambda rel: _digest(paths[rel]), order), strict=True))
 
 
 def _parse_sums(data: bytes) -> dict[str, str] | None:
@@ -146,28 +174,27 @@ def check_integrity(
         fail(rel, "missing (listed in the manifest)" if rel in manifest["files"] else "missing")
     for rel in sorted(set(files) - expected):
         fail(rel, "stray file: not part of the frozen version")
-    data: dict[str, bytes] = {}
+    digests = hash_files({rel: path for rel, path in files.items() if rel != registry.SUMS})
     for rel, digest in sorted(manifest["files"].items()):
-        if rel in files:
-            content = files[rel].read_bytes()
-            data[rel] = content
-            if _sha256(content) != digest:
-                fail(rel, f"content changed: sha256 {_sha256(content)[:16]}… != manifest {digest[:16]}…")
+        if rel in digests and digests[rel] != digest:
+            fail(rel, f"content changed: sha256 {digests[rel][:16]}… != manifest {digest[:16]}…")
     if registry.SUMS in files:
         sums = _parse_sums(files[registry.SUMS].read_bytes())
         if sums is None:
             fail(registry.SUMS, "not in sha256sum format")
         else:
             for rel in sorted(set(sums) | (expected - {registry.SUMS})):
-                actual = files.get(rel)
                 if rel not in sums:
                     fail(registry.SUMS, f"does not list {rel}")
                 elif rel not in expected:
                     fail(registry.SUMS, f"lists {rel}, which is not part of the version")
                 elif rel in manifest["files"] and sums[rel] != manifest["files"][rel]:
                     fail(registry.SUMS, f"disagrees with the manifest about {rel}")
-                elif actual is not None and sums[rel] != _sha256(actual.read_bytes()):
+                elif rel in digests and sums[rel] != digests[rel]:
                     fail(rel, "content does not match SHA256SUMS")
+    # Only the drafts, the delta and the template are needed again (to re-render and re-check);
+    # other data files were verified by their hashes and are not held in memory.
+    data = {rel: files[rel].read_bytes() for rel in manifest["files"] if rel in files and _needed(rel)}
     result.checks.append(f"{len(manifest['files'])} data files hashed")
     if result.failures:
         return None

@@ -286,7 +286,9 @@ def cut(
     checked = time.perf_counter()
 
     drafts = _draft_files(suite, fixture_set)
-    version_data, fixtures = load_yaml_files(drafts)
+    # The documents validation read are the parse of these same bytes: no need to read them again.
+    version_data = fixture_set.version.data
+    fixtures = [doc.data for doc in fixture_set.fixtures]
     current_side = side(name, resolved.pinned_sha, _binary(version_data, resolved), resolved.commits, fixtures)
     delta = compute_delta(previous_side, current_side, suite.dimensions)
     data_files = {
@@ -300,7 +302,7 @@ def cut(
     manifest = _manifest(suite, number, version_data, resolved, previous, data_files)
     manifest_bytes = dumps_json(manifest)
     template_name = display_path(suite.template) if suite.template else registry.TEMPLATE_COPY
-    method = method_from_files(data_files, manifest_bytes, template_name).encode("utf-8")
+    method = method_from_files(data_files, manifest_bytes, template_name, (version_data, fixtures)).encode("utf-8")
     files = {**data_files, registry.MANIFEST: manifest_bytes, registry.METHOD: method}
     files[registry.SUMS] = sha256sums(files)
     result = CutResult(

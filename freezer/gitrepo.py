@@ -78,6 +78,8 @@ class CodeRepo:
             raise GitError(f"{where} has no commits", hint=hint)
         self._trees: dict[str, dict[str, tuple[str, str]]] = {}
         self._blobs: dict[str, bytes] = {}
+        self._texts: dict[str, str | None] = {}
+        self._lines: dict[str, list[str]] = {}
 
     def close(self) -> None:
         self.repo.close()
@@ -155,6 +157,23 @@ class CodeRepo:
             _, _, _, data = self.repo.git.get_object_data(blob_sha)
             self._blobs[blob_sha] = data
         return data
+
+    def text(self, blob_sha: str) -> str | None:
+        """A blob decoded as text (undecodable bytes replaced), or None for a binary blob (a NUL byte)."""
+        if blob_sha not in self._texts:
+            data = self.blob(blob_sha)
+            self._texts[blob_sha] = None if b"\0" in data else data.decode("utf-8", errors="replace")
+        return self._texts[blob_sha]
+
+    def lines(self, blob_sha: str) -> list[str]:
+        """A blob's lines, decoded once per blob however many sites point into it."""
+        if blob_sha not in self._lines:
+            text = self.blob(blob_sha).decode("utf-8", errors="replace")
+            lines = text.split("\n")
+            if lines and lines[-1] == "":
+                lines.pop()
+            self._lines[blob_sha] = lines
+        return self._lines[blob_sha]
 
     def read(self, sha: str, path: str) -> bytes | None:
         entry = self.tree(sha).get(path)

@@ -115,10 +115,10 @@ def grep_at(repo: CodeRepo, sha: str, pattern: str, scopes: list[str], flags: li
     for path in sorted(tree):
         if not _in_scope(path, scopes):
             continue
-        data = repo.blob(tree[path][1])
-        if b"\0" in data:
+        text = repo.text(tree[path][1])
+        # Most files do not match at all: one search over the whole text rules them out.
+        if text is None or not regex.search(text):
             continue
-        text = data.decode("utf-8", errors="replace")
         hits = [number for number, line in enumerate(text.split("\n"), 1) if regex.search(line)]
         if hits:
             result.per_file[path] = hits

@@ -48,13 +48,11 @@ def check_sites(repo: CodeRepo, sha: str, doc: YamlDocument) -> list[Problem]:
     for key in SITE_LISTS:
         for index, site in enumerate(doc.data.get(key) or []):
             base = (key, index)
-            data = repo.read(sha, site["file"])
-            if data is None:
+            entry = repo.tree(sha).get(site["file"])
+            if entry is None:
                 found.append(doc.problem((*base, "file"), f"{site['file']} does not exist at {short}", "code"))
                 continue
-            lines = data.decode("utf-8", errors="replace").split("\n")
-            if lines and lines[-1] == "":
-                lines.pop()
+            lines = repo.lines(entry[1])
             field = "line" if "line" in site else "lines" if "lines" in site else "range"
             numbers = _site_lines(site)
             too_far = [n for n in numbers if n > len(lines)]

@@ -68,30 +68,38 @@ def load_yaml_files(files: dict[str, bytes]) -> tuple[dict[str, Any], list[dict[
     return version, fixtures
 
 
+def _for_template(fixture: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a fixture with the derived fields the template shows and every optional key present."""
+    shown = {"difficulty": None, "gate_b": None, "traps": None, "notes": None, "gate_c": None, **fixture}
+    shown["gate_c_summary"] = ", ".join(
+        f"{run['verdict']} ({run['provider']}/{run['model']} @ seed {run['seed']})"
+        for run in fixture.get("gate_c") or []
+    )
+    grep = fixture.get("naive_grep")
+    shown["grep_command"] = rg_command(grep["pattern"], grep["paths"], grep.get("flags") or []) if grep else ""
+    for key in ("ground_truth", "traps"):
+        if fixture.get(key):
+            shown[key] = [
+                {"symbol": None, "container": None, "note": None, "members": None, **site, "where": _where(site)}
+                for site in fixture[key]
+            ]
+    return shown
+
+
 def method_from_files(
-    files: dict[str, bytes], manifest_bytes: bytes, template_name: str = registry.TEMPLATE_COPY
+    files: dict[str, bytes],
+    manifest_bytes: bytes,
+    template_name: str = registry.TEMPLATE_COPY,
+    parsed: tuple[dict[str, Any], list[dict[str, Any]]] | None = None,
 ) -> str:
+    """Render METHOD.md; ``parsed`` passes the drafts already read from these same bytes."""
     import hashlib
 
     manifest = json.loads(manifest_bytes)
-    version, fixtures = load_yaml_files(files)
+    version, fixtures = parsed if parsed is not None else load_yaml_files(files)
     delta = json.loads(files[registry.DELTA])
     template = files[registry.TEMPLATE_COPY].decode("utf-8")
-    ordered = sorted(fixtures, key=lambda f: (f["status"] != "landed", f["task_id"]))
-    for fixture in ordered:
-        fixture["gate_c_summary"] = ", ".join(
-            f"{run['verdict']} ({run['provider']}/{run['model']} @ seed {run['seed']})"
-            for run in fixture.get("gate_c") or []
-        )
-        grep = fixture.get("naive_grep")
-        fixture["grep_command"] = rg_command(grep["pattern"], grep["paths"], grep.get("flags") or []) if grep else ""
-        for key in ("ground_truth", "traps"):
-            for site in fixture.get(key) or []:
-                site["where"] = _where(site)
-                for optional in ("symbol", "container", "note", "members"):
-                    site.setdefault(optional, None)
-        for optional in ("difficulty", "gate_b", "traps", "notes", "gate_c"):
-            fixture.setdefault(optional, None)
+    ordered = [_for_template(f) for f in sorted(fixtures, key=lambda f: (f["status"] != "landed", f["task_id"]))]
     landed = [f for f in ordered if f["status"] == "landed"]
     binary = {"path": None, "version": None, "build_sha": None, **manifest["binary"]}
     binary["consumers"] = [{"via": None, **c} for c in binary["consumers"]]

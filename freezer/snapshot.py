@@ -18,8 +18,9 @@ import fcntl
 import os
 import shutil
 import stat
+import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -27,6 +28,21 @@ from freezer.errors import FreezerError, LockBusy
 
 WORK_DIR = ".freezer"
 READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
+
+
+def _load_syncfs() -> Callable[[int], int] | None:
+    try:
+        import ctypes
+        import ctypes.util
+
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        function: Callable[[int], int] = libc.syncfs
+        return function
+    except (OSError, AttributeError):
+        return None
+
+
+_SYNCFS = _load_syncfs() if sys.platform.startswith("linux") else None
 
 
 class FsOps:
@@ -42,25 +58,43 @@ class FsOps:
             while view:
                 written = os.write(fd, view)
                 view = view[written:]
-            self.fsync_fd(fd)
         finally:
             os.close(fd)
 
     def fsync_fd(self, fd: int) -> None:
         os.fsync(fd)
 
-    def fsync_dir(self, path: Path) -> None:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    def fsync_path(self, path: Path) -> None:
+        flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if path.is_dir() else 0)
+        fd = os.open(path, flags)
         try:
             self.fsync_fd(fd)
         finally:
             os.close(fd)
+
+    def syncfs(self, folder: Path) -> bool:
+        """Flush the whole filesystem holding ``folder`` in one call; False where that is not available."""
+        if _SYNCFS is None:
+            return False
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            if _SYNCFS(fd) != 0:
+                raise OSError(ctypes_errno(), "syncfs failed")
+        finally:
+            os.close(fd)
+        return True
 
     def chmod(self, path: Path, mode: int) -> None:
         os.chmod(path, mode)
 
     def rename(self, source: Path, target: Path) -> None:
         os.rename(source, target)
+
+
+def ctypes_errno() -> int:
+    import ctypes
+
+    return ctypes.get_errno()
 
 
 def work_dir(root: Path) -> Path:
@@ -128,6 +162,7 @@ def write_version(target: Path, files: dict[str, bytes], fs: FsOps | None = None
     try:
         fs.mkdir(staging)
         folders = {staging}
+        written = []
         for rel in sorted(files):
             path = staging / rel
             for parent in reversed(path.relative_to(staging).parents[:-1]):
@@ -137,8 +172,12 @@ def write_version(target: Path, files: dict[str, bytes], fs: FsOps | None = None
                     folders.add(folder)
             fs.write(path, files[rel])
             fs.chmod(path, READ_ONLY)
-        for folder in sorted(folders, key=lambda p: -len(p.parts)):
-            fs.fsync_dir(folder)
+            written.append(path)
+        # Every byte must be on disk before the rename makes the version visible. One syncfs
+        # does that for thousands of files at the cost of one call; elsewhere, fsync each.
+        if not fs.syncfs(staging):
+            for path in [*written, *sorted(folders, key=lambda p: -len(p.parts))]:
+                fs.fsync_path(path)
         try:
             fs.rename(staging, target)
         except OSError as exc:
@@ -154,7 +193,7 @@ def write_version(target: Path, files: dict[str, bytes], fs: FsOps | None = None
             ) from None
         raise
     try:
-        fs.fsync_dir(target.parent)
+        fs.fsync_path(target.parent)
     except BaseException as exc:
         # The rename may not be durable: take the version back out rather than leave it in doubt.
         shutil.rmtree(target, ignore_errors=True)

@@ -50,6 +50,10 @@ class FailAt(FsOps):
         self._tick("chmod")
         super().chmod(path, mode)
 
+    def syncfs(self, folder: Path) -> bool:
+        self._tick("syncfs")
+        return super().syncfs(folder)
+
     def rename(self, source: Path, target: Path) -> None:
         self._tick("rename")
         super().rename(source, target)
@@ -90,7 +94,7 @@ def test_every_filesystem_step_failing_leaves_the_registry_as_it_was(reg: Path) 
         break
     total = sum(points.values())
     print(f"\nfault injection: {total} failure points {points}, 0 registry changes")
-    assert total >= 30 and set(points) == {"mkdir", "write", "fsync", "chmod", "rename"}
+    assert total >= 25 and set(points) >= {"mkdir", "write", "chmod", "rename", "fsync"}
 
 
 TAMPERS = ("flip", "truncate", "delete", "rename", "symlink", "stray", "emptydir")
