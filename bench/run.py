@@ -76,19 +76,18 @@ class Result:
 
 
 def run_command(command: list[str], cwd: Path, setup: Callable[[], None] | None = None) -> Sample:
-    """Run once; wall time and the peak RSS of the process tree's largest member."""
+    """Run once through bench/peak.py: wall time and peak RSS of the command alone."""
     if setup:
         setup()
-    with tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(command, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        elapsed = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode != 0:
+    with tempfile.NamedTemporaryFile(suffix=".json") as result, tempfile.TemporaryFile() as err:
+        proc = subprocess.run(
+            [PY, str(HERE / "peak.py"), result.name, *command], cwd=cwd, env=ENV, stderr=err, check=False
+        )
+        measured = json.loads(Path(result.name).read_text() or "{}")
+        if proc.returncode != 0 or measured.get("rc") != 0:
             err.seek(0)
             raise SystemExit(f"{' '.join(command[:4])} failed in {cwd}: {err.read().decode()[-800:]}")
-    return Sample(elapsed, int(usage.ru_maxrss))
+    return Sample(measured["seconds"], int(measured["peak_kib"]))
 
 
 def interleave(result: Result, a: Callable[[], Sample], b: Callable[[], Sample], runs: int) -> Result:
@@ -231,14 +230,17 @@ def bench_cut(work: Path, fixtures: int, runs: int) -> Result:
 
     def freezer_cut() -> Sample:
         reset()
-        start = time.perf_counter()
-        out = subprocess.run(
-            [*FREEZER, "cut", "v1", "--format", "json"], cwd=root, env=ENV, capture_output=True, text=True, check=True
-        )
-        total = time.perf_counter() - start
-        timings.append(json.loads(out.stdout)["timings"])
+        with tempfile.NamedTemporaryFile(suffix=".json") as stdout:
+            os.environ["PEAK_STDOUT"] = stdout.name
+            ENV["PEAK_STDOUT"] = stdout.name
+            try:
+                sample = run_command([*FREEZER, "cut", "v1", "--format", "json"], root)
+            finally:
+                ENV.pop("PEAK_STDOUT", None)
+                os.environ.pop("PEAK_STDOUT", None)
+            timings.append(json.loads(Path(stdout.name).read_text())["timings"])
         # Compared without the git checks, which cp has no counterpart for; they are reported apart.
-        return Sample(total - timings[-1]["git_checks"], 0)
+        return Sample(sample.seconds - timings[-1]["git_checks"], sample.peak_kib)
 
     shell = f"cp -r drafts {copy_target} && find {copy_target} -type f -exec sha256sum {{}} + > /dev/null"
     result = Result(

@@ -55,8 +55,6 @@ class CodeRepo:
     """Read-only access to the git repository of the code under test."""
 
     def __init__(self, path: Path, configured_at: str = "freezer.yaml") -> None:
-        import git
-
         self.path = path
         where = f"{configured_at}: code_repo {display_path(path)}"
         hint = "point code_repo in freezer.yaml at a clone of the code under test"
@@ -64,25 +62,36 @@ class CodeRepo:
             raise GitError(f"{where} does not exist", hint=hint)
         if not path.is_dir():
             raise GitError(f"{where} is not a folder", hint=hint)
+        # Its own top level, not a folder inside some other repository.
         try:
-            # The default search_parent_directories=False matters: a plain folder inside
-            # some other repository is not the code under test.
-            self.repo = git.Repo(path)
-        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-            raise GitError(f"{where} is not a git repository", hint=hint) from None
-        try:
-            has_commits = bool(self.repo.git.rev_list("--all", "--max-count=1"))
-        except git.GitCommandError:
-            has_commits = False
-        if not has_commits:
+            top = Path(self._git("rev-parse", "--show-toplevel").strip()).resolve()
+        except GitError:
+            top = None
+        if top != path.resolve():
+            raise GitError(f"{where} is not a git repository", hint=hint)
+        if not self._git("rev-list", "--all", "--max-count=1").strip():
             raise GitError(f"{where} has no commits", hint=hint)
         self._trees: dict[str, dict[str, tuple[str, str]]] = {}
         self._blobs: dict[str, bytes] = {}
         self._texts: dict[str, str | None] = {}
         self._lines: dict[str, list[str]] = {}
+        self._batch: subprocess.Popen[bytes] | None = None
+
+    @cached_property
+    def repo(self) -> Any:
+        """The GitPython repository, opened only by the operations that use it (refs and history)."""
+        import git
+
+        return git.Repo(self.path)
 
     def close(self) -> None:
-        self.repo.close()
+        if self._batch is not None:
+            if self._batch.stdin:
+                self._batch.stdin.close()
+            self._batch.wait()
+            self._batch = None
+        if "repo" in self.__dict__:
+            self.repo.close()
 
     def __enter__(self) -> CodeRepo:
         return self
@@ -91,14 +100,17 @@ class CodeRepo:
         self.close()
 
     def _git(self, *args: str) -> str:
-        import git
-
-        try:
-            out: str = self.repo.git.execute(["git", *args], with_extended_output=False)
-            return out
-        except git.GitCommandError as exc:
-            stderr = (exc.stderr or "").strip().removeprefix("stderr: ").strip("'\n ")
-            raise GitError(f"git {args[0]} failed in {display_path(self.path)}: {stderr or exc}") from None
+        result = subprocess.run(
+            ["git", *args],
+            cwd=self.path,
+            capture_output=True,
+            check=False,
+            env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
+        )
+        if result.returncode != 0:
+            stderr = result.stderr.decode("utf-8", errors="replace").strip()
+            raise GitError(f"git {args[0]} failed in {display_path(self.path)}: {stderr}")
+        return result.stdout.decode("utf-8", errors="surrogateescape")
 
     def resolve(self, ref: str, what: str = "commit") -> str:
         """The full 40-hex SHA of the commit ``ref`` names."""
@@ -152,9 +164,21 @@ class CodeRepo:
         return cached
 
     def blob(self, blob_sha: str) -> bytes:
+        """A blob's bytes, read through one long-lived ``git cat-file --batch`` process."""
         data = self._blobs.get(blob_sha)
         if data is None:
-            _, _, _, data = self.repo.git.get_object_data(blob_sha)
+            if self._batch is None:
+                self._batch = subprocess.Popen(
+                    ["git", "cat-file", "--batch"], cwd=self.path, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+                )
+            assert self._batch.stdin is not None and self._batch.stdout is not None
+            self._batch.stdin.write(blob_sha.encode("ascii") + b"\n")
+            self._batch.stdin.flush()
+            header = self._batch.stdout.readline().split()
+            if len(header) != 3:
+                raise GitError(f"git cat-file cannot read object {blob_sha} in {display_path(self.path)}")
+            data = self._batch.stdout.read(int(header[2]))
+            self._batch.stdout.read(1)  # the newline after the content
             self._blobs[blob_sha] = data
         return data
 
@@ -185,7 +209,7 @@ class CodeRepo:
         return [path for path in self.tree(sha) if pattern.match(path)]
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
-        return bool(self.repo.is_ancestor(ancestor, descendant))  # type: ignore[arg-type]
+        return bool(self.repo.is_ancestor(ancestor, descendant))
 
     def commits_touching(self, lower: str | None, upper: str, globs: tuple[str, ...]) -> list[Commit]:
         """Commits in ``lower..upper`` (all of ``upper`` when lower is None) touching ``globs``."""

@@ -75,6 +75,62 @@ def compile_rg(pattern: str, flags: list[str] | tuple[str, ...] = ()) -> re.Patt
         raise PatternError(f"invalid regular expression: {exc}") from None
 
 
+_META = set(".^$*+?()[]{}|\\")
+_ESCAPED_LITERALS = set(".^$*+?()[]{}|\\/-#&~ \"'")
+
+
+def required_literal(pattern: str, flags: list[str] | tuple[str, ...] = ()) -> str | None:
+    """The longest plain string every match must contain, or None when none is certain.
+
+    As rg does, a file that lacks this string is ruled out with one substring search
+    instead of a regex over every line. Conservative: any alternation, case folding or
+    construct it does not understand gives None.
+    """
+    if "-i" in flags:
+        return None
+    if "-F" in flags:
+        return pattern if "\n" not in pattern else None
+    if "|" in pattern:
+        return None
+    runs: list[str] = []
+    current: list[str] = []
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\" and index + 1 < len(pattern):
+            nxt = pattern[index + 1]
+            if nxt in _ESCAPED_LITERALS:
+                current.append(nxt)
+                index += 2
+            elif nxt in "sSdDwWbBAzZ":  # a class or an assertion: ends the run
+                runs.append("".join(current))
+                current = []
+                index += 2
+            else:  # \x41, \u{..}, \n...: an escape whose text is not what it matches
+                return None
+            continue
+        if char in "?*{":
+            if current:
+                current.pop()  # the previous character may be absent
+            runs.append("".join(current))
+            current = []
+        elif char in _META:
+            runs.append("".join(current))
+            current = []
+            if char in "([":
+                return _longest(runs)  # groups and classes: keep only what came before
+        else:
+            current.append(char)
+        index += 1
+    runs.append("".join(current))
+    return _longest(runs)
+
+
+def _longest(runs: list[str]) -> str | None:
+    best = max(runs, key=len, default="")
+    return best or None
+
+
 @dataclass
 class GrepResult:
     matches: int = 0
@@ -104,6 +160,7 @@ def _in_scope(path: str, scopes: list[str]) -> bool:
 def grep_at(repo: CodeRepo, sha: str, pattern: str, scopes: list[str], flags: list[str]) -> GrepResult:
     """Run the interpreted ``rg`` over the tree of ``sha``."""
     regex = compile_rg(pattern, flags)
+    literal = required_literal(pattern, flags)
     tree = repo.tree(sha)
     result = GrepResult()
     for scope in scopes:
@@ -116,8 +173,9 @@ def grep_at(repo: CodeRepo, sha: str, pattern: str, scopes: list[str], flags: li
         if not _in_scope(path, scopes):
             continue
         text = repo.text(tree[path][1])
-        # Most files do not match at all: one search over the whole text rules them out.
-        if text is None or not regex.search(text):
+        # Most files do not match at all: a substring test, then one search over the
+        # whole text, rule them out before any line is looked at.
+        if text is None or (literal is not None and literal not in text) or not regex.search(text):
             continue
         hits = [number for number, line in enumerate(text.split("\n"), 1) if regex.search(line)]
         if hits:

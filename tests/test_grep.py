@@ -81,3 +81,28 @@ def test_patterns_rg_would_refuse_are_refused(pattern: str) -> None:
 )
 def test_tool_surface_globs_follow_git(glob: str, path: str, matches: bool) -> None:
     assert bool(glob_regex(glob).match(path)) is matches
+
+
+@pytest.mark.parametrize(
+    ("pattern", "flags", "literal"),
+    [
+        (r"\.run_deterministic\s*\(", [], ".run_deterministic"),
+        ("LoopAuditEvent::(ToolCallRequested|ToolCallResult)", [], None),
+        ("colou?r", [], "colo"),
+        ("a.b", ["-F"], "a.b"),
+        ("x", ["-i"], None),
+        (r"\x41bc", [], None),
+        ("ab{2}c", [], "a"),
+    ],
+)
+def test_required_literal_is_conservative(pattern: str, flags: list[str], literal: str | None) -> None:
+    from freezer.grep import required_literal
+
+    assert required_literal(pattern, flags) == literal
+    if literal is not None and "-F" not in flags:
+        # Soundness: any text the regex matches contains the literal.
+        import re
+
+        for text in (".run_deterministic (", "color", "colour", "abbc", "aXb"):
+            if re.search(compile_rg(pattern, flags), text):
+                assert literal in text
