@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from freezer import audit, registry
+from freezer import registry
 from freezer.config import RegistryConfig
 from freezer.errors import UsageError
 from freezer.gitrepo import RegistryGit
@@ -80,6 +80,8 @@ def check(config: RegistryConfig, base: str | None) -> CheckReport:
                 for _, shown in entries:
                     report.problems.append(_frozen_problem(shown, f"not part of any version of suite {suite.name!r}"))
                 continue
+            from freezer import audit  # only a new version needs the auditor
+
             frozen = registry.FrozenVersion(suite.name, int(match.group(1)), suite.versions / name)
             result = audit.VersionAudit(frozen.name, frozen.path)
             audit.check_integrity(suite, frozen, result)
