@@ -373,7 +373,28 @@ def write_markdown(report: dict[str, object], path: Path) -> None:
         for size, seconds in sizes.items():
             unit = "fixtures" if command == "validate" else "versions"
             lines.append(f"| {command} | {int(size):,} {unit} | {seconds} |")
-    lines += ["", "## Machine", "", "```json", json.dumps(report["machine"], indent=2), "```", ""]
+    lines += [
+        "",
+        "## How these are measured",
+        "",
+        "- Every workload runs freezer and its comparator alternately (A B A B ...), after one warm-up run of each,",
+        "  so both see the same page cache and machine load; the medians are compared. Bytecode caching is on for",
+        "  freezer, as for any installed tool.",
+        "- Peak RSS is measured by `bench/peak.py`, a small process that forks each command itself: Linux charges a",
+        "  child the high-water mark of the process it was forked from, which would charge the runner's memory.",
+        "- `check` is measured on registries whose versions are copies of one real version: check never reads a",
+        "  version that did not change, so their contents do not matter to it.",
+        "- `cut` is compared without its git checks (ground truth, Gate B and provenance read the code repository;",
+        "  `cp` has no counterpart); their median is reported in the notes column.",
+        "- The audit workload's version is a real cut plus mixed-size data files listed in its manifest.",
+        "",
+        "## Machine",
+        "",
+        "```json",
+        json.dumps(report["machine"], indent=2),
+        "```",
+        "",
+    ]
     path.write_text("\n".join(lines))
 
 

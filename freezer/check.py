@@ -10,6 +10,7 @@ one with ten.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -63,6 +64,13 @@ def check(config: RegistryConfig, base: str | None) -> CheckReport:
             parts = PurePosixPath(path).relative_to(versions_rel).parts
             if parts:
                 touched.setdefault(parts[0], []).append((status[:1], display_path(config.root / path)))
+        # A version cut but not yet added to git is new too. One listing of the versions
+        # folder finds it without walking every frozen version for untracked files.
+        if suite.versions.is_dir():
+            in_base = git.names_at(base_sha, versions_rel)
+            for entry in sorted(os.listdir(suite.versions)):
+                if entry not in in_base and entry not in touched and not entry.startswith("."):
+                    touched[entry] = [("A", display_path(suite.versions / entry))]
         for name, entries in sorted(touched.items()):
             if git.has_path(base_sha, f"{versions_rel}/{name}"):
                 for status, shown in entries:

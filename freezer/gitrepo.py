@@ -13,7 +13,7 @@ import re
 import subprocess
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from freezer.errors import GitError
@@ -318,13 +318,15 @@ class RegistryGit:
         return self.resolve("HEAD"), "HEAD"
 
     def changes(self, base: str, pathspecs: list[str]) -> list[tuple[str, str]]:
-        """(status, path) for every difference between ``base`` and the working tree, untracked included."""
+        """(status, path) for every tracked difference between ``base`` and the working tree (staged included)."""
         out = self._run("diff", "--name-status", "--no-renames", "-z", base, "--", *pathspecs)
         fields = [f for f in out.split("\0") if f]
-        found = list(zip(fields[::2], fields[1::2], strict=False))
-        untracked = self._run("ls-files", "--others", "--exclude-standard", "-z", "--", *pathspecs)
-        found += [("A", path) for path in untracked.split("\0") if path]
-        return found
+        return list(zip(fields[::2], fields[1::2], strict=False))
+
+    def names_at(self, ref: str, folder: str) -> set[str]:
+        """The entries directly inside ``folder`` at ``ref`` (one tree level: cheap however big it is)."""
+        out = self._run("ls-tree", "--name-only", "-z", ref, "--", folder.rstrip("/") + "/")
+        return {PurePosixPath(name).name for name in out.split("\0") if name}
 
     def has_path(self, ref: str, path: str) -> bool:
         return bool(self._run("ls-tree", "--name-only", ref, "--", path).strip())
