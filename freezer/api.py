@@ -52,9 +52,7 @@ class FrozenSet:
 def load(version: str, registry: str | os.PathLike[str] | None = None, suite: str | None = None) -> FrozenSet:
     """Load and verify frozen ``version`` (``graph_v2``, or ``v2`` when the registry has one suite)."""
     cfg = config_mod.load(Path(registry) if registry is not None else None)
-    owner = version.rpartition("_v")[0]
-    chosen = cfg.suites[owner] if suite is None and owner in cfg.suites else cfg.suite(suite)
-    frozen = browse.find(chosen, version)
+    frozen = browse.find(config_mod.suite_of_label(cfg, version, suite), version)
     data = browse.read(frozen, verify=True)
     return FrozenSet(
         name=frozen.name,

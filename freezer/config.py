@@ -57,6 +57,14 @@ class RegistryConfig:
         return self.suites[name]
 
 
+def suite_of_label(config: RegistryConfig, label: str, suite: str | None) -> SuiteConfig:
+    """The suite a version label names (``graph_v2``), or ``suite``, or the only one."""
+    owner = label.rpartition("_v")[0]
+    if suite is None and owner in config.suites:
+        return config.suites[owner]
+    return config.suite(suite)
+
+
 def find_root(start: Path) -> Path | None:
     """The nearest folder at or above ``start`` that holds a freezer.yaml."""
     here = start.resolve()

@@ -56,7 +56,7 @@ def show(
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
-    one = _suite_for(cfg, version, suite)
+    one = config_mod.suite_of_label(cfg, version, suite)
     data = browse.read(browse.find(one, version))
     if fmt == "json":
         typer.echo(output.dumps({"manifest": data.manifest, "version": data.version, "fixtures": data.fixtures}))
@@ -95,7 +95,7 @@ def diff(
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
-    one = _suite_for(cfg, old, suite)
+    one = config_mod.suite_of_label(cfg, old, suite)
     delta = browse.diff(one, browse.find(one, old), browse.find(one, new))
     if fmt == "json":
         typer.echo(output.dumps(delta))
@@ -103,13 +103,6 @@ def diff(
     for line in delta_lines(delta):
         typer.echo(line)
     return EXIT_OK
-
-
-def _suite_for(cfg: config_mod.RegistryConfig, label: str, suite: str | None) -> config_mod.SuiteConfig:
-    owner = label.rpartition("_v")[0]
-    if suite is None and owner in cfg.suites:
-        return cfg.suites[owner]
-    return cfg.suite(suite)
 
 
 def delta_lines(delta: dict[str, Any]) -> list[str]:
