@@ -36,6 +36,8 @@ ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRIT
 ENV["PYTHONPATH"] = str(REPO)
 PY = sys.executable
 FREEZER = [PY, "-m", "freezer"]
+# The peer is installed next to this interpreter (pip install -e '.[dev]'), which need not be on PATH.
+CHECK_JSONSCHEMA = shutil.which("check-jsonschema") or str(Path(PY).parent / "check-jsonschema")
 
 
 @dataclass
@@ -109,7 +111,7 @@ def bench_validate(work: Path, fixtures: int, runs: int) -> Result:
     return interleave(
         result,
         lambda: run_command([*FREEZER, "validate", "drafts"], root),
-        lambda: run_command(["check-jsonschema", "--schemafile", schema, *files], root),
+        lambda: run_command([CHECK_JSONSCHEMA, "--schemafile", schema, *files], root),
         runs,
     )
 
@@ -199,7 +201,7 @@ def bench_check(work: Path, versions: int, runs: int) -> Result:
     return interleave(
         result,
         lambda: run_command([*FREEZER, "check", "--base", "HEAD"], root),
-        lambda: run_command(["check-jsonschema", "--version"], root),
+        lambda: run_command([CHECK_JSONSCHEMA, "--version"], root),
         runs,
     )
 
@@ -305,7 +307,7 @@ def machine() -> dict[str, object]:
         "jsonschema": version("jsonschema"),
         "fastjsonschema": version("fastjsonschema"),
         "pyyaml": version("pyyaml"),
-        "check-jsonschema": version_of(["check-jsonschema", "--version"]),
+        "check-jsonschema": version_of([CHECK_JSONSCHEMA, "--version"]),
         "sha256sum": version_of(["sha256sum", "--version"]),
         "git": version_of(["git", "--version"]),
     }
