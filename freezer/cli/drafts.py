@@ -111,6 +111,12 @@ def demo(
     result = run_demo(directory, progress=lambda message: typer.echo(f"· {message}"))
     for cut_result in result.cuts:
         typer.echo(f"✓ froze {cut_result.name} (manifest sha256 {cut_result.manifest_sha256[:16]}…)")
+    for audited in result.audits:
+        typer.echo(
+            f"{'✓' if audited.ok else '✗'} audit {audited.name}: {'; '.join(audited.checks)}; code: {audited.code}"
+        )
+    if not all(audited.ok for audited in result.audits):
+        return EXIT_INVALID
     root = display_path(result.root)
     typer.echo(f"\nThe demo registry is {root} (a git repository). Look at:")
     typer.echo(f"  {root}/versions/graph_v2/METHOD.md   the rendered METHOD.md with its §Delta vs v1")

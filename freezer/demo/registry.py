@@ -10,6 +10,7 @@ from pathlib import Path
 
 from freezer import config as config_mod
 from freezer import resources
+from freezer.audit import VersionAudit, audit_suite
 from freezer.cut import CutResult, cut
 from freezer.demo.build import build_sample_repo
 from freezer.demo.samplecode import TOOL_SURFACE
@@ -35,6 +36,7 @@ class DemoResult:
     root: Path
     shas: dict[str, str]
     cuts: list[CutResult] = field(default_factory=list)
+    audits: list[VersionAudit] = field(default_factory=list)
 
 
 def _prepare(target: Path | None) -> Path:
@@ -74,4 +76,6 @@ def run_demo(target: Path | None, progress: Callable[[str], None] = lambda _: No
         progress(f"cutting graph {version}")
         result.cuts.append(cut(config, config.suite("graph"), version))
         _commit(root, f"freeze graph_{version}")
+    progress("auditing the frozen versions")
+    result.audits = audit_suite(config_mod.load_config(root / config_mod.CONFIG_NAME).suite("graph"))
     return result
