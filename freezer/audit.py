@@ -70,30 +70,36 @@ class VersionAudit:
         }
 
 
-def _walk(root: Path) -> tuple[dict[str, Path], list[tuple[str, str]]]:
-    """Regular files by relative path, and everything else found (symlinks, empty dirs, specials)."""
+def _walk(root: Path) -> tuple[dict[str, Path], list[tuple[str, str]], dict[str, int]]:
+    """Regular files (with sizes) by relative path, and everything else found: links, empty folders, specials.
+
+    One ``scandir`` per folder and one ``stat`` per file: a version can hold many thousands of files.
+    """
     files: dict[str, Path] = {}
+    sizes: dict[str, int] = {}
     odd: list[tuple[str, str]] = []
-    for folder, dirs, names in os.walk(root):
-        base = Path(folder)
-        for name in list(dirs):
-            path = base / name
-            if path.is_symlink():
-                odd.append((path.relative_to(root).as_posix(), "is a symbolic link"))
-                dirs.remove(name)
-            elif not any(path.iterdir()):
-                odd.append((path.relative_to(root).as_posix(), "stray empty directory"))
-        for name in names:
-            path = base / name
-            rel = path.relative_to(root).as_posix()
-            mode = path.lstat().st_mode
-            if stat.S_ISLNK(mode):
-                odd.append((rel, "is a symbolic link, not a frozen file"))
-            elif not stat.S_ISREG(mode):
-                odd.append((rel, "is not a regular file"))
+    stack = [("", str(root))]
+    while stack:
+        prefix, folder = stack.pop()
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+        if prefix and not entries:
+            odd.append((prefix.rstrip("/"), "stray empty directory"))
+        for entry in entries:
+            rel = prefix + entry.name
+            if entry.is_symlink():
+                pointed_dir = entry.is_dir()
+                odd.append((rel, "is a symbolic link" if pointed_dir else "is a symbolic link, not a frozen file"))
+            elif entry.is_dir(follow_symlinks=False):
+                stack.append((rel + "/", entry.path))
             else:
-                files[rel] = path
-    return files, odd
+                info = entry.stat(follow_symlinks=False)
+                if stat.S_ISREG(info.st_mode):
+                    files[rel] = Path(entry.path)
+                    sizes[rel] = info.st_size
+                else:
+                    odd.append((rel, "is not a regular file"))
+    return files, odd, sizes
 
 
 def _needed(rel: str) -> bool:
@@ -114,16 +120,16 @@ def _chunked(handle: Any) -> str:  # Python 3.10: no hashlib.file_digest
     return digest.hexdigest()
 
 
-def hash_files(paths: dict[str, Path]) -> dict[str, str]:
+def hash_files(paths: dict[str, Path], sizes: dict[str, int] | None = None) -> dict[str, str]:
     """sha256 of every file; on every core when there is enough to hash (hashlib releases the GIL)."""
-    total = sum(path.stat().st_size for path in paths.values())
+    size = sizes if sizes is not None else {rel: path.stat().st_size for rel, path in paths.items()}
     workers = min(os.cpu_count() or 1, 8)
-    if workers < 2 or (len(paths) < 200 and total < (32 << 20)):
+    if workers < 2 or (len(paths) < 200 and sum(size.values()) < (32 << 20)):
         return {rel: _digest(path) for rel, path in paths.items()}
     from concurrent.futures import ThreadPoolExecutor
 
     # Largest first, so one big file does not finish last on its own.
-    order = sorted(paths, key=lambda rel: -paths[rel].stat().st_size)
+    order = sorted(paths, key=lambda rel: -size.get(rel, 0))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return dict(zip(order, pool.map(lambda rel: _digest(paths[rel]), order), strict=True))
 
@@ -150,7 +156,7 @@ def check_integrity(
     def fail(rel: str, message: str) -> None:
         result.failures.append(Failure(f"{where}/{rel}" if rel else where, message))
 
-    files, odd = _walk(frozen.path)
+    files, odd, sizes = _walk(frozen.path)
     for rel, message in odd:
         fail(rel, message)
     if registry.MANIFEST not in files:
@@ -174,7 +180,7 @@ def check_integrity(
         fail(rel, "missing (listed in the manifest)" if rel in manifest["files"] else "missing")
     for rel in sorted(set(files) - expected):
         fail(rel, "stray file: not part of the frozen version")
-    digests = hash_files({rel: path for rel, path in files.items() if rel != registry.SUMS})
+    digests = hash_files({rel: path for rel, path in files.items() if rel != registry.SUMS}, sizes)
     for rel, digest in sorted(manifest["files"].items()):
         if rel in digests and digests[rel] != digest:
             fail(rel, f"content changed: sha256 {digests[rel][:16]}… != manifest {digest[:16]}…")
