@@ -359,13 +359,19 @@ def _fixture_docs(frozen: registry.FrozenVersion, data: dict[str, bytes]) -> lis
     return docs
 
 
-def audit_one(suite: SuiteConfig, frozen: registry.FrozenVersion, code: bool, against: str | None) -> VersionAudit:
+def integrity(suite: SuiteConfig, frozen: registry.FrozenVersion) -> tuple[VersionAudit, dict[str, bytes] | None]:
+    """The integrity audit of one version, and the data files it read (None if unusable)."""
     result = VersionAudit(frozen.name, frozen.path)
     try:
         data = check_integrity(suite, frozen, result)
     except FreezerError as exc:
         result.failures.append(Failure(display_path(frozen.path), exc.message))
         data = None
+    return result, data
+
+
+def audit_one(suite: SuiteConfig, frozen: registry.FrozenVersion, code: bool, against: str | None) -> VersionAudit:
+    result, data = integrity(suite, frozen)
     if code and data is not None and not result.failures:
         check_code(suite, frozen, data, result, against)
     return result

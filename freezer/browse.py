@@ -30,8 +30,7 @@ def read(frozen: registry.FrozenVersion, *, verify: bool = True) -> VersionData:
     """Read a frozen version; with ``verify``, refuse one that fails its integrity check."""
     suite_stub = SuiteConfig(frozen.suite, frozen.path.parent, frozen.path.parent, frozen.path.parent, ())
     if verify:
-        result = audit.VersionAudit(frozen.name, frozen.path)
-        audit.check_integrity(suite_stub, frozen, result)
+        result, _ = audit.integrity(suite_stub, frozen)
         if result.failures:
             listed = "; ".join(str(f) for f in result.failures[:5])
             raise IntegrityError(f"{frozen.name} failed its integrity check: {listed}")
@@ -53,8 +52,7 @@ def find(suite: SuiteConfig, label: str) -> registry.FrozenVersion:
 
 
 def summary_row(suite: SuiteConfig, frozen: registry.FrozenVersion) -> dict[str, Any]:
-    result = audit.VersionAudit(frozen.name, frozen.path)
-    audit.check_integrity(suite, frozen, result)
+    result, _ = audit.integrity(suite, frozen)
     row: dict[str, Any] = {"version": frozen.name, "integrity": "ok" if result.ok else "FAILED"}
     try:
         data = read(frozen, verify=False)

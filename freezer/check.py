@@ -91,8 +91,7 @@ def check(config: RegistryConfig, base: str | None) -> CheckReport:
             from freezer import audit  # only a new version needs the auditor
 
             frozen = registry.FrozenVersion(suite.name, int(match.group(1)), suite.versions / name)
-            result = audit.VersionAudit(frozen.name, frozen.path)
-            audit.check_integrity(suite, frozen, result)
+            result, _ = audit.integrity(suite, frozen)
             report.new_versions.append(name)
             for failure in result.failures:
                 report.problems.append(_frozen_problem(failure.file, f"new version {name}: {failure.message}"))

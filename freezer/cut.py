@@ -86,8 +86,7 @@ def _previous_side(suite: SuiteConfig, number: int) -> tuple[registry.FrozenVers
     # Chaining onto a damaged version would launder the damage into the new version's manifest.
     from freezer import audit
 
-    check = audit.VersionAudit(previous.name, previous.path)
-    audit.check_integrity(suite, previous, check)
+    check, _ = audit.integrity(suite, previous)
     if check.failures:
         listed = "; ".join(str(f) for f in check.failures[:5])
         raise IntegrityError(

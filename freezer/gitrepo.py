@@ -19,9 +19,7 @@ from typing import Any
 from freezer.errors import GitError
 from freezer.problems import display_path
 
-_HEX = re.compile(r"^[0-9a-fA-F]{4,40}$")
 _SAFE_REF = re.compile(r"^[A-Za-z0-9._/@{}~^+-]+$")
-MIN_SHA = 7
 
 # Fixed identity and no user or system config, so demo commits are reproducible.
 DETERMINISTIC_ENV = {
@@ -268,10 +266,6 @@ def glob_regex(glob: str) -> re.Pattern[str]:
             out.append(re.escape(char))
         index += 1
     return re.compile("".join(out).rstrip("/") + "(?:/.*)?$")
-
-
-def looks_like_sha(value: str) -> bool:
-    return bool(_HEX.match(value))
 
 
 class RegistryGit:

@@ -140,19 +140,18 @@ class GrepResult:
 
 
 def _in_scope(path: str, scopes: list[str]) -> bool:
+    """Whether rg, given ``scopes``, would search ``path`` (hidden paths only when named outright)."""
     for scope in scopes:
         scope = scope.strip("/")
-        if scope in ("", "."):
-            prefix_ok = True
-            rest = path
-        elif path == scope:
+        if path == scope:
             return True
+        if scope in ("", "."):
+            rest = path
         elif path.startswith(scope + "/"):
-            prefix_ok = True
             rest = path[len(scope) + 1 :]
         else:
             continue
-        if prefix_ok and not any(part.startswith(".") for part in rest.split("/")):
+        if not any(part.startswith(".") for part in rest.split("/")):
             return True
     return False
 
