@@ -40,7 +40,7 @@ class RegistryMachine(RuleBasedStateMachine):
         self.versions = self.root / "versions"
         self.backup = self.tmp / "backup"
         self.frozen: list[str] = []
-        self.touched = False  # something frozen was tampered with or deleted
+        self.tampered: set[str] = set()  # versions whose bytes were changed
         self.hidden_drop = False  # only the latest version was deleted: invisible to audit alone
         self.drafts_changed_since_cut = False
         self.edits = 0
@@ -56,6 +56,13 @@ class RegistryMachine(RuleBasedStateMachine):
         data = yaml.safe_load(path.read_text())
         data["version"] = number
         path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
+
+    @property
+    def touched(self) -> bool:
+        """What audit alone can see: a changed version still present, or a broken chain."""
+        present = sorted(int(n.rsplit("_v", 1)[1]) for n in self._names())
+        broken_chain = any(number != index + 1 for index, number in enumerate(present))
+        return bool(self.tampered & self._names()) or broken_chain
 
     def _names(self) -> set[str]:
         return {p.name for p in self.versions.iterdir()} if self.versions.exists() else set()
@@ -121,7 +128,7 @@ class RegistryMachine(RuleBasedStateMachine):
         position = data.draw(st.integers(0, len(content) - 1))
         content[position] ^= 0x20
         target.write_bytes(bytes(content))
-        self.touched = True
+        self.tampered.add(target.relative_to(self.versions).parts[0])
 
     @precondition(lambda self: bool(self.frozen))
     @rule(data=st.data())
@@ -133,14 +140,13 @@ class RegistryMachine(RuleBasedStateMachine):
         shutil.rmtree(self.versions / name)
         latest = name == present[-1]
         self.hidden_drop = self.hidden_drop or latest
-        self.touched = self.touched or not latest
 
     @precondition(lambda self: self.backup.exists())
     @rule()
     def restore(self) -> None:
         shutil.rmtree(self.versions, ignore_errors=True)
         shutil.copytree(self.backup, self.versions, symlinks=True)
-        self.touched = False
+        self.tampered.clear()
         self.hidden_drop = False
 
     @rule()
