@@ -10,10 +10,8 @@ stale at a newer commit.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +24,7 @@ from freezer.delta import frozen_side
 from freezer.errors import FreezerError, GitError
 from freezer.gitrepo import CodeRepo
 from freezer.groundtruth import check_fixture
+from freezer.hashing import hash_files
 from freezer.method import load_yaml_files, method_from_files
 from freezer.problems import display_path
 from freezer.yamlload import load_bytes
@@ -70,13 +69,13 @@ class VersionAudit:
         }
 
 
-def _walk(root: Path) -> tuple[dict[str, Path], list[tuple[str, str]], dict[str, int]]:
-    """Regular files (with sizes) by relative path, and everything else found: links, empty folders, specials.
+def _walk(root: Path) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """Regular files by relative path, and everything else found: links, empty folders, specials.
 
-    One ``scandir`` per folder and one ``stat`` per file: a version can hold many thousands of files.
+    One ``scandir`` per folder and no ``stat`` (the directory entry's type is enough): a version can
+    hold many thousands of files, and each ``stat`` or ``Path`` costs as much as hashing 5 KB.
     """
-    files: dict[str, Path] = {}
-    sizes: dict[str, int] = {}
+    files: dict[str, str] = {}
     odd: list[tuple[str, str]] = []
     stack = [("", str(root))]
     while stack:
@@ -92,46 +91,20 @@ def _walk(root: Path) -> tuple[dict[str, Path], list[tuple[str, str]], dict[str,
                 odd.append((rel, "is a symbolic link" if pointed_dir else "is a symbolic link, not a frozen file"))
             elif entry.is_dir(follow_symlinks=False):
                 stack.append((rel + "/", entry.path))
+            elif entry.is_file(follow_symlinks=False):
+                files[rel] = entry.path
             else:
-                info = entry.stat(follow_symlinks=False)
-                if stat.S_ISREG(info.st_mode):
-                    files[rel] = Path(entry.path)
-                    sizes[rel] = info.st_size
-                else:
-                    odd.append((rel, "is not a regular file"))
-    return files, odd, sizes
+                odd.append((rel, "is not a regular file"))
+    return files, odd
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
 
 
 def _needed(rel: str) -> bool:
     return rel.endswith((".yaml", ".yml")) or rel in (registry.DELTA, registry.TEMPLATE_COPY)
-
-
-def _digest(path: Path) -> str:
-    with open(path, "rb") as handle:
-        return (
-            hashlib.file_digest(handle, "sha256").hexdigest() if hasattr(hashlib, "file_digest") else _chunked(handle)
-        )
-
-
-def _chunked(handle: Any) -> str:  # Python 3.10: no hashlib.file_digest
-    digest = hashlib.sha256()
-    for chunk in iter(lambda: handle.read(1 << 20), b""):
-        digest.update(chunk)
-    return digest.hexdigest()
-
-
-def hash_files(paths: dict[str, Path], sizes: dict[str, int] | None = None) -> dict[str, str]:
-    """sha256 of every file; on every core when there is enough to hash (hashlib releases the GIL)."""
-    size = sizes if sizes is not None else {rel: path.stat().st_size for rel, path in paths.items()}
-    workers = min(os.cpu_count() or 1, 8)
-    if workers < 2 or (len(paths) < 200 and sum(size.values()) < (32 << 20)):
-        return {rel: _digest(path) for rel, path in paths.items()}
-    from concurrent.futures import ThreadPoolExecutor
-
-    # Largest first, so one big file does not finish last on its own.
-    order = sorted(paths, key=lambda rel: -size.get(rel, 0))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return dict(zip(order, pool.map(lambda rel: _digest(paths[rel]), order), strict=True))
 
 
 def _parse_sums(data: bytes) -> dict[str, str] | None:
@@ -156,13 +129,13 @@ def check_integrity(
     def fail(rel: str, message: str) -> None:
         result.failures.append(Failure(f"{where}/{rel}" if rel else where, message))
 
-    files, odd, sizes = _walk(frozen.path)
+    files, odd = _walk(frozen.path)
     for rel, message in odd:
         fail(rel, message)
     if registry.MANIFEST not in files:
         fail(registry.MANIFEST, "missing: without its manifest the version cannot be verified")
         return None
-    manifest_bytes = files[registry.MANIFEST].read_bytes()
+    manifest_bytes = _read(files[registry.MANIFEST])
     try:
         manifest = json.loads(manifest_bytes)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -180,12 +153,14 @@ def check_integrity(
         fail(rel, "missing (listed in the manifest)" if rel in manifest["files"] else "missing")
     for rel in sorted(set(files) - expected):
         fail(rel, "stray file: not part of the frozen version")
-    digests = hash_files({rel: path for rel, path in files.items() if rel != registry.SUMS}, sizes)
+    digests, unreadable = hash_files({rel: path for rel, path in files.items() if rel != registry.SUMS})
+    for rel, why in sorted(unreadable.items()):
+        fail(rel, f"cannot be read: {why}")
     for rel, digest in sorted(manifest["files"].items()):
         if rel in digests and digests[rel] != digest:
             fail(rel, f"content changed: sha256 {digests[rel][:16]}… != manifest {digest[:16]}…")
     if registry.SUMS in files:
-        sums = _parse_sums(files[registry.SUMS].read_bytes())
+        sums = _parse_sums(_read(files[registry.SUMS]))
         if sums is None:
             fail(registry.SUMS, "not in sha256sum format")
         else:
@@ -200,7 +175,7 @@ def check_integrity(
                     fail(rel, "content does not match SHA256SUMS")
     # Only the drafts, the delta and the template are needed again (to re-render and re-check);
     # other data files were verified by their hashes and are not held in memory.
-    data = {rel: files[rel].read_bytes() for rel in manifest["files"] if rel in files and _needed(rel)}
+    data = {rel: _read(files[rel]) for rel in manifest["files"] if rel in files and _needed(rel)}
     result.checks.append(f"{len(manifest['files'])} data files hashed")
     if result.failures:
         return None
@@ -213,7 +188,7 @@ def check_integrity(
     except Exception as exc:  # noqa: BLE001 - a tampered template can fail in any way
         fail(registry.METHOD, f"cannot be re-rendered: {type(exc).__name__}: {exc}")
         return data
-    if registry.METHOD in files and method.encode("utf-8") != files[registry.METHOD].read_bytes():
+    if registry.METHOD in files and method.encode("utf-8") != _read(files[registry.METHOD]):
         from freezer import __version__
 
         cut_by = manifest["freezer_version"]
@@ -366,6 +341,10 @@ def integrity(suite: SuiteConfig, frozen: registry.FrozenVersion) -> tuple[Versi
         data = check_integrity(suite, frozen, result)
     except FreezerError as exc:
         result.failures.append(Failure(display_path(frozen.path), exc.message))
+        data = None
+    except OSError as exc:
+        where = display_path(Path(exc.filename)) if exc.filename else display_path(frozen.path)
+        result.failures.append(Failure(where, f"cannot be read: {exc.strerror or exc}"))
         data = None
     return result, data
 

@@ -25,7 +25,49 @@ class Run:
         return self.out + self.err
 
 
-def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 120) -> Run:
+NOBODY = 65534
+
+
+def become_nobody() -> None:
+    os.setgid(NOBODY)
+    os.setuid(NOBODY)
+
+
+def nobody_can_run_python() -> bool:
+    """Root reads every file, so unreadable files can only be tested as another user, if it can run us."""
+    if os.geteuid() != 0:
+        return False
+    try:
+        probe = subprocess.run(
+            [sys.executable, "-c", "import freezer"],
+            preexec_fn=become_nobody,
+            capture_output=True,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            check=False,
+        )
+    except OSError:
+        return False
+    return probe.returncode == 0
+
+
+def make_traversable(root: Path) -> None:
+    """Let user nobody reach and read ``root`` and everything in it (tmp_path folders are private)."""
+    for path in [root, *root.parents]:
+        if str(path) in ("/", "/tmp"):
+            break
+        path.chmod(path.stat().st_mode | 0o005)
+    for path in root.rglob("*"):
+        if not path.is_symlink():
+            path.chmod(path.stat().st_mode | 0o005)
+
+
+def run_cli(
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+    as_nobody: bool = False,
+) -> Run:
     """Run the real CLI in a subprocess, as a user would."""
     full_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
     full_env.pop("FREEZER_DEBUG", None)
@@ -36,6 +78,7 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
         capture_output=True,
         text=True,
         timeout=timeout,
+        preexec_fn=become_nobody if as_nobody else None,
     )
     return Run(proc.returncode, proc.stdout, proc.stderr)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, assert_clean_failure, run_cli, run_inprocess
+from conftest import REPO, assert_clean_failure, make_traversable, nobody_can_run_python, run_cli, run_inprocess
 from registry_helpers import code_commit, commit_all, make_registry, set_drafts
 
 
@@ -97,6 +97,20 @@ def _rewrite_consistently(version: Path, rel: str, old: str, new: str) -> None:
     (version / "METHOD.md").write_text(method_from_files(files, manifest_bytes))
     files.update({"manifest.json": manifest_bytes, "METHOD.md": (version / "METHOD.md").read_bytes()})
     (version / "SHA256SUMS").write_bytes(sha256sums(files))
+
+
+@pytest.mark.parametrize("rel", ["fixtures/callers-run-deterministic-containers.yaml", "manifest.json"])
+def test_unreadable_frozen_file_is_named_not_a_traceback(frozen: Path, rel: str) -> None:
+    if not nobody_can_run_python():
+        pytest.skip("needs root, and an interpreter that user nobody can run (root reads every file)")
+    make_traversable(frozen)
+    version = frozen / "versions" / "graph_v2"
+    target = version / rel
+    assert target.is_file(), sorted(p.name for p in (version / "fixtures").iterdir())
+    target.chmod(0)
+    result = run_cli("audit", "--no-code", cwd=frozen, as_nobody=True)
+    assert_clean_failure(result)
+    assert f"graph_v2/{rel}: cannot be read: Permission denied" in result.text
 
 
 def test_consistent_rewrite_of_earlier_version_is_caught_by_the_chain(frozen: Path) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from hostile import corpus
 
-from conftest import REPO, run_inprocess
+from conftest import REPO, become_nobody, nobody_can_run_python, run_inprocess
 from registry_helpers import sample_repo, snapshot
 
 CASES = corpus.subprocess_cases()
@@ -40,8 +40,7 @@ def _run(args: list[str], cwd: Path, as_nobody: bool) -> tuple[int, str, float, 
     def preexec() -> None:
         _limit_memory()
         if as_nobody:
-            os.setgid(65534)
-            os.setuid(65534)
+            become_nobody()
 
     start = time.monotonic()
     proc = subprocess.Popen(
@@ -63,24 +62,6 @@ def _run(args: list[str], cwd: Path, as_nobody: bool) -> tuple[int, str, float, 
     return proc.returncode, output.decode("utf-8", errors="replace"), time.monotonic() - start, int(peak)
 
 
-def _nobody_can_run_python() -> bool:
-    def drop() -> None:
-        os.setgid(65534)
-        os.setuid(65534)
-
-    try:
-        probe = subprocess.run(
-            [sys.executable, "-c", "import freezer"],
-            preexec_fn=drop,
-            capture_output=True,
-            env={**os.environ, "PYTHONPATH": str(REPO)},
-            check=False,
-        )
-    except OSError:
-        return False
-    return probe.returncode == 0
-
-
 @pytest.fixture(scope="module")
 def code_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return sample_repo(tmp_path_factory.mktemp("hostile-cache"))
@@ -93,10 +74,8 @@ def test_hostile_case(case: corpus.Case, code_repo: Path, tmp_path: Path) -> Non
     corpus.base_registry(root, code_repo)
     case.build(root)
     if case.as_nobody:
-        if os.geteuid() != 0:
-            pytest.skip("needs root to run the case as another user")
-        if not _nobody_can_run_python():
-            pytest.skip("the interpreter lives where user nobody cannot run it (root reads every file)")
+        if not nobody_can_run_python():
+            pytest.skip("needs root, and an interpreter that user nobody can run (root reads every file)")
         corpus.make_unreadable_dirs_traversable(root / "drafts/graph/fixtures")
         for path in root.rglob("*"):
             if not path.is_symlink() and path.name != "zz-hostile.yaml":

@@ -1,0 +1,75 @@
+"""freezer.hashing: the same digests as hashlib, in this process or across a pool, and read errors reported."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from pathlib import Path
+
+import pytest
+
+from freezer import hashing
+
+
+def _files(folder: Path, count: int, seed: int = 7) -> dict[str, str]:
+    rng = random.Random(seed)
+    folder.mkdir()
+    paths = {}
+    for index in range(count):
+        # Sizes straddle the one-read / chunked boundary, including empty files.
+        size = rng.choice([0, 1, 4095, hashing.CHUNK - 1, hashing.CHUNK, hashing.CHUNK + 1, 3 * hashing.CHUNK + 17])
+        path = folder / f"f{index:05d}.bin"
+        path.write_bytes(rng.randbytes(size))
+        paths[f"data/{path.name}"] = str(path)
+    return paths
+
+
+def _expected(paths: dict[str, str]) -> dict[str, str]:
+    return {rel: hashlib.sha256(Path(path).read_bytes()).hexdigest() for rel, path in paths.items()}
+
+
+def test_serial_digests_match_hashlib(tmp_path: Path) -> None:
+    paths = _files(tmp_path / "data", 30)
+    digests, unreadable = hashing.hash_files(paths)
+    assert unreadable == {}
+    assert digests == _expected(paths)
+
+
+@pytest.mark.skipif(hashing._workers() < 2, reason="needs two cores and fork")
+def test_pool_digests_match_hashlib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = _files(tmp_path / "data", 60)
+    # Thresholds lowered so the pool runs on a small input; batches of 3 spread files over workers.
+    monkeypatch.setattr(hashing, "PARALLEL_FROM_FILES", 50)
+    monkeypatch.setattr(hashing, "BATCH_FILES", 3)
+    digests, unreadable = hashing.hash_files(paths)
+    assert unreadable == {}
+    assert digests == _expected(paths)
+
+
+@pytest.mark.skipif(hashing._workers() < 2, reason="needs two cores and fork")
+def test_few_large_files_use_the_pool_by_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = _files(tmp_path / "data", 4)
+    monkeypatch.setattr(hashing, "PARALLEL_FROM_BYTES", 1)
+    assert hashing._parallel_worth_it(paths)
+    monkeypatch.setattr(hashing, "PARALLEL_FROM_BYTES", 1 << 40)
+    assert not hashing._parallel_worth_it(paths)
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_unreadable_files_are_reported_not_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parallel: bool
+) -> None:
+    if parallel and hashing._workers() < 2:
+        pytest.skip("needs two cores and fork")
+    paths = _files(tmp_path / "data", 6)
+    paths["gone.bin"] = str(tmp_path / "gone.bin")  # vanished between the listing and the hashing
+    (tmp_path / "folder").mkdir()
+    paths["folder"] = str(tmp_path / "folder")  # became a directory
+    if parallel:
+        monkeypatch.setattr(hashing, "PARALLEL_FROM_FILES", 1)
+        monkeypatch.setattr(hashing, "BATCH_FILES", 2)
+    digests, unreadable = hashing.hash_files(paths)
+    assert set(unreadable) == {"gone.bin", "folder"}
+    assert "No such file" in unreadable["gone.bin"]
+    assert "directory" in unreadable["folder"].lower()
+    assert digests == _expected({rel: path for rel, path in paths.items() if rel not in unreadable})
