@@ -133,12 +133,17 @@ def test_consistent_rewrite_of_latest_version_is_caught_by_check(frozen: Path) -
 @pytest.mark.parametrize("how", ["remove", "replace"])
 def test_removing_or_replacing_v1_breaks_v2(frozen: Path, how: str, tmp_path: Path, cache_root: Path) -> None:
     v1 = frozen / "versions/graph_v1"
+    original_manifest = (v1 / "manifest.json").read_bytes()
     shutil.rmtree(v1)
     if how == "replace":
         # freezer itself refuses to cut v1 again here, so the replacement is cut in another registry.
+        # It must differ from the original: two cuts of the same drafts within one second are byte-identical.
         other = make_registry(tmp_path / "other", cache_root)
+        question = other / "drafts/graph/fixtures/locate-register-tools.yaml"
+        question.write_text(question.read_text().replace("registered?", "registered, and by whom?"))
         assert run_cli("cut", "v1", cwd=other).code == 0
         shutil.copytree(other / "versions/graph_v1", v1)
+        assert (v1 / "manifest.json").read_bytes() != original_manifest
         assert run_cli("audit", "graph_v1", "--no-code", cwd=frozen).code == 0
     result = run_cli("audit", "--no-code", cwd=frozen)
     assert_clean_failure(result)

@@ -2,7 +2,9 @@
 
 ``main`` is the only place where errors become exit codes and messages. It
 answers ``--version`` before importing typer so that the cheapest call stays
-cheap; every other command goes through :mod:`freezer.cli.app`.
+cheap, lets :mod:`freezer.cli.hooks` answer the plain forms of the hook
+commands (also without typer), and sends everything else through
+:mod:`freezer.cli.app`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,11 @@ def main(argv: list[str] | None = None) -> int:
     from freezer.errors import EXIT_INVALID, FreezerError
 
     try:
+        from freezer.cli.hooks import fast_path
+
+        code = fast_path(args)
+        if code is not None:
+            return code
         from freezer.cli.app import run
 
         return run(args)

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from freezer import config as config_mod
-from freezer.cli import output
+from freezer.cli import hooks, output
 from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format
 from freezer.errors import EXIT_INVALID, EXIT_OK
 from freezer.problems import display_path
@@ -24,33 +24,7 @@ def validate(
     fmt: FormatOption = None,
 ) -> int:
     """Check drafts in three layers: YAML syntax, the JSON Schemas, and the semantic rules."""
-    from freezer import validate as validate_mod
-
-    fmt = check_format(fmt)
-    if paths:
-        cfg = _optional_config(registry)
-        report = validate_mod.validate_paths(list(paths), cfg)
-    else:
-        cfg = config_mod.load(registry)
-        suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
-        report = validate_mod.Report()
-        for one in suites:
-            part = validate_mod.validate_suite(one)
-            report.files += part.files
-            report.sets.extend(part.sets)
-            report.problems.extend(part.problems)
-    if fmt == "json":
-        typer.echo(output.dumps(_report_json(report)))
-        return EXIT_OK if report.ok else EXIT_INVALID
-    for line in output.problem_lines(report.problems, fmt):
-        typer.echo(line)
-    for fixture_set in report.sets:
-        typer.echo(_set_summary(fixture_set))
-    if report.ok:
-        typer.echo(f"✓ {report.files} file(s) valid")
-        return EXIT_OK
-    typer.echo(f"✗ {len(report.problems)} problem(s) in {report.files} file(s)")
-    return EXIT_INVALID
+    return hooks.run_validate(list(paths) if paths else None, registry, suite, check_format(fmt))
 
 
 @app.command()
@@ -124,47 +98,3 @@ def demo(
     typer.echo(f"  {root}/sample-code                   the code under test (git log shows the tool-surface commits)")
     typer.echo(f"Then try: cd {root} && freezer audit")
     return EXIT_OK
-
-
-def _optional_config(registry: Path | None) -> config_mod.RegistryConfig | None:
-    if registry is not None:
-        return config_mod.load(registry)
-    root = config_mod.find_root(Path.cwd())
-    return config_mod.load_config(root / config_mod.CONFIG_NAME) if root else None
-
-
-def _set_summary(fixture_set: object) -> str:
-    from freezer.validate import FixtureSet
-
-    assert isinstance(fixture_set, FixtureSet)
-    where = display_path(fixture_set.root) if fixture_set.root else "(loose files)"
-    landed = [d.data for d in fixture_set.fixtures if d.data["status"] == "landed"]
-    dropped = len(fixture_set.fixtures) - len(landed)
-    classes = ", ".join(sorted({f["class"] for f in landed})) or "none"
-    head = ""
-    if fixture_set.version is not None:
-        head = f"{fixture_set.version.data['suite']} v{fixture_set.version.data['version']}: "
-    counts = f"{len(fixture_set.fixtures)} fixture(s), {len(landed)} landed, {dropped} dropped"
-    return f"  {where}: {head}{counts}; classes: {classes}"
-
-
-def _report_json(report: object) -> dict[str, object]:
-    from freezer.validate import Report
-
-    assert isinstance(report, Report)
-    sets = []
-    for fixture_set in report.sets:
-        sets.append(
-            {
-                "root": display_path(fixture_set.root) if fixture_set.root else None,
-                "suite": fixture_set.version.data["suite"] if fixture_set.version else None,
-                "version": fixture_set.version.data["version"] if fixture_set.version else None,
-                "fixtures": sorted(d.data["task_id"] for d in fixture_set.fixtures),
-            }
-        )
-    return {
-        "ok": report.ok,
-        "files": report.files,
-        "sets": sets,
-        "problems": [p.to_json() for p in report.problems],
-    }

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from freezer import config as config_mod
-from freezer.cli import output
+from freezer.cli import hooks, output
 from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format
 from freezer.errors import EXIT_INVALID, EXIT_OK
 from freezer.problems import display_path
@@ -119,31 +119,4 @@ def check(
     fmt: FormatOption = None,
 ) -> int:
     """Pre-merge guard: drafts validate, frozen files are untouched, new versions verify and chain."""
-    from freezer import check as check_mod
-
-    fmt = check_format(fmt)
-    cfg = config_mod.load(registry)
-    report = check_mod.check(cfg, base)
-    if fmt == "json":
-        typer.echo(
-            output.dumps(
-                {
-                    "ok": report.ok,
-                    "base": report.base,
-                    "base_source": report.base_source,
-                    "new_versions": report.new_versions,
-                    "problems": [p.to_json() for p in report.problems],
-                }
-            )
-        )
-        return EXIT_OK if report.ok else EXIT_INVALID
-    for line in output.problem_lines(report.problems, fmt):
-        typer.echo(line)
-    summary = f"against {report.base[:8]} ({report.base_source})"
-    if report.new_versions:
-        summary += f"; new: {', '.join(report.new_versions)}"
-    if report.ok:
-        typer.echo(f"✓ frozen versions untouched {summary}; drafts valid")
-        return EXIT_OK
-    typer.echo(f"✗ {len(report.problems)} problem(s) {summary}")
-    return EXIT_INVALID
+    return hooks.run_check(base, registry, check_format(fmt))

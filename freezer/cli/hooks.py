@@ -1,0 +1,168 @@
+"""The hook commands, ``check`` and ``validate``, without typer.
+
+pre-commit and CI run them on every commit, and importing typer is about a
+quarter of ``freezer check`` (measured on a registry of 100 versions: 162 ms
+through typer, 123 ms without). So :func:`fast_path` answers their plain forms
+directly, and the typer commands call the same bodies below. Anything else
+(``--help``, a positional path, an unknown or repeated option, a format that
+is not allowed) goes through typer, which owns every usage message.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from freezer import config as config_mod
+from freezer.cli import output
+from freezer.errors import EXIT_INVALID, EXIT_OK
+from freezer.problems import display_path
+
+# Long and short spellings of each option that takes a value, by command; mirrors the typer commands.
+_OPTIONS = {
+    "check": {"--base": "base", "--registry": "registry", "-C": "registry", "--format": "fmt", "-f": "fmt"},
+    "validate": {
+        "--registry": "registry",
+        "-C": "registry",
+        "--suite": "suite",
+        "-s": "suite",
+        "--format": "fmt",
+        "-f": "fmt",
+    },
+}
+
+
+def parse(args: list[str]) -> tuple[str, dict[str, str]] | None:
+    """(command, option values) for a plain hook invocation; None when typer should parse it."""
+    if not args or args[0] not in _OPTIONS:
+        return None
+    known = _OPTIONS[args[0]]
+    values: dict[str, str] = {}
+    rest = iter(args[1:])
+    for arg in rest:
+        flag, equals, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        name = known.get(flag)
+        if name is None or name in values:
+            return None
+        if not equals:
+            value = next(rest, "")
+            if not value or value.startswith("-"):
+                return None
+        values[name] = value
+    if output.resolve_format(values.get("fmt")) not in output.FORMATS:
+        return None
+    return args[0], values
+
+
+def fast_path(args: list[str]) -> int | None:
+    """Run a plain ``check`` or ``validate``; None if typer must handle ``args``."""
+    parsed = parse(args)
+    if parsed is None:
+        return None
+    command, values = parsed
+    registry = Path(values["registry"]) if "registry" in values else None
+    fmt = output.resolve_format(values.get("fmt"))
+    if command == "check":
+        return run_check(values.get("base"), registry, fmt)
+    return run_validate(None, registry, values.get("suite"), fmt)
+
+
+def run_check(base: str | None, registry: Path | None, fmt: str) -> int:
+    from freezer import check as check_mod
+
+    cfg = config_mod.load(registry)
+    report = check_mod.check(cfg, base)
+    if fmt == "json":
+        print(
+            output.dumps(
+                {
+                    "ok": report.ok,
+                    "base": report.base,
+                    "base_source": report.base_source,
+                    "new_versions": report.new_versions,
+                    "problems": [p.to_json() for p in report.problems],
+                }
+            )
+        )
+        return EXIT_OK if report.ok else EXIT_INVALID
+    for line in output.problem_lines(report.problems, fmt):
+        print(line)
+    summary = f"against {report.base[:8]} ({report.base_source})"
+    if report.new_versions:
+        summary += f"; new: {', '.join(report.new_versions)}"
+    if report.ok:
+        print(f"✓ frozen versions untouched {summary}; drafts valid")
+        return EXIT_OK
+    print(f"✗ {len(report.problems)} problem(s) {summary}")
+    return EXIT_INVALID
+
+
+def run_validate(paths: list[Path] | None, registry: Path | None, suite: str | None, fmt: str) -> int:
+    from freezer import validate as validate_mod
+
+    if paths:
+        report = validate_mod.validate_paths(paths, _optional_config(registry))
+    else:
+        cfg = config_mod.load(registry)
+        suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
+        report = validate_mod.Report()
+        for one in suites:
+            part = validate_mod.validate_suite(one)
+            report.files += part.files
+            report.sets.extend(part.sets)
+            report.problems.extend(part.problems)
+    if fmt == "json":
+        print(output.dumps(_report_json(report)))
+        return EXIT_OK if report.ok else EXIT_INVALID
+    for line in output.problem_lines(report.problems, fmt):
+        print(line)
+    for fixture_set in report.sets:
+        print(_set_summary(fixture_set))
+    if report.ok:
+        print(f"✓ {report.files} file(s) valid")
+        return EXIT_OK
+    print(f"✗ {len(report.problems)} problem(s) in {report.files} file(s)")
+    return EXIT_INVALID
+
+
+def _optional_config(registry: Path | None) -> config_mod.RegistryConfig | None:
+    if registry is not None:
+        return config_mod.load(registry)
+    root = config_mod.find_root(Path.cwd())
+    return config_mod.load_config(root / config_mod.CONFIG_NAME) if root else None
+
+
+def _set_summary(fixture_set: object) -> str:
+    from freezer.validate import FixtureSet
+
+    assert isinstance(fixture_set, FixtureSet)
+    where = display_path(fixture_set.root) if fixture_set.root else "(loose files)"
+    landed = [d.data for d in fixture_set.fixtures if d.data["status"] == "landed"]
+    dropped = len(fixture_set.fixtures) - len(landed)
+    classes = ", ".join(sorted({f["class"] for f in landed})) or "none"
+    head = ""
+    if fixture_set.version is not None:
+        head = f"{fixture_set.version.data['suite']} v{fixture_set.version.data['version']}: "
+    counts = f"{len(fixture_set.fixtures)} fixture(s), {len(landed)} landed, {dropped} dropped"
+    return f"  {where}: {head}{counts}; classes: {classes}"
+
+
+def _report_json(report: object) -> dict[str, object]:
+    from freezer.validate import Report
+
+    assert isinstance(report, Report)
+    sets = []
+    for fixture_set in report.sets:
+        sets.append(
+            {
+                "root": display_path(fixture_set.root) if fixture_set.root else None,
+                "suite": fixture_set.version.data["suite"] if fixture_set.version else None,
+                "version": fixture_set.version.data["version"] if fixture_set.version else None,
+                "fixtures": sorted(d.data["task_id"] for d in fixture_set.fixtures),
+            }
+        )
+    return {
+        "ok": report.ok,
+        "files": report.files,
+        "sets": sets,
+        "problems": [p.to_json() for p in report.problems],
+    }
