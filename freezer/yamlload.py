@@ -34,6 +34,9 @@ MAX_NODES = 100_000
 MAX_DEPTH = 64
 
 _RESOLVER = Resolver()
+# First characters for which an implicit resolver exists; a None key would mean "any first character".
+_RESOLVED_FIRST = frozenset(key for key in Resolver.yaml_implicit_resolvers if key is not None)
+_NO_WILDCARD_RESOLVER = None not in Resolver.yaml_implicit_resolvers
 _CONSTRUCTOR = SafeConstructor()
 _TAG = "tag:yaml.org,2002:"
 _PLAIN_TAGS = {_TAG + t for t in ("str", "int", "float", "bool", "null", "timestamp")}
@@ -62,7 +65,6 @@ class YamlDocument:
 
     display: str
     data: Any
-    raw: bytes
     marks: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)
 
     def locate(self, path: JsonPath) -> tuple[int | None, int | None]:
@@ -159,11 +161,12 @@ def load_bytes(raw: bytes, display: str, limits: Limits = Limits()) -> LoadResul
         assert problem is not None
         return LoadResult(None, [problem])
     builder = _Builder(display, limits)
+    parser = _FastLoader(text)
     try:
-        for event in yaml.parse(text, Loader=_FastLoader):
-            builder.feed(event)
-            if builder.fatal:
-                break
+        # The parser is driven directly: yaml.parse's generator costs ~10% of loading a fixture.
+        next_event, feed = parser.get_event, builder.feed
+        while not builder.fatal and (event := next_event()) is not None:
+            feed(event)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         what = " ".join(p for p in (exc.context, exc.problem) if p) or "YAML syntax error"
@@ -183,9 +186,11 @@ def load_bytes(raw: bytes, display: str, limits: Limits = Limits()) -> LoadResul
     except RecursionError:  # pragma: no cover - libyaml bounds nesting itself
         builder.problems.append(Problem(display, None, None, (), "YAML nested too deeply", "yaml"))
         return LoadResult(None, builder.problems)
+    finally:
+        parser.dispose()
     if builder.problems:
         return LoadResult(None, builder.problems)
-    doc = YamlDocument(display, builder.result, raw, builder.marks)
+    doc = YamlDocument(display, builder.result, builder.marks)
     return LoadResult(doc, [])
 
 
@@ -306,6 +311,14 @@ class _Builder:
 
     def _resolve(self, event: Any) -> Any:
         tag = event.tag
+        value = event.value
+        if tag is None and (
+            not event.implicit[0] or (_NO_WILDCARD_RESOLVER and value and value[0] not in _RESOLVED_FIRST)
+        ):
+            # What Resolver.resolve would answer, without its per-scalar list building: quoted and
+            # block scalars are strings, and so is a plain one whose first character starts no
+            # implicit type.
+            return value
         if tag is None or tag == "!":
             tag = _RESOLVER.resolve(ScalarNode, event.value, event.implicit)  # type: ignore[no-untyped-call]
         if tag not in _PLAIN_TAGS:

@@ -178,3 +178,27 @@ def test_version_flag() -> None:
     result = run_cli("--version")
     assert result.code == 0
     assert result.out.startswith("freezer ")
+
+
+def test_parallel_validation_matches_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from freezer import validate as validate_mod
+
+    threshold = validate_mod.PARALLEL_FROM
+    root = shutil.copytree(V2, tmp_path / "v2")
+    sources = sorted((root / "fixtures").glob("*.yaml"))
+    for index in range(threshold + 20):
+        source = sources[index % len(sources)]
+        text = source.read_text().replace("task_id: ", f"task_id: copy-{index:03d}-", 1)
+        if index % 50 == 7:
+            text = text.replace("class: ", "class: [", 1)  # broken YAML in a few files
+        (root / "fixtures" / f"copy-{index:03d}.yaml").write_text(text)
+    parallel = validate_paths([root])
+    monkeypatch.setattr(validate_mod, "PARALLEL_FROM", 10**9)
+    serial = validate_paths([root])
+    assert parallel.files == serial.files > threshold
+    assert [p.to_json() for p in parallel.problems] == [p.to_json() for p in serial.problems]
+    assert sum("YAML syntax" in p.message for p in serial.problems) == 7
+    assert [len(s.fixtures) for s in parallel.sets] == [len(s.fixtures) for s in serial.sets]
+    assert gc.isenabled()
