@@ -16,11 +16,11 @@ from pathlib import Path
 
 
 def with_freezer(repo_path: Path, sha: str, refs: list[dict[str, object]]) -> int:
+    from freezer.document import YamlDocument
     from freezer.gitrepo import CodeRepo
     from freezer.groundtruth import check_sites
-    from freezer.yamlload import YamlDocument
 
-    doc = YamlDocument("refs", {"ground_truth": refs}, b"", {})
+    doc = YamlDocument("refs", {"ground_truth": refs}, {})
     with CodeRepo(repo_path) as repo:
         return len(check_sites(repo, sha, doc))
 

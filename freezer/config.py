@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from freezer import schemas
+from freezer.document import YamlDocument
 from freezer.errors import InvalidInput, UsageError
 from freezer.problems import Problem, display_path
-from freezer.yamlload import YamlDocument, load_file
+from freezer.yamlload import load_file
 
 CONFIG_NAME = "freezer.yaml"
 DEFAULT_DIMENSIONS = {

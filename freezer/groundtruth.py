@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from freezer.document import YamlDocument
 from freezer.gitrepo import CodeRepo
 from freezer.grep import PatternError, grep_at
 from freezer.problems import Problem
 from freezer.rules import SITE_LISTS
-from freezer.yamlload import YamlDocument
 
 _DEFINITION = re.compile(r"\b(?:fn|def|func|function)\s+([A-Za-z_][A-Za-z0-9_]*)")
 _PATHLIKE = re.compile(r"^[\w.-]+(?:/[\w.-]+)*\.[A-Za-z0-9]+(?::(\d+))?$")

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from freezer.document import YamlDocument
 from freezer.errors import GitError
 from freezer.gitrepo import CodeRepo
 from freezer.problems import Problem
-from freezer.yamlload import YamlDocument
 
 
 @dataclass

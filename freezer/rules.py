@@ -10,8 +10,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
+from freezer.document import YamlDocument
 from freezer.problems import JsonPath, Problem
-from freezer.yamlload import YamlDocument
 
 SITE_LISTS = ("ground_truth", "traps")
 

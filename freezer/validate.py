@@ -15,9 +15,10 @@ from pathlib import Path
 
 from freezer import rules, schemas
 from freezer.config import CONFIG_NAME, RegistryConfig, SuiteConfig, load_config
+from freezer.document import YamlDocument
 from freezer.errors import InvalidInput, UsageError
 from freezer.problems import Problem, display_path
-from freezer.yamlload import YamlDocument, load_file
+from freezer.yamlload import load_file
 
 VERSION_NAME = "version.yaml"
 YAML_SUFFIXES = (".yaml", ".yml")

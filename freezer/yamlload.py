@@ -14,7 +14,7 @@ from __future__ import annotations
 import codecs
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
+from freezer.document import YamlDocument
 from freezer.problems import JsonPath, Problem
 
 # libyaml's C parser when PyYAML was built with it; the pure-Python one otherwise.
@@ -57,27 +58,6 @@ class Limits:
     max_bytes: int = MAX_BYTES
     max_nodes: int = MAX_NODES
     max_depth: int = MAX_DEPTH
-
-
-@dataclass
-class YamlDocument:
-    """Plain data read from one file, with the position of every value."""
-
-    display: str
-    data: Any
-    marks: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)
-
-    def locate(self, path: JsonPath) -> tuple[int | None, int | None]:
-        """Line and column (1-based) of the value at ``path`` or its nearest parent."""
-        for cut in range(len(path), -1, -1):
-            mark = self.marks.get(tuple(path[:cut]))
-            if mark is not None:
-                return mark
-        return (1, 1)  # an empty document: the problem is at its start
-
-    def problem(self, path: JsonPath, message: str, layer: str) -> Problem:
-        line, col = self.locate(path)
-        return Problem(self.display, line, col, tuple(path), message, layer)
 
 
 @dataclass

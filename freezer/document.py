@@ -1,0 +1,33 @@
+"""A loaded document: plain data plus the line and column of every value.
+
+Kept apart from the YAML loader so that the rules and the code checks,
+which only read documents, do not import PyYAML.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from freezer.problems import JsonPath, Problem
+
+
+@dataclass
+class YamlDocument:
+    """Plain data read from one file, with the position of every value."""
+
+    display: str
+    data: Any
+    marks: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)
+
+    def locate(self, path: JsonPath) -> tuple[int | None, int | None]:
+        """Line and column (1-based) of the value at ``path`` or its nearest parent."""
+        for cut in range(len(path), -1, -1):
+            mark = self.marks.get(tuple(path[:cut]))
+            if mark is not None:
+                return mark
+        return (1, 1)  # an empty document: the problem is at its start
+
+    def problem(self, path: JsonPath, message: str, layer: str) -> Problem:
+        line, col = self.locate(path)
+        return Problem(self.display, line, col, tuple(path), message, layer)
