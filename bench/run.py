@@ -390,6 +390,12 @@ def write_markdown(report: dict[str, object], path: Path) -> None:
         "  `cp` has no counterpart); their median is reported in the notes column.",
         "- The audit workload's version is a real cut plus mixed-size data files listed in its manifest.",
         "",
+    ]
+    # Hand-written history (what was tried, what changed) lives beside the runner so a rerun keeps it.
+    notes = HERE / "NOTES.md"
+    if notes.is_file():
+        lines += [notes.read_text(encoding="utf-8").rstrip(), ""]
+    lines += [
         "## Machine",
         "",
         "```json",
