@@ -445,6 +445,8 @@ def main() -> None:
     (args.out / f"{report['date']}{suffix}.json").write_text(json.dumps(report, indent=2) + "\n")
     if not args.quick:
         write_markdown(report, args.markdown)
+    if args.quick:
+        print("quick mode: small sizes, where fixed start-up costs weigh more; the bars are set for the full sizes")
     for workload in workloads:
         row = workload.to_json()
         print(f"{row['ratio']:>7}  (bar {row['bar']})  {row['workload']}")
