@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from freezer import registry, schemas
+from freezer import parallel, registry, schemas
 from freezer.config import SuiteConfig
 from freezer.delta import compute as compute_delta
 from freezer.delta import frozen_side
@@ -368,18 +368,14 @@ def audit_suite(
     versions = registry.frozen_versions(suite)
     if names is not None:
         versions = [v for v in versions if v.name in names]
-    workers = min(os.cpu_count() or 1, len(versions), 8)
-    if not code or workers < 2:
+    workers = parallel.workers(len(versions)) if code else 1
+    if workers < 2:
         results = []
         for frozen in versions:
             progress(frozen.name)
             results.append(audit_one(suite, frozen, code, against))
         return results
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with parallel.fork_pool(workers) as pool:
         futures = [pool.submit(audit_one, suite, frozen, code, against) for frozen in versions]
         results = []
         for frozen, future in zip(versions, futures, strict=True):

@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import os
 
+from freezer import parallel
+
 # Below this much work a pool's start-up (~30 ms) costs more than the second core saves.
 PARALLEL_FROM_BYTES = 64 << 20
 PARALLEL_FROM_FILES = 2_000
@@ -66,34 +68,19 @@ def _parallel_worth_it(paths: dict[str, str]) -> bool:
     return total >= PARALLEL_FROM_BYTES
 
 
-def _workers() -> int:
-    import multiprocessing
-
-    # Inside a worker already (several versions audited at once), the cores are taken.
-    if multiprocessing.parent_process() is not None:
-        return 1
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1  # a spawned worker would re-import freezer: slower than hashing here
-    return min(os.cpu_count() or 1, 8)
-
-
 def hash_files(paths: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
     """sha256 by relative path, and why each file that could not be read failed."""
-    workers = _workers()
+    workers = parallel.workers()
     rels = list(paths)
     if workers < 2 or not _parallel_worth_it(paths):
         groups = [rels]
         outcomes = [_digest_bin([paths[rel] for rel in rels])]
     else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
         # Small batches handed out as workers free up: sizes are not known in advance (no stat
         # per file), and a large file in one batch cannot hold the other workers up.
         size = max(1, min(BATCH_FILES, len(rels) // (workers * 4)))
         groups = [rels[start : start + size] for start in range(0, len(rels), size)]
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        with parallel.fork_pool(workers) as pool:
             outcomes = list(pool.map(_digest_bin, [[paths[rel] for rel in group] for group in groups]))
     digests: dict[str, str] = {}
     unreadable: dict[str, str] = {}

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from freezer import rules, schemas
+from freezer import parallel, rules, schemas
 from freezer.config import CONFIG_NAME, RegistryConfig, SuiteConfig, load_config
 from freezer.document import YamlDocument
 from freezer.errors import InvalidInput, UsageError
@@ -142,15 +142,11 @@ def check_file(file: Path) -> FileResult:
 
 def check_files(files: list[Path]) -> list[FileResult]:
     """Check files, on every core when there are many; results keep the input order."""
-    workers = min(os.cpu_count() or 1, 8)
+    workers = parallel.workers() if len(files) >= PARALLEL_FROM else 1
     with _without_cyclic_gc():
-        if len(files) < PARALLEL_FROM or workers < 2:
+        if workers < 2:
             return [check_file(file) for file in files]
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        with parallel.fork_pool(workers) as pool:
             return list(pool.map(check_file, files, chunksize=max(16, len(files) // (workers * 8))))
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from freezer import hashing
+from freezer import hashing, parallel
 
 
 def _files(folder: Path, count: int, seed: int = 7) -> dict[str, str]:
@@ -35,7 +35,7 @@ def test_serial_digests_match_hashlib(tmp_path: Path) -> None:
     assert digests == _expected(paths)
 
 
-@pytest.mark.skipif(hashing._workers() < 2, reason="needs two cores and fork")
+@pytest.mark.skipif(parallel.workers() < 2, reason="needs two cores and fork")
 def test_pool_digests_match_hashlib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     paths = _files(tmp_path / "data", 60)
     # Thresholds lowered so the pool runs on a small input; batches of 3 spread files over workers.
@@ -46,7 +46,7 @@ def test_pool_digests_match_hashlib(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert digests == _expected(paths)
 
 
-@pytest.mark.skipif(hashing._workers() < 2, reason="needs two cores and fork")
+@pytest.mark.skipif(parallel.workers() < 2, reason="needs two cores and fork")
 def test_few_large_files_use_the_pool_by_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     paths = _files(tmp_path / "data", 4)
     monkeypatch.setattr(hashing, "PARALLEL_FROM_BYTES", 1)
@@ -55,17 +55,17 @@ def test_few_large_files_use_the_pool_by_size(tmp_path: Path, monkeypatch: pytes
     assert not hashing._parallel_worth_it(paths)
 
 
-@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("in_pool", [False, True])
 def test_unreadable_files_are_reported_not_raised(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parallel: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_pool: bool
 ) -> None:
-    if parallel and hashing._workers() < 2:
+    if in_pool and parallel.workers() < 2:
         pytest.skip("needs two cores and fork")
     paths = _files(tmp_path / "data", 6)
     paths["gone.bin"] = str(tmp_path / "gone.bin")  # vanished between the listing and the hashing
     (tmp_path / "folder").mkdir()
     paths["folder"] = str(tmp_path / "folder")  # became a directory
-    if parallel:
+    if in_pool:
         monkeypatch.setattr(hashing, "PARALLEL_FROM_FILES", 1)
         monkeypatch.setattr(hashing, "BATCH_FILES", 2)
     digests, unreadable = hashing.hash_files(paths)
@@ -73,3 +73,27 @@ def test_unreadable_files_are_reported_not_raised(
     assert "No such file" in unreadable["gone.bin"]
     assert "directory" in unreadable["folder"].lower()
     assert digests == _expected({rel: path for rel, path in paths.items() if rel not in unreadable})
+
+
+def test_no_fork_while_another_thread_runs() -> None:
+    import threading
+
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert parallel.workers() == 1
+    finally:
+        release.set()
+        other.join()
+
+
+def _workers_seen_by_a_worker() -> int:
+    return parallel.workers()
+
+
+@pytest.mark.skipif(parallel.workers() < 2, reason="needs two cores and fork")
+def test_a_worker_does_not_start_its_own_pool() -> None:
+    assert parallel.workers(1) == 1 and parallel.workers(2) == 2
+    with parallel.fork_pool(1) as pool:
+        assert pool.submit(_workers_seen_by_a_worker).result() == 1
