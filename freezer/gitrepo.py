@@ -87,6 +87,8 @@ class CodeRepo:
             if self._batch.stdin:
                 self._batch.stdin.close()
             self._batch.wait()
+            if self._batch.stdout:
+                self._batch.stdout.close()
             self._batch = None
         if "repo" in self.__dict__:
             self.repo.close()

@@ -9,7 +9,10 @@ How the seed's ``rg`` commands are interpreted:
   ``\\p{..}`` Unicode classes are refused because ``re`` lacks them.
 * Matching is per line, like ``rg -n``: the match count is the number of
   matching lines (the sum of ``rg -c``), and the file count is the number of
-  files with at least one.
+  files with at least one. ``^``, ``$``, ``\\A`` and ``\\z`` anchor at each line.
+* rg's engine runs in linear time and Python's backtracks: a pattern that
+  takes more than ``SECONDS_PER_FILE`` on one file is refused with a message
+  saying so, rather than hanging a cut or an audit.
 * The path scope is the list of paths after the pattern. Only files tracked
   at the commit are searched. As rg does, hidden paths (a component starting
   with ``.``) are skipped unless named in the scope, and binary files (a NUL
@@ -22,7 +25,12 @@ How the seed's ``rg`` commands are interpreted:
 from __future__ import annotations
 
 import re
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 
 from freezer.gitrepo import CodeRepo
 
@@ -156,9 +164,63 @@ def _in_scope(path: str, scopes: list[str]) -> bool:
     return False
 
 
+def whole_text_filter(regex: re.Pattern[str]) -> re.Pattern[str] | None:
+    r"""A regex that finds, in a whole file, every file where ``regex`` matches some line.
+
+    Per line, ``^`` and ``$`` are the line's ends: MULTILINE gives them that meaning in the
+    whole text. ``\A`` and ``\Z`` cannot be given it, so a pattern using them (or a literal
+    backslash before A or Z, to stay on the safe side) gets no whole-text filter. Matching
+    across a newline can only let through a file the per-line pass then rules out.
+    """
+    if "\\A" in regex.pattern or "\\Z" in regex.pattern:
+        return None
+    return re.compile(regex.pattern, regex.flags | re.MULTILINE)
+
+
+# rg's engine runs in linear time; Python's backtracks, and a pattern such as (a+)+$ can take
+# hours on one unlucky line. No sane pattern needs this long for one file.
+SECONDS_PER_FILE = 10.0
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+@contextmanager
+def _per_file_budget(seconds: float) -> Iterator[Callable[[Callable[[], list[int]]], list[int]]]:
+    """Yields ``within``: ``within(call)`` runs ``call`` and raises _OutOfTime after ``seconds``.
+
+    Python's regex engine checks for signals while it matches, so SIGALRM can stop it. Only the
+    main thread may set a handler; elsewhere, or where the program using freezer has a timer
+    running, calls run without a budget.
+    """
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not usable or signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+        yield lambda call: call()
+        return
+
+    def out_of_time(signum: int, frame: object) -> None:
+        raise _OutOfTime
+
+    def within(call: Callable[[], list[int]]) -> list[int]:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            return call()
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)  # never left armed while blobs are read
+
+    previous = signal.signal(signal.SIGALRM, out_of_time)
+    try:
+        yield within
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def grep_at(repo: CodeRepo, sha: str, pattern: str, scopes: list[str], flags: list[str]) -> GrepResult:
     """Run the interpreted ``rg`` over the tree of ``sha``."""
     regex = compile_rg(pattern, flags)
+    whole_text = whole_text_filter(regex)
     literal = required_literal(pattern, flags)
     tree = repo.tree(sha)
     result = GrepResult()
@@ -168,20 +230,37 @@ def grep_at(repo: CodeRepo, sha: str, pattern: str, scopes: list[str], flags: li
             continue
         if clean not in tree and not any(p.startswith(clean + "/") for p in tree):
             result.missing_scopes.append(scope)
-    for path in sorted(tree):
-        if not _in_scope(path, scopes):
-            continue
-        text = repo.text(tree[path][1])
-        # Most files do not match at all: a substring test, then one search over the
-        # whole text, rule them out before any line is looked at.
-        if text is None or (literal is not None and literal not in text) or not regex.search(text):
-            continue
-        hits = [number for number, line in enumerate(text.split("\n"), 1) if regex.search(line)]
-        if hits:
-            result.per_file[path] = hits
-            result.matches += len(hits)
-            result.files += 1
+    with _per_file_budget(SECONDS_PER_FILE) as within:
+        for path in sorted(tree):
+            if not _in_scope(path, scopes):
+                continue
+            text = repo.text(tree[path][1])
+            # Most files do not match at all: a substring test, then one search over the
+            # whole text, rule them out before any line is looked at.
+            if text is None or (literal is not None and literal not in text):
+                continue
+            try:
+                hits = within(partial(_matching_lines, regex, whole_text, text))
+            except _OutOfTime:
+                raise PatternError(
+                    f"matching {path} took over {SECONDS_PER_FILE:g} s: Python's backtracking regex engine, "
+                    "which freezer uses to reproduce rg, explodes on nested repetition such as (a+)+; "
+                    "rewrite the pattern without it"
+                ) from None
+            if hits:
+                result.per_file[path] = hits
+                result.matches += len(hits)
+                result.files += 1
     return result
+
+
+def _matching_lines(regex: re.Pattern[str], whole_text: re.Pattern[str] | None, text: str) -> list[int]:
+    if whole_text is not None and not whole_text.search(text):
+        return []
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the newline that ends the last line does not start another
+    return [number for number, line in enumerate(lines, 1) if regex.search(line)]
 
 
 def rg_command(pattern: str, scopes: list[str], flags: list[str]) -> str:

@@ -198,11 +198,11 @@ def test_parallel_validation_matches_serial(tmp_path: Path, monkeypatch: pytest.
         if index % 50 == 7:
             text = text.replace("class: ", "class: [", 1)  # broken YAML in a few files
         (root / "fixtures" / f"copy-{index:03d}.yaml").write_text(text)
-    parallel = validate_paths([root])
+    pooled = validate_paths([root])
     monkeypatch.setattr(validate_mod, "PARALLEL_FROM", 10**9)
     serial = validate_paths([root])
-    assert parallel.files == serial.files > threshold
-    assert [p.to_json() for p in parallel.problems] == [p.to_json() for p in serial.problems]
+    assert pooled.files == serial.files > threshold
+    assert [p.to_json() for p in pooled.problems] == [p.to_json() for p in serial.problems]
     assert sum("YAML syntax" in p.message for p in serial.problems) == 7
-    assert [len(s.fixtures) for s in parallel.sets] == [len(s.fixtures) for s in serial.sets]
+    assert [len(s.fixtures) for s in pooled.sets] == [len(s.fixtures) for s in serial.sets]
     assert gc.isenabled()
