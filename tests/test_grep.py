@@ -108,6 +108,19 @@ def test_required_literal_is_conservative(pattern: str, flags: list[str], litera
                 assert literal in text
 
 
+def _one_commit_repo(root: Path, files: dict[str, str]) -> Path:
+    from freezer.gitrepo import run_git
+
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    run_git(["init", "-q", "."], root, env)
+    run_git(["add", "-A"], root, env)
+    run_git(["commit", "-q", "-m", "files"], root, env)
+    return root
+
+
 ANCHOR_FILES = {
     "src/a.rs": "use std::io;\nfn main() {\n    run();\n}\n",
     "src/b.rs": "// fn main is not here\nlet x = 1;   \nend\n",
@@ -130,16 +143,7 @@ ANCHOR_PATTERNS = [
 
 @pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep is not installed (CI installs it)")
 def test_anchors_and_line_ends_match_real_rg(tmp_path: Path) -> None:
-    from freezer.gitrepo import run_git
-
-    repo = tmp_path / "code"
-    for rel, text in ANCHOR_FILES.items():
-        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
-        (repo / rel).write_text(text)
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-    run_git(["init", "-q", "."], repo, env)
-    run_git(["add", "-A"], repo, env)
-    run_git(["commit", "-q", "-m", "anchors"], repo, env)
+    repo = _one_commit_repo(tmp_path / "code", ANCHOR_FILES)
     with CodeRepo(repo) as code:
         sha = code.resolve("HEAD")
         for pattern, flags in ANCHOR_PATTERNS:
@@ -150,19 +154,6 @@ def test_anchors_and_line_ends_match_real_rg(tmp_path: Path) -> None:
             ours = grep_at(code, sha, pattern, ["."], flags)
             assert (ours.matches, ours.files) == (sum(counts), len(counts)), (pattern, real.stdout)
             assert ours.matches > 0 or pattern == r"one\s+line", pattern
-
-
-def _one_commit_repo(root: Path, files: dict[str, str]) -> Path:
-    from freezer.gitrepo import run_git
-
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-    run_git(["init", "-q", "."], root, env)
-    run_git(["add", "-A"], root, env)
-    run_git(["commit", "-q", "-m", "files"], root, env)
-    return root
 
 
 def test_catastrophic_backtracking_is_stopped_and_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,19 +28,18 @@ def _expected(paths: dict[str, str]) -> dict[str, str]:
     return {rel: hashlib.sha256(Path(path).read_bytes()).hexdigest() for rel, path in paths.items()}
 
 
-def test_serial_digests_match_hashlib(tmp_path: Path) -> None:
-    paths = _files(tmp_path / "data", 30)
-    digests, unreadable = hashing.hash_files(paths)
-    assert unreadable == {}
-    assert digests == _expected(paths)
-
-
-@pytest.mark.skipif(parallel.workers() < 2, reason="needs two cores and fork")
-def test_pool_digests_match_hashlib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("in_pool", [False, True])
+def test_digests_match_hashlib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_pool: bool) -> None:
+    if in_pool and parallel.workers() < 2:
+        pytest.skip("needs two cores and fork")
     paths = _files(tmp_path / "data", 60)
-    # Thresholds lowered so the pool runs on a small input; batches of 3 spread files over workers.
-    monkeypatch.setattr(hashing, "PARALLEL_FROM_FILES", 50)
-    monkeypatch.setattr(hashing, "BATCH_FILES", 3)
+    if in_pool:
+        # Thresholds lowered so the pool runs on a small input; batches of 3 spread files over workers.
+        monkeypatch.setattr(hashing, "PARALLEL_FROM_FILES", 50)
+        monkeypatch.setattr(hashing, "BATCH_FILES", 3)
+    else:
+        monkeypatch.setattr(hashing, "PARALLEL_FROM_FILES", 10**9)
+        monkeypatch.setattr(hashing, "PARALLEL_FROM_BYTES", 1 << 62)
     digests, unreadable = hashing.hash_files(paths)
     assert unreadable == {}
     assert digests == _expected(paths)
