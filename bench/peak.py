@@ -24,4 +24,13 @@ if __name__ == "__main__":
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     with open(out, "w", encoding="utf-8") as handle:
-        json.dump({"seconds": seconds, "peak_kib": usage.ru_maxrss, "rc": os.waitstatus_to_exitcode(status)}, handle)
+        json.dump(
+            {
+                "seconds": seconds,
+                "peak_kib": usage.ru_maxrss,
+                # CPU time of the command and of every process it waited for (its workers).
+                "cpu_seconds": usage.ru_utime + usage.ru_stime,
+                "rc": os.waitstatus_to_exitcode(status),
+            },
+            handle,
+        )

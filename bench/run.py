@@ -44,6 +44,7 @@ CHECK_JSONSCHEMA = shutil.which("check-jsonschema") or str(Path(PY).parent / "ch
 class Sample:
     seconds: float
     peak_kib: int
+    cpu_seconds: float = 0.0
 
 
 @dataclass
@@ -89,7 +90,7 @@ def run_command(command: list[str], cwd: Path, setup: Callable[[], None] | None 
         if proc.returncode != 0 or measured.get("rc") != 0:
             err.seek(0)
             raise SystemExit(f"{' '.join(command[:4])} failed in {cwd}: {err.read().decode()[-800:]}")
-    return Sample(measured["seconds"], int(measured["peak_kib"]))
+    return Sample(measured["seconds"], int(measured["peak_kib"]), float(measured.get("cpu_seconds", 0.0)))
 
 
 def interleave(result: Result, a: Callable[[], Sample], b: Callable[[], Sample], runs: int) -> Result:
@@ -264,15 +265,19 @@ def bench_against(work: Path, versions: int, fixtures: int, runs: int) -> dict[s
             first.write_text(first.read_text().replace("question: ", f"question: (v{number}) ", 1))
         subprocess.run([*FREEZER, "cut", f"v{number}"], cwd=root, env=ENV, check=True, capture_output=True)
     head = generate.git(root / "code", "rev-parse", "HEAD").strip()
-    scaling = {}
+    scaling: dict[int, float] = {}
+    cores_used: dict[int, float] = {}
     for count in sorted({1, versions}):
         names = [f"bench_v{n}" for n in range(1, count + 1)]
         samples = [run_command([*FREEZER, "audit", *names, "--against", head], root) for _ in range(runs)]
         scaling[count] = statistics.median(s.seconds for s in samples)
+        # CPU time (workers included) over wall time: how many cores the audit kept busy.
+        cores_used[count] = statistics.median(s.cpu_seconds / s.seconds for s in samples)
     return {
         "workload": f"audit --against over {versions} versions x {fixtures:,} fixtures",
         "median_s_by_versions": {str(k): round(v, 3) for k, v in scaling.items()},
         "per_version_s": {str(k): round(v / k, 3) for k, v in scaling.items()},
+        "cores_used_by_versions": {str(k): round(v, 2) for k, v in cores_used.items()},
         "cores": os.cpu_count(),
     }
 
@@ -365,9 +370,16 @@ def write_markdown(report: dict[str, object], path: Path) -> None:
         )
     against = report["against"]
     assert isinstance(against, dict)
-    lines += ["", f"## {against['workload']}", "", "| versions | median (s) | per version (s) |", "|---|---|---|"]
+    lines += [
+        "",
+        f"## {against['workload']}",
+        "",
+        f"| versions | median (s) | per version (s) | cores kept busy (of {against['cores']}) |",
+        "|---|---|---|---|",
+    ]
+    busy = against.get("cores_used_by_versions", {})
     for count, seconds in against["median_s_by_versions"].items():
-        lines.append(f"| {count} | {seconds} | {against['per_version_s'][count]} |")
+        lines.append(f"| {count} | {seconds} | {against['per_version_s'][count]} | {busy.get(count, 'n/a')} |")
     scaling = report["scaling"]
     assert isinstance(scaling, dict)
     lines += ["", "## Scaling", "", "| command | size | median (s) |", "|---|---|---|"]
@@ -392,9 +404,9 @@ def write_markdown(report: dict[str, object], path: Path) -> None:
         "",
     ]
     # Hand-written history (what was tried, what changed) lives beside the runner so a rerun keeps it.
-    notes = HERE / "NOTES.md"
-    if notes.is_file():
-        lines += [notes.read_text(encoding="utf-8").rstrip(), ""]
+    history = HERE / "NOTES.md"
+    if history.is_file():
+        lines += [history.read_text(encoding="utf-8").rstrip(), ""]
     lines += [
         "## Machine",
         "",
