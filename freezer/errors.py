@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_INVALID = 1
 EXIT_USAGE = 2
+# The reader of stdout went away (freezer audit | head): what a shell reports for SIGPIPE (128 + 13).
+EXIT_BROKEN_PIPE = 141
 
 
 class FreezerError(Exception):

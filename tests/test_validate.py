@@ -206,3 +206,32 @@ def test_parallel_validation_matches_serial(tmp_path: Path, monkeypatch: pytest.
     assert sum("YAML syntax" in p.message for p in serial.problems) == 7
     assert [len(s.fixtures) for s in pooled.sets] == [len(s.fixtures) for s in serial.sets]
     assert gc.isenabled()
+
+
+@pytest.mark.parametrize("args", [["validate"], ["validate", "drafts"]], ids=["hook path", "typer path"])
+def test_a_reader_that_goes_away_is_not_a_crash(tmp_path: Path, args: list[str]) -> None:
+    import os
+    import subprocess
+    import sys
+
+    root = tmp_path / "registry"
+    (root / "drafts" / "fixtures").mkdir(parents=True)
+    (root / "freezer.yaml").write_text(
+        "freezer: 1\nsuites:\n  s:\n    drafts: drafts\n    code_repo: code\n    tool_surface: ['x/**']\n"
+    )
+    shutil.copy(V2 / "version.yaml", root / "drafts" / "version.yaml")
+    for index in range(3000):  # far more problem lines than a pipe buffers
+        (root / "drafts" / "fixtures" / f"f{index:04d}.yaml").write_text("a: [\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "freezer", *args],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline().startswith(b"drafts/fixtures/f0000.yaml:2:1: $: YAML syntax")
+    proc.stdout.close()  # like `| head -1`
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141, err
+    assert err == ""

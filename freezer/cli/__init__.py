@@ -20,17 +20,16 @@ def main(argv: list[str] | None = None) -> int:
     if args in (["--version"], ["-V"]):
         print(f"freezer {__version__}")
         return 0
-    from freezer.errors import EXIT_INVALID, FreezerError
+    from freezer.errors import EXIT_BROKEN_PIPE, EXIT_INVALID, FreezerError
 
     try:
-        from freezer.cli.hooks import fast_path
-
-        code = fast_path(args)
-        if code is not None:
-            return code
-        from freezer.cli.app import run
-
-        return run(args)
+        code = _dispatch(args)
+        sys.stdout.flush()  # a closed pipe shows up here, not in the interpreter's exit
+        return code
+    except BrokenPipeError:
+        # The reader went away (freezer audit | head): nothing is wrong with freezer or the input.
+        _discard_stdout()
+        return EXIT_BROKEN_PIPE
     except FreezerError as exc:
         print(f"freezer: error: {exc}", file=sys.stderr)
         for problem in getattr(exc, "problems", []):
@@ -48,3 +47,23 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_INVALID
+
+
+def _dispatch(args: list[str]) -> int:
+    from freezer.cli.hooks import fast_path
+
+    code = fast_path(args)
+    if code is not None:
+        return code
+    from freezer.cli.app import run
+
+    return run(args)
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (tests redirect stdout)
+        pass

@@ -7,13 +7,14 @@ arguments, calls the core and prints, and returns its exit code.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
 from freezer.cli import output
-from freezer.errors import EXIT_OK, FreezerError
+from freezer.errors import EXIT_BROKEN_PIPE, EXIT_OK, FreezerError
 
 # Recent typer releases vendor click, older ones use the real package: find the
 # click exception base through typer itself so either works.
@@ -83,6 +84,12 @@ def run(args: list[str]) -> int:
     except typer.Abort:
         typer.echo("freezer: aborted", err=True)
         return 130
+    except SystemExit:
+        # typer answers a closed stdout by muting the streams and exiting 1; report it as
+        # freezer.cli.main does for the hook path, not as invalid input.
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            return EXIT_BROKEN_PIPE
+        raise
     except FreezerError:
         raise
     return int(result) if isinstance(result, int) else EXIT_OK
