@@ -9,8 +9,10 @@ small inputs stay in this process, where a pool would cost more than it saves.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import stat
 
 from freezer import parallel
 
@@ -24,9 +26,15 @@ CHUNK = 1 << 20
 def digest_file(path: str) -> str:
     """sha256 of one file, read in large chunks into one reused buffer."""
     digest = hashlib.sha256()
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    # The walk saw a regular file; should it have been swapped for a FIFO or a link since, fail
+    # (reported as unreadable) rather than block or follow it.
+    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags)
     try:
-        size = os.fstat(fd).st_size
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        size = info.st_size
         if size < CHUNK:
             # One read (plus one to notice a file that grew) for the many small files.
             data = os.read(fd, size + 1)
@@ -44,8 +52,8 @@ def digest_file(path: str) -> str:
         os.close(fd)
 
 
-def _digest_bin(paths: list[str]) -> list[tuple[str | None, str | None]]:
-    """(digest, None) or (None, why it could not be read) for each path of one bin."""
+def _digest_batch(paths: list[str]) -> list[tuple[str | None, str | None]]:
+    """(digest, None) or (None, why it could not be read) for each path of one batch."""
     results: list[tuple[str | None, str | None]] = []
     for path in paths:
         try:
@@ -74,14 +82,14 @@ def hash_files(paths: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
     rels = list(paths)
     if workers < 2 or not _parallel_worth_it(paths):
         groups = [rels]
-        outcomes = [_digest_bin([paths[rel] for rel in rels])]
+        outcomes = [_digest_batch([paths[rel] for rel in rels])]
     else:
         # Small batches handed out as workers free up: sizes are not known in advance (no stat
         # per file), and a large file in one batch cannot hold the other workers up.
         size = max(1, min(BATCH_FILES, len(rels) // (workers * 4)))
         groups = [rels[start : start + size] for start in range(0, len(rels), size)]
         with parallel.fork_pool(workers) as pool:
-            outcomes = list(pool.map(_digest_bin, [[paths[rel] for rel in group] for group in groups]))
+            outcomes = list(pool.map(_digest_batch, [[paths[rel] for rel in group] for group in groups]))
     digests: dict[str, str] = {}
     unreadable: dict[str, str] = {}
     for group, outcome in zip(groups, outcomes, strict=True):
