@@ -73,9 +73,14 @@ def _draft_set(suite: SuiteConfig, number: int) -> FixtureSet:
 
 def _draft_files(suite: SuiteConfig, fixture_set: FixtureSet) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
+    drafts = suite.drafts.resolve()
+    resolved_folders: dict[Path, Path] = {}  # one realpath per folder, not per file
     for path in fixture_set.files.values():
-        rel = path.resolve().relative_to(suite.drafts.resolve()).as_posix()
-        files[rel] = path.read_bytes()
+        if path.parent not in resolved_folders:
+            resolved_folders[path.parent] = path.parent.resolve()
+        rel = (resolved_folders[path.parent] / path.name).relative_to(drafts).as_posix()
+        with open(path, "rb") as handle:
+            files[rel] = handle.read()
     return files
 
 
