@@ -25,9 +25,9 @@ from freezer.errors import FreezerError, GitError
 from freezer.gitrepo import CodeRepo
 from freezer.groundtruth import check_fixture
 from freezer.hashing import hash_files
-from freezer.method import load_yaml_files, method_from_files
+from freezer.method import load_frozen_drafts, load_yaml_files, method_from_files
 from freezer.problems import display_path
-from freezer.yamlload import load_bytes
+from freezer.yamlload import YAML_SUFFIXES, load_bytes
 
 GENERATED = (registry.MANIFEST, registry.METHOD, registry.SUMS)
 
@@ -104,7 +104,7 @@ def _read(path: str) -> bytes:
 
 
 def _needed(rel: str) -> bool:
-    return rel.endswith((".yaml", ".yml")) or rel in (registry.DELTA, registry.TEMPLATE_COPY)
+    return rel.endswith(YAML_SUFFIXES) or rel in (registry.DELTA, registry.TEMPLATE_COPY)
 
 
 def _parse_sums(data: bytes) -> dict[str, str] | None:
@@ -256,8 +256,7 @@ def _check_delta(
 ) -> None:
     try:
         before = previous.manifest()
-        before_files = {rel: (previous.path / rel).read_bytes() for rel in before["files"]}
-        _, old_fixtures = load_yaml_files(before_files)
+        _, old_fixtures = load_frozen_drafts(previous, before)
         _, new_fixtures = load_yaml_files(data)
     except (OSError, ValueError, KeyError, FreezerError) as exc:
         detail = exc.message if isinstance(exc, FreezerError) else str(exc)
@@ -327,7 +326,7 @@ def check_code(
 def _fixture_docs(frozen: registry.FrozenVersion, data: dict[str, bytes]) -> list[Any]:
     docs = []
     for rel in sorted(data):
-        if rel.startswith("fixtures/") and rel.endswith((".yaml", ".yml")):
+        if rel.startswith("fixtures/") and rel.endswith(YAML_SUFFIXES):
             loaded = load_bytes(data[rel], f"{display_path(frozen.path)}/{rel}")
             if loaded.document is not None and loaded.document.data.get("status") == "landed":
                 docs.append(loaded.document)

@@ -10,7 +10,7 @@ from freezer.config import SuiteConfig
 from freezer.delta import compute as compute_delta
 from freezer.delta import frozen_side
 from freezer.errors import IntegrityError, UsageError
-from freezer.method import load_yaml_files
+from freezer.method import load_frozen_drafts, load_yaml_files
 
 
 @dataclass
@@ -29,17 +29,20 @@ class VersionData:
 def read(frozen: registry.FrozenVersion, *, verify: bool = True) -> VersionData:
     """Read a frozen version; with ``verify``, refuse one that fails its integrity check."""
     suite_stub = SuiteConfig(frozen.suite, frozen.path.parent, frozen.path.parent, frozen.path.parent, ())
+    frozen_files = None
     if verify:
-        result, _ = audit.integrity(suite_stub, frozen)
+        result, frozen_files = audit.integrity(suite_stub, frozen)
         if result.failures:
             listed = "; ".join(str(f) for f in result.failures[:5])
             raise IntegrityError(f"{frozen.name} failed its integrity check: {listed}")
     try:
         manifest = frozen.manifest()
-        files = {rel: (frozen.path / rel).read_bytes() for rel in manifest["files"]}
+        # A verified version's drafts were just read by the integrity check.
+        version, fixtures = (
+            load_yaml_files(frozen_files) if frozen_files is not None else load_frozen_drafts(frozen, manifest)
+        )
     except (OSError, ValueError, KeyError) as exc:
         raise IntegrityError(f"{frozen.name} cannot be read: {exc}") from None
-    version, fixtures = load_yaml_files(files)
     return VersionData(frozen, manifest, version, sorted(fixtures, key=lambda f: f["task_id"]))
 
 

@@ -91,16 +91,16 @@ def _previous_side(suite: SuiteConfig, number: int) -> tuple[registry.FrozenVers
     # Chaining onto a damaged version would launder the damage into the new version's manifest.
     from freezer import audit
 
-    check, _ = audit.integrity(suite, previous)
+    check, frozen_files = audit.integrity(suite, previous)
     if check.failures:
         listed = "; ".join(str(f) for f in check.failures[:5])
         raise IntegrityError(
             f"cut refused: the previous version {previous.name} fails its integrity check ({listed})",
             hint="restore it from git (freezer audit shows what changed) before cutting on top of it",
         )
+    assert frozen_files is not None  # no failures: the integrity check read the drafts
     manifest = previous.manifest()
-    files = {rel: (previous.path / rel).read_bytes() for rel in manifest["files"]}
-    _, fixtures = load_yaml_files(files)
+    _, fixtures = load_yaml_files(frozen_files)
     previous_side = frozen_side(manifest, fixtures)
     previous_side["upper"] = manifest["binary"].get("build_sha") or manifest["pinned_sha"]["full"]
     return previous, previous_side

@@ -16,7 +16,7 @@ from freezer import registry
 from freezer.errors import IntegrityError
 from freezer.grep import rg_command
 from freezer.render import render_method
-from freezer.yamlload import load_bytes
+from freezer.yamlload import YAML_SUFFIXES, load_bytes
 
 
 def _where(site: dict[str, Any]) -> str:
@@ -54,7 +54,7 @@ def load_yaml_files(files: dict[str, bytes]) -> tuple[dict[str, Any], list[dict[
     version: dict[str, Any] | None = None
     fixtures = []
     for rel in sorted(files):
-        if not rel.endswith((".yaml", ".yml")):
+        if not rel.endswith(YAML_SUFFIXES):
             continue
         loaded = load_bytes(files[rel], rel)
         if loaded.document is None:
@@ -66,6 +66,14 @@ def load_yaml_files(files: dict[str, bytes]) -> tuple[dict[str, Any], list[dict[
     if version is None:
         raise IntegrityError("version.yaml is missing from the frozen files")
     return version, fixtures
+
+
+def load_frozen_drafts(
+    frozen: registry.FrozenVersion, manifest: dict[str, Any]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The version draft and fixtures of a frozen version, reading only its YAML files."""
+    files = {rel: (frozen.path / rel).read_bytes() for rel in manifest["files"] if rel.endswith(YAML_SUFFIXES)}
+    return load_yaml_files(files)
 
 
 def _for_template(fixture: dict[str, Any]) -> dict[str, Any]:

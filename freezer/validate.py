@@ -18,10 +18,9 @@ from freezer.config import CONFIG_NAME, RegistryConfig, SuiteConfig, load_config
 from freezer.document import YamlDocument
 from freezer.errors import InvalidInput, UsageError
 from freezer.problems import Problem, display_path
-from freezer.yamlload import load_file
+from freezer.yamlload import YAML_SUFFIXES, load_file
 
 VERSION_NAME = "version.yaml"
-YAML_SUFFIXES = (".yaml", ".yml")
 
 
 @dataclass

@@ -30,6 +30,7 @@ from freezer.problems import JsonPath, Problem
 # libyaml's C parser when PyYAML was built with it; the pure-Python one otherwise.
 _FastLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
+YAML_SUFFIXES = (".yaml", ".yml")
 MAX_BYTES = 1 << 20
 MAX_NODES = 100_000
 MAX_DEPTH = 64
