@@ -100,17 +100,7 @@ class CodeRepo:
         self.close()
 
     def _git(self, *args: str) -> str:
-        result = subprocess.run(
-            ["git", *args],
-            cwd=self.path,
-            capture_output=True,
-            check=False,
-            env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
-        )
-        if result.returncode != 0:
-            stderr = result.stderr.decode("utf-8", errors="replace").strip()
-            raise GitError(f"git {args[0]} failed in {display_path(self.path)}: {stderr}")
-        return result.stdout.decode("utf-8", errors="surrogateescape")
+        return run_git(list(args), self.path, {"GIT_TERMINAL_PROMPT": "0"})
 
     def resolve(self, ref: str, what: str = "commit") -> str:
         """The full 40-hex SHA of the commit ``ref`` names."""
@@ -227,12 +217,16 @@ class CodeRepo:
 
 
 def run_git(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
-    """Run a plain git command (used to build repositories, never on user refs)."""
+    """Run git; its output as text (a file name that is not UTF-8 keeps its bytes as surrogates).
+
+    Refs that come from users are checked with :func:`check_ref` before they get here.
+    """
     full_env = {**os.environ, **(env or {})}
-    result = subprocess.run(["git", *args], cwd=cwd, env=full_env, capture_output=True, text=True, check=False)
+    result = subprocess.run(["git", *args], cwd=cwd, env=full_env, capture_output=True, check=False)
     if result.returncode != 0:
-        raise GitError(f"git {' '.join(args[:2])} failed in {display_path(cwd)}: {result.stderr.strip()}")
-    return result.stdout
+        stderr = result.stderr.decode("utf-8", errors="replace").strip()
+        raise GitError(f"git {' '.join(args[:2])} failed in {display_path(cwd)}: {stderr}")
+    return result.stdout.decode("utf-8", errors="surrogateescape")
 
 
 def glob_regex(glob: str) -> re.Pattern[str]:
