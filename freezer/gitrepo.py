@@ -180,9 +180,12 @@ class CodeRepo:
         return self._texts[blob_sha]
 
     def lines(self, blob_sha: str) -> list[str]:
-        """A blob's lines, decoded once per blob however many sites point into it."""
+        """A blob's lines (the newline ending the last line starts no other), split once per blob
+        however many ground-truth sites and greps look into it."""
         if blob_sha not in self._lines:
-            text = self.blob(blob_sha).decode("utf-8", errors="replace")
+            text = self.text(blob_sha)
+            if text is None:  # a site may point into a file rg would skip as binary
+                text = self.blob(blob_sha).decode("utf-8", errors="replace")
             lines = text.split("\n")
             if lines and lines[-1] == "":
                 lines.pop()

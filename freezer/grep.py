@@ -248,13 +248,14 @@ def grep_at(repo: CodeRepo, sha: str, pattern: str, scopes: list[str], flags: li
             result.missing_scopes.append(scope)
     with _per_file_budget(SECONDS_PER_FILE) as within:
         for path in _paths_in_scope(tree, sha, scopes):
-            text = repo.text(tree[path][1])
+            blob = tree[path][1]
+            text = repo.text(blob)
             # Most files do not match at all: a substring test, then one search over the
             # whole text, rule them out before any line is looked at.
             if text is None or (literal is not None and literal not in text):
                 continue
             try:
-                hits = within(partial(_matching_lines, regex, whole_text, text))
+                hits = within(partial(_matching_lines, regex, whole_text, text, partial(repo.lines, blob)))
             except _OutOfTime:
                 raise PatternError(
                     f"matching {path} took over {SECONDS_PER_FILE:g} s: Python's backtracking regex engine, "
@@ -268,13 +269,13 @@ def grep_at(repo: CodeRepo, sha: str, pattern: str, scopes: list[str], flags: li
     return result
 
 
-def _matching_lines(regex: re.Pattern[str], whole_text: re.Pattern[str] | None, text: str) -> list[int]:
+def _matching_lines(
+    regex: re.Pattern[str], whole_text: re.Pattern[str] | None, text: str, lines: Callable[[], list[str]]
+) -> list[int]:
+    """Numbers of the matching lines; ``lines`` (the blob's lines, split once per blob) only if needed."""
     if whole_text is not None and not whole_text.search(text):
         return []
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()  # the newline that ends the last line does not start another
-    return [number for number, line in enumerate(lines, 1) if regex.search(line)]
+    return [number for number, line in enumerate(lines(), 1) if regex.search(line)]
 
 
 def rg_command(pattern: str, scopes: list[str], flags: list[str]) -> str:
