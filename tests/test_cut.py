@@ -254,9 +254,11 @@ def test_concurrent_cuts_produce_one_version(reg: Path) -> None:
         )
         for _ in range(4)
     ]
-    outcomes = [
-        (p.wait(timeout=120), p.stdout.read() if p.stdout else "", p.stderr.read() if p.stderr else "") for p in racers
-    ]
+    # communicate() reads both pipes to the end and closes them (wait() first could block on a full pipe).
+    outcomes = []
+    for racer in racers:
+        out, err = racer.communicate(timeout=120)
+        outcomes.append((racer.returncode, out, err))
     for code, out, err in outcomes:
         assert "Traceback" not in out + err
         assert code in (0, 1), out + err
