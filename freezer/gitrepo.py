@@ -1,9 +1,27 @@
-"""Every git call freezer makes goes through this module.
+"""Every git call freezer makes goes through this module, under one policy.
+
+freezer only reads git repositories, and a registry pull request can choose
+which repository that is (``code_repo``). So git may do nothing on its own
+behalf: every call runs with the environment and ``-c`` options of
+:data:`POLICY_ENV` and :data:`POLICY_CONFIG`:
+
+* no network and no lazy fetch: a partial clone's missing object is reported,
+  never fetched (``GIT_NO_LAZY_FETCH``, and a transport allow-list that names
+  no protocol, which also keeps ``core.sshCommand``, ``core.gitProxy``,
+  ``remote.*.uploadpack`` and ``ext::`` URLs from ever running);
+* no external programs: no fsmonitor, hooks, pager, signature verification
+  (``log.showSignature``/``gpg.program``), external diff or textconv;
+* no system or user config and no inherited ``GIT_*`` variables, so a hook
+  environment (``GIT_DIR``, ``GIT_INDEX_FILE``) cannot redirect a call;
+* no optional locks: reading never rewrites the index;
+* the code repository must be a clone with a working tree, whose top level is
+  the configured folder: a bare repository, or a git directory laid out as
+  plain files (``HEAD``, ``config``, ``objects/``), is refused.
 
 Refs that come from users are checked before they reach git, so that a
 value such as ``--output=x`` can never be read as an option. Blob contents
-are read through one long-lived ``git cat-file --batch`` process (GitPython's
-persistent command), and each commit's tree listing is read once.
+are read through one long-lived ``git cat-file --batch`` process, and each
+commit's tree listing is read once.
 """
 
 from __future__ import annotations
@@ -12,25 +30,55 @@ import os
 import re
 import subprocess
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from freezer.errors import GitError
+from freezer.errors import GitError, UsageError
+from freezer.globs import glob_regex
 from freezer.problems import display_path
 
 _SAFE_REF = re.compile(r"^[A-Za-z0-9._/@{}~^+-]+$")
 
-# Fixed identity and no user or system config, so demo commits are reproducible.
-DETERMINISTIC_ENV = {
+POLICY_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
     "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_NO_LAZY_FETCH": "1",
+    # An allow-list naming no real protocol: every transport is refused before it connects.
+    "GIT_ALLOW_PROTOCOL": "none",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_OPTIONAL_LOCKS": "0",
+    "GIT_PAGER": "cat",
+}
+POLICY_CONFIG = (
+    "protocol.allow=never",
+    "core.fsmonitor=false",
+    "core.hooksPath=" + os.devnull,
+    "core.pager=cat",
+    "log.showSignature=false",
+    "safe.bareRepository=explicit",
+    "color.ui=never",
+    "commit.gpgSign=false",
+    "tag.gpgSign=false",
+)
+_POLICY_ARGV = ["git", "--no-pager", *(arg for pair in POLICY_CONFIG for arg in ("-c", pair))]
+
+# Fixed identity for the commits freezer makes itself (the demo and the tests).
+DETERMINISTIC_ENV = {
     "GIT_AUTHOR_NAME": "freezer demo",
     "GIT_AUTHOR_EMAIL": "demo@freezer.invalid",
     "GIT_COMMITTER_NAME": "freezer demo",
     "GIT_COMMITTER_EMAIL": "demo@freezer.invalid",
-    "GIT_TERMINAL_PROMPT": "0",
 }
+
+
+def git_argv(args: list[str]) -> list[str]:
+    return [*_POLICY_ARGV, *args]
+
+
+def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The caller's environment without any ``GIT_*`` variable, plus the policy."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    return {**env, **POLICY_ENV, **(extra or {})}
 
 
 def check_ref(ref: str, what: str = "ref") -> str:
@@ -60,13 +108,7 @@ class CodeRepo:
             raise GitError(f"{where} does not exist", hint=hint)
         if not path.is_dir():
             raise GitError(f"{where} is not a folder", hint=hint)
-        # Its own top level, not a folder inside some other repository.
-        try:
-            top = Path(self._git("rev-parse", "--show-toplevel").strip()).resolve()
-        except GitError:
-            top = None
-        if top != path.resolve():
-            raise GitError(f"{where} is not a git repository", hint=hint)
+        self._require_clone(where, hint)
         if not self._git("rev-list", "--all", "--max-count=1").strip():
             raise GitError(f"{where} has no commits", hint=hint)
         self._trees: dict[str, dict[str, tuple[str, str]]] = {}
@@ -74,13 +116,24 @@ class CodeRepo:
         self._texts: dict[str, str | None] = {}
         self._lines: dict[str, list[str]] = {}
         self._batch: subprocess.Popen[bytes] | None = None
+        self._identity: dict[str, Any] | None = None
 
-    @cached_property
-    def repo(self) -> Any:
-        """The GitPython repository, opened only by the operations that use it (refs and history)."""
-        import git
-
-        return git.Repo(self.path)
+    def _require_clone(self, where: str, hint: str) -> None:
+        """A clone with a working tree whose top level is this folder, and nothing else."""
+        try:
+            top = Path(self._git("rev-parse", "--show-toplevel").strip()).resolve()
+        except GitError as exc:
+            if "bare repository" in exc.message or "must be run in a work tree" in exc.message:
+                raise GitError(
+                    f"{where} is a bare repository or a git directory laid out as plain files; "
+                    "freezer reads only a clone with a working tree",
+                    hint="clone the code under test (git clone URL FOLDER) and point code_repo at that folder",
+                ) from None
+            raise GitError(f"{where} is not a git repository", hint=hint) from None
+        if top != self.path.resolve():
+            raise GitError(f"{where} is not the top level of a git repository (that is {display_path(top)})", hint=hint)
+        if not (self.path / ".git").exists():
+            raise GitError(f"{where} has no .git: it is not a clone with a working tree", hint=hint)
 
     def close(self) -> None:
         if self._batch is not None:
@@ -90,8 +143,6 @@ class CodeRepo:
             if self._batch.stdout:
                 self._batch.stdout.close()
             self._batch = None
-        if "repo" in self.__dict__:
-            self.repo.close()
 
     def __enter__(self) -> CodeRepo:
         return self
@@ -100,42 +151,37 @@ class CodeRepo:
         self.close()
 
     def _git(self, *args: str) -> str:
-        return run_git(list(args), self.path, {"GIT_TERMINAL_PROMPT": "0"})
+        return run_git(list(args), self.path)
 
     def resolve(self, ref: str, what: str = "commit") -> str:
         """The full 40-hex SHA of the commit ``ref`` names."""
         check_ref(ref, what)
-        import git
-
-        try:
-            out = self.repo.git.execute(
-                ["git", "rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}"],
-                with_extended_output=True,
-            )
-            sha = str(out[1]).strip()
-        except git.GitCommandError as exc:
-            stderr = str(exc.stderr or "")
-            if "ambiguous" in stderr:
-                raise GitError(
-                    f"{what} {ref!r} is ambiguous in {display_path(self.path)}",
-                    hint="give more hex digits of the SHA",
-                ) from None
+        code, out, err = git_status(["rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}"], self.path)
+        if code == 0:
+            return out.strip()
+        if "ambiguous" in err:
             raise GitError(
-                f"{what} {ref!r} does not name a commit in {display_path(self.path)}",
-                hint="check the SHA, or fetch the history that contains it",
-            ) from None
-        return sha
+                f"{what} {ref!r} is ambiguous in {display_path(self.path)}", hint="give more hex digits of the SHA"
+            )
+        shallow = (self.path / ".git" / "shallow").exists()
+        raise GitError(
+            f"{what} {ref!r} does not name a commit in {display_path(self.path)}",
+            hint="this is a shallow clone: fetch its whole history (git fetch --unshallow)"
+            if shallow
+            else "check the SHA, or fetch the history that contains it (freezer never fetches)",
+        )
 
-    @cached_property
+    def subject(self, sha: str) -> str:
+        return self._git("log", "-1", "--no-walk", "--format=%s", "--end-of-options", check_ref(sha)).strip()
+
+    @property
     def identity(self) -> dict[str, Any]:
         """What identifies the repository: its root commits and its origin URL, if any."""
-        roots = self._git("rev-list", "--max-parents=0", "HEAD").split()
-        origin = None
-        try:
-            origin = self.repo.remotes.origin.url if "origin" in [r.name for r in self.repo.remotes] else None
-        except Exception:  # noqa: BLE001 - a broken remote config is not fatal here
-            origin = None
-        return {"root_commits": sorted(roots), "origin": origin}
+        if self._identity is None:
+            roots = self._git("rev-list", "--max-parents=0", "HEAD").split()
+            code, out, _ = git_status(["config", "--get", "remote.origin.url"], self.path)
+            self._identity = {"root_commits": sorted(roots), "origin": out.strip() if code == 0 else None}
+        return self._identity
 
     def tree(self, sha: str) -> dict[str, tuple[str, str]]:
         """Every file path at ``sha`` mapped to (mode, blob sha); read once per commit."""
@@ -159,14 +205,23 @@ class CodeRepo:
         if data is None:
             if self._batch is None:
                 self._batch = subprocess.Popen(
-                    ["git", "cat-file", "--batch"], cwd=self.path, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+                    git_argv(["cat-file", "--batch"]),
+                    cwd=self.path,
+                    env=git_env(),
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
                 )
             assert self._batch.stdin is not None and self._batch.stdout is not None
             self._batch.stdin.write(blob_sha.encode("ascii") + b"\n")
             self._batch.stdin.flush()
             header = self._batch.stdout.readline().split()
             if len(header) != 3:
-                raise GitError(f"git cat-file cannot read object {blob_sha} in {display_path(self.path)}")
+                raise GitError(
+                    f"git cannot read object {blob_sha} in {display_path(self.path)} (missing: a partial or damaged "
+                    "clone?); freezer never fetches",
+                    hint="make a full clone of the code under test and point code_repo at it",
+                )
             data = self._batch.stdout.read(int(header[2]))
             self._batch.stdout.read(1)  # the newline after the content
             self._blobs[blob_sha] = data
@@ -202,13 +257,28 @@ class CodeRepo:
         return [path for path in self.tree(sha) if pattern.match(path)]
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
-        return bool(self.repo.is_ancestor(ancestor, descendant))
+        code, _, err = git_status(
+            ["merge-base", "--is-ancestor", check_ref(ancestor), check_ref(descendant)], self.path
+        )
+        if code > 1:
+            raise GitError(f"git merge-base failed in {display_path(self.path)}: {err.strip()}")
+        return code == 0
 
     def commits_touching(self, lower: str | None, upper: str, globs: tuple[str, ...]) -> list[Commit]:
         """Commits in ``lower..upper`` (all of ``upper`` when lower is None) touching ``globs``."""
         span = f"{lower}..{upper}" if lower else upper
         specs = [f":(glob){g}" for g in globs]
-        out = self._git("log", "--format=%x00%H%x01%s", "--name-only", "--no-renames", span, "--", *specs)
+        out = self._git(
+            "log",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--format=%x00%H%x01%s",
+            "--name-only",
+            "--no-renames",
+            span,
+            "--",
+            *specs,
+        )
         commits = []
         for record in out.split("\0"):
             if not record.strip():
@@ -219,52 +289,32 @@ class CodeRepo:
         return commits
 
 
+def git_status(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """Run git under the policy; (exit code, stdout, stderr). A file name that is not UTF-8 keeps
+    its bytes as surrogates. Refs that come from users are checked with :func:`check_ref` first."""
+    try:
+        result = subprocess.run(
+            git_argv(args), cwd=cwd, env=git_env(env), capture_output=True, stdin=subprocess.DEVNULL, check=False
+        )
+    except FileNotFoundError:
+        if not Path(cwd).is_dir():
+            raise GitError(f"{display_path(cwd)} is not a folder") from None
+        raise UsageError(
+            "git is not installed or not on PATH; freezer reads repositories with it",
+            hint="install git (e.g. apt-get install git)",
+        ) from None
+    except NotADirectoryError:
+        raise GitError(f"{display_path(cwd)} is not a folder") from None
+    stderr = result.stderr.decode("utf-8", errors="replace")
+    return result.returncode, result.stdout.decode("utf-8", errors="surrogateescape"), stderr
+
+
 def run_git(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
-    """Run git; its output as text (a file name that is not UTF-8 keeps its bytes as surrogates).
-
-    Refs that come from users are checked with :func:`check_ref` before they get here.
-    """
-    full_env = {**os.environ, **(env or {})}
-    result = subprocess.run(["git", *args], cwd=cwd, env=full_env, capture_output=True, check=False)
-    if result.returncode != 0:
-        stderr = result.stderr.decode("utf-8", errors="replace").strip()
-        raise GitError(f"git {' '.join(args[:2])} failed in {display_path(cwd)}: {stderr}")
-    return result.stdout.decode("utf-8", errors="surrogateescape")
-
-
-def glob_regex(glob: str) -> re.Pattern[str]:
-    """git's ``:(glob)`` magic: ``*`` and ``?`` stay within a folder, ``**`` crosses folders.
-
-    As in git, a pattern that names a folder also matches everything under it.
-    """
-    out = []
-    index = 0
-    while index < len(glob):
-        char = glob[index]
-        if glob.startswith("**/", index):
-            out.append("(?:.*/)?")
-            index += 3
-            continue
-        if glob.startswith("**", index):
-            out.append(".*")
-            index += 2
-            continue
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[":
-            end = glob.find("]", index + 1)
-            if end == -1:
-                out.append(re.escape(char))
-            else:
-                body = glob[index + 1 : end].replace("\\", "\\\\")
-                out.append(f"[^{body[1:]}]" if body.startswith("!") else f"[{body}]")
-                index = end
-        else:
-            out.append(re.escape(char))
-        index += 1
-    return re.compile("".join(out).rstrip("/") + "(?:/.*)?$")
+    """Run git under the policy; its output as text, or :class:`GitError` with git's message."""
+    code, out, err = git_status(args, cwd, env)
+    if code != 0:
+        raise GitError(f"git {' '.join(args[:2])} failed in {display_path(cwd)}: {err.strip()}")
+    return out
 
 
 class RegistryGit:
@@ -274,7 +324,7 @@ class RegistryGit:
         self.root = root
 
     def _run(self, *args: str) -> str:
-        return run_git(list(args), self.root, {"GIT_TERMINAL_PROMPT": "0"})
+        return run_git(list(args), self.root)
 
     def is_repo(self) -> bool:
         try:
@@ -287,8 +337,6 @@ class RegistryGit:
         try:
             return self._run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}").strip()
         except GitError:
-            from freezer.errors import UsageError
-
             raise UsageError(
                 f"base ref {ref!r} does not name a commit in the registry repository",
                 hint="fetch it first (e.g. git fetch origin main) or pass --base",
@@ -312,7 +360,9 @@ class RegistryGit:
 
     def changes(self, base: str, pathspecs: list[str]) -> list[tuple[str, str]]:
         """(status, path) for every tracked difference between ``base`` and the working tree (staged included)."""
-        out = self._run("diff", "--name-status", "--no-renames", "-z", base, "--", *pathspecs)
+        out = self._run(
+            "diff", "--no-ext-diff", "--no-textconv", "--name-status", "--no-renames", "-z", base, "--", *pathspecs
+        )
         fields = [f for f in out.split("\0") if f]
         return list(zip(fields[::2], fields[1::2], strict=False))
 

@@ -63,7 +63,7 @@ def check_provenance(
         full = resolve_sha(repo, doc, ("tool_surface_commits", index, "sha"), problems)
         if full is None:
             continue
-        subject = repo.repo.commit(full).summary
+        subject = repo.subject(full)
         declared.append({**commit, "sha": full, "declared_as": commit["sha"], "subject": str(subject)})
         if build_sha and not repo.is_ancestor(full, build_sha):
             problems.append(

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from freezer.gitrepo import CodeRepo, glob_regex
+from freezer.gitrepo import CodeRepo
+from freezer.globs import glob_regex
 from freezer.grep import PatternError, compile_rg, grep_at
 
 from conftest import EXAMPLES
