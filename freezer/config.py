@@ -12,6 +12,8 @@ from pathlib import Path
 from freezer import schemas
 from freezer.document import YamlDocument
 from freezer.errors import InvalidInput, UsageError
+from freezer.globs import glob_problem
+from freezer.paths import unsafe_reason
 from freezer.problems import Problem, display_path
 from freezer.yamlload import load_file
 
@@ -112,6 +114,40 @@ def _inside(
     return root / path
 
 
+_RESERVED = (".git", ".freezer")
+
+
+def _layout_problems(root: Path, drafts: Path, versions: Path, doc: YamlDocument, name: str) -> list[Problem]:
+    """The versions folder is written by every cut: it must be a folder of its own, inside the registry,
+    apart from the drafts and from git's and freezer's own folders."""
+    found: list[Problem] = []
+
+    def refuse(key: str, message: str) -> None:
+        found.append(doc.problem(("suites", name, key), message, "config"))
+
+    real_root = root.resolve()
+    if not versions.resolve().is_relative_to(real_root):
+        return found  # already reported as outside the registry root
+    if versions.resolve() == real_root:
+        refuse("versions", "the versions folder cannot be the registry root; name a folder, e.g. versions")
+    elif drafts.resolve() == real_root:
+        refuse("drafts", "the drafts folder cannot be the registry root: the versions and freezer.yaml would be drafts")
+    elif drafts.resolve().is_relative_to(versions.resolve()) or versions.resolve().is_relative_to(drafts.resolve()):
+        refuse("versions", f"the versions folder and the drafts folder {display_path(drafts)} overlap; keep them apart")
+    rel = versions.relative_to(root) if versions.is_relative_to(root) else None
+    if rel is not None and rel.parts and rel.parts[0] in _RESERVED:
+        refuse(
+            "versions",
+            f"{rel.parts[0]}/ belongs to {'git' if rel.parts[0] == '.git' else 'freezer'}; keep the versions elsewhere",
+        )
+    why = unsafe_reason(root, versions)
+    if why is None and versions.exists() and not versions.is_dir():
+        why = "is a file, not a folder"
+    if why is not None:
+        refuse("versions", f"the versions folder {why}")
+    return found
+
+
 def load_config(path: Path) -> RegistryConfig:
     """Read and check a registry config; raises with every problem found."""
     display = display_path(path)
@@ -127,6 +163,11 @@ def load_config(path: Path) -> RegistryConfig:
     for name, raw in doc.data["suites"].items():
         drafts = _inside(root, raw["drafts"], doc, (name, "drafts"), problems, "dir")
         versions = _inside(root, raw.get("versions", "versions"), doc, (name, "versions"), problems)
+        problems.extend(_layout_problems(root, drafts, versions, doc, name))
+        for index, glob in enumerate(raw["tool_surface"]):
+            why = glob_problem(glob)
+            if why:
+                problems.append(doc.problem(("suites", name, "tool_surface", index), why, "config"))
         template = raw.get("template")
         code = Path(raw["code_repo"])
         origins = {key: f"{display}:{doc.locate(('suites', name, key))[0]}" for key in raw}

@@ -321,7 +321,7 @@ def cut(
             )
         return result
     with registry_lock(config.root):
-        clear_stale_staging(suite.versions)
+        clear_stale_staging(config.root)
         if target.is_dir():
             frozen = registry.FrozenVersion(suite.name, number, target)
             differences = _differences(frozen, drafts, manifest)
@@ -334,7 +334,7 @@ def cut(
             result.manifest_sha256 = frozen.manifest_sha256()
             steps.append(f"{name} is already frozen with identical inputs; nothing to do")
             return result
-        write_version(target, files, fs)
+        write_version(config.root, target, files, fs)
     result.status = "cut"
     result.timings["write"] = time.perf_counter() - checked
     steps.append(f"wrote {display_path(target)}: {len(files)} files")

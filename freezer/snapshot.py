@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from freezer.errors import FreezerError, LockBusy
+from freezer.paths import require_safe
 
 WORK_DIR = ".freezer"
 READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
@@ -98,19 +99,38 @@ def ctypes_errno() -> int:
 
 
 def work_dir(root: Path) -> Path:
-    """``.freezer/`` under ``root``, created with a .gitignore that hides it from git."""
-    path = root / WORK_DIR
+    """``.freezer/`` under the registry root, created with a .gitignore that hides it from git."""
+    path = require_safe(root, root / WORK_DIR, "the work folder")
     if not path.is_dir():
-        path.mkdir(exist_ok=True)
-        (path / ".gitignore").write_text("*\n", encoding="utf-8")
+        try:
+            path.mkdir(exist_ok=True)
+            _write_new(path / ".gitignore", b"*\n")
+        except OSError as exc:
+            raise FreezerError(
+                f"cannot create {path}: {exc.strerror}",
+                hint="a cut writes its lock and staging there: run it where the registry is writable",
+            ) from None
     return path
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
 
 
 @contextmanager
 def registry_lock(root: Path) -> Iterator[None]:
-    lock_path = work_dir(root) / "lock"
+    lock_path = require_safe(root, work_dir(root) / "lock", "the lock file", folder=False)
     for _ in range(5):
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        # O_NOFOLLOW: a link planted as the lock file must not make freezer create or open its target.
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(lock_path, flags, 0o644)
+        except OSError as exc:
+            raise FreezerError(f"cannot open the registry lock {lock_path}: {exc.strerror}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -135,30 +155,35 @@ def registry_lock(root: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def _staging_root(versions: Path) -> Path:
-    path = work_dir(versions.parent) / "staging"
+def _staging_root(root: Path) -> Path:
+    path = require_safe(root, work_dir(root) / "staging", "the staging folder")
     path.mkdir(exist_ok=True)
     return path
 
 
-def clear_stale_staging(versions: Path) -> int:
+def clear_stale_staging(root: Path) -> int:
     """Remove staging directories of cuts that died; call only while holding the lock."""
-    root = versions.parent / WORK_DIR / "staging"
+    staging = _staging_root(root)
     removed = 0
-    if root.is_dir():
-        for entry in root.iterdir():
-            shutil.rmtree(entry, ignore_errors=True)
+    with os.scandir(staging) as entries:
+        for entry in entries:
+            # A link is removed as a link: nothing it points at is ever touched.
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                os.unlink(entry.path)
             removed += 1
     return removed
 
 
-def write_version(target: Path, files: dict[str, bytes], fs: FsOps | None = None) -> None:
-    """Create ``target`` holding exactly ``files``, or leave no trace."""
+def write_version(root: Path, target: Path, files: dict[str, bytes], fs: FsOps | None = None) -> None:
+    """Create ``target`` (inside the registry ``root``) holding exactly ``files``, or leave no trace."""
     fs = fs or FsOps()
+    require_safe(root, target.parent, "the versions folder")
     if target.exists() or target.is_symlink():
         raise FreezerError(f"{target} already exists; a frozen version is never overwritten")
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = _staging_root(target.parent) / f"{target.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    staging = _staging_root(root) / f"{target.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     try:
         fs.mkdir(staging)
         folders = {staging}

@@ -17,10 +17,16 @@ from freezer import __version__
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if sys.stdout is None:
+        # Started with fd 1 closed: whatever the command did, nobody could read what it says.
+        if sys.stderr is not None:
+            print("freezer: error: standard output is closed; redirect it (e.g. >/dev/null) instead", file=sys.stderr)
+        return 2
     if args in (["--version"], ["-V"]):
         print(f"freezer {__version__}")
         return 0
     from freezer.errors import EXIT_BROKEN_PIPE, EXIT_INVALID, FreezerError
+    from freezer.problems import display_path
 
     try:
         code = _dispatch(args)
@@ -35,6 +41,13 @@ def main(argv: list[str] | None = None) -> int:
         for problem in getattr(exc, "problems", []):
             print(f"  {problem}", file=sys.stderr)
         return exc.exit_code
+    except OSError as exc:
+        # Unforeseen file-system failures (the output device full, a folder gone mid-run) are the
+        # environment's, not a bug: say which file and why.
+        _settle_stdout()
+        where = f"{display_path(exc.filename)}: " if exc.filename else "writing the output: "
+        print(f"freezer: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_INVALID
     except KeyboardInterrupt:
         print("freezer: interrupted", file=sys.stderr)
         return 130
@@ -58,6 +71,14 @@ def _dispatch(args: list[str]) -> int:
     from freezer.cli.app import run
 
     return run(args)
+
+
+def _settle_stdout() -> None:
+    """Flush what is pending, or drop it if the output cannot take it (so exit prints no 'Exception ignored')."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        _discard_stdout()
 
 
 def _discard_stdout() -> None:
