@@ -27,6 +27,7 @@ from freezer.groundtruth import check_fixture
 from freezer.hashing import hash_files
 from freezer.method import load_frozen_drafts, load_yaml_files, method_from_files
 from freezer.problems import display_path
+from freezer.reading import read_whole
 from freezer.yamlload import YAML_SUFFIXES, load_bytes
 
 GENERATED = (registry.MANIFEST, registry.METHOD, registry.SUMS)
@@ -99,8 +100,7 @@ def _walk(root: Path) -> tuple[dict[str, str], list[tuple[str, str]]]:
 
 
 def _read(path: str) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()
+    return read_whole(path)
 
 
 def _needed(rel: str) -> bool:
@@ -140,6 +140,9 @@ def check_integrity(
         manifest = json.loads(manifest_bytes)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         fail(registry.MANIFEST, f"not valid JSON: {exc}")
+        return None
+    except RecursionError:
+        fail(registry.MANIFEST, "not a manifest: its JSON is nested too deeply")
         return None
     errors = schemas.schema_errors(schemas.MANIFEST, manifest)
     if errors:
@@ -365,8 +368,33 @@ def audit_suite(
 ) -> list[VersionAudit]:
     """Audit versions; with the code checks, several versions are audited on every core."""
     versions = registry.frozen_versions(suite)
+    odd = registry.impostors(suite)
     if names is not None:
         versions = [v for v in versions if v.name in names]
+        odd = [v for v in odd if v.name in names]
+    results = _impostor_results(odd)
+    return results + _audit_versions(suite, versions, code, against, progress)
+
+
+def _impostor_results(odd: list[registry.FrozenVersion]) -> list[VersionAudit]:
+    results = []
+    for entry in odd:
+        kind = "a symbolic link" if entry.path.is_symlink() else "not a folder"
+        result = VersionAudit(entry.name, entry.path)
+        result.failures.append(
+            Failure(display_path(entry.path), f"is {kind}: a frozen version is a real folder; remove it or restore it")
+        )
+        results.append(result)
+    return results
+
+
+def _audit_versions(
+    suite: SuiteConfig,
+    versions: list[registry.FrozenVersion],
+    code: bool,
+    against: str | None,
+    progress: Callable[[str], None],
+) -> list[VersionAudit]:
     workers = parallel.workers(len(versions)) if code else 1
     if workers < 2:
         results = []

@@ -11,6 +11,7 @@ one with ten.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -59,17 +60,24 @@ def check(config: RegistryConfig, base: str | None) -> CheckReport:
         if not suite.versions.is_relative_to(config.root):
             continue
         versions_rel = suite.versions.relative_to(config.root).as_posix()
+        # Suites may share a versions folder: each checks its own entries, and leaves the others' alone.
+        neighbours = [
+            re.compile(rf"^{re.escape(other.name)}_v[1-9][0-9]*$")
+            for other in config.suites.values()
+            if other is not suite and other.versions == suite.versions
+        ]
         touched: dict[str, list[tuple[str, str]]] = {}
         for status, path in git.changes(base_sha, [versions_rel]):
             parts = PurePosixPath(path).relative_to(versions_rel).parts
-            if parts:
+            if parts and not any(n.match(parts[0]) for n in neighbours):
                 touched.setdefault(parts[0], []).append((status[:1], display_path(config.root / path)))
         # A version cut but not yet added to git is new too. One listing of the versions
         # folder finds it without walking every frozen version for untracked files.
         if suite.versions.is_dir():
             in_base = git.names_at(base_sha, versions_rel)
             for entry in sorted(os.listdir(suite.versions)):
-                if entry not in in_base and entry not in touched and not entry.startswith("."):
+                theirs = any(n.match(entry) for n in neighbours)
+                if entry not in in_base and entry not in touched and not entry.startswith(".") and not theirs:
                     touched[entry] = [("A", display_path(suite.versions / entry))]
         for name, entries in sorted(touched.items()):
             if git.has_path(base_sha, f"{versions_rel}/{name}"):

@@ -18,12 +18,13 @@ from freezer import __version__, registry, resources
 from freezer.config import RegistryConfig, SuiteConfig
 from freezer.delta import compute as compute_delta
 from freezer.delta import frozen_side, side
-from freezer.errors import IntegrityError, InvalidInput, UsageError, VersionExists
+from freezer.errors import FreezerError, IntegrityError, InvalidInput, UsageError, VersionExists
 from freezer.gitrepo import CodeRepo
 from freezer.groundtruth import check_gate_b, check_sites
 from freezer.method import load_yaml_files, method_from_files
 from freezer.problems import Problem, display_path
 from freezer.provenance import ResolvedProvenance, check_provenance, resolve_sha
+from freezer.reading import MAX_TEMPLATE_BYTES, read_whole
 from freezer.snapshot import FsOps, clear_stale_staging, registry_lock, write_version
 from freezer.validate import FixtureSet, validate_suite
 
@@ -191,11 +192,9 @@ def _shown_repo_path(config: RegistryConfig, suite: SuiteConfig) -> str:
 def _template(suite: SuiteConfig) -> bytes:
     if suite.template is not None:
         try:
-            return suite.template.read_bytes()
-        except OSError as exc:
-            raise UsageError(
-                f"{display_path(suite.template)}: cannot read the METHOD.md template: {exc.strerror}"
-            ) from None
+            return read_whole(suite.template, MAX_TEMPLATE_BYTES)
+        except FreezerError as exc:
+            raise UsageError(f"the METHOD.md template {exc.message}") from None
     return resources.template_text("METHOD.md.j2").encode("utf-8")
 
 
@@ -251,7 +250,7 @@ def _differences(existing: registry.FrozenVersion, drafts: dict[str, bytes], man
             found.append(f"{rel} is frozen but no longer in the drafts")
         elif rel not in frozen_drafts:
             found.append(f"{rel} is new in the drafts")
-        elif (existing.path / rel).read_bytes() != drafts[rel]:
+        elif read_whole(existing.path / rel) != drafts[rel]:
             found.append(f"{rel} differs from the frozen copy")
     if frozen["pinned_sha"]["full"] != manifest["pinned_sha"]["full"]:
         found.append(f"pinned SHA {frozen['pinned_sha']['full'][:8]} → {manifest['pinned_sha']['full'][:8]}")

@@ -15,7 +15,8 @@ from typing import Any
 from freezer import registry
 from freezer.errors import IntegrityError
 from freezer.grep import rg_command
-from freezer.render import render_method
+from freezer.reading import read_whole
+from freezer.render import TemplateProblem, render_method
 from freezer.yamlload import YAML_SUFFIXES, load_bytes
 
 
@@ -72,7 +73,7 @@ def load_frozen_drafts(
     frozen: registry.FrozenVersion, manifest: dict[str, Any]
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The version draft and fixtures of a frozen version, reading only its YAML files."""
-    files = {rel: (frozen.path / rel).read_bytes() for rel in manifest["files"] if rel.endswith(YAML_SUFFIXES)}
+    files = {rel: read_whole(frozen.path / rel) for rel in manifest["files"] if rel.endswith(YAML_SUFFIXES)}
     return load_yaml_files(files)
 
 
@@ -106,7 +107,10 @@ def method_from_files(
     manifest = json.loads(manifest_bytes)
     version, fixtures = parsed if parsed is not None else load_yaml_files(files)
     delta = json.loads(files[registry.DELTA])
-    template = files[registry.TEMPLATE_COPY].decode("utf-8")
+    try:
+        template = files[registry.TEMPLATE_COPY].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TemplateProblem(f"{template_name}: the template is not UTF-8 text (byte {exc.start})") from None
     ordered = [_for_template(f) for f in sorted(fixtures, key=lambda f: (f["status"] != "landed", f["task_id"]))]
     landed = [f for f in ordered if f["status"] == "landed"]
     binary = {"path": None, "version": None, "build_sha": None, **manifest["binary"]}

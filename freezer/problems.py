@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from freezer.escape import visible
+
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 JsonPath = tuple[str | int, ...]
@@ -26,21 +28,7 @@ def display_path(path: os.PathLike[str] | str) -> str:
     absolute = os.path.abspath(path)
     relative = os.path.relpath(absolute)
     shown = absolute if relative.startswith("..") else relative
-    return _escape_name(shown)
-
-
-def _escape_name(name: str) -> str:
-    if name.isprintable():
-        return name
-    out = []
-    for char in name:
-        if "\udc80" <= char <= "\udcff":
-            out.append(f"\\x{ord(char) - 0xDC00:02x}")
-        elif not char.isprintable():
-            out.append(repr(char)[1:-1])
-        else:
-            out.append(char)
-    return "".join(out)
+    return visible(shown)
 
 
 def format_json_path(path: JsonPath) -> str:

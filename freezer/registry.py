@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from freezer.config import SuiteConfig
-from freezer.errors import UsageError
+from freezer.errors import IntegrityError, UsageError
+from freezer.problems import display_path
+from freezer.reading import read_whole
 
 MANIFEST = "manifest.json"
 SUMS = "SHA256SUMS"
@@ -43,26 +45,50 @@ class FrozenVersion:
         return version_name(self.suite, self.number)
 
     def manifest_bytes(self) -> bytes:
-        return (self.path / MANIFEST).read_bytes()
+        return read_whole(self.path / MANIFEST)
 
     def manifest(self) -> dict[str, Any]:
-        loaded: dict[str, Any] = json.loads(self.manifest_bytes())
+        try:
+            loaded: dict[str, Any] = json.loads(self.manifest_bytes())
+        except (ValueError, RecursionError):
+            raise IntegrityError(
+                f"{display_path(self.path / MANIFEST)}: not a readable manifest (run freezer audit)"
+            ) from None
+        if not isinstance(loaded, dict):
+            raise IntegrityError(f"{display_path(self.path / MANIFEST)}: not a manifest (run freezer audit)")
         return loaded
 
     def manifest_sha256(self) -> str:
         return hashlib.sha256(self.manifest_bytes()).hexdigest()
 
 
-def frozen_versions(suite: SuiteConfig) -> list[FrozenVersion]:
-    """Every ``<suite>_vN`` directory (complete or not), in version order."""
+def _named_like_versions(suite: SuiteConfig) -> list[tuple[int, Path]]:
     pattern = re.compile(rf"^{re.escape(suite.name)}_v([1-9][0-9]*)$")
     found = []
     if suite.versions.is_dir():
         for entry in suite.versions.iterdir():
             match = pattern.match(entry.name)
-            if match and entry.is_dir() and not entry.is_symlink():
-                found.append(FrozenVersion(suite.name, int(match.group(1)), entry))
-    return sorted(found, key=lambda v: v.number)
+            if match:
+                found.append((int(match.group(1)), entry))
+    return sorted(found)
+
+
+def frozen_versions(suite: SuiteConfig) -> list[FrozenVersion]:
+    """Every ``<suite>_vN`` directory (complete or not), in version order."""
+    return [
+        FrozenVersion(suite.name, number, entry)
+        for number, entry in _named_like_versions(suite)
+        if entry.is_dir() and not entry.is_symlink()
+    ]
+
+
+def impostors(suite: SuiteConfig) -> list[FrozenVersion]:
+    """Entries named like a version that are not real folders (a link, a file): never a version, always reported."""
+    return [
+        FrozenVersion(suite.name, number, entry)
+        for number, entry in _named_like_versions(suite)
+        if entry.is_symlink() or not entry.is_dir()
+    ]
 
 
 def previous_of(suite: SuiteConfig, number: int) -> FrozenVersion | None:

@@ -10,14 +10,17 @@ Rendering is a pure function of its inputs.
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from freezer.errors import FreezerError
+from freezer.escape import visible
+from freezer.reading import MAX_TEMPLATE_BYTES
 
 if TYPE_CHECKING:
-    from jinja2 import Environment, Template
+    from jinja2 import BaseLoader, Environment, Template
 
 
 class TemplateProblem(FreezerError):
@@ -25,6 +28,7 @@ class TemplateProblem(FreezerError):
 
 
 _HTML = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_LINE_END = re.compile(r"\r\n|\r|\n")
 _BLOCK_START = re.compile(r"^(\s*)([#>+*=|~`-]|\d+[.)])")
 
 
@@ -32,15 +36,16 @@ def cell(value: Any) -> str:
     """A value made safe for one Markdown table cell."""
     if value is None:
         return "—"
-    text = str(value).translate(_HTML)
-    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
-    return " ".join(text.split()) or "—"
+    text = visible(" ".join(str(value).split())).translate(_HTML)
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`") or "—"
 
 
 def text(value: Any) -> str:
     """Free text made safe as Markdown prose: no line can start a block construct."""
     out = []
-    for line in str(value).translate(_HTML).replace("\\", "\\\\").replace("`", "\\`").split("\n"):
+    # CommonMark ends a line at LF, CR or CRLF: a bare CR must not smuggle in a heading.
+    for line in _LINE_END.split(str(value)):
+        line = visible(line).translate(_HTML).replace("\\", "\\\\").replace("`", "\\`")
         line = line.replace("|", "\\|")
         out.append(_BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line.lstrip()))
     return "\n".join(out)
@@ -56,24 +61,74 @@ def fence(value: Any, info: str = "") -> str:
 
 def code(value: Any) -> str:
     """Inline code that no backtick inside can close early."""
-    body = " ".join(str(value).split())
+    body = visible(" ".join(str(value).split()))
     longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
     marks = "`" * (longest + 1)
     pad = " " if body.startswith("`") or body.endswith("`") else ""
     return f"{marks}{pad}{body}{pad}{marks}"
 
 
+# Bounds for a template that did not ship with this freezer (a registry's own, or an old frozen copy).
+RENDER_SECONDS = float(os.environ.get("FREEZER_RENDER_SECONDS", "20"))
+RENDER_MEMORY = 512 << 20
+
+
 def render_method(template_text: str, context: dict[str, Any], template_name: str = "METHOD.md.j2") -> str:
-    """Render the template; a broken template raises :class:`TemplateProblem` naming the line."""
-    from jinja2 import TemplateError, TemplateSyntaxError
+    """Render the template; a broken or runaway template raises :class:`TemplateProblem` naming it.
+
+    The shipped template renders in-process. Any other runs in a forked child bounded in time
+    and memory (:mod:`freezer.bounded`), so a registry template cannot hang or exhaust a cut,
+    an audit or the pre-merge check.
+    """
+    if len(template_text) > MAX_TEMPLATE_BYTES:
+        raise TemplateProblem(f"{template_name}: the template is larger than {MAX_TEMPLATE_BYTES >> 10} KiB")
+    if template_text == _shipped():
+        rendered = _render(template_text, context, template_name)
+    else:
+        from freezer.bounded import BoundExceeded, call_bounded
+
+        # Compiled in the child too: Jinja2 evaluates constant expressions while it compiles,
+        # so compiling an untrusted template is as dangerous as rendering it.
+        try:
+            rendered = call_bounded(
+                _render, template_text, context, template_name, seconds=RENDER_SECONDS, memory=RENDER_MEMORY
+            )
+        except BoundExceeded as exc:
+            raise TemplateProblem(f"{template_name}: the template render {exc}; it was stopped") from None
+    return rendered if rendered.endswith("\n") else rendered + "\n"
+
+
+def _compile_or_report(template_text: str, template_name: str) -> Template:
+    from jinja2 import TemplateSyntaxError
 
     try:
-        rendered: str = _compiled(template_text).render(**context)
+        return _compiled(template_text)
     except TemplateSyntaxError as exc:
         raise TemplateProblem(f"{template_name}:{exc.lineno}: template syntax error: {exc.message}") from None
-    except TemplateError as exc:
-        raise TemplateProblem(f"{template_name}: template failed to render: {exc}") from None
-    return rendered if rendered.endswith("\n") else rendered + "\n"
+    except RecursionError:
+        raise TemplateProblem(f"{template_name}: the template nests too deeply to compile") from None
+
+
+def _render(template_text: str, context: dict[str, Any], template_name: str) -> str:
+    template = _compile_or_report(template_text, template_name)
+    try:
+        rendered: str = template.render(**context)
+    except TemplateProblem as exc:
+        raise TemplateProblem(f"{template_name}: {exc.message}") from None
+    except MemoryError:
+        raise TemplateProblem(f"{template_name}: the template render needs more memory than it may use") from None
+    except RecursionError:
+        raise TemplateProblem(f"{template_name}: template failed to render: it recurses too deeply") from None
+    except Exception as exc:  # noqa: BLE001 - a registry's template can fail in any way; report, never crash
+        raise TemplateProblem(f"{template_name}: template failed to render: {type(exc).__name__}: {exc}") from None
+    return rendered
+
+
+@lru_cache(maxsize=1)
+def _shipped() -> str:
+    from freezer import resources
+
+    return resources.template_text("METHOD.md.j2")
 
 
 @lru_cache(maxsize=8)
@@ -97,4 +152,16 @@ def _environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters.update({"cell": cell, "text": text, "fence": fence, "code": code})
+    env.loader = _refusing_loader()
     return env
+
+
+def _refusing_loader() -> BaseLoader:
+    """A METHOD.md template is one self-contained file: include, import and extends are refused."""
+    from jinja2 import BaseLoader
+
+    class RefusingLoader(BaseLoader):
+        def get_source(self, environment: Environment, template: str) -> tuple[str, str | None, None]:
+            raise TemplateProblem(f"the template may not include, import or extend other templates ({template!r})")
+
+    return RefusingLoader()

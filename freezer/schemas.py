@@ -26,13 +26,22 @@ MANIFEST = "manifest"
 _MAX_SHOWN = 60
 
 
+def _is_strict_integer(_checker: Any, instance: Any) -> bool:
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
 @cache
 def validator(name: str) -> Validator:
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator, validators
 
     schema = resources.schema(name)
     Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
+    # 268.0 is no line number: "integer" means an integer as written, not any integral number.
+    strict: Any = validators.extend(  # type: ignore[no-untyped-call]
+        Draft202012Validator, type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_strict_integer)
+    )
+    built: Validator = strict(schema)
+    return built
 
 
 @cache

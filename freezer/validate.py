@@ -17,6 +17,7 @@ from freezer import parallel, rules, schemas
 from freezer.config import CONFIG_NAME, RegistryConfig, SuiteConfig, load_config
 from freezer.document import YamlDocument
 from freezer.errors import InvalidInput, UsageError
+from freezer.escape import visible
 from freezer.problems import Problem, display_path
 from freezer.yamlload import YAML_SUFFIXES, load_file
 
@@ -46,14 +47,20 @@ class Report:
 
 
 def _collect(paths: list[Path]) -> tuple[list[Path], list[Problem]]:
-    """YAML files under ``paths``; symlinks are reported, never followed."""
+    """YAML files under ``paths``; symlinks, unreadable folders and unprintable names are reported."""
     files: list[Path] = []
     problems: list[Problem] = []
+
+    def unreadable(exc: OSError) -> None:
+        where = Path(exc.filename) if exc.filename else Path(".")
+        problems.append(_file_problem(where, f"folder cannot be read: {exc.strerror}"))
+
     for path in paths:
         if path.is_symlink():
             problems.append(_symlink_problem(path))
         elif path.is_dir():
-            for folder, dirs, names in os.walk(path):
+            found_before, problems_before = len(files), len(problems)
+            for folder, dirs, names in os.walk(path, onerror=unreadable):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(names):
                     if name.startswith(".") or not name.endswith(YAML_SUFFIXES):
@@ -61,16 +68,26 @@ def _collect(paths: list[Path]) -> tuple[list[Path], list[Problem]]:
                     found = Path(folder) / name
                     if found.is_symlink():
                         problems.append(_symlink_problem(found))
+                    elif visible(name) != name:
+                        problems.append(
+                            _file_problem(found, "the file name holds a control or direction-changing character")
+                        )
                     else:
                         files.append(found)
                 for name in dirs:
                     if (Path(folder) / name).is_symlink():
                         problems.append(_symlink_problem(Path(folder) / name))
+            if len(files) == found_before and len(problems) == problems_before:
+                problems.append(_file_problem(path, "no fixture files (*.yaml, *.yml) in this folder"))
         elif path.exists() or path.suffix in YAML_SUFFIXES:
             files.append(path)
         else:
             raise UsageError(f"{display_path(path)}: no such file or folder")
     return files, problems
+
+
+def _file_problem(path: Path, message: str) -> Problem:
+    return Problem(display_path(path), None, None, (), message, "file")
 
 
 def _symlink_problem(path: Path) -> Problem:
@@ -217,6 +234,17 @@ def validate_suite(suite: SuiteConfig) -> Report:
         return Report(problems=[problem])
     report = validate_paths([suite.drafts], suite=suite)
     version_file = suite.drafts / VERSION_NAME
+    drafts_root = suite.drafts.resolve()
+    for fixture_set in report.sets:
+        if fixture_set.version is not None and fixture_set.root != drafts_root:
+            report.problems.append(
+                fixture_set.version.problem(
+                    (),
+                    f"a second version.yaml: the drafts folder {display_path(suite.drafts)} holds exactly one, "
+                    "at its top; move or delete this one",
+                    "file",
+                )
+            )
     if not version_file.is_file():
         report.problems.append(
             Problem(display_path(version_file), None, None, (), "missing: a drafts folder needs a version.yaml", "file")

@@ -12,6 +12,7 @@ line and column of each value for error messages.
 from __future__ import annotations
 
 import codecs
+import math
 import os
 import stat
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
 from freezer.document import YamlDocument
+from freezer.escape import unsafe_char
 from freezer.problems import JsonPath, Problem
 
 # libyaml's C parser when PyYAML was built with it; the pure-Python one otherwise.
@@ -286,6 +288,23 @@ class _Builder:
         value = self._resolve(event)
         if self.fatal or not self._count(1, event.start_mark):
             return
+        if isinstance(value, str):
+            bad = unsafe_char(value)
+            if bad is not None:
+                path = self._child_path()
+                what = "text" if path is not None else "key"
+                self._problem(
+                    event.start_mark,
+                    path if path is not None else (*self.stack[-1].path, value),
+                    f"the {what} holds the control character {bad}; freezer refuses control, bidirectional "
+                    "and separator characters in data (they can forge terminal output or hide text)",
+                )
+        elif isinstance(value, float) and not math.isfinite(value):
+            self._problem(
+                event.start_mark,
+                self._child_path() or (),
+                f"{event.value!r} is not a finite number: NaN and infinities cannot be recorded",
+            )
         if event.anchor is not None:
             self.anchors[event.anchor] = (value, 1)
         self._attach(value, 1, event.start_mark, event.start_mark)

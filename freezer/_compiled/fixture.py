@@ -310,7 +310,7 @@ def validate_https___freezer_dev_schemas_fixture_schema_json(data, custom_format
                 if "expected_matches" in data__gateb_keys:
                     data__gateb_keys.remove("expected_matches")
                     data__gateb__expectedmatches = data__gateb["expected_matches"]
-                    if not isinstance(data__gateb__expectedmatches, (int)) and not (isinstance(data__gateb__expectedmatches, float) and data__gateb__expectedmatches.is_integer()) or isinstance(data__gateb__expectedmatches, bool):
+                    if not isinstance(data__gateb__expectedmatches, (int)) and not False or isinstance(data__gateb__expectedmatches, bool):
                         raise JsonSchemaValueException("" + (name_prefix or "data") + ".gate_b.expected_matches must be integer", value=data__gateb__expectedmatches, name="" + (name_prefix or "data") + ".gate_b.expected_matches", definition={'description': "Number of matching lines the naive grep returns at the pinned SHA (what 'rg -n' prints, or the sum of 'rg -c').", 'type': 'integer', 'minimum': 0, 'maximum': 100000000}, rule='type')
                     if isinstance(data__gateb__expectedmatches, (int, float, Decimal)) and not isinstance(data__gateb__expectedmatches, bool):
                         if data__gateb__expectedmatches < 0:
@@ -320,7 +320,7 @@ def validate_https___freezer_dev_schemas_fixture_schema_json(data, custom_format
                 if "expected_files" in data__gateb_keys:
                     data__gateb_keys.remove("expected_files")
                     data__gateb__expectedfiles = data__gateb["expected_files"]
-                    if not isinstance(data__gateb__expectedfiles, (int)) and not (isinstance(data__gateb__expectedfiles, float) and data__gateb__expectedfiles.is_integer()) or isinstance(data__gateb__expectedfiles, bool):
+                    if not isinstance(data__gateb__expectedfiles, (int)) and not False or isinstance(data__gateb__expectedfiles, bool):
                         raise JsonSchemaValueException("" + (name_prefix or "data") + ".gate_b.expected_files must be integer", value=data__gateb__expectedfiles, name="" + (name_prefix or "data") + ".gate_b.expected_files", definition={'description': 'Number of files with at least one match.', 'type': 'integer', 'minimum': 0, 'maximum': 100000000}, rule='type')
                     if isinstance(data__gateb__expectedfiles, (int, float, Decimal)) and not isinstance(data__gateb__expectedfiles, bool):
                         if data__gateb__expectedfiles < 0:
@@ -377,7 +377,7 @@ def validate_https___freezer_dev_schemas_fixture_schema_json(data, custom_format
                         if "seed" in data__gatec_item_keys:
                             data__gatec_item_keys.remove("seed")
                             data__gatec_item__seed = data__gatec_item["seed"]
-                            if not isinstance(data__gatec_item__seed, (int)) and not (isinstance(data__gatec_item__seed, float) and data__gatec_item__seed.is_integer()) or isinstance(data__gatec_item__seed, bool):
+                            if not isinstance(data__gatec_item__seed, (int)) and not False or isinstance(data__gatec_item__seed, bool):
                                 raise JsonSchemaValueException("" + (name_prefix or "data") + ".gate_c[{data__gatec_x}].seed".format(**locals()) + " must be integer", value=data__gatec_item__seed, name="" + (name_prefix or "data") + ".gate_c[{data__gatec_x}].seed".format(**locals()) + "", definition={'description': 'Run seed.', 'type': 'integer', 'minimum': 0, 'maximum': 4294967295}, rule='type')
                             if isinstance(data__gatec_item__seed, (int, float, Decimal)) and not isinstance(data__gatec_item__seed, bool):
                                 if data__gatec_item__seed < 0:
@@ -604,7 +604,7 @@ def validate_https___freezer_dev_schemas_fixture_schema_json___defs_site(data, c
     return data
 
 def validate_https___freezer_dev_schemas_fixture_schema_json___defs_line(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, (int)) and not (isinstance(data, float) and data.is_integer()) or isinstance(data, bool):
+    if not isinstance(data, (int)) and not False or isinstance(data, bool):
         raise JsonSchemaValueException("" + (name_prefix or "data") + " must be integer", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'integer', 'minimum': 1, 'maximum': 10000000}, rule='type')
     if isinstance(data, (int, float, Decimal)) and not isinstance(data, bool):
         if data < 1:

@@ -42,7 +42,7 @@ def validate_https___freezer_dev_schemas_manifest_schema_json(data, custom_forma
         if "version" in data_keys:
             data_keys.remove("version")
             data__version = data["version"]
-            if not isinstance(data__version, (int)) and not (isinstance(data__version, float) and data__version.is_integer()) or isinstance(data__version, bool):
+            if not isinstance(data__version, (int)) and not False or isinstance(data__version, bool):
                 raise JsonSchemaValueException("" + (name_prefix or "data") + ".version must be integer", value=data__version, name="" + (name_prefix or "data") + ".version", definition={'description': 'Version number N.', 'type': 'integer', 'minimum': 1}, rule='type')
             if isinstance(data__version, (int, float, Decimal)) and not isinstance(data__version, bool):
                 if data__version < 1:

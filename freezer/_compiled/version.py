@@ -36,7 +36,7 @@ def validate_https___freezer_dev_schemas_version_schema_json(data, custom_format
         if "version" in data_keys:
             data_keys.remove("version")
             data__version = data["version"]
-            if not isinstance(data__version, (int)) and not (isinstance(data__version, float) and data__version.is_integer()) or isinstance(data__version, bool):
+            if not isinstance(data__version, (int)) and not False or isinstance(data__version, bool):
                 raise JsonSchemaValueException("" + (name_prefix or "data") + ".version must be integer", value=data__version, name="" + (name_prefix or "data") + ".version", definition={'description': 'The version number N this draft will be frozen as.', 'type': 'integer', 'minimum': 1, 'maximum': 100000}, rule='type')
             if isinstance(data__version, (int, float, Decimal)) and not isinstance(data__version, bool):
                 if data__version < 1:
@@ -300,7 +300,7 @@ def validate_https___freezer_dev_schemas_version_schema_json(data, custom_format
                 if "min_landed" in data__acceptance_keys:
                     data__acceptance_keys.remove("min_landed")
                     data__acceptance__minlanded = data__acceptance["min_landed"]
-                    if not isinstance(data__acceptance__minlanded, (int)) and not (isinstance(data__acceptance__minlanded, float) and data__acceptance__minlanded.is_integer()) or isinstance(data__acceptance__minlanded, bool):
+                    if not isinstance(data__acceptance__minlanded, (int)) and not False or isinstance(data__acceptance__minlanded, bool):
                         raise JsonSchemaValueException("" + (name_prefix or "data") + ".acceptance.min_landed must be integer", value=data__acceptance__minlanded, name="" + (name_prefix or "data") + ".acceptance.min_landed", definition={'description': 'Minimum number of landed fixtures.', 'type': 'integer', 'minimum': 0, 'maximum': 1000000}, rule='type')
                     if isinstance(data__acceptance__minlanded, (int, float, Decimal)) and not isinstance(data__acceptance__minlanded, bool):
                         if data__acceptance__minlanded < 0:
@@ -310,7 +310,7 @@ def validate_https___freezer_dev_schemas_version_schema_json(data, custom_format
                 if "min_classes" in data__acceptance_keys:
                     data__acceptance_keys.remove("min_classes")
                     data__acceptance__minclasses = data__acceptance["min_classes"]
-                    if not isinstance(data__acceptance__minclasses, (int)) and not (isinstance(data__acceptance__minclasses, float) and data__acceptance__minclasses.is_integer()) or isinstance(data__acceptance__minclasses, bool):
+                    if not isinstance(data__acceptance__minclasses, (int)) and not False or isinstance(data__acceptance__minclasses, bool):
                         raise JsonSchemaValueException("" + (name_prefix or "data") + ".acceptance.min_classes must be integer", value=data__acceptance__minclasses, name="" + (name_prefix or "data") + ".acceptance.min_classes", definition={'description': 'Minimum number of distinct classes among landed fixtures.', 'type': 'integer', 'minimum': 0, 'maximum': 1000}, rule='type')
                     if isinstance(data__acceptance__minclasses, (int, float, Decimal)) and not isinstance(data__acceptance__minclasses, bool):
                         if data__acceptance__minclasses < 0:

@@ -26,6 +26,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"freezer {__version__}")
         return 0
     from freezer.errors import EXIT_BROKEN_PIPE, EXIT_INVALID, FreezerError
+    from freezer.escape import visible
     from freezer.problems import display_path
 
     try:
@@ -37,16 +38,16 @@ def main(argv: list[str] | None = None) -> int:
         _discard_stdout()
         return EXIT_BROKEN_PIPE
     except FreezerError as exc:
-        print(f"freezer: error: {exc}", file=sys.stderr)
-        for problem in getattr(exc, "problems", []):
-            print(f"  {problem}", file=sys.stderr)
+        from freezer.cli.output import say_error
+
+        say_error(exc)
         return exc.exit_code
     except OSError as exc:
         # Unforeseen file-system failures (the output device full, a folder gone mid-run) are the
         # environment's, not a bug: say which file and why.
         _settle_stdout()
         where = f"{display_path(exc.filename)}: " if exc.filename else "writing the output: "
-        print(f"freezer: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(f"freezer: error: {visible(where + str(exc.strerror or exc))}", file=sys.stderr)
         return EXIT_INVALID
     except KeyboardInterrupt:
         print("freezer: interrupted", file=sys.stderr)
@@ -55,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("FREEZER_DEBUG"):
             raise
         print(
-            f"freezer: internal error: {type(exc).__name__}: {exc}\n"
+            f"freezer: internal error: {type(exc).__name__}: {visible(str(exc))}\n"
             "  this is a bug in freezer; rerun with FREEZER_DEBUG=1 for the traceback and report it",
             file=sys.stderr,
         )

@@ -79,7 +79,12 @@ def run(args: list[str]) -> int:
     except typer.Exit as exc:
         return int(exc.exit_code)
     except _ClickException as exc:
-        exc.show()  # type: ignore[attr-defined]
+        # Not click's own show(): the message can quote what was typed, and goes through the escaping rule.
+        context = getattr(exc, "ctx", None)
+        if context is not None:
+            output.say(context.get_usage(), err=True)
+            output.say(f"Try '{context.command_path} --help' for help.", err=True)
+        output.say(f"freezer: error: {exc.format_message()}", err=True)  # type: ignore[attr-defined]
         return int(exc.exit_code)  # type: ignore[attr-defined]
     except typer.Abort:
         typer.echo("freezer: aborted", err=True)

@@ -23,7 +23,7 @@ def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fm
     suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
     rows = [browse.summary_row(s, v) for s in suites for v in registry_mod.frozen_versions(s)]
     if fmt == "json":
-        typer.echo(output.dumps(rows))
+        output.say_block(output.dumps(rows))
     else:
         header = ("version", "pinned", "cut", "landed", "dropped", "classes", "integrity")
         table = [header] + [
@@ -40,7 +40,7 @@ def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fm
         ]
         widths = [max(len(row[i]) for row in table) for i in range(len(header))]
         for row in table:
-            typer.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+            output.say("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
     return EXIT_INVALID if any(r["integrity"] != "ok" for r in rows) else EXIT_OK
 
 
@@ -59,18 +59,18 @@ def show(
     one = config_mod.suite_of_label(cfg, version, suite)
     data = browse.read(browse.find(one, version))
     if fmt == "json":
-        typer.echo(output.dumps({"manifest": data.manifest, "version": data.version, "fixtures": data.fixtures}))
+        output.say_block(output.dumps({"manifest": data.manifest, "version": data.version, "fixtures": data.fixtures}))
         return EXIT_OK
     manifest = data.manifest
-    typer.echo(f"{manifest['name']}  pinned {manifest['pinned_sha']['full']}  cut {manifest['cut_at']}")
-    typer.echo(f"  manifest sha256 {data.frozen.manifest_sha256()}")
+    output.say(f"{manifest['name']}  pinned {manifest['pinned_sha']['full']}  cut {manifest['cut_at']}")
+    output.say(f"  manifest sha256 {data.frozen.manifest_sha256()}")
     previous = manifest["previous"]
-    typer.echo(f"  previous: {previous['name'] + ' ' + previous['manifest_sha256'][:16] + '…' if previous else 'none'}")
+    output.say(f"  previous: {previous['name'] + ' ' + previous['manifest_sha256'][:16] + '…' if previous else 'none'}")
     binary = manifest["binary"]
-    typer.echo(f"  binary: {binary['name']} {binary.get('path', '')} build {binary.get('build_sha', 'unknown')}")
+    output.say(f"  binary: {binary['name']} {binary.get('path', '')} build {binary.get('build_sha', 'unknown')}")
     for commit in manifest["tool_surface"]["commits"]:
-        typer.echo(f"  tool surface: {commit['sha'][:8]} [{commit['dimension']}] {commit.get('task', '')}")
-    typer.echo("  fixtures:")
+        output.say(f"  tool surface: {commit['sha'][:8]} [{commit['dimension']}] {commit.get('task', '')}")
+    output.say("  fixtures:")
     for fixture in data.fixtures:
         gate = fixture.get("gate_b") or {}
         extra = (
@@ -78,7 +78,7 @@ def show(
         )
         if fixture["status"] == "dropped":
             extra = f"dropped at {fixture['dropped']['stage']}"
-        typer.echo(f"    {fixture['task_id']:<45} {fixture['class']:<8} {fixture['status']:<8} {extra}")
+        output.say(f"    {fixture['task_id']:<45} {fixture['class']:<8} {fixture['status']:<8} {extra}")
     return EXIT_OK
 
 
@@ -98,10 +98,10 @@ def diff(
     one = config_mod.suite_of_label(cfg, old, suite)
     delta = browse.diff(one, browse.find(one, old), browse.find(one, new))
     if fmt == "json":
-        typer.echo(output.dumps(delta))
+        output.say_block(output.dumps(delta))
         return EXIT_OK
     for line in delta_lines(delta):
-        typer.echo(line)
+        output.say(line)
     return EXIT_OK
 
 

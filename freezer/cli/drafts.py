@@ -44,7 +44,7 @@ def cut(
     cfg = config_mod.load(registry)
     result = cut_mod.cut(cfg, cfg.suite(suite), version, dry_run=dry_run)
     if fmt == "json":
-        typer.echo(
+        output.say_block(
             output.dumps(
                 {
                     "status": result.status,
@@ -60,16 +60,16 @@ def cut(
         )
         return EXIT_OK
     for step in result.steps:
-        typer.echo(f"  ✓ {step}", err=dry_run)
+        output.say(f"  ✓ {step}", err=dry_run)
     for warning in result.warnings:
-        typer.echo(f"  ⚠ {warning}", err=True)
+        output.say(f"  ⚠ {warning}", err=True)
     if dry_run:
-        typer.echo(result.method, nl=False)
-        typer.echo(f"dry run: nothing was written ({result.name} would be {display_path(result.path)})", err=True)
+        output.say_block(result.method)
+        output.say(f"dry run: nothing was written ({result.name} would be {display_path(result.path)})", err=True)
     elif result.status == "unchanged":
-        typer.echo(f"✓ {result.name} already frozen with identical inputs; nothing changed")
+        output.say(f"✓ {result.name} already frozen with identical inputs; nothing changed")
     else:
-        typer.echo(f"✓ froze {result.name} at {display_path(result.path)} (manifest sha256 {result.manifest_sha256})")
+        output.say(f"✓ froze {result.name} at {display_path(result.path)} (manifest sha256 {result.manifest_sha256})")
     return EXIT_OK
 
 
@@ -82,19 +82,20 @@ def demo(
     """Build a sample code repository and a registry, cut graph v1 and v2, and audit them."""
     from freezer.demo.registry import run_demo
 
-    result = run_demo(directory, progress=lambda message: typer.echo(f"· {message}"))
+    result = run_demo(directory, progress=lambda message: output.say(f"· {message}"))
     for cut_result in result.cuts:
-        typer.echo(f"✓ froze {cut_result.name} (manifest sha256 {cut_result.manifest_sha256[:16]}…)")
+        output.say(f"✓ froze {cut_result.name} (manifest sha256 {cut_result.manifest_sha256[:16]}…)")
     for audited in result.audits:
-        typer.echo(
+        output.say(
             f"{'✓' if audited.ok else '✗'} audit {audited.name}: {'; '.join(audited.checks)}; code: {audited.code}"
         )
     if not all(audited.ok for audited in result.audits):
         return EXIT_INVALID
     root = display_path(result.root)
-    typer.echo(f"\nThe demo registry is {root} (a git repository). Look at:")
-    typer.echo(f"  {root}/versions/graph_v2/METHOD.md   the rendered METHOD.md with its §Delta vs v1")
-    typer.echo(f"  {root}/freezer.yaml                  the registry config")
-    typer.echo(f"  {root}/sample-code                   the code under test (git log shows the tool-surface commits)")
-    typer.echo(f"Then try: cd {root} && freezer audit")
+    output.say()
+    output.say(f"The demo registry is {root} (a git repository). Look at:")
+    output.say(f"  {root}/versions/graph_v2/METHOD.md   the rendered METHOD.md with its §Delta vs v1")
+    output.say(f"  {root}/freezer.yaml                  the registry config")
+    output.say(f"  {root}/sample-code                   the code under test (git log shows the tool-surface commits)")
+    output.say(f"Then try: cd {root} && freezer audit")
     return EXIT_OK

@@ -31,7 +31,7 @@ def _select_versions(
         else:
             one, number = cfg.suite(suite), label
         name = registry_mod.version_name(one.name, registry_mod.parse_version(number))
-        if not (one.versions / name).is_dir():
+        if not (one.versions / name).is_dir() and not (one.versions / name).is_symlink():
             raise UsageError(f"{name} is not frozen in {display_path(one.versions)}")
         listed = chosen.setdefault(one.name, [])
         assert listed is not None
@@ -57,14 +57,12 @@ def audit(
     fmt: FormatOption = None,
 ) -> int:
     """Prove frozen versions are intact: hashes, chain, METHOD.md; and re-verify them against the code."""
-    import sys
-
     from freezer import audit as audit_mod
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     results = []
-    show_progress = fmt == "text" and sys.stderr.isatty()
+    show_progress = fmt == "text"
     for suite_name, names in _select_versions(cfg, versions or [], suite).items():
         results.extend(
             audit_mod.audit_suite(
@@ -72,36 +70,34 @@ def audit(
                 names,
                 code=not no_code,
                 against=against,
-                progress=(lambda name: typer.echo(f"\r· auditing {name}…", err=True, nl=False))
-                if show_progress
-                else (lambda _: None),
+                progress=(lambda name: output.progress(f"auditing {name}…")) if show_progress else (lambda _: None),
             )
         )
     if show_progress:
-        typer.echo("\r\033[K", err=True, nl=False)
+        output.end_progress()
     failed = any(not r.ok for r in results)
     if strict:
         failed = failed or any(r.code.startswith("unreachable") or r.stale for r in results)
     if fmt == "json":
-        typer.echo(output.dumps({"ok": not failed, "versions": [r.to_json() for r in results]}))
+        output.say_block(output.dumps({"ok": not failed, "versions": [r.to_json() for r in results]}))
         return EXIT_INVALID if failed else EXIT_OK
     for result in results:
         mark = "✓" if result.ok else "✗"
-        typer.echo(f"{mark} {result.name}: {'; '.join(result.checks)}; code: {result.code}")
+        output.say(f"{mark} {result.name}: {'; '.join(result.checks)}; code: {result.code}")
         for failure in result.failures + result.code_failures:
-            typer.echo(f"    ✗ {failure}")
+            output.say(f"    ✗ {failure}")
         if result.against:
             if result.stale:
-                typer.echo(f"    stale at {result.against[:8]}: {len(result.stale)} fixture(s)")
+                output.say(f"    stale at {result.against[:8]}: {len(result.stale)} fixture(s)")
                 for task_id, reasons in result.stale.items():
-                    typer.echo(f"      ✗ {task_id}")
+                    output.say(f"      ✗ {task_id}")
                     for reason in reasons:
-                        typer.echo(f"          {reason}")
+                        output.say(f"          {reason}")
             else:
-                typer.echo(f"    every landed fixture still holds at {result.against[:8]}")
+                output.say(f"    every landed fixture still holds at {result.against[:8]}")
     if not results:
-        typer.echo("no frozen versions found")
-    typer.echo(f"{'✗' if failed else '✓'} audited {len(results)} version(s)")
+        output.say("no frozen versions found")
+    output.say(f"{'✗' if failed else '✓'} audited {len(results)} version(s)")
     return EXIT_INVALID if failed else EXIT_OK
 
 

@@ -72,7 +72,7 @@ def run_check(base: str | None, registry: Path | None, fmt: str) -> int:
     cfg = config_mod.load(registry)
     report = check_mod.check(cfg, base)
     if fmt == "json":
-        print(
+        output.say_block(
             output.dumps(
                 {
                     "ok": report.ok,
@@ -85,14 +85,14 @@ def run_check(base: str | None, registry: Path | None, fmt: str) -> int:
         )
         return EXIT_OK if report.ok else EXIT_INVALID
     for line in output.problem_lines(report.problems, fmt):
-        print(line)
+        output.say(line)
     summary = f"against {report.base[:8]} ({report.base_source})"
     if report.new_versions:
         summary += f"; new: {', '.join(report.new_versions)}"
     if report.ok:
-        print(f"✓ frozen versions untouched {summary}; drafts valid")
+        output.say(f"✓ frozen versions untouched {summary}; drafts valid")
         return EXIT_OK
-    print(f"✗ {len(report.problems)} problem(s) {summary}")
+    output.say(f"✗ {len(report.problems)} problem(s) {summary}")
     return EXIT_INVALID
 
 
@@ -111,16 +111,16 @@ def run_validate(paths: list[Path] | None, registry: Path | None, suite: str | N
             report.sets.extend(part.sets)
             report.problems.extend(part.problems)
     if fmt == "json":
-        print(output.dumps(_report_json(report)))
+        output.say_block(output.dumps(_report_json(report)))
         return EXIT_OK if report.ok else EXIT_INVALID
     for line in output.problem_lines(report.problems, fmt):
-        print(line)
+        output.say(line)
     for fixture_set in report.sets:
-        print(_set_summary(fixture_set))
+        output.say(_set_summary(fixture_set))
     if report.ok:
-        print(f"✓ {report.files} file(s) valid")
+        output.say(f"✓ {report.files} file(s) valid")
         return EXIT_OK
-    print(f"✗ {len(report.problems)} problem(s) in {report.files} file(s)")
+    output.say(f"✗ {len(report.problems)} problem(s) in {report.files} file(s)")
     return EXIT_INVALID
 
 

@@ -28,6 +28,7 @@ import yaml
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 BAD = "drafts/graph/fixtures/zz-hostile.yaml"
 CONFIG = "freezer.yaml"
+GLOBS = "tool_surface: ['.orbitignore', 'crates/orbit-graph/src/tools/**']"
 
 
 @dataclass
@@ -78,6 +79,17 @@ YAML_TEXTS: dict[str, bytes] = {
     "nested-duplicate-key": b"oracle:\n  must_include: []\n  must_include: []\n",
     "multiple-documents": b"task_id: a\n---\ntask_id: b\n",
     "undefined-alias": b"task_id: *nothing\n",
+    # Data that could act on a terminal or hide text: refused where it is written.
+    "escape-in-value": b'task_id: "a\\e[2Jb"\n',
+    "escape-in-key": b'"task_id\\e]0;owned\\a": x\n',
+    "newline-key-forging-a-line": b'"x\\n  drafts/graph/fixtures/other.yaml:1:1: $: forged": 1\n',
+    "bidi-override": b'question: "safe\\u202eexe.txt"\n',
+    "c1-control": b'question: "a\\x9bb"\n',
+    "carriage-return-heading": b'question: "a\\r# Forged heading"\n',
+    "nan": b"task_id: x\nbudget: .nan\n",
+    "infinity": b"task_id: x\ncost_usd: -.inf\n",
+    "float-line": b"task_id: x\nclass: trace\nstatus: dropped\ndropped: {stage: drafting, reason: r}\n"
+    b"ground_truth: [{file: a.rs, line: 268.0}]\n",
     "alias-bomb-lists": _bomb(10),
     "alias-bomb-maps": _bomb(8, mapping=True),
     "deep-flow": b"a: " + b"[" * 20000 + b"]" * 20000 + b"\n",
@@ -218,6 +230,18 @@ def _odd_name(name: bytes) -> Callable[[Path], None]:
     return build
 
 
+def _copy(source: str, target: str) -> Callable[[Path], None]:
+    def build(root: Path) -> None:
+        shutil.copyfile(root / source, root / target)
+
+    return build
+
+
+def _empty_fixtures(root: Path) -> None:
+    for path in (root / "drafts/graph/fixtures").iterdir():
+        path.unlink()
+
+
 def file_cases() -> Iterator[Case]:
     yield Case("file-symlink-outside", "file", _symlink("/etc/passwd"), BAD)
     yield Case("file-symlink-inside", "file", _symlink("drafts/graph/version.yaml"), BAD)
@@ -238,6 +262,24 @@ def file_cases() -> Iterator[Case]:
     yield Case("file-name-with-newline", "file", _odd_name(b"bad\nname.yaml"), "drafts/graph/fixtures/bad\\nname.yaml")
     yield Case("file-name-not-utf8", "file", _odd_name(b"bad-\xff.yaml"), "drafts/graph/fixtures/bad-\\xff.yaml")
     yield Case("file-name-like-option", "file", _odd_name(b"--help.yaml"), "drafts/graph/fixtures/--help.yaml")
+    yield Case(
+        "file-name-escape", "file", _odd_name(b"bad\x1b[2Jname.yaml"), "drafts/graph/fixtures/bad\\x1b[2Jname.yaml"
+    )
+    yield Case(
+        "file-name-bidi", "file", _odd_name("bad\u202ename.yaml".encode()), "drafts/graph/fixtures/bad\\u202ename.yaml"
+    )
+    second = "drafts/graph/fixtures/version.yaml"
+    for command in (["validate"], ["cut", "v1", "--dry-run"]):
+        yield Case(
+            f"file-second-version-yaml-{command[0]}",
+            "file",
+            _copy("drafts/graph/version.yaml", second),
+            second,
+            command,
+        )
+    yield Case(
+        "file-empty-drafts", "file", _empty_fixtures, "drafts/graph/fixtures", ["validate", "drafts/graph/fixtures"]
+    )
 
 
 def _edit_config(old: str, new: str) -> Callable[[Path], None]:
@@ -290,6 +332,18 @@ def config_cases() -> Iterator[Case]:
         "duplicate-suite-key": ("freezer: 1\n", "freezer: 1\nfreezer: 1\n"),
         "code-repo-missing": ("code_repo: ", "code_repo: /nonexistent/repo #"),
         "code-repo-is-file": ("code_repo: ", "code_repo: freezer.yaml #"),
+        # Where a cut would write: never the root, the drafts, git's or freezer's own folders.
+        "versions-root": ("versions: versions", "versions: '.'"),
+        "versions-dot-slash": ("versions: versions", "versions: './'"),
+        "versions-in-drafts": ("versions: versions", "versions: drafts/graph/frozen"),
+        "versions-in-dot-git": ("versions: versions", "versions: .git/versions"),
+        "versions-in-work-folder": ("versions: versions", "versions: .freezer/v"),
+        "drafts-root": ("drafts: drafts/graph", "drafts: '.'"),
+        "glob-reversed-range": (GLOBS, "tool_surface: ['crates/[z-a]/**']"),
+        "glob-bare-bang": (GLOBS, "tool_surface: ['[!]']"),
+        "glob-unclosed": (GLOBS, "tool_surface: ['crates/[abc']"),
+        "glob-empty": (GLOBS, "tool_surface: ['']"),
+        "config-escape-in-key": ("  graph:", '  graph:\n    "x\\e[2J\\nfreezer.yaml:1:1: forged": 1'),
     }
     # validate works offline: it checks the config and the drafts, not the code repository.
     needs_code = ("globs-match-nothing", "code-repo-missing", "code-repo-is-file")
