@@ -59,7 +59,8 @@ def test_control_characters_in_data_are_refused_at_their_place(tmp_path: Path) -
 def test_registry_folder_and_cwd_with_controls(reg: Path) -> None:
     odd = reg.parent / "reg\x1b[31m\nistry\u202e"
     reg.rename(odd)
-    for command in (["validate"], ["list"], ["cut", "--dry-run", "v1"], ["audit"]):
+    commands = (["validate"], ["cut", "v1"], ["list"], ["show", "v1"], ["diff", "v1", "v1"], ["audit"], ["audit", "x"])
+    for command in commands:
         result = run_cli(*command, cwd=odd)
         assert "Traceback" not in result.text
         assert_terminal_safe(result)
