@@ -19,31 +19,51 @@ MAX_METADATA_BYTES = 64 << 20
 MAX_TEMPLATE_BYTES = 1 << 20
 
 
-def read_whole(path: Path | str, limit: int = MAX_METADATA_BYTES) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes, or :class:`FreezerError` saying why not."""
-    shown = display_path(path)
+class ReadRefused(Exception):
+    """Why a file was not read; the text is meant for the user."""
+
+
+def read_bounded(path: Path | str, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, never blocking on a FIFO or device,
+    never following a link; :class:`ReadRefused` says why not."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise ReadRefused("file not found (check the path)") from None
+    except IsADirectoryError:
+        raise ReadRefused("is a directory, expected a file") from None
+    except PermissionError:
+        raise ReadRefused("permission denied: the file is not readable") from None
     except OSError as exc:
-        raise FreezerError(f"{shown}: cannot be read: {exc.strerror}") from None
+        raise ReadRefused(f"cannot open: {exc.strerror}") from None
     try:
         info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise ReadRefused("is a directory, expected a file")
         if not stat.S_ISREG(info.st_mode):
-            raise FreezerError(f"{shown}: is not a regular file")
+            raise ReadRefused("is not a regular file (FIFO, socket or device); refusing to read it")
         if info.st_size > limit:
-            raise FreezerError(f"{shown}: is {info.st_size:,} bytes, more than the {limit:,} freezer reads whole")
+            raise ReadRefused(f"file is {info.st_size} bytes, over the {limit}-byte limit")
         chunks = []
-        left = limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
+        remaining = limit + 1
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 20))
             if not chunk:
                 break
             chunks.append(chunk)
-            left -= len(chunk)
-        if left <= 0:
-            raise FreezerError(f"{shown}: grew past {limit:,} bytes while it was read")
-        return b"".join(chunks)
+            remaining -= len(chunk)
     except OSError as exc:
-        raise FreezerError(f"{shown}: cannot be read: {exc.strerror}") from None
+        raise ReadRefused(f"cannot read: {exc.strerror}") from None
     finally:
         os.close(fd)
+    if remaining <= 0:
+        raise ReadRefused(f"file is over the {limit}-byte limit")
+    return b"".join(chunks)
+
+
+def read_whole(path: Path | str, limit: int = MAX_METADATA_BYTES) -> bytes:
+    """:func:`read_bounded`, or :class:`FreezerError` naming the file."""
+    try:
+        return read_bounded(path, limit)
+    except ReadRefused as exc:
+        raise FreezerError(f"{display_path(path)}: {exc}") from None

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import codecs
 import math
-import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,7 @@ from yaml.resolver import Resolver
 from freezer.document import YamlDocument
 from freezer.escape import unsafe_char
 from freezer.problems import JsonPath, Problem
+from freezer.reading import ReadRefused, read_bounded
 
 # libyaml's C parser when PyYAML was built with it; the pure-Python one otherwise.
 _FastLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -71,44 +70,11 @@ class LoadResult:
 
 def read_bytes(path: Path, display: str, max_bytes: int) -> tuple[bytes | None, Problem | None]:
     """Read a regular file without ever blocking on a FIFO or device."""
-
-    def fail(message: str) -> tuple[None, Problem]:
+    try:
+        return read_bounded(path, max_bytes), None
+    except ReadRefused as exc:
+        message = str(exc).replace("expected a file", "expected a YAML file")
         return None, Problem(display, None, None, (), message, "file")
-
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        return fail("file not found (check the path)")
-    except IsADirectoryError:
-        return fail("is a directory, expected a YAML file")
-    except PermissionError:
-        return fail("permission denied: the file is not readable")
-    except OSError as exc:
-        return fail(f"cannot open: {exc.strerror}")
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            return fail("is a directory, expected a YAML file")
-        if not stat.S_ISREG(info.st_mode):
-            return fail("is not a regular file (FIFO, socket or device); refusing to read it")
-        if info.st_size > max_bytes:
-            return fail(f"file is {info.st_size} bytes, over the {max_bytes}-byte limit")
-        chunks = []
-        remaining = max_bytes + 1
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 16))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        data = b"".join(chunks)
-    except OSError as exc:
-        return fail(f"cannot read: {exc.strerror}")
-    finally:
-        os.close(fd)
-    if len(data) > max_bytes:
-        return fail(f"file is over the {max_bytes}-byte limit")
-    return data, None
 
 
 def decode(data: bytes, display: str) -> tuple[str | None, Problem | None]:

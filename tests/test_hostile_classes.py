@@ -251,7 +251,7 @@ def test_a_sparse_template_is_refused_by_its_size(reg: Path) -> None:
     config.write_text(config.read_text().replace("versions: versions", "versions: versions\n    template: method.j2"))
     result = run_cli("cut", "--dry-run", "v1", cwd=reg)
     assert_clean_failure(result, code=2)
-    assert "more than the 1,048,576 freezer reads whole" in result.err
+    assert "over the 1048576-byte limit" in result.err
 
 
 @pytest.mark.parametrize("kind", ["sparse", "deep", "not-an-object"])
