@@ -13,7 +13,7 @@ from freezer import schemas
 from freezer.document import YamlDocument
 from freezer.errors import InvalidInput, UsageError
 from freezer.globs import glob_problem
-from freezer.paths import unsafe_reason
+from freezer.paths import unsafe_folder_reason
 from freezer.problems import Problem, display_path
 from freezer.yamlload import load_file
 
@@ -125,14 +125,14 @@ def _layout_problems(root: Path, drafts: Path, versions: Path, doc: YamlDocument
     def refuse(key: str, message: str) -> None:
         found.append(doc.problem(("suites", name, key), message, "config"))
 
-    real_root = root.resolve()
-    if not versions.resolve().is_relative_to(real_root):
+    real_root, real_versions, real_drafts = root.resolve(), versions.resolve(), drafts.resolve()
+    if not real_versions.is_relative_to(real_root):
         return found  # already reported as outside the registry root
-    if versions.resolve() == real_root:
+    if real_versions == real_root:
         refuse("versions", "the versions folder cannot be the registry root; name a folder, e.g. versions")
-    elif drafts.resolve() == real_root:
+    elif real_drafts == real_root:
         refuse("drafts", "the drafts folder cannot be the registry root: the versions and freezer.yaml would be drafts")
-    elif drafts.resolve().is_relative_to(versions.resolve()) or versions.resolve().is_relative_to(drafts.resolve()):
+    elif real_drafts.is_relative_to(real_versions) or real_versions.is_relative_to(real_drafts):
         refuse("versions", f"the versions folder and the drafts folder {display_path(drafts)} overlap; keep them apart")
     rel = versions.relative_to(root) if versions.is_relative_to(root) else None
     if rel is not None and rel.parts and rel.parts[0] in _RESERVED:
@@ -140,9 +140,7 @@ def _layout_problems(root: Path, drafts: Path, versions: Path, doc: YamlDocument
             "versions",
             f"{rel.parts[0]}/ belongs to {'git' if rel.parts[0] == '.git' else 'freezer'}; keep the versions elsewhere",
         )
-    why = unsafe_reason(root, versions)
-    if why is None and versions.exists() and not versions.is_dir():
-        why = "is a file, not a folder"
+    why = unsafe_folder_reason(root, versions)
     if why is not None:
         refuse("versions", f"the versions folder {why}")
     return found

@@ -43,11 +43,17 @@ def unsafe_reason(root: Path, path: Path) -> str | None:
     return None
 
 
+def unsafe_folder_reason(root: Path, path: Path) -> str | None:
+    """:func:`unsafe_reason`, and also refusing an existing file where a folder belongs."""
+    reason = unsafe_reason(root, path)
+    if reason is None and path.exists() and not path.is_dir():
+        reason = "is a file, not a folder"
+    return reason
+
+
 def require_safe(root: Path, path: Path, what: str, *, folder: bool = True) -> Path:
     """``path``, or :class:`ConfigError` naming it; ``folder`` also refuses an existing file there."""
-    reason = unsafe_reason(root, path)
-    if reason is None and folder and path.exists() and not path.is_dir():
-        reason = "is a file, not a folder"
+    reason = unsafe_folder_reason(root, path) if folder else unsafe_reason(root, path)
     if reason is not None:
         raise ConfigError(
             f"{display_path(path)}: {what} {reason}; freezer writes only to real folders inside the registry",

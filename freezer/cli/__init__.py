@@ -25,6 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     if args in (["--version"], ["-V"]):
         print(f"freezer {__version__}")
         return 0
+    from freezer.cli.output import say, say_error
     from freezer.errors import EXIT_BROKEN_PIPE, EXIT_INVALID, FreezerError
     from freezer.escape import visible
     from freezer.problems import display_path
@@ -38,8 +39,6 @@ def main(argv: list[str] | None = None) -> int:
         _discard_stdout()
         return EXIT_BROKEN_PIPE
     except FreezerError as exc:
-        from freezer.cli.output import say_error
-
         say_error(exc)
         return exc.exit_code
     except OSError as exc:
@@ -47,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         # environment's, not a bug: say which file and why.
         _settle_stdout()
         where = f"{display_path(exc.filename)}: " if exc.filename else "writing the output: "
-        print(f"freezer: error: {visible(where + str(exc.strerror or exc))}", file=sys.stderr)
+        say(f"freezer: error: {where}{exc.strerror or exc}", err=True)
         return EXIT_INVALID
     except KeyboardInterrupt:
         print("freezer: interrupted", file=sys.stderr)

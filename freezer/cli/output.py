@@ -21,10 +21,10 @@ def resolve_format(requested: str | None) -> str:
     return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
 
 
-def say(text: str = "", *, err: bool = False, nl: bool = True) -> None:
+def say(text: str = "", *, err: bool = False) -> None:
     """Print one line of output. Every character that could act on a terminal is shown escaped,
     newlines included, so no piece of data can forge a line, a colour or a cursor move."""
-    _write(visible(text) + ("\n" if nl else ""), err)
+    _write(visible(text) + "\n", err)
 
 
 def say_block(text: str, *, err: bool = False) -> None:
