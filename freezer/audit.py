@@ -17,18 +17,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from freezer import parallel, registry, schemas
+from freezer import delta_v1, parallel, registry, schemas
 from freezer.config import SuiteConfig
 from freezer.delta import compute as compute_delta
-from freezer.delta import frozen_side
-from freezer.errors import FreezerError, GitError
-from freezer.gitrepo import CodeRepo
-from freezer.groundtruth import check_fixture
+from freezer.delta import side
+from freezer.errors import FreezerError
 from freezer.hashing import hash_files
 from freezer.method import load_frozen_drafts, load_yaml_files, method_from_files
+from freezer.model import Manifest
 from freezer.problems import display_path
 from freezer.reading import read_whole
-from freezer.yamlload import YAML_SUFFIXES, load_bytes
+from freezer.yamlload import YAML_SUFFIXES
 
 GENERATED = (registry.MANIFEST, registry.METHOD, registry.SUMS)
 
@@ -221,6 +220,7 @@ def _check_chain(
             )
         else:
             result.checks.append("first version of the suite")
+            _check_delta(suite, None, manifest, data, result)
         return
     if previous is None or previous.name != claimed["name"]:
         found = previous.name if previous else "no earlier version"
@@ -252,26 +252,40 @@ def _check_chain(
 
 def _check_delta(
     suite: SuiteConfig,
-    previous: registry.FrozenVersion,
+    previous: registry.FrozenVersion | None,
     manifest: dict[str, Any],
     data: dict[str, bytes],
     result: VersionAudit,
 ) -> None:
+    """delta.json must be what the delta engine of its manifest format computes from the chain."""
     try:
-        before = previous.manifest()
-        _, old_fixtures = load_frozen_drafts(previous, before)
-        _, new_fixtures = load_yaml_files(data)
-    except (OSError, ValueError, KeyError, FreezerError) as exc:
+        frozen_delta = json.loads(data[registry.DELTA])
+        version, fixtures = load_yaml_files(data)
+        if manifest["manifest_format"] == 1:
+            if previous is None:
+                return  # 0.1.0 wrote a first version's delta without comparing anything
+            before = previous.manifest()
+            _, old_fixtures = load_frozen_drafts(previous, before)
+            meanings = {entry["dimension"]: entry["meaning"] for entry in frozen_delta.get("tool_surface") or []}
+            recomputed = delta_v1.compute(
+                delta_v1.frozen_side(before, old_fixtures),
+                delta_v1.frozen_side(manifest, fixtures),
+                meanings or suite.dimensions,
+            )
+        else:
+            current = side(Manifest.from_data(manifest), version, fixtures)
+            chain = [current]
+            if previous is not None:
+                before = previous.manifest()
+                old_version, old_fixtures = load_frozen_drafts(previous, before)
+                chain = [side(Manifest.from_data(before), old_version, old_fixtures), current]
+            recomputed = compute_delta(chain, current.manifest.checks.dimensions or suite.dimensions)
+    except (OSError, ValueError, KeyError, TypeError, FreezerError) as exc:
         detail = exc.message if isinstance(exc, FreezerError) else str(exc)
         result.failures.append(
             Failure(f"{display_path(result.path)}/{registry.DELTA}", f"cannot be recomputed from the chain: {detail}")
         )
         return
-    old_side = frozen_side(before, old_fixtures)
-    new_side = frozen_side(manifest, new_fixtures)
-    frozen_delta = json.loads(data[registry.DELTA])
-    meanings = {entry["dimension"]: entry["meaning"] for entry in frozen_delta.get("tool_surface") or []}
-    recomputed = compute_delta(old_side, new_side, meanings or suite.dimensions)
     if recomputed != frozen_delta:
         result.failures.append(
             Failure(
@@ -280,60 +294,6 @@ def _check_delta(
         )
     else:
         result.checks.append("delta.json recomputed")
-
-
-def check_code(
-    suite: SuiteConfig,
-    frozen: registry.FrozenVersion,
-    data: dict[str, bytes],
-    result: VersionAudit,
-    against: str | None,
-) -> None:
-    manifest = frozen.manifest()
-    try:
-        repo = CodeRepo(suite.code_repo, suite.origin("code_repo"))
-    except GitError as exc:
-        result.code = f"unreachable: {exc.message}"
-        return
-    with repo:
-        roots = set(manifest["code_repo"]["root_commits"])
-        try:
-            here = set(repo.identity["root_commits"])
-        except GitError as exc:
-            result.code = f"unreachable: {exc.message}"
-            return
-        if roots and not roots & here:
-            result.code = "unreachable: the configured code repository is a different repository (root commits differ)"
-            return
-        pinned = manifest["pinned_sha"]["full"]
-        try:
-            repo.resolve(pinned, "pinned SHA")
-        except GitError as exc:
-            result.code_failures.append(Failure(display_path(suite.code_repo), exc.message))
-            result.code = "failed"
-            return
-        docs = _fixture_docs(frozen, data)
-        for doc in docs:
-            for problem in check_fixture(repo, pinned, doc):
-                result.code_failures.append(Failure(problem.location(), f"{problem.path_text()}: {problem.message}"))
-        result.code = f"verified at {pinned[:8]}" if not result.code_failures else "failed"
-        if against:
-            ref_sha = repo.resolve(against, "--against ref")
-            result.against = ref_sha
-            for doc in docs:
-                found = check_fixture(repo, ref_sha, doc, oracle=True)
-                if found:
-                    result.stale[doc.data["task_id"]] = [f"{p.path_text()}: {p.message}" for p in found]
-
-
-def _fixture_docs(frozen: registry.FrozenVersion, data: dict[str, bytes]) -> list[Any]:
-    docs = []
-    for rel in sorted(data):
-        if rel.startswith("fixtures/") and rel.endswith(YAML_SUFFIXES):
-            loaded = load_bytes(data[rel], f"{display_path(frozen.path)}/{rel}")
-            if loaded.document is not None and loaded.document.data.get("status") == "landed":
-                docs.append(loaded.document)
-    return docs
 
 
 def integrity(suite: SuiteConfig, frozen: registry.FrozenVersion) -> tuple[VersionAudit, dict[str, bytes] | None]:
@@ -354,6 +314,8 @@ def integrity(suite: SuiteConfig, frozen: registry.FrozenVersion) -> tuple[Versi
 def audit_one(suite: SuiteConfig, frozen: registry.FrozenVersion, code: bool, against: str | None) -> VersionAudit:
     result, data = integrity(suite, frozen)
     if code and data is not None and not result.failures:
+        from freezer.reverify import check_code
+
         check_code(suite, frozen, data, result, against)
     return result
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from freezer import audit, registry
 from freezer.config import SuiteConfig
+from freezer.delta import Side, side
 from freezer.delta import compute as compute_delta
-from freezer.delta import frozen_side
 from freezer.errors import IntegrityError, UsageError
 from freezer.method import load_frozen_drafts, load_yaml_files
 
@@ -22,8 +22,8 @@ class VersionData:
     version: dict[str, Any]
     fixtures: list[dict[str, Any]]
 
-    def side(self) -> dict[str, Any]:
-        return frozen_side(self.manifest, self.fixtures)
+    def side(self) -> Side:
+        return side(self.frozen.manifest_model(), self.version, self.fixtures)
 
 
 def read(frozen: registry.FrozenVersion, *, verify: bool = True) -> VersionData:
@@ -47,7 +47,7 @@ def read(frozen: registry.FrozenVersion, *, verify: bool = True) -> VersionData:
 
 
 def find(suite: SuiteConfig, label: str) -> registry.FrozenVersion:
-    number = registry.parse_version(label.rpartition("_v")[2] if "_v" in label else label)
+    number = registry.parse_version(label, suite.name)
     for frozen in registry.frozen_versions(suite):
         if frozen.number == number:
             return frozen
@@ -76,6 +76,17 @@ def summary_row(suite: SuiteConfig, frozen: registry.FrozenVersion) -> dict[str,
 
 
 def diff(suite: SuiteConfig, a: registry.FrozenVersion, b: registry.FrozenVersion) -> dict[str, Any]:
-    """The delta between any two frozen versions, by the engine that writes §Delta."""
-    old, new = read(a), read(b)
-    return compute_delta(old.side(), new.side(), suite.dimensions)
+    """The delta between any two frozen versions, by the engine that writes §Delta.
+
+    Every version between them is read too: the tool-surface commits and the code history
+    happened along the chain, and only the versions in between recorded them. Asked the
+    other way round (v2 → v1), the delta is shown in chain order and says it was reversed.
+    """
+    reversed_ = a.number > b.number
+    low, high = (b, a) if reversed_ else (a, b)
+    if low.number == high.number:
+        raise UsageError(f"{a.name} and {b.name} are the same version; name two different versions")
+    chain = [v for v in registry.frozen_versions(suite) if low.number <= v.number <= high.number]
+    sides = [read(v).side() for v in chain]
+    meanings = sides[-1].manifest.checks.dimensions or suite.dimensions
+    return compute_delta(sides, meanings, reversed_=reversed_)

@@ -62,9 +62,13 @@ class RegistryConfig:
 
 def suite_of_label(config: RegistryConfig, label: str, suite: str | None) -> SuiteConfig:
     """The suite a version label names (``graph_v2``), or ``suite``, or the only one."""
-    owner = label.rpartition("_v")[0]
-    if suite is None and owner in config.suites:
-        return config.suites[owner]
+    from freezer.registry import parse_label
+
+    owner, _ = parse_label(label)
+    if owner is not None:
+        if suite is not None and owner != suite:
+            raise UsageError(f"{label!r} names suite {owner!r}, but --suite says {suite!r}")
+        return config.suite(owner)
     return config.suite(suite)
 
 

@@ -16,14 +16,15 @@ from typing import Any
 
 from freezer import __version__, registry, resources
 from freezer.config import RegistryConfig, SuiteConfig
+from freezer.delta import Side, side
 from freezer.delta import compute as compute_delta
-from freezer.delta import frozen_side, side
 from freezer.errors import FreezerError, IntegrityError, InvalidInput, UsageError, VersionExists
 from freezer.gitrepo import CodeRepo
 from freezer.groundtruth import check_gate_b, check_sites
 from freezer.method import load_yaml_files, method_from_files
+from freezer.model import LEGACY_GREP_ENGINE, Checks, Fixture, Manifest
 from freezer.problems import Problem, display_path
-from freezer.provenance import ResolvedProvenance, check_provenance, resolve_sha
+from freezer.provenance import ResolvedProvenance, check_provenance, code_history, resolve_sha
 from freezer.reading import MAX_TEMPLATE_BYTES, read_whole
 from freezer.snapshot import FsOps, clear_stale_staging, registry_lock, write_version
 from freezer.validate import FixtureSet, validate_suite
@@ -85,7 +86,7 @@ def _draft_files(suite: SuiteConfig, fixture_set: FixtureSet) -> dict[str, bytes
     return files
 
 
-def _previous_side(suite: SuiteConfig, number: int) -> tuple[registry.FrozenVersion | None, dict[str, Any] | None]:
+def _previous_side(suite: SuiteConfig, number: int) -> tuple[registry.FrozenVersion | None, Side | None]:
     previous = registry.previous_of(suite, number)
     if previous is None:
         return None, None
@@ -100,11 +101,8 @@ def _previous_side(suite: SuiteConfig, number: int) -> tuple[registry.FrozenVers
             hint="restore it from git (freezer audit shows what changed) before cutting on top of it",
         )
     assert frozen_files is not None  # no failures: the integrity check read the drafts
-    manifest = previous.manifest()
-    _, fixtures = load_yaml_files(frozen_files)
-    previous_side = frozen_side(manifest, fixtures)
-    previous_side["upper"] = manifest["binary"].get("build_sha") or manifest["pinned_sha"]["full"]
-    return previous, previous_side
+    version, fixtures = load_yaml_files(frozen_files)
+    return previous, side(previous.manifest_model(), version, fixtures)
 
 
 def _check_surface_globs(repo: CodeRepo, suite: SuiteConfig, sha: str, warnings: list[str]) -> None:
@@ -135,7 +133,7 @@ def _check_against_code(
     config: RegistryConfig,
     suite: SuiteConfig,
     fixture_set: FixtureSet,
-    previous: dict[str, Any] | None,
+    previous: Manifest | None,
     steps: list[str],
     warnings: list[str],
 ) -> ResolvedProvenance:
@@ -159,25 +157,26 @@ def _check_against_code(
         if problems:
             raise _fail("reproduce Gate B", problems)
         steps.append(f"Gate B reproduced at {pinned[:8]} for {len(landed)} fixture(s)")
-        resolved, problems = check_provenance(
-            repo,
-            version,
-            pinned,
-            previous["upper"] if previous else None,
-            previous["name"] if previous else None,
-            suite.tool_surface,
-        )
+        resolved, problems = check_provenance(repo, version, pinned, previous, suite.tool_surface)
         if resolved is None:
             raise _fail("check provenance", problems)
-        _check_surface_globs(repo, suite, resolved.upper, warnings)
+        _check_surface_globs(repo, suite, resolved.scan.tips[0], warnings)
+        tips = ", ".join(t[:8] for t in resolved.scan.tips)
         if previous:
             steps.append(
                 f"provenance: {len(resolved.commits)} declared tool-surface commit(s); none undeclared "
-                f"between {previous['name']} ({previous['upper'][:8]}) and {resolved.upper[:8]}"
+                f"between {previous.name} and {tips}"
             )
+            watched = sorted({f for d in landed for f in Fixture.from_data(d.data).site_files()})
+            resolved.code_history = code_history(repo, previous.pinned_sha, pinned, watched)
         else:
             steps.append(
                 f"provenance: {len(resolved.commits)} declared commit(s); first version, no earlier build to scan from"
+            )
+        if not resolved.scan.build_sha_known:
+            warnings.append(
+                f"the binary's build SHA is unknown: the scan stopped at {tips}; METHOD.md says the tool-surface "
+                "record may be incomplete"
             )
         resolved.repo_identity = {**repo.identity, "configured_path": _shown_repo_path(config, suite)}
     return resolved
@@ -206,16 +205,20 @@ def _binary(version_data: dict[str, Any], resolved: ResolvedProvenance) -> dict[
     return binary
 
 
-def _manifest(
+GREP_ORACLE = {"engine": LEGACY_GREP_ENGINE, "version": __version__}
+
+
+def record(
     suite: SuiteConfig,
     number: int,
     version_data: dict[str, Any],
     resolved: ResolvedProvenance,
     previous: registry.FrozenVersion | None,
-    data_files: dict[str, bytes],
+    template: bytes,
 ) -> dict[str, Any]:
+    """The manifest without its file list: everything the checks used and found."""
     return {
-        "manifest_format": 1,
+        "manifest_format": 2,
         "suite": suite.name,
         "version": number,
         "name": registry.version_name(suite.name, number),
@@ -228,36 +231,73 @@ def _manifest(
         "binary": _binary(version_data, resolved),
         "tool_surface": {
             "globs": list(suite.tool_surface),
-            "commits": resolved.commits,
-            "scanned_from": resolved.scanned_from,
-            "scanned_to": resolved.scanned_to,
+            "commits": [c.to_json() for c in resolved.commits],
+            "scan": resolved.scan.to_json(),
         },
+        "checks": Checks(hashlib.sha256(template).hexdigest(), GREP_ORACLE, suite.dimensions).to_json(),
+        "code_history": resolved.code_history.to_json() if resolved.code_history else None,
         "freezer_version": __version__,
         "cut_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "previous": {"name": previous.name, "manifest_sha256": previous.manifest_sha256()} if previous else None,
-        "files": {rel: hashlib.sha256(data_files[rel]).hexdigest() for rel in sorted(data_files)},
     }
 
 
-def _differences(existing: registry.FrozenVersion, drafts: dict[str, bytes], manifest: dict[str, Any]) -> list[str]:
-    """How the would-be cut differs from the frozen version, in its data inputs."""
+def assemble(
+    manifest_record: dict[str, Any],
+    drafts: dict[str, bytes],
+    template: bytes,
+    previous: Side | None,
+    meanings: dict[str, str],
+    parsed: tuple[dict[str, Any], list[dict[str, Any]]],
+    template_name: str = registry.TEMPLATE_COPY,
+) -> dict[str, bytes]:
+    """Every file of a version, from its manifest record and its inputs: a pure function."""
+    version_data, fixtures = parsed
+    current = side(Manifest.from_data({**manifest_record, "files": {}}), version_data, fixtures)
+    delta = compute_delta([previous, current] if previous else [current], meanings)
+    data_files = {
+        **drafts,
+        registry.DELTA: dumps_json(delta),
+        registry.TEMPLATE_COPY: template,
+        # Each version carries its own attributes, so no checkout can convert its line endings,
+        # whatever the registry's root .gitattributes says.
+        registry.GITATTRIBUTES: GITATTRIBUTES_TEXT,
+    }
+    hashes = {rel: hashlib.sha256(data_files[rel]).hexdigest() for rel in sorted(data_files)}
+    manifest = {**manifest_record, "files": hashes}
+    manifest_bytes = dumps_json(manifest)
+    method = method_from_files(data_files, manifest_bytes, template_name, parsed).encode("utf-8")
+    files = {**data_files, registry.MANIFEST: manifest_bytes, registry.METHOD: method}
+    files[registry.SUMS] = sha256sums(files)
+    return files
+
+
+_NOT_INPUTS = ("cut_at", "freezer_version", "files")
+
+
+def _differences(existing: registry.FrozenVersion, files: dict[str, bytes]) -> list[str]:
+    """How the would-be cut differs from the frozen version, in everything that went into it."""
     frozen = existing.manifest()
-    generated = (registry.DELTA, registry.TEMPLATE_COPY, registry.GITATTRIBUTES)
-    frozen_drafts = {rel for rel in frozen["files"] if rel not in generated}
+    fresh = json.loads(files[registry.MANIFEST])
+    labels = {registry.DELTA: "the computed delta (delta.json)", registry.TEMPLATE_COPY: "the METHOD.md template"}
     found = []
-    for rel in sorted(frozen_drafts | set(drafts)):
-        if rel not in drafts:
-            found.append(f"{rel} is frozen but no longer in the drafts")
-        elif rel not in frozen_drafts:
-            found.append(f"{rel} is new in the drafts")
-        elif read_whole(existing.path / rel) != drafts[rel]:
-            found.append(f"{rel} differs from the frozen copy")
-    if frozen["pinned_sha"]["full"] != manifest["pinned_sha"]["full"]:
-        found.append(f"pinned SHA {frozen['pinned_sha']['full'][:8]} → {manifest['pinned_sha']['full'][:8]}")
-    if frozen["tool_surface"]["commits"] != manifest["tool_surface"]["commits"]:
-        found.append("the resolved tool-surface commits differ")
-    if frozen["previous"] != manifest["previous"]:
-        found.append("the previous version in the chain differs")
+    if frozen.get("manifest_format") != fresh["manifest_format"]:
+        found.append(
+            f"{existing.name} was cut by freezer {frozen.get('freezer_version')} (manifest format "
+            f"{frozen.get('manifest_format')}); this freezer records more, so the inputs cannot be shown equal"
+        )
+        return found
+    for rel in sorted(set(frozen["files"]) | set(fresh["files"])):
+        shown = labels.get(rel, rel)
+        if rel not in fresh["files"]:
+            found.append(f"{shown} is frozen but no longer in the drafts")
+        elif rel not in frozen["files"]:
+            found.append(f"{shown} is new in the drafts")
+        elif frozen["files"][rel] != fresh["files"][rel]:
+            found.append(f"{shown} differs from the frozen copy")
+    for key in sorted(set(frozen) | set(fresh)):
+        if key not in _NOT_INPUTS and frozen.get(key) != fresh.get(key):
+            found.append(f"manifest {key} differs (what the checks used or found)")
     return found
 
 
@@ -270,7 +310,7 @@ def cut(
     fs: FsOps | None = None,
 ) -> CutResult:
     """Freeze the suite's drafts as version ``label``; see the module docstring for the steps."""
-    number = registry.parse_version(label)
+    number = registry.parse_version(label, suite.name)
     name = registry.version_name(suite.name, number)
     target = suite.versions / name
     upcoming = registry.next_free(suite)
@@ -285,45 +325,38 @@ def cut(
     assert fixture_set.version is not None
     steps.append(f"drafts valid: {len(fixture_set.fixtures)} fixture(s) in {display_path(suite.drafts)}")
     previous, previous_side = _previous_side(suite, number)
-    resolved = _check_against_code(config, suite, fixture_set, previous_side, steps, warnings)
+    previous_manifest = previous_side.manifest if previous_side else None
+    resolved = _check_against_code(config, suite, fixture_set, previous_manifest, steps, warnings)
     checked = time.perf_counter()
 
     drafts = _draft_files(suite, fixture_set)
+    template = _template(suite)
     # The documents validation read are the parse of these same bytes: no need to read them again.
     version_data = fixture_set.version.data
-    fixtures = [doc.data for doc in fixture_set.fixtures]
-    current_side = side(name, resolved.pinned_sha, _binary(version_data, resolved), resolved.commits, fixtures)
-    delta = compute_delta(previous_side, current_side, suite.dimensions)
-    data_files = {
-        **drafts,
-        registry.DELTA: dumps_json(delta),
-        registry.TEMPLATE_COPY: _template(suite),
-        # Each version carries its own attributes, so no checkout can convert its line endings,
-        # whatever the registry's root .gitattributes says.
-        registry.GITATTRIBUTES: GITATTRIBUTES_TEXT,
-    }
-    manifest = _manifest(suite, number, version_data, resolved, previous, data_files)
-    manifest_bytes = dumps_json(manifest)
+    parsed = (version_data, [doc.data for doc in fixture_set.fixtures])
+    manifest_record = record(suite, number, version_data, resolved, previous, template)
     template_name = display_path(suite.template) if suite.template else registry.TEMPLATE_COPY
-    method = method_from_files(data_files, manifest_bytes, template_name, (version_data, fixtures)).encode("utf-8")
-    files = {**data_files, registry.MANIFEST: manifest_bytes, registry.METHOD: method}
-    files[registry.SUMS] = sha256sums(files)
+    files = assemble(manifest_record, drafts, template, previous_side, suite.dimensions, parsed, template_name)
     result = CutResult(
-        name, target, "dry-run", steps, warnings, method.decode("utf-8"), hashlib.sha256(manifest_bytes).hexdigest()
+        name,
+        target,
+        "dry-run",
+        steps,
+        warnings,
+        files[registry.METHOD].decode("utf-8"),
+        hashlib.sha256(files[registry.MANIFEST]).hexdigest(),
     )
     result.timings = {"validate": validated - clock, "git_checks": checked - validated}
 
     if dry_run:
         if existing is not None:
-            steps.append(
-                _existing_verdict(registry.FrozenVersion(suite.name, number, target), drafts, manifest, upcoming)
-            )
+            steps.append(_existing_verdict(registry.FrozenVersion(suite.name, number, target), files, upcoming))
         return result
     with registry_lock(config.root):
         clear_stale_staging(config.root)
         if target.is_dir():
             frozen = registry.FrozenVersion(suite.name, number, target)
-            differences = _differences(frozen, drafts, manifest)
+            differences = _differences(frozen, files)
             if differences:
                 raise VersionExists(
                     f"{name} is already frozen and the inputs differ; a frozen version is never changed",
@@ -340,10 +373,8 @@ def cut(
     return result
 
 
-def _existing_verdict(
-    frozen: registry.FrozenVersion, drafts: dict[str, bytes], manifest: dict[str, Any], upcoming: int
-) -> str:
-    differences = _differences(frozen, drafts, manifest)
+def _existing_verdict(frozen: registry.FrozenVersion, files: dict[str, bytes], upcoming: int) -> str:
+    differences = _differences(frozen, files)
     if differences:
         listed = "; ".join(differences)
         return f"{frozen.name} is already frozen and differs ({listed}): a real cut would be refused; use v{upcoming}"

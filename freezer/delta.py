@@ -1,167 +1,222 @@
-"""The delta engine: what changed between two versions of a suite.
+"""The delta engine: everything that changed between two versions of a suite.
 
-Used for METHOD.md's §Delta at cut time and by ``freezer diff``. The result
-is plain JSON-able data, frozen next to the version as ``delta.json``.
+One engine serves METHOD.md's §Delta (at cut time, against the previous
+version), ``freezer diff`` (any two versions) and audit (which recomputes the
+frozen ``delta.json``). It is a pure function of frozen data: each version's
+manifest (what its checks used and recorded), its version.yaml and its
+fixtures. What differs between the two ends (fixtures, the set-level record,
+the binary, the pinned SHA, the checks) is compared end to end; what happened
+*between* them (tool-surface commits, code history) is accumulated over every
+version along the chain. A dimension that is unknown on either side is said
+to be unknown, never "did not move".
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-_SHOWN = 120
+from freezer.delta_v1 import field_changes, fixture_delta
+from freezer.model import Manifest, Raw
+
+DELTA_FORMAT = 2
+# Fields of version.yaml shown in their own sections, not in the set-level record.
+_SHOWN_ELSEWHERE = ("suite", "version", "pinned_sha", "binary", "tool_surface_commits")
 
 
-def _flatten(value: Any, prefix: str = "$") -> dict[str, Any]:
-    """Leaves by JSON path; lists of scalars stay whole so they diff as sets."""
-    if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        for key in value:
-            out.update(_flatten(value[key], f"{prefix}.{key}"))
-        return out
-    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
-        out = {}
-        for index, item in enumerate(value):
-            out.update(_flatten(item, f"{prefix}[{index}]"))
-        return out
-    return {prefix: value}
+@dataclass(frozen=True)
+class Side:
+    """One version as the engine sees it."""
+
+    manifest: Manifest
+    version: Raw
+    fixtures: Mapping[str, Raw]
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
 
 
-def _short(value: Any) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    text = " ".join(str(text).split())
-    return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
+def side(manifest: Manifest, version: Raw, fixtures: Sequence[Raw]) -> Side:
+    return Side(manifest, version, {f["task_id"]: f for f in fixtures})
 
 
-def field_changes(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
-    """Field-level differences between two fixtures, by JSON path."""
-    before, after = _flatten(old), _flatten(new)
+def _record(version: Raw) -> dict[str, Any]:
+    return {key: value for key, value in version.items() if key not in _SHOWN_ELSEWHERE}
+
+
+def _check_changes(old: Manifest, new: Manifest) -> list[dict[str, Any]]:
     changes: list[dict[str, Any]] = []
-    for path in sorted(set(before) | set(after)):
-        a, b = before.get(path), after.get(path)
-        if path not in before:
-            changes.append({"path": path, "change": "added", "new": _short(b)})
-        elif path not in after:
-            changes.append({"path": path, "change": "removed", "old": _short(a)})
-        elif a != b:
-            if isinstance(a, list) and isinstance(b, list):
-                changes.append(
-                    {
-                        "path": path,
-                        "change": "items",
-                        "added": [_short(x) for x in b if x not in a],
-                        "removed": [_short(x) for x in a if x not in b],
-                    }
-                )
-            else:
-                changes.append({"path": path, "change": "changed", "old": _short(a), "new": _short(b)})
+    if old.checks.template_sha256 != new.checks.template_sha256:
+        changes.append(
+            {
+                "path": "METHOD.md template (sha256)",
+                "change": "changed",
+                "old": old.checks.template_sha256[:16],
+                "new": new.checks.template_sha256[:16],
+            }
+        )
+    before = f"{old.checks.grep['engine']} {old.checks.grep['version']}"
+    after = f"{new.checks.grep['engine']} {new.checks.grep['version']}"
+    if before != after:
+        changes.append({"path": "Gate B grep oracle", "change": "changed", "old": before, "new": after})
+    if old.globs != new.globs:
+        changes.append(
+            {
+                "path": "tool_surface globs",
+                "change": "items",
+                "added": [g for g in new.globs if g not in old.globs],
+                "removed": [g for g in old.globs if g not in new.globs],
+            }
+        )
+    if old.checks.dimensions is not None and new.checks.dimensions is not None:
+        for change in field_changes(dict(old.checks.dimensions), dict(new.checks.dimensions)):
+            changes.append({**change, "path": "dimension " + change["path"].removeprefix("$.")})
     return changes
 
 
-def _classes(fixtures: dict[str, dict[str, Any]]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for fixture in fixtures.values():
-        if fixture.get("status") == "landed":
-            counts[fixture["class"]] = counts.get(fixture["class"], 0) + 1
-    return dict(sorted(counts.items()))
+def _build_unknown(side_: Side) -> str | None:
+    binary = side_.manifest.binary
+    if binary.build_known:
+        return None
+    return f"{side_.name}: {binary.build_sha_unknown or 'no build SHA was recorded'}"
 
 
-def fixture_delta(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    def brief(f: dict[str, Any]) -> dict[str, Any]:
-        return {"task_id": f["task_id"], "class": f["class"], "status": f["status"]}
-
-    changed = []
-    for task_id in sorted(set(old) & set(new)):
-        if old[task_id] != new[task_id]:
-            changed.append({"task_id": task_id, "fields": field_changes(old[task_id], new[task_id])})
-    old_classes, new_classes = _classes(old), _classes(new)
-    return {
-        "added": [brief(new[t]) for t in sorted(set(new) - set(old))],
-        "removed": [brief(old[t]) for t in sorted(set(old) - set(new))],
-        "changed": changed,
-        "unchanged": sorted(t for t in set(old) & set(new) if old[t] == new[t]),
-        "classes": {
-            "before": old_classes,
-            "after": new_classes,
-            "added": sorted(set(new_classes) - set(old_classes)),
-            "removed": sorted(set(old_classes) - set(new_classes)),
-        },
-    }
-
-
-def side(
-    name: str, pinned_sha: str, binary: dict[str, Any], commits: list[dict[str, Any]], fixtures: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """One side of a comparison, as :func:`compute` takes it."""
-    return {
-        "name": name,
-        "pinned_sha": pinned_sha,
-        "binary": binary,
-        "commits": commits,
-        "fixtures": {f["task_id"]: f for f in fixtures},
-    }
-
-
-def frozen_side(manifest: dict[str, Any], fixtures: list[dict[str, Any]]) -> dict[str, Any]:
-    """The side of a frozen version: everything but the fixtures comes from its manifest."""
-    return side(
-        manifest["name"],
-        manifest["pinned_sha"]["full"],
-        manifest["binary"],
-        manifest["tool_surface"]["commits"],
-        fixtures,
-    )
-
-
-def compute(
-    previous: dict[str, Any] | None,
-    current: dict[str, Any],
-    dimensions: dict[str, str],
-) -> dict[str, Any]:
-    """The full delta between two versions.
-
-    Each side is ``{"name", "pinned_sha", "binary", "commits", "fixtures"}``,
-    where ``fixtures`` maps task ids to fixture data and ``commits`` is the
-    resolved tool-surface commit list of that version.
-    """
-    # A list, not a mapping: the order of the dimensions is part of the rendered delta,
-    # and JSON objects written with sorted keys would lose it.
+def _surface(through: Sequence[Side], meanings: Mapping[str, str]) -> list[dict[str, Any]]:
+    # A list, not a mapping: the order of the dimensions is part of the rendered delta.
     surface: list[dict[str, Any]] = [
-        {"dimension": name, "meaning": meaning, "commits": []} for name, meaning in dimensions.items()
+        {"dimension": name, "meaning": meaning, "commits": []} for name, meaning in meanings.items()
     ]
     slots = {entry["dimension"]: entry for entry in surface}
-    for commit in current["commits"]:
-        if commit["dimension"] not in slots:
-            slots[commit["dimension"]] = {"dimension": commit["dimension"], "meaning": "", "commits": []}
-            surface.append(slots[commit["dimension"]])
-        slots[commit["dimension"]]["commits"].append(
-            {key: commit.get(key) for key in ("sha", "declared_as", "task", "effect", "subject")}
+    for version in through:
+        for commit in version.manifest.commits:
+            if commit.dimension not in slots:
+                slots[commit.dimension] = {"dimension": commit.dimension, "meaning": "", "commits": []}
+                surface.append(slots[commit.dimension])
+            slots[commit.dimension]["commits"].append(
+                {
+                    "version": version.name,
+                    "sha": commit.sha,
+                    "declared_as": commit.declared_as,
+                    "task": commit.task,
+                    "effect": commit.effect,
+                    "subject": commit.subject,
+                }
+            )
+    return surface
+
+
+def _code(through: Sequence[Side]) -> dict[str, Any]:
+    missing = [s.name for s in through if not s.manifest.code_history_recorded]
+    histories = [s.manifest.code_history for s in through if s.manifest.code_history is not None]
+    return {
+        "recorded": not missing,
+        "not_recorded_by": missing,
+        "ahead": sum(h.ahead for h in histories),
+        "behind": sum(h.behind for h in histories),
+        "touching_ground_truth": [dict(c) for h in histories for c in h.touching_ground_truth],
+    }
+
+
+def compute(chain: Sequence[Side], meanings: Mapping[str, str], *, reversed_: bool = False) -> dict[str, Any]:
+    """The delta from ``chain[0]`` to ``chain[-1]``, accumulating every version in between.
+
+    A one-element chain is a suite's first version: nothing to compare it with.
+    ``meanings`` are the suite's dimensions (name → meaning), in their order.
+    """
+    new = chain[-1]
+    old = chain[0] if len(chain) > 1 else None
+    through = list(chain[1:]) if old else [new]
+    surface = _surface(through, meanings)
+    ends = [s for s in (old, new) if s is not None]
+    incomplete = [s for s in through if s.manifest.scan is not None and not s.manifest.scan.build_sha_known]
+    caveats = []
+    for version in incomplete:
+        tips = ", ".join(t[:8] for t in version.manifest.scan.tips) if version.manifest.scan else ""
+        which = (
+            "the pinned SHA and the declared commits"
+            if version.manifest.format >= 2
+            else "the pinned SHA; freezer 0.1.0 scanned no further"
+        )
+        caveats.append(
+            f"{version.name}: the binary's build SHA is unknown, so the tool-surface scan stopped at {tips} "
+            f"({which}). A tool-surface commit after those could be in the binary without being declared: "
+            "the tool-surface record of this version may be incomplete."
         )
     delta: dict[str, Any] = {
-        "from": previous["name"] if previous else None,
-        "to": current["name"],
+        "delta_format": DELTA_FORMAT,
+        "from": old.name if old else None,
+        "to": new.name,
+        "reversed": reversed_,
+        "through": [s.name for s in through],
         "tool_surface": surface,
+        "caveats": caveats,
     }
-    if previous is None:
-        delta.update({"fixtures": None, "pinned_sha": None, "binary": None, "moved": [], "unmoved": []})
+    unknown = [
+        {"dimension": "binary build", "why": why} for why in (_build_unknown(s) for s in ends) if why is not None
+    ]
+    if old is None:
+        delta.update(
+            {
+                "fixtures": None,
+                "version_record": [],
+                "binary": [],
+                "checks": [],
+                "pinned_sha": None,
+                "code": None,
+                "moved": [],
+                "unmoved": [],
+                "unknown": unknown,
+            }
+        )
         return delta
-    fixtures = fixture_delta(previous["fixtures"], current["fixtures"])
-    binary_changes = field_changes(previous["binary"], current["binary"])
+    fixtures = fixture_delta(
+        {k: dict(v) for k, v in old.fixtures.items()}, {k: dict(v) for k, v in new.fixtures.items()}
+    )
+    record = field_changes(_record(old.version), _record(new.version))
+    binary = field_changes(dict(old.manifest.binary.raw), dict(new.manifest.binary.raw))
+    checks = _check_changes(old.manifest, new.manifest)
+    code = _code(through)
+    if not code["recorded"]:
+        unknown.append(
+            {
+                "dimension": "code history",
+                "why": f"{', '.join(code['not_recorded_by'])} did not record the commits between pinned SHAs "
+                "(cut by freezer 0.1.0)",
+            }
+        )
     moved: list[str] = []
     unmoved: list[str] = []
     fixtures_moved = bool(fixtures["added"] or fixtures["removed"] or fixtures["changed"])
     (moved if fixtures_moved else unmoved).append("fixture set")
+    (moved if record else unmoved).append("version record")
     for entry in surface:
-        (moved if entry["commits"] else unmoved).append(entry["dimension"])
-    (moved if binary_changes else unmoved).append("binary")
-    pinned_moved = previous["pinned_sha"] != current["pinned_sha"]
-    (moved if pinned_moved else unmoved).append("code under test")
+        if entry["commits"]:
+            moved.append(entry["dimension"])
+        elif incomplete:
+            unknown.append(
+                {
+                    "dimension": entry["dimension"],
+                    "why": "no commit is declared or found up to the scanned tips, but the build SHA is unknown",
+                }
+            )
+        else:
+            unmoved.append(entry["dimension"])
+    (moved if binary else unmoved).append("binary")
+    (moved if old.manifest.pinned_sha != new.manifest.pinned_sha else unmoved).append("code under test")
+    (moved if checks else unmoved).append("checks")
     delta.update(
         {
             "fixtures": fixtures,
-            "pinned_sha": {"before": previous["pinned_sha"], "after": current["pinned_sha"]},
-            "binary": binary_changes,
+            "version_record": record,
+            "binary": binary,
+            "checks": checks,
+            "pinned_sha": {"before": old.manifest.pinned_sha, "after": new.manifest.pinned_sha},
+            "code": code,
             "moved": moved,
             "unmoved": unmoved,
+            "unknown": unknown,
         }
     )
     return delta

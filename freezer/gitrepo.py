@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -264,20 +265,31 @@ class CodeRepo:
             raise GitError(f"git merge-base failed in {display_path(self.path)}: {err.strip()}")
         return code == 0
 
-    def commits_touching(self, lower: str | None, upper: str, globs: tuple[str, ...]) -> list[Commit]:
-        """Commits in ``lower..upper`` (all of ``upper`` when lower is None) touching ``globs``."""
-        span = f"{lower}..{upper}" if lower else upper
-        specs = [f":(glob){g}" for g in globs]
+    def commits_touching(
+        self,
+        excluded: Sequence[str],
+        tips: Sequence[str],
+        globs: Sequence[str],
+        magic: str = "glob",
+        walk: bool = True,
+    ) -> list[Commit]:
+        """Commits reachable from ``tips`` and from none of ``excluded``, touching ``globs``
+        (git pathspecs with ``magic``: "glob" for tool-surface globs, "literal" for file names).
+        Without ``walk``, only the ``tips`` themselves are looked at."""
+        if not globs or not tips:
+            return []
+        revs = [check_ref(t) for t in tips] + [f"^{check_ref(e)}" for e in excluded]
         out = self._git(
             "log",
+            *(() if walk else ("--no-walk=unsorted",)),
             "--no-ext-diff",
             "--no-textconv",
             "--format=%x00%H%x01%s",
             "--name-only",
             "--no-renames",
-            span,
+            *revs,
             "--",
-            *specs,
+            *(f":({magic}){g}" for g in globs),
         )
         commits = []
         for record in out.split("\0"):
@@ -287,6 +299,10 @@ class CodeRepo:
             sha, _, subject = head.partition("\x01")
             commits.append(Commit(sha, subject, tuple(n for n in names.splitlines() if n)))
         return commits
+
+    def count(self, excluded: str, tip: str) -> int:
+        """How many commits ``tip`` has that ``excluded`` has not."""
+        return int(self._git("rev-list", "--count", check_ref(tip), f"^{check_ref(excluded)}").strip())
 
 
 def git_status(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[int, str, str]:

@@ -17,6 +17,7 @@ from freezer.errors import IntegrityError
 from freezer.grep import rg_command
 from freezer.reading import read_whole
 from freezer.render import TemplateProblem, render_method
+from freezer.resources import schema as schemas_data
 from freezer.yamlload import YAML_SUFFIXES, load_bytes
 
 
@@ -77,9 +78,35 @@ def load_frozen_drafts(
     return load_yaml_files(files)
 
 
+def _complete(value: Any, schema: dict[str, Any], root: dict[str, Any]) -> Any:
+    """A copy of ``value`` with every optional property its schema allows present (None when absent),
+    so a template can name any field the schema accepts without failing on a document that omits it."""
+    while "$ref" in schema:
+        schema = root["$defs"][schema["$ref"].rsplit("/", 1)[1]]
+    if isinstance(value, dict):
+        properties = dict(schema.get("properties") or {})
+        for branch in schema.get("oneOf", []) + schema.get("anyOf", []) + schema.get("allOf", []):
+            properties.update(branch.get("properties") or {})
+        out = {key: None for key in properties}
+        for key, item in value.items():
+            out[key] = _complete(item, properties[key], root) if key in properties else item
+        return out
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [_complete(item, schema["items"], root) for item in value]
+    return value
+
+
+def _complete_as(value: Any, schema_name: str, *pointer: str) -> Any:
+    root = schemas_data(schema_name)
+    schema = root
+    for part in pointer:
+        schema = schema[part]
+    return _complete(value, schema, root)
+
+
 def _for_template(fixture: dict[str, Any]) -> dict[str, Any]:
-    """A copy of a fixture with the derived fields the template shows and every optional key present."""
-    shown = {"difficulty": None, "gate_b": None, "traps": None, "notes": None, "gate_c": None, **fixture}
+    """A fixture with every optional key present and the derived fields the template shows."""
+    shown: dict[str, Any] = _complete_as(fixture, "fixture")
     shown["gate_c_summary"] = ", ".join(
         f"{run['verdict']} ({run['provider']}/{run['model']} @ seed {run['seed']})"
         for run in fixture.get("gate_c") or []
@@ -88,11 +115,34 @@ def _for_template(fixture: dict[str, Any]) -> dict[str, Any]:
     shown["grep_command"] = rg_command(grep["pattern"], grep["paths"], grep.get("flags") or []) if grep else ""
     for key in ("ground_truth", "traps"):
         if fixture.get(key):
-            shown[key] = [
-                {"symbol": None, "container": None, "note": None, "members": None, **site, "where": _where(site)}
-                for site in fixture[key]
-            ]
+            pairs = zip(shown[key], fixture[key], strict=True)
+            shown[key] = [{**site, "where": _where(original)} for site, original in pairs]
     return shown
+
+
+_CHANGE_KEYS: dict[str, Any] = {"old": None, "new": None, "added": [], "removed": []}
+
+
+def _complete_delta(delta: dict[str, Any]) -> dict[str, Any]:
+    """Every field change with all of its keys, whichever kind of change it is."""
+
+    def changes(items: Any) -> Any:
+        return [{**_CHANGE_KEYS, **c} for c in items] if isinstance(items, list) else items
+
+    out = dict(delta)
+    for key in ("binary", "version_record", "checks"):
+        out[key] = changes(out.get(key))
+    if isinstance(out.get("fixtures"), dict):
+        fixtures = dict(out["fixtures"])
+        fixtures["changed"] = [{**f, "fields": changes(f["fields"])} for f in fixtures["changed"]]
+        out["fixtures"] = fixtures
+    return out
+
+
+def _scan(scan: dict[str, Any] | None) -> dict[str, Any] | None:
+    if scan is None:
+        return None
+    return {**scan, "tips_short": [t[:8] for t in scan["tips"]], "excluded_short": [t[:8] for t in scan["excluded"]]}
 
 
 def method_from_files(
@@ -113,8 +163,7 @@ def method_from_files(
         raise TemplateProblem(f"{template_name}: the template is not UTF-8 text (byte {exc.start})") from None
     ordered = [_for_template(f) for f in sorted(fixtures, key=lambda f: (f["status"] != "landed", f["task_id"]))]
     landed = [f for f in ordered if f["status"] == "landed"]
-    binary = {"path": None, "version": None, "build_sha": None, **manifest["binary"]}
-    binary["consumers"] = [{"via": None, **c} for c in binary["consumers"]]
+    binary = _complete_as(manifest["binary"], "version", "properties", "binary")
     previous = manifest["previous"]
     context = {
         "name": manifest["name"],
@@ -133,13 +182,14 @@ def method_from_files(
         "rationale": version.get("rationale"),
         "provenance_text": version["provenance_text"],
         "binary": binary,
-        "commits": manifest["tool_surface"]["commits"],
+        "commits": _complete_as(manifest["tool_surface"]["commits"], "version", "properties", "tool_surface_commits"),
         "fixtures": ordered,
         "landed": landed,
         "landed_classes": sorted({f["class"] for f in landed}),
         "dropped": [f for f in ordered if f["status"] == "dropped"],
         "gate_c_rows": _gate_c_rows(ordered),
-        "delta": delta,
+        "delta": _complete_delta(delta),
+        "scan": _scan(manifest["tool_surface"].get("scan")),
         "known_caveats": version.get("known_caveats") or [],
         "sweep_notes": version.get("sweep_notes") or [],
         "audit_command": f"freezer audit {manifest['name']}",

@@ -11,6 +11,7 @@ from typing import Any
 
 from freezer.config import SuiteConfig
 from freezer.errors import IntegrityError, UsageError
+from freezer.model import Manifest
 from freezer.problems import display_path
 from freezer.reading import read_whole
 
@@ -21,13 +22,24 @@ TEMPLATE_COPY = "METHOD.md.j2"
 DELTA = "delta.json"
 GITATTRIBUTES = ".gitattributes"
 VERSION_LABEL = re.compile(r"^v?([1-9][0-9]{0,5})$")
+# The one grammar of a version label, used by every command: v2, 2 and graph_v2 name the same version.
+_LABEL = re.compile(r"^(?:(?P<suite>[a-z][a-z0-9_-]*)_v|v)?(?P<number>[1-9][0-9]{0,5})$")
 
 
-def parse_version(label: str) -> int:
-    match = VERSION_LABEL.match(label.strip())
+def parse_label(label: str) -> tuple[str | None, int]:
+    """(suite or None, number) for ``v2``, ``2`` or ``graph_v2``."""
+    match = _LABEL.match(label.strip())
     if not match:
-        raise UsageError(f"{label!r} is not a version: write it as v2 or 2")
-    return int(match.group(1))
+        raise UsageError(f"{label!r} is not a version: write it as v2, 2 or <suite>_v2")
+    return match.group("suite"), int(match.group("number"))
+
+
+def parse_version(label: str, suite: str | None = None) -> int:
+    """The number of a label; a label naming another suite than ``suite`` is refused."""
+    owner, number = parse_label(label)
+    if owner is not None and suite is not None and owner != suite:
+        raise UsageError(f"{label!r} names suite {owner!r}, not {suite!r}")
+    return number
 
 
 def version_name(suite: str, number: int) -> str:
@@ -60,6 +72,10 @@ class FrozenVersion:
 
     def manifest_sha256(self) -> str:
         return hashlib.sha256(self.manifest_bytes()).hexdigest()
+
+    def manifest_model(self) -> Manifest:
+        """The typed manifest; only for a version whose manifest passed its schema (audit checks that)."""
+        return Manifest.from_data(self.manifest())
 
 
 def _named_like_versions(suite: SuiteConfig) -> list[tuple[int, Path]]:

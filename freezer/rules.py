@@ -94,6 +94,25 @@ def version_rules(doc: YamlDocument, dimensions: Iterable[str] | None, suite: st
         found.append(
             doc.problem(("suite",), f"draft is for suite {data['suite']!r} but sits in the drafts of {suite!r}", "rule")
         )
+    binary = data["binary"]
+    if "build_sha" in binary and "build_sha_unknown" in binary:
+        found.append(
+            doc.problem(
+                ("binary", "build_sha_unknown"),
+                "the build SHA is given, so it is not unknown; keep one of build_sha and build_sha_unknown",
+                "rule",
+            )
+        )
+    elif "build_sha" not in binary and "build_sha_unknown" not in binary:
+        found.append(
+            doc.problem(
+                ("binary",),
+                "binary.build_sha is missing: give the commit the binary was built from, or say why it is not "
+                "known with build_sha_unknown: <reason> (METHOD.md will then say the tool-surface record may be "
+                "incomplete)",
+                "rule",
+            )
+        )
     seen: dict[str, int] = {}
     allowed = sorted(dimensions) if dimensions is not None else None
     for index, commit in enumerate(data["tool_surface_commits"]):

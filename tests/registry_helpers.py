@@ -63,3 +63,16 @@ def snapshot(path: Path) -> dict[str, bytes]:
     if not path.exists():
         return {}
     return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+def set_build_sha(version_yaml: Path, sha: str) -> None:
+    """Give the draft's binary a build SHA in place of its build_sha_unknown reason."""
+    import re
+
+    text = version_yaml.read_text(encoding="utf-8")
+    text = re.sub(r"  build_sha_unknown: >-\n(?:    .*\n)+", "", text)
+    text = re.sub(r"  build_sha: .*\n", "", text)
+    text = text.replace(
+        "  path: /Users/daniel/.cargo/bin/orbit\n", f"  path: /Users/daniel/.cargo/bin/orbit\n  build_sha: {sha}\n"
+    )
+    version_yaml.write_text(text, encoding="utf-8")

@@ -74,7 +74,7 @@ def _rewrite_consistently(version: Path, rel: str, old: str, new: str) -> None:
     import hashlib
 
     from freezer import browse, registry
-    from freezer.config import DEFAULT_DIMENSIONS, SuiteConfig
+    from freezer.config import DEFAULT_DIMENSIONS
     from freezer.cut import dumps_json, sha256sums
     from freezer.delta import compute
     from freezer.method import method_from_files
@@ -84,13 +84,15 @@ def _rewrite_consistently(version: Path, rel: str, old: str, new: str) -> None:
     manifest = json.loads((version / "manifest.json").read_text())
     manifest["files"][rel] = hashlib.sha256(target.read_bytes()).hexdigest()
     number = manifest["version"]
+    (version / "manifest.json").write_bytes(dumps_json(manifest))
+    after = browse.read(registry.FrozenVersion("graph", number, version), verify=False)
+    chain = [after.side()]
     if manifest["previous"]:
-        suite = SuiteConfig("graph", version.parent, version.parent, version.parent, ())
-        before = browse.read(registry.FrozenVersion("graph", number - 1, version.parent / f"graph_v{number - 1}"))
-        after = browse.read(registry.FrozenVersion("graph", number, version), verify=False)
-        delta = compute(before.side(), after.side(), suite.dimensions or DEFAULT_DIMENSIONS)
-        (version / "delta.json").write_bytes(dumps_json(delta))
-        manifest["files"]["delta.json"] = hashlib.sha256((version / "delta.json").read_bytes()).hexdigest()
+        chain.insert(
+            0, browse.read(registry.FrozenVersion("graph", number - 1, version.parent / f"graph_v{number - 1}")).side()
+        )
+    (version / "delta.json").write_bytes(dumps_json(compute(chain, DEFAULT_DIMENSIONS)))
+    manifest["files"]["delta.json"] = hashlib.sha256((version / "delta.json").read_bytes()).hexdigest()
     manifest_bytes = dumps_json(manifest)
     (version / "manifest.json").write_bytes(manifest_bytes)
     files = {r: (version / r).read_bytes() for r in manifest["files"]}

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, V2, assert_clean_failure, run_cli
-from registry_helpers import code_commit, commit_all, set_drafts, snapshot
+from registry_helpers import code_commit, commit_all, set_build_sha, set_drafts, snapshot
 
 SEED = REPO.parent / "shared" / "seed" / "000_ce6f45612ba0f861.txt"
 
@@ -50,8 +50,12 @@ def test_cut_v1_then_v2_and_method(reg: Path) -> None:
         assert f"`{task}`" in delta
     assert "Removed (5)" in delta and "Added (6)" in delta and "Changed (1)" in delta
     assert "`$.oracle.must_not_include`: added AuditSink, NullSink" in delta
-    assert "these dimensions moved: **fixture set, indexer, descriptions, surface, code under test**" in delta
-    assert "These did not: binary." in delta
+    moved = "fixture set, version record, indexer, descriptions, surface, binary, code under test"
+    assert f"these dimensions moved: **{moved}**" in delta
+    assert "`$.acceptance.min_landed`: 6 → 4" in delta
+    assert "- **binary build**: graph_v2: The design notes say" in delta
+    assert "> **Caveat.** graph_v2: the binary's build SHA is unknown" in delta
+    assert "These did not: checks." in delta
     manifest = json.loads((version / "manifest.json").read_text())
     assert manifest["pinned_sha"]["short"] == "7df885db"
     assert manifest["previous"]["name"] == "graph_v1"
@@ -84,11 +88,7 @@ def test_undeclared_tool_surface_commit_is_refused(reg: Path) -> None:
 def test_declared_commit_outside_the_build_is_refused(reg: Path) -> None:
     cut_v1_then_draft_v2(reg)
     version = reg / "drafts/graph/version.yaml"
-    edit(
-        version,
-        "  path: /Users/daniel/.cargo/bin/orbit\n",
-        "  path: /Users/daniel/.cargo/bin/orbit\n  build_sha: 56117f6c\n",
-    )
+    set_build_sha(version, "56117f6c")
     result = run_cli("cut", "v2", cwd=reg)
     assert_clean_failure(result)
     assert "commit 5f861caf is not an ancestor of the binary's build SHA 56117f6c" in result.err

@@ -197,7 +197,7 @@ def test_read_paths_run_no_configured_program(server: Path, tmp_path: Path) -> N
 
     with CodeRepo(repo) as code:
         assert code.subject(sha) == "signed"
-        assert code.commits_touching(None, sha, ("**",))
+        assert code.commits_touching((), (sha,), ("**",))
         assert code.is_ancestor(code.resolve("HEAD~1"), sha)
         assert code.tree(sha)
     assert not marker.exists()

@@ -67,7 +67,8 @@ def show(
     previous = manifest["previous"]
     output.say(f"  previous: {previous['name'] + ' ' + previous['manifest_sha256'][:16] + '…' if previous else 'none'}")
     binary = manifest["binary"]
-    output.say(f"  binary: {binary['name']} {binary.get('path', '')} build {binary.get('build_sha', 'unknown')}")
+    build = binary.get("build_sha") or f"unknown ({binary.get('build_sha_unknown') or 'not recorded'})"
+    output.say(f"  binary: {binary['name']} {binary.get('path', '')} build {build}")
     for commit in manifest["tool_surface"]["commits"]:
         output.say(f"  tool surface: {commit['sha'][:8]} [{commit['dimension']}] {commit.get('task', '')}")
     output.say("  fixtures:")
@@ -105,10 +106,24 @@ def diff(
     return EXIT_OK
 
 
+def _change_text(change: dict[str, Any]) -> str:
+    if change["change"] == "items":
+        return f"+{change['added']} -{change['removed']}"
+    return f"{change.get('old', '∅')} → {change.get('new', '∅')}"
+
+
 def delta_lines(delta: dict[str, Any]) -> list[str]:
     lines = [f"{delta['from']} → {delta['to']}"]
+    if delta["reversed"]:
+        lines[0] = f"{delta['to']} → {delta['from']} is reversed: shown as {delta['from']} → {delta['to']}"
+    if len(delta["through"]) > 1:
+        lines.append(f"  accumulated over: {', '.join(delta['through'])}")
     lines.append(f"  moved: {', '.join(delta['moved']) or 'nothing'}")
     lines.append(f"  did not move: {', '.join(delta['unmoved']) or 'nothing'}")
+    for entry in delta["unknown"]:
+        lines.append(f"  unknown: {entry['dimension']}: {entry['why']}")
+    for caveat in delta["caveats"]:
+        lines.append(f"  caveat: {caveat}")
     fixtures = delta["fixtures"]
     for entry in fixtures["added"]:
         lines.append(f"  + {entry['task_id']} ({entry['class']}, {entry['status']})")
@@ -117,16 +132,22 @@ def delta_lines(delta: dict[str, Any]) -> list[str]:
     for entry in fixtures["changed"]:
         lines.append(f"  ~ {entry['task_id']}")
         for change in entry["fields"]:
-            if change["change"] == "items":
-                lines.append(f"      {change['path']}: +{change['added']} -{change['removed']}")
-            else:
-                lines.append(f"      {change['path']}: {change.get('old', '∅')} → {change.get('new', '∅')}")
+            lines.append(f"      {change['path']}: {_change_text(change)}")
+    for section, title in (("version_record", "version.yaml"), ("binary", "binary"), ("checks", "checks")):
+        for change in delta[section]:
+            lines.append(f"  {title} {change['path']}: {_change_text(change)}")
     for entry in delta["tool_surface"]:
         dimension = entry["dimension"]
         for commit in entry["commits"]:
             lines.append(
                 f"  [{dimension}] {commit['sha'][:8]} {commit.get('task') or ''}: {commit.get('effect') or ''}"
+                + (f" (in {commit['version']})" if len(delta["through"]) > 1 else "")
             )
     pinned = delta["pinned_sha"]
     lines.append(f"  pinned SHA: {pinned['before'][:8]} → {pinned['after'][:8]}")
+    code = delta["code"]
+    if code["recorded"]:
+        lines.append(f"  code under test: +{code['ahead']} -{code['behind']} commit(s)")
+        for commit in code["touching_ground_truth"]:
+            lines.append(f"    {commit['sha'][:8]} {commit['subject']} ({', '.join(commit['paths'])})")
     return lines

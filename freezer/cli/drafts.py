@@ -42,7 +42,7 @@ def cut(
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
-    result = cut_mod.cut(cfg, cfg.suite(suite), version, dry_run=dry_run)
+    result = cut_mod.cut(cfg, config_mod.suite_of_label(cfg, version, suite), version, dry_run=dry_run)
     if fmt == "json":
         output.say_block(
             output.dumps(

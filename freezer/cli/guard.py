@@ -25,12 +25,8 @@ def _select_versions(
         return {name: None for name in names}
     chosen: dict[str, list[str] | None] = {}
     for label in labels:
-        owner, sep, number = label.rpartition("_")
-        if sep and owner in cfg.suites:
-            one = cfg.suites[owner]
-        else:
-            one, number = cfg.suite(suite), label
-        name = registry_mod.version_name(one.name, registry_mod.parse_version(number))
+        one = config_mod.suite_of_label(cfg, label, suite)
+        name = registry_mod.version_name(one.name, registry_mod.parse_version(label, one.name))
         if not (one.versions / name).is_dir() and not (one.versions / name).is_symlink():
             raise UsageError(f"{name} is not frozen in {display_path(one.versions)}")
         listed = chosen.setdefault(one.name, [])
