@@ -1,11 +1,13 @@
-"""``freezer check``: the pre-merge guard.
+"""``freezer check``: the pre-merge guard, anchored in the base.
 
-Against a base ref of the registry's own git repository, no file of a
-version that was frozen in the base may be modified, deleted or renamed, and
-every new version directory must verify and chain to its predecessor. The
-cost follows the diff: git compares trees, and only new versions are
-audited, so a registry with a thousand untouched versions costs the same as
-one with ten.
+What was frozen is read from the base commit: its freezer.yaml says where
+each suite's versions live, and its tree says which versions exist. The
+change under review cannot switch the guard off: no file of a version frozen
+in the base may be modified, deleted or renamed whatever the working config
+now says, and a config change that moves, drops or narrows anything frozen is
+reported. Every version that is new in the working tree must verify and
+chain to its predecessor. The cost follows the diff: git compares trees, and
+only new versions are audited.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path
 
 from freezer import registry
-from freezer.config import RegistryConfig
+from freezer.config import CONFIG_NAME, FrozenLayout, RegistryConfig, frozen_layouts
 from freezer.errors import UsageError
 from freezer.gitrepo import RegistryGit
 from freezer.problems import Problem, display_path
@@ -42,65 +44,135 @@ def _frozen_problem(path: str, message: str, line: int | None = None) -> Problem
     return Problem(path, line, None, (), message, "frozen")
 
 
+def _version_pattern(suite: str) -> re.Pattern[str]:
+    return re.compile(rf"^{re.escape(suite)}_v([1-9][0-9]*)$")
+
+
+def _base_layouts(git: RegistryGit, base: str, config: RegistryConfig, report: CheckReport) -> dict[str, FrozenLayout]:
+    data = git.show(base, CONFIG_NAME)
+    if data is None:
+        return {}  # no registry in the base: nothing was frozen
+    layouts, problems = frozen_layouts(data, f"{CONFIG_NAME}@{base[:8]}")
+    for problem in problems:
+        report.problems.append(
+            Problem(
+                problem.file, problem.line, problem.col, problem.path, f"the base's config: {problem.message}", "frozen"
+            )
+        )
+    return layouts
+
+
+def _config_changes(
+    layout: FrozenLayout, frozen: list[str], config: RegistryConfig, base: str, report: CheckReport
+) -> None:
+    """A config change that moves, drops or narrows what the base froze."""
+    where = display_path(config.path)
+    current = config.suites.get(layout.name)
+    listed = ", ".join(frozen[:3]) + (" …" if len(frozen) > 3 else "")
+    if current is None:
+        report.problems.append(
+            _frozen_problem(
+                where, f"suite {layout.name!r} is gone from the config, but {base[:8]} froze {listed}; keep the suite"
+            )
+        )
+        return
+    now = current.versions.relative_to(config.root).as_posix() if current.versions.is_relative_to(config.root) else ""
+    if now != layout.versions:
+        report.problems.append(
+            _frozen_problem(
+                where,
+                f"suite {layout.name!r} now keeps its versions in {now or current.versions!s}/, but {base[:8]} froze "
+                f"{listed} in {layout.versions}/; frozen versions never move",
+            )
+        )
+    dropped = [glob for glob in layout.tool_surface if glob not in current.tool_surface]
+    if dropped:
+        report.problems.append(
+            _frozen_problem(
+                where,
+                f"suite {layout.name!r} narrows its tool surface (drops {', '.join(dropped)}) after {base[:8]} froze "
+                f"{listed}; the scan keeps every glob a frozen version used, so narrowing changes nothing but the "
+                "record: keep the globs",
+            )
+        )
+
+
+def _frozen_in_base(git: RegistryGit, base: str, layout: FrozenLayout) -> list[str]:
+    pattern = _version_pattern(layout.name)
+    return sorted(name for name in git.names_at(base, layout.versions) if pattern.match(name))
+
+
+def _guard_frozen(
+    git: RegistryGit, base: str, layout: FrozenLayout, frozen: list[str], root: Path, report: CheckReport
+) -> None:
+    specs = [f"{layout.versions}/{name}" for name in frozen]
+    for status, path in git.changes(base, specs):
+        name = path[len(layout.versions) + 1 :].split("/", 1)[0]
+        verb = _VERBS.get(status[:1], "changed")
+        report.problems.append(
+            _frozen_problem(
+                display_path(root / path),
+                f"frozen file {verb}: {name} was frozen in {base[:8]} and may never change",
+                None if status[:1] == "D" else 1,
+            )
+        )
+    for path in git.untracked(specs):
+        name = path[len(layout.versions) + 1 :].split("/", 1)[0]
+        report.problems.append(
+            _frozen_problem(display_path(root / path), f"stray file in {name}, which was frozen in {base[:8]}")
+        )
+
+
+def _new_versions(config: RegistryConfig, frozen_by_folder: dict[str, set[str]], report: CheckReport) -> None:
+    """Every entry of a versions folder that the base did not freeze must be a valid new version."""
+    from freezer import audit  # only a new version needs the auditor
+
+    for suite in config.suites.values():
+        if not suite.versions.is_dir() or not suite.versions.is_relative_to(config.root):
+            continue
+        folder = suite.versions.relative_to(config.root).as_posix()
+        frozen = frozen_by_folder.get(folder, set())
+        # Suites may share a versions folder: each checks its own entries, and leaves the others' alone.
+        neighbours = [
+            _version_pattern(other.name)
+            for other in config.suites.values()
+            if other is not suite and other.versions == suite.versions
+        ]
+        pattern = _version_pattern(suite.name)
+        for entry in sorted(os.listdir(suite.versions)):
+            if entry in frozen or entry.startswith(".") or any(n.match(entry) for n in neighbours):
+                continue
+            shown = display_path(suite.versions / entry)
+            match = pattern.match(entry)
+            if not match:
+                report.problems.append(_frozen_problem(shown, f"not part of any version of suite {suite.name!r}"))
+                continue
+            version = registry.FrozenVersion(suite.name, int(match.group(1)), suite.versions / entry)
+            result, _ = audit.integrity(suite, version)
+            report.new_versions.append(entry)
+            for failure in result.failures:
+                report.problems.append(_frozen_problem(failure.file, f"new version {entry}: {failure.message}"))
+
+
 def check(config: RegistryConfig, base: str | None) -> CheckReport:
     git = RegistryGit(config.root)
     if not git.is_repo():
         raise UsageError(
             f"{display_path(config.root)} is not a git repository; freezer check compares against a base ref"
         )
-    if base is None:
-        base_sha, source = git.default_base()
-    else:
-        base_sha, source = git.resolve(base), base
+    base_sha, source = git.default_base() if base is None else (git.resolve(base), base)
     report = CheckReport(base_sha, source)
     for suite in config.suites.values():
         drafts = validate_suite(suite)
         report.drafts_checked += drafts.files
         report.problems.extend(drafts.problems)
-        if not suite.versions.is_relative_to(config.root):
+    frozen_by_folder: dict[str, set[str]] = {}
+    for layout in _base_layouts(git, base_sha, config, report).values():
+        frozen = _frozen_in_base(git, base_sha, layout)
+        if not frozen:
             continue
-        versions_rel = suite.versions.relative_to(config.root).as_posix()
-        # Suites may share a versions folder: each checks its own entries, and leaves the others' alone.
-        neighbours = [
-            re.compile(rf"^{re.escape(other.name)}_v[1-9][0-9]*$")
-            for other in config.suites.values()
-            if other is not suite and other.versions == suite.versions
-        ]
-        touched: dict[str, list[tuple[str, str]]] = {}
-        for status, path in git.changes(base_sha, [versions_rel]):
-            parts = PurePosixPath(path).relative_to(versions_rel).parts
-            if parts and not any(n.match(parts[0]) for n in neighbours):
-                touched.setdefault(parts[0], []).append((status[:1], display_path(config.root / path)))
-        # A version cut but not yet added to git is new too. One listing of the versions
-        # folder finds it without walking every frozen version for untracked files.
-        if suite.versions.is_dir():
-            in_base = git.names_at(base_sha, versions_rel)
-            for entry in sorted(os.listdir(suite.versions)):
-                theirs = any(n.match(entry) for n in neighbours)
-                if entry not in in_base and entry not in touched and not entry.startswith(".") and not theirs:
-                    touched[entry] = [("A", display_path(suite.versions / entry))]
-        for name, entries in sorted(touched.items()):
-            if git.has_path(base_sha, f"{versions_rel}/{name}"):
-                for status, shown in entries:
-                    verb = _VERBS.get(status, "changed")
-                    report.problems.append(
-                        _frozen_problem(
-                            shown,
-                            f"frozen file {verb}: {name} was frozen in {base_sha[:8]} and may never change",
-                            None if status == "D" else 1,
-                        )
-                    )
-                continue
-            match = registry.VERSION_LABEL.match(name.removeprefix(f"{suite.name}_"))
-            if not name.startswith(f"{suite.name}_v") or not match:
-                for _, shown in entries:
-                    report.problems.append(_frozen_problem(shown, f"not part of any version of suite {suite.name!r}"))
-                continue
-            from freezer import audit  # only a new version needs the auditor
-
-            frozen = registry.FrozenVersion(suite.name, int(match.group(1)), suite.versions / name)
-            result, _ = audit.integrity(suite, frozen)
-            report.new_versions.append(name)
-            for failure in result.failures:
-                report.problems.append(_frozen_problem(failure.file, f"new version {name}: {failure.message}"))
+        frozen_by_folder.setdefault(layout.versions, set()).update(frozen)
+        _guard_frozen(git, base_sha, layout, frozen, config.root, report)
+        _config_changes(layout, frozen, config, base_sha, report)
+    _new_versions(config, frozen_by_folder, report)
     return report

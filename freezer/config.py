@@ -7,7 +7,7 @@ path in the config is resolved against it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from freezer import schemas
 from freezer.document import YamlDocument
@@ -186,6 +186,36 @@ def load_config(path: Path) -> RegistryConfig:
     if problems:
         raise InvalidInput(f"{display}: the registry config is invalid", problems)
     return RegistryConfig(root=root, path=path, suites=suites)
+
+
+@dataclass(frozen=True)
+class FrozenLayout:
+    """What a registry config (at some commit) says about one suite's frozen versions."""
+
+    name: str
+    versions: str  # relative to the registry root, '/'-separated
+    tool_surface: tuple[str, ...]
+
+
+def frozen_layouts(data: bytes, display: str) -> tuple[dict[str, FrozenLayout], list[Problem]]:
+    """The suites of a config read from git: no file system checks, since its folders need not exist now."""
+    from freezer.yamlload import load_bytes
+
+    result = load_bytes(data, display)
+    if result.document is None:
+        return {}, result.problems
+    doc = result.document
+    problems = [doc.problem(p, m, "schema") for p, m in schemas.schema_errors(schemas.REGISTRY, doc.data)]
+    if problems:
+        return {}, problems
+    layouts = {}
+    for name, raw in doc.data["suites"].items():
+        folder = PurePosixPath(raw.get("versions", "versions"))
+        if folder.is_absolute() or ".." in folder.parts:
+            problems.append(doc.problem(("suites", name, "versions"), "points outside the registry root", "config"))
+            continue
+        layouts[name] = FrozenLayout(name, folder.as_posix(), tuple(raw["tool_surface"]))
+    return layouts, problems
 
 
 def load(registry: Path | None) -> RegistryConfig:

@@ -34,10 +34,71 @@ def _site_lines(site: dict[str, Any]) -> list[int]:
 
 
 def _container(lines: list[str], number: int) -> str | None:
-    for index in range(number - 1, -1, -1):
+    """The innermost function whose body encloses line ``number`` (1-based), or None.
+
+    A ``fn``/``func``/``function`` body is the brace block that follows its signature (a
+    signature ending in ``;`` first, like a trait method declaration, has none); a ``def``
+    body is the indented block after its header. A definition merely above the line is
+    not enough: its body must reach the line.
+    """
+    target = number - 1
+    for index in range(target, -1, -1):
         found = _DEFINITION.search(lines[index])
-        if found:
+        if found and _body_reaches(lines, index, found.group(0).split()[0], target):
             return found.group(1)
+    return None
+
+
+def _body_reaches(lines: list[str], start: int, keyword: str, target: int) -> bool:
+    if start == target:
+        return True
+    if keyword == "def":
+        return _indented_body_reaches(lines, start, target)
+    end = _brace_body_end(lines, start)
+    return end is not None and target <= end
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _indented_body_reaches(lines: list[str], start: int, target: int) -> bool:
+    """Python: the header runs to the line ending in ':', the body while lines are indented deeper."""
+    header_end = start
+    while header_end < len(lines) and not lines[header_end].split("#", 1)[0].rstrip().endswith(":"):
+        header_end += 1
+    if target <= header_end:
+        return True
+    level = _indent(lines[start])
+    for index in range(header_end + 1, target + 1):
+        line = lines[index]
+        if line.strip() and _indent(line) <= level:
+            return False
+    return True
+
+
+_SKIP = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])\'|[{};()\[\]]', re.S)
+
+
+def _brace_body_end(lines: list[str], start: int) -> int | None:
+    """The line (0-based) that closes the brace body of the definition at ``start``; None if it has none."""
+    text = "\n".join(lines[start:])
+    depth = 0
+    grouping = 0  # parentheses and brackets: `[u8; 4]` in a signature is no end of declaration
+    for token in _SKIP.finditer(text):
+        mark = token.group(0)
+        if mark in "([":
+            grouping += 1
+        elif mark in ")]":
+            grouping -= 1
+        elif mark == ";" and depth == 0 and grouping <= 0:
+            return None  # a declaration without a body
+        elif mark == "{":
+            depth += 1
+        elif mark == "}":
+            depth -= 1
+            if depth == 0:
+                return start + text.count("\n", 0, token.start())
     return None
 
 
