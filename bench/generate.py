@@ -98,7 +98,11 @@ def drafts(path: Path, fixtures: int, sha: str, version: int = 1, seed: int = 1)
         "task_id": "BENCH-1",
         "purpose": "Synthetic registry for freezer's benchmarks.",
         "pinned_sha": sha,
-        "binary": {"name": "orbit", "consumers": [{"provider": "claude", "mechanism": "orbit serve mcp"}]},
+        "binary": {
+            "name": "orbit",
+            "build_sha": sha,
+            "consumers": [{"provider": "claude", "mechanism": "orbit serve mcp"}],
+        },
         "tool_surface_commits": [],
         "provenance_text": "Synthetic provenance block.\n\nNothing to see.",
         "acceptance": {"min_landed": 1, "min_classes": 1},

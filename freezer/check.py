@@ -20,8 +20,8 @@ from pathlib import Path
 from freezer import registry
 from freezer.config import CONFIG_NAME, FrozenLayout, RegistryConfig, frozen_layouts
 from freezer.errors import UsageError
-from freezer.gitrepo import RegistryGit
 from freezer.problems import Problem, display_path
+from freezer.registrygit import RegistryGit
 from freezer.validate import validate_suite
 
 _VERBS = {"M": "modified", "D": "deleted", "A": "added", "T": "changed type", "U": "unmerged"}

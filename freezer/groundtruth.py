@@ -8,11 +8,11 @@ Everything is read from git objects (no checkout). Each finding is a
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from freezer.document import YamlDocument
 from freezer.gitrepo import CodeRepo
 from freezer.grep import PatternError, grep_at
+from freezer.model import Site
 from freezer.problems import Problem
 from freezer.rules import SITE_LISTS
 
@@ -23,14 +23,6 @@ _PATHLIKE = re.compile(r"^[\w.-]+(?:/[\w.-]+)*\.[A-Za-z0-9]+(?::(\d+))?$")
 def _quote(line: str) -> str:
     line = line.strip()
     return repr(line if len(line) <= 80 else line[:77] + "...")
-
-
-def _site_lines(site: dict[str, Any]) -> list[int]:
-    if "line" in site:
-        return [site["line"]]
-    if "lines" in site:
-        return list(site["lines"])
-    return [site["range"]["start"], site["range"]["end"]]
 
 
 def _container(lines: list[str], number: int) -> str | None:
@@ -107,57 +99,56 @@ def check_sites(repo: CodeRepo, sha: str, doc: YamlDocument) -> list[Problem]:
     found: list[Problem] = []
     short = sha[:8]
     for key in SITE_LISTS:
-        for index, site in enumerate(doc.data.get(key) or []):
+        for index, raw in enumerate(doc.data.get(key) or []):
+            site = Site.from_data(raw)
             base = (key, index)
-            entry = repo.tree(sha).get(site["file"])
+            entry = repo.tree(sha).get(site.file)
             if entry is None:
-                found.append(doc.problem((*base, "file"), f"{site['file']} does not exist at {short}", "code"))
+                found.append(doc.problem((*base, "file"), f"{site.file} does not exist at {short}", "code"))
                 continue
             lines = repo.lines(entry[1])
-            field = "line" if "line" in site else "lines" if "lines" in site else "range"
-            numbers = _site_lines(site)
-            too_far = [n for n in numbers if n > len(lines)]
+            too_far = [n for n in site.lines if n > len(lines)]
             if too_far:
                 found.append(
                     doc.problem(
-                        (*base, field),
-                        f"{site['file']} has {len(lines)} lines at {short}; line {too_far[0]} does not exist",
+                        (*base, site.field),
+                        f"{site.file} has {len(lines)} lines at {short}; line {too_far[0]} does not exist",
                         "code",
                     )
                 )
                 continue
-            checked = numbers[:1] if field == "range" else numbers
-            symbol = site.get("symbol")
+            checked = site.lines[:1] if site.field == "range" else site.lines
             for number in checked:
                 text = lines[number - 1]
-                if symbol and symbol not in text:
+                if site.symbol and site.symbol not in text:
                     found.append(
                         doc.problem(
-                            (*base, field),
-                            f"{site['file']}:{number} at {short} does not contain {symbol!r} (it reads {_quote(text)})",
+                            (*base, site.field),
+                            f"{site.file}:{number} at {short} does not contain {site.symbol!r} "
+                            f"(it reads {_quote(text)})",
                             "code",
                         )
                     )
-                container = site.get("container")
-                if container:
+                if site.container:
                     actual = _container(lines, number)
-                    if actual != container:
+                    if actual != site.container:
                         found.append(
                             doc.problem(
                                 (*base, "container"),
-                                f"{site['file']}:{number} at {short} is inside {actual or 'no function'}, "
-                                f"not {container}",
+                                f"{site.file}:{number} at {short} is inside {actual or 'no function'}, "
+                                f"not {site.container}",
                                 "code",
                             )
                         )
-            if field == "range":
-                span = "\n".join(lines[numbers[0] - 1 : numbers[1]])
-                for m_index, member in enumerate(site.get("members") or []):
+            if site.field == "range":
+                start, end = site.lines
+                span = "\n".join(lines[start - 1 : end])
+                for m_index, member in enumerate(site.members):
                     if not re.search(rf"\b{re.escape(member)}\b", span):
                         found.append(
                             doc.problem(
                                 (*base, "members", m_index),
-                                f"{member!r} does not appear in {site['file']}:{numbers[0]}-{numbers[1]} at {short}",
+                                f"{member!r} does not appear in {site.file}:{start}-{end} at {short}",
                                 "code",
                             )
                         )
