@@ -19,9 +19,8 @@ from pathlib import Path
 
 from freezer import registry
 from freezer.config import CONFIG_NAME, FrozenLayout, RegistryConfig, frozen_layouts
-from freezer.errors import UsageError
 from freezer.problems import Problem, display_path
-from freezer.registrygit import RegistryGit
+from freezer.registrygit import BaseTree, RegistryGit
 from freezer.validate import validate_suite
 
 _VERBS = {"M": "modified", "D": "deleted", "A": "added", "T": "changed type", "U": "unmerged"}
@@ -48,8 +47,8 @@ def _version_pattern(suite: str) -> re.Pattern[str]:
     return re.compile(rf"^{re.escape(suite)}_v([1-9][0-9]*)$")
 
 
-def _base_layouts(git: RegistryGit, base: str, config: RegistryConfig, report: CheckReport) -> dict[str, FrozenLayout]:
-    data = git.show(base, CONFIG_NAME)
+def _base_layouts(tree: BaseTree, base: str, report: CheckReport) -> dict[str, FrozenLayout]:
+    data = tree.blob(CONFIG_NAME)
     if data is None:
         return {}  # no registry in the base: nothing was frozen
     layouts, problems = frozen_layouts(data, f"{CONFIG_NAME}@{base[:8]}")
@@ -97,9 +96,9 @@ def _config_changes(
         )
 
 
-def _frozen_in_base(git: RegistryGit, base: str, layout: FrozenLayout) -> list[str]:
+def _frozen_in_base(tree: BaseTree, layout: FrozenLayout) -> list[str]:
     pattern = _version_pattern(layout.name)
-    return sorted(name for name in git.names_at(base, layout.versions) if pattern.match(name))
+    return sorted(name for name in tree.names(layout.versions) if pattern.match(name))
 
 
 def _guard_frozen(
@@ -115,11 +114,6 @@ def _guard_frozen(
                 f"frozen file {verb}: {name} was frozen in {base[:8]} and may never change",
                 None if status[:1] == "D" else 1,
             )
-        )
-    for path in git.untracked(specs):
-        name = path[len(layout.versions) + 1 :].split("/", 1)[0]
-        report.problems.append(
-            _frozen_problem(display_path(root / path), f"stray file in {name}, which was frozen in {base[:8]}")
         )
 
 
@@ -156,10 +150,6 @@ def _new_versions(config: RegistryConfig, frozen_by_folder: dict[str, set[str]],
 
 def check(config: RegistryConfig, base: str | None) -> CheckReport:
     git = RegistryGit(config.root)
-    if not git.is_repo():
-        raise UsageError(
-            f"{display_path(config.root)} is not a git repository; freezer check compares against a base ref"
-        )
     base_sha, source = git.default_base() if base is None else (git.resolve(base), base)
     report = CheckReport(base_sha, source)
     for suite in config.suites.values():
@@ -167,8 +157,11 @@ def check(config: RegistryConfig, base: str | None) -> CheckReport:
         report.drafts_checked += drafts.files
         report.problems.extend(drafts.problems)
     frozen_by_folder: dict[str, set[str]] = {}
-    for layout in _base_layouts(git, base_sha, config, report).values():
-        frozen = _frozen_in_base(git, base_sha, layout)
+    with git.at(base_sha) as tree:
+        layouts = _base_layouts(tree, base_sha, report)
+        frozen_by_layout = {name: _frozen_in_base(tree, layout) for name, layout in layouts.items()}
+    for name, layout in layouts.items():
+        frozen = frozen_by_layout[name]
         if not frozen:
             continue
         frozen_by_folder.setdefault(layout.versions, set()).update(frozen)

@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 
 from freezer.errors import GitError, UsageError
 from freezer.gitrepo import check_ref, git_argv, git_env, run_git
+from freezer.problems import display_path
 
 # git's empty tree: the base of a registry with nothing committed yet.
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -32,11 +33,19 @@ class RegistryGit:
         except GitError:
             return False
 
+    def require_repo(self) -> None:
+        """Asked only once something failed: is the registry in a git repository at all?"""
+        if not self.is_repo():
+            raise UsageError(
+                f"{display_path(self.root)} is not a git repository; freezer check compares against a base ref"
+            )
+
     def resolve(self, ref: str) -> str:
         check_ref(ref, "base ref")
         try:
             return self._run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}").strip()
         except GitError:
+            self.require_repo()
             raise UsageError(
                 f"base ref {ref!r} does not name a commit in the registry repository",
                 hint="fetch it first (e.g. git fetch origin main) or pass --base",
@@ -67,6 +76,7 @@ class RegistryGit:
                     "or pass --base",
                 ) from None
             return base, f"merge-base of HEAD and {candidate}"
+        self.require_repo()
         if in_ci:
             wanted = f"origin/{target}" if target else "the branch this change merges into"
             raise UsageError(
@@ -83,17 +93,9 @@ class RegistryGit:
             "HEAD: no upstream branch or origin/HEAD found, so only uncommitted changes are checked; pass --base",
         )
 
-    def show(self, ref: str, path: str) -> bytes | None:
-        """The bytes of ``path`` (relative to the registry root) at ``ref``, or None if it is not there."""
-        result = subprocess.run(
-            git_argv(["cat-file", "blob", f"{check_ref(ref)}:./{path}"]),
-            cwd=self.root,
-            env=git_env(),
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-        return result.stdout if result.returncode == 0 else None
+    def at(self, ref: str) -> BaseTree:
+        """Files and folders of commit ``ref``, read through one ``git cat-file --batch``."""
+        return BaseTree(self.root, ref)
 
     def changes(self, base: str, pathspecs: list[str]) -> list[tuple[str, str]]:
         """(status, path) for every tracked difference between ``base`` and the working tree (staged included)."""
@@ -112,11 +114,6 @@ class RegistryGit:
         fields = [f for f in out.split("\0") if f]
         return list(zip(fields[::2], fields[1::2], strict=False))
 
-    def untracked(self, pathspecs: list[str]) -> list[str]:
-        """Files under ``pathspecs`` that git does not track (and does not ignore)."""
-        out = self._run("ls-files", "--others", "--exclude-standard", "-z", "--", *pathspecs)
-        return [name for name in out.split("\0") if name]
-
     def names_at(self, ref: str, folder: str) -> set[str]:
         """The entries directly inside ``folder`` at ``ref`` (one tree level: cheap however big it is)."""
         out = self._run("ls-tree", "--name-only", "-z", ref, "--", folder.rstrip("/") + "/")
@@ -124,3 +121,58 @@ class RegistryGit:
 
     def has_path(self, ref: str, path: str) -> bool:
         return bool(self._run("ls-tree", "--name-only", ref, "--", path).strip())
+
+
+class BaseTree:
+    """Read blobs and folder listings of one commit through a single ``git cat-file --batch``:
+    the pre-merge check reads a config and a folder or two, and each git process costs ~4 ms."""
+
+    def __init__(self, root: Path, ref: str) -> None:
+        self._ref = check_ref(ref)
+        self._proc = subprocess.Popen(
+            git_argv(["cat-file", "--batch"]),
+            cwd=root,
+            env=git_env(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+
+    def __enter__(self) -> BaseTree:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._proc.stdin.close()
+        self._proc.wait()
+        self._proc.stdout.close()
+
+    def _object(self, path: str) -> tuple[str, bytes] | None:
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        if "\n" in path:
+            return None
+        self._proc.stdin.write(f"{self._ref}:./{path}\n".encode("utf-8", "surrogateescape"))
+        self._proc.stdin.flush()
+        header = self._proc.stdout.readline().split()
+        if len(header) != 3:
+            return None  # "missing": not in that commit
+        data = self._proc.stdout.read(int(header[2]))
+        self._proc.stdout.read(1)
+        return header[1].decode("ascii"), data
+
+    def blob(self, path: str) -> bytes | None:
+        found = self._object(path)
+        return found[1] if found and found[0] == "blob" else None
+
+    def names(self, folder: str) -> set[str]:
+        """The entries directly inside ``folder`` (none if it is not a folder there)."""
+        found = self._object(folder.rstrip("/"))
+        if not found or found[0] != "tree":
+            return set()
+        names, data, at = set(), found[1], 0
+        width = 20 if len(self._ref) == 40 else 32  # the object id length: SHA-1 or SHA-256
+        while at < len(data):
+            end = data.index(b"\0", at)
+            names.add(data[at:end].split(b" ", 1)[1].decode("utf-8", "surrogateescape"))
+            at = end + 1 + width
+        return names
