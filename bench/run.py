@@ -182,6 +182,71 @@ def bench_ground_truth(work: Path, refs: int, runs: int) -> Result:
     )
 
 
+def bench_gate_b(work: Path, fixtures: int, runs: int) -> Result:
+    """Gate B of ``fixtures`` fixtures at one commit, against the same rg run once per fixture by a shell loop."""
+    root = generate.registry(work / f"gateb-{fixtures}", fixtures)
+    code = root / "code"
+    sha = generate.git(code, "rev-parse", "HEAD").strip()
+    modules = generate.files_per_repo(fixtures)
+    data = [
+        {
+            "status": "landed",
+            "naive_grep": {"pattern": rf"\bsym_{i}\b", "paths": ["src"], "flags": ["-n"]},
+            "gate_b": {"status": "pass", "expected_matches": 1, "expected_files": 1},
+        }
+        for i in range(fixtures)
+    ]
+    fixtures_file = work / f"gateb-{fixtures}.json"
+    fixtures_file.write_text(json.dumps(data))
+    patterns = work / f"gateb-{fixtures}.txt"
+    patterns.write_text("".join(f"\\bsym_{i}\\b\n" for i in range(fixtures)))
+    tree = work / f"gateb-tree-{fixtures}"
+    shutil.rmtree(tree, ignore_errors=True)
+    tree.mkdir()
+    subprocess.run(f"git archive {sha} | tar -x -C {tree}", shell=True, cwd=code, check=True)
+    (tree / ".git").mkdir()
+    rg = shutil.which("rg", path=str(Path(PY).parent)) or "rg"
+    loop = (
+        f"while IFS= read -r p; do {rg} --no-config --no-ignore-global --count --null --with-filename -n "
+        f'-e "$p" -- src >/dev/null; done < {patterns}'
+    )
+    result = Result(
+        f"Gate B, {fixtures:,} fixtures at one commit (incl. writing the tree out)",
+        "shell loop: the same rg once per fixture, in a tree already written out",
+        "<= 1.3",
+    )
+    result.notes.append(f"{modules} source files; freezer runs one rg per fixture on every core")
+    return interleave(
+        result,
+        lambda: run_command([PY, str(HERE / "gateb.py"), "gate", str(code), sha, str(fixtures_file)], root),
+        lambda: run_command(["bash", "-c", loop], tree),
+        runs,
+    )
+
+
+def bench_materialize(work: Path, files: int, total: int, runs: int) -> Result:
+    """Writing a commit's tree out for rg, against git archive | tar -x of the same commit."""
+    code = work / "tree-code"
+    generate.blobs(code / "data", files, total)
+    generate.git(code, "init", "-q", "-b", "main")
+    generate.git(code, "add", "-A")
+    generate.git(code, "commit", "-q", "-m", "files")
+    sha = generate.git(code, "rev-parse", "HEAD").strip()
+    out = work / "tree-out"
+    shell = f"mkdir {out} && git archive {sha} | tar -x -C {out} && rm -rf {out}"
+    result = Result(
+        f"write out a commit's tree, {files:,} files ({total >> 20} MB), then remove it",
+        "git archive | tar -x, then rm -rf",
+        "<= 1.5",
+    )
+    return interleave(
+        result,
+        lambda: run_command([PY, str(HERE / "gateb.py"), "tree", str(code), sha, str(out)], code),
+        lambda: run_command(["bash", "-c", shell], code),
+        runs,
+    )
+
+
 def registry_with_versions(work: Path, versions: int) -> Path:
     """A git registry with ``versions`` frozen versions committed (copies: check never reads unchanged ones)."""
     root = generate.registry(work / f"check-{versions}", 4)
@@ -326,10 +391,13 @@ SIZES = {
         "refs": 1_000,
         "check": 100,
         "cut": 1_000,
+        "gate_b": [100],
+        "tree": (1_000, 20 << 20),
         "against": (2, 200),
         "scale_validate": [100, 1_000],
         "scale_check": [10, 100],
-        "runs": 5,
+        # Three runs keep CI's quick run under two minutes now that a cut runs one rg per fixture.
+        "runs": 3,
     },
     "full": {
         "validate": 10_000,
@@ -338,6 +406,8 @@ SIZES = {
         "refs": 10_000,
         "check": 100,
         "cut": 10_000,
+        "gate_b": [100, 2_000],
+        "tree": (10_000, 200 << 20),
         "against": (10, 1_000),
         "scale_validate": [100, 1_000, 10_000, 100_000],
         "scale_check": [10, 100, 1_000],
@@ -437,6 +507,8 @@ def main() -> None:
             bench_check(work, size["check"], runs),  # type: ignore[arg-type]
             bench_version(work, max(runs, 10)),
             bench_cut(work, size["cut"], runs),  # type: ignore[arg-type]
+            *(bench_gate_b(work, n, runs) for n in size["gate_b"]),  # type: ignore[attr-defined]
+            bench_materialize(work, *size["tree"], runs=runs),  # type: ignore[misc]
         ]
         against = bench_against(work, *size["against"], runs=3)  # type: ignore[misc]
         scaling = scaling_rows(work, size["scale_validate"], size["scale_check"], 3)  # type: ignore[arg-type]

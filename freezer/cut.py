@@ -20,9 +20,10 @@ from freezer.delta import Side, side
 from freezer.delta import compute as compute_delta
 from freezer.errors import FreezerError, IntegrityError, InvalidInput, UsageError, VersionExists
 from freezer.gitrepo import CodeRepo
-from freezer.groundtruth import check_gate_b, check_sites
+from freezer.grep import PINNED_VERSION, locate
+from freezer.groundtruth import check_gate_b_all, check_sites
 from freezer.method import load_yaml_files, method_from_files
-from freezer.model import LEGACY_GREP_ENGINE, Checks, Fixture, Manifest
+from freezer.model import Checks, Fixture, Manifest
 from freezer.problems import Problem, display_path
 from freezer.provenance import ResolvedProvenance, check_provenance, code_history, resolve_sha
 from freezer.reading import MAX_TEMPLATE_BYTES, read_whole
@@ -152,11 +153,13 @@ def _check_against_code(
             raise _fail("verify ground truth", problems)
         sites = sum(len(d.data.get("ground_truth") or []) + len(d.data.get("traps") or []) for d in landed)
         steps.append(f"ground truth verified at {pinned[:8]}: {sites} site(s) in {len(landed)} landed fixture(s)")
-        for doc in landed:
-            problems.extend(check_gate_b(repo, pinned, doc))
+        rg = locate()
+        if rg.explicit:
+            warnings.append(f"Gate B runs {rg.label}, not the pinned ripgrep {PINNED_VERSION}; the manifest says so")
+        problems.extend(check_gate_b_all(repo, pinned, landed, rg))
         if problems:
             raise _fail("reproduce Gate B", problems)
-        steps.append(f"Gate B reproduced at {pinned[:8]} for {len(landed)} fixture(s)")
+        steps.append(f"Gate B reproduced at {pinned[:8]} by {rg.label} for {len(landed)} fixture(s)")
         resolved, problems = check_provenance(repo, version, pinned, previous, suite.tool_surface)
         if resolved is None:
             raise _fail("check provenance", problems)
@@ -179,6 +182,7 @@ def _check_against_code(
                 "record may be incomplete"
             )
         resolved.repo_identity = {**repo.identity, "configured_path": _shown_repo_path(config, suite)}
+        resolved.grep = rg.describe()
     return resolved
 
 
@@ -203,9 +207,6 @@ def _binary(version_data: dict[str, Any], resolved: ResolvedProvenance) -> dict[
     if resolved.build_sha:
         binary["build_sha"] = resolved.build_sha
     return binary
-
-
-GREP_ORACLE = {"engine": LEGACY_GREP_ENGINE, "version": __version__}
 
 
 def record(
@@ -234,7 +235,7 @@ def record(
             "commits": [c.to_json() for c in resolved.commits],
             "scan": resolved.scan.to_json(),
         },
-        "checks": Checks(hashlib.sha256(template).hexdigest(), GREP_ORACLE, suite.dimensions).to_json(),
+        "checks": Checks(hashlib.sha256(template).hexdigest(), resolved.grep, suite.dimensions).to_json(),
         "code_history": resolved.code_history.to_json() if resolved.code_history else None,
         "freezer_version": __version__,
         "cut_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

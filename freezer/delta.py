@@ -57,10 +57,6 @@ def _check_changes(old: Manifest, new: Manifest) -> list[dict[str, Any]]:
                 "new": new.checks.template_sha256[:16],
             }
         )
-    before = f"{old.checks.grep['engine']} {old.checks.grep['version']}"
-    after = f"{new.checks.grep['engine']} {new.checks.grep['version']}"
-    if before != after:
-        changes.append({"path": "Gate B grep oracle", "change": "changed", "old": before, "new": after})
     if old.globs != new.globs:
         changes.append(
             {
@@ -74,6 +70,10 @@ def _check_changes(old: Manifest, new: Manifest) -> list[dict[str, Any]]:
         for change in field_changes(dict(old.checks.dimensions), dict(new.checks.dimensions)):
             changes.append({**change, "path": "dimension " + change["path"].removeprefix("$.")})
     return changes
+
+
+def _oracle(manifest: Manifest) -> str:
+    return f"{manifest.checks.grep['engine']} {manifest.checks.grep['version']}"
 
 
 def _build_unknown(side_: Side) -> str | None:
@@ -163,6 +163,7 @@ def compute(chain: Sequence[Side], meanings: Mapping[str, str], *, reversed_: bo
                 "version_record": [],
                 "binary": [],
                 "checks": [],
+                "grep_oracle": {"before": None, "after": _oracle(new.manifest)},
                 "pinned_sha": None,
                 "code": None,
                 "moved": [],
@@ -206,12 +207,15 @@ def compute(chain: Sequence[Side], meanings: Mapping[str, str], *, reversed_: bo
     (moved if binary else unmoved).append("binary")
     (moved if old.manifest.pinned_sha != new.manifest.pinned_sha else unmoved).append("code under test")
     (moved if checks else unmoved).append("checks")
+    oracle = {"before": _oracle(old.manifest), "after": _oracle(new.manifest)}
+    (moved if oracle["before"] != oracle["after"] else unmoved).append("Gate B grep oracle")
     delta.update(
         {
             "fixtures": fixtures,
             "version_record": record,
             "binary": binary,
             "checks": checks,
+            "grep_oracle": oracle,
             "pinned_sha": {"before": old.manifest.pinned_sha, "after": new.manifest.pinned_sha},
             "code": code,
             "moved": moved,

@@ -29,14 +29,18 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from freezer.errors import GitError, UsageError
 from freezer.globs import glob_regex
 from freezer.problems import display_path
+
+if TYPE_CHECKING:
+    from freezer.trees import TreeCache
 
 _SAFE_REF = re.compile(r"^[A-Za-z0-9._/@{}~^+-]+$")
 
@@ -118,6 +122,7 @@ class CodeRepo:
         self._lines: dict[str, list[str]] = {}
         self._batch: subprocess.Popen[bytes] | None = None
         self._identity: dict[str, Any] | None = None
+        self._checkouts: TreeCache | None = None
 
     def _require_clone(self, where: str, hint: str) -> None:
         """A clone with a working tree whose top level is this folder, and nothing else."""
@@ -137,6 +142,9 @@ class CodeRepo:
             raise GitError(f"{where} has no .git: it is not a clone with a working tree", hint=hint)
 
     def close(self) -> None:
+        if self._checkouts is not None:
+            self._checkouts.close()
+            self._checkouts = None
         if self._batch is not None:
             if self._batch.stdin:
                 self._batch.stdin.close()
@@ -200,8 +208,71 @@ class CodeRepo:
             self._trees[sha] = cached
         return cached
 
-    def blob(self, blob_sha: str) -> bytes:
-        """A blob's bytes, read through one long-lived ``git cat-file --batch`` process."""
+    def entries(self, sha: str) -> list[tuple[str, str, str, str]]:
+        """(mode, kind, object sha, path) of every entry of the tree at ``sha``, submodules included."""
+        listing = self._git("ls-tree", "-r", "-z", "--full-tree", check_ref(sha))
+        found = []
+        for entry in listing.split("\0"):
+            if entry:
+                meta, _, path = entry.partition("\t")
+                mode, kind, object_sha = meta.split()
+                found.append((mode, kind, object_sha, path))
+        return found
+
+    def stream_blobs(self, shas: list[str]) -> Iterator[bytes]:
+        """The bytes of each blob in ``shas``, in order, through a cat-file process of their own that is
+        fed from a thread: one round trip per blob would cost more than writing the file out."""
+        proc = subprocess.Popen(
+            git_argv(["cat-file", "--batch"]),
+            cwd=self.path,
+            env=git_env(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        requests = b"".join(sha.encode("ascii") + b"\n" for sha in shas)
+
+        def feed() -> None:
+            assert proc.stdin is not None
+            try:
+                proc.stdin.write(requests)
+            except BrokenPipeError:
+                pass
+            finally:
+                proc.stdin.close()
+
+        feeder = threading.Thread(target=feed, daemon=True)
+        feeder.start()
+        try:
+            for sha in shas:
+                header = proc.stdout.readline().split()
+                if len(header) != 3:
+                    raise GitError(
+                        f"git cannot read object {sha} in {display_path(self.path)} (missing: a partial or damaged "
+                        "clone?); freezer never fetches",
+                        hint="make a full clone of the code under test and point code_repo at it",
+                    )
+                data = proc.stdout.read(int(header[2]))
+                proc.stdout.read(1)
+                yield data
+        finally:
+            proc.stdout.close()
+            proc.kill()
+            proc.wait()
+            feeder.join()
+
+    def checkout(self, sha: str) -> Path:
+        """The tree of ``sha`` written out as files, for ripgrep (:mod:`freezer.trees`)."""
+        if self._checkouts is None:
+            from freezer.trees import TreeCache
+
+            self._checkouts = TreeCache(self)
+        return self._checkouts.path(sha)
+
+    def blob(self, blob_sha: str, keep: bool = True) -> bytes:
+        """A blob's bytes, read through one long-lived ``git cat-file --batch`` process;
+        ``keep=False`` reads without keeping them (writing a whole tree out)."""
         data = self._blobs.get(blob_sha)
         if data is None:
             if self._batch is None:
@@ -225,7 +296,8 @@ class CodeRepo:
                 )
             data = self._batch.stdout.read(int(header[2]))
             self._batch.stdout.read(1)  # the newline after the content
-            self._blobs[blob_sha] = data
+            if keep:
+                self._blobs[blob_sha] = data
         return data
 
     def text(self, blob_sha: str) -> str | None:

@@ -8,10 +8,11 @@ Everything is read from git objects (no checkout). Each finding is a
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from freezer.document import YamlDocument
 from freezer.gitrepo import CodeRepo
-from freezer.grep import PatternError, grep_at
+from freezer.grep import GrepResult, Ripgrep, count_many, flag_problems, locate
 from freezer.model import Site
 from freezer.problems import Problem
 from freezer.rules import SITE_LISTS
@@ -155,24 +156,64 @@ def check_sites(repo: CodeRepo, sha: str, doc: YamlDocument) -> list[Problem]:
     return found
 
 
-def check_gate_b(repo: CodeRepo, sha: str, doc: YamlDocument) -> list[Problem]:
-    """The naive grep must still return the recorded match and file counts."""
+def check_gate_b(repo: CodeRepo, sha: str, doc: YamlDocument, rg: Ripgrep | None = None) -> list[Problem]:
+    """The naive grep, run by ripgrep in the tree of ``sha``, must return the recorded counts."""
+    return check_gate_b_all(repo, sha, [doc], rg)
+
+
+def _scope_problems(tree: Path, sha: str, doc: YamlDocument) -> list[Problem]:
     grep = doc.data["naive_grep"]
-    gate = doc.data["gate_b"]
-    try:
-        result = grep_at(repo, sha, grep["pattern"], grep["paths"], grep.get("flags") or [])
-    except PatternError as exc:
-        return [doc.problem(("naive_grep", "pattern"), f"cannot reproduce the grep: {exc}", "code")]
+    found = [doc.problem(("naive_grep", "flags", i), why, "rule") for i, why in flag_problems(_flags(doc))]
+    for index, scope in enumerate(grep["paths"]):
+        if (tree / scope).is_symlink():
+            found.append(
+                doc.problem(
+                    ("naive_grep", "paths", index),
+                    f"{scope} is a symbolic link at {sha[:8]}; rg would follow it out of the tree, so name its target",
+                    "code",
+                )
+            )
+    return found
+
+
+def _flags(doc: YamlDocument) -> list[str]:
+    return list(doc.data["naive_grep"].get("flags") or [])
+
+
+def check_gate_b_all(repo: CodeRepo, sha: str, docs: list[YamlDocument], rg: Ripgrep | None = None) -> list[Problem]:
+    """Gate B for many fixtures at one commit: one tree, and rg on every core."""
+    rg = rg or locate()
+    tree = repo.checkout(sha)
     found: list[Problem] = []
-    for scope in result.missing_scopes:
-        index = grep["paths"].index(scope)
-        found.append(doc.problem(("naive_grep", "paths", index), f"{scope} does not exist at {sha[:8]}", "code"))
+    runnable = []
+    for doc in docs:
+        problems = _scope_problems(tree, sha, doc)
+        found.extend(problems)
+        if not problems:
+            runnable.append(doc)
+    jobs = [(d.data["naive_grep"]["pattern"], list(d.data["naive_grep"]["paths"]), _flags(d)) for d in runnable]
+    for doc, result in zip(runnable, count_many(rg, tree, jobs), strict=True):
+        found.extend(_judge(doc, result, rg, sha))
+    return found
+
+
+def _judge(doc: YamlDocument, result: GrepResult, rg: Ripgrep, sha: str) -> list[Problem]:
+    grep, gate = doc.data["naive_grep"], doc.data["gate_b"]
+    if result.pattern_error:
+        # rg names what it refused: a regex, or else a flag's value (an unknown type, a bad glob).
+        where = ("naive_grep", "pattern") if "regex" in result.pattern_error else ("naive_grep", "flags")
+        return [doc.problem(where, f"{rg.label} refuses it: {result.pattern_error}", "code")]
+    found = [
+        doc.problem(("naive_grep", "paths", grep["paths"].index(scope)), f"{scope} does not exist at {sha[:8]}", "code")
+        for scope in dict.fromkeys(result.missing_scopes)
+    ]
+    found += [doc.problem(("naive_grep",), f"{rg.label} reports: {error}", "code") for error in result.errors]
     expected = (gate["expected_matches"], gate["expected_files"])
-    if (result.matches, result.files) != expected:
+    if not found and (result.matches, result.files) != expected:
         found.append(
             doc.problem(
                 ("gate_b", "expected_matches"),
-                f"Gate B does not reproduce at {sha[:8]}: the naive grep returns {result.matches} matches "
+                f"Gate B does not reproduce at {sha[:8]}: {rg.label} returns {result.matches} matches "
                 f"in {result.files} files, the fixture records {expected[0]} in {expected[1]}",
                 "code",
             )
@@ -212,10 +253,15 @@ def check_oracle(repo: CodeRepo, sha: str, doc: YamlDocument) -> list[Problem]:
     return found
 
 
-def check_fixture(repo: CodeRepo, sha: str, doc: YamlDocument, *, oracle: bool = False) -> list[Problem]:
-    if doc.data.get("status") != "landed":
-        return []
-    problems = check_sites(repo, sha, doc) + check_gate_b(repo, sha, doc)
+def check_fixtures(
+    repo: CodeRepo, sha: str, docs: list[YamlDocument], *, oracle: bool = False, rg: Ripgrep | None = None
+) -> dict[str, list[Problem]]:
+    """Every check against the code for the landed fixtures among ``docs``, by fixture file."""
+    landed = [doc for doc in docs if doc.data.get("status") == "landed"]
+    found: dict[str, list[Problem]] = {doc.display: check_sites(repo, sha, doc) for doc in landed}
+    for problem in check_gate_b_all(repo, sha, landed, rg):
+        found[problem.file].append(problem)
     if oracle:
-        problems += check_oracle(repo, sha, doc)
-    return problems
+        for doc in landed:
+            found[doc.display].extend(check_oracle(repo, sha, doc))
+    return found

@@ -194,6 +194,7 @@ def method_from_files(
         "sweep_notes": version.get("sweep_notes") or [],
         "audit_command": f"freezer audit {manifest['name']}",
         "grep_commands": [f["grep_command"] for f in landed],
+        "grep_oracle": (manifest.get("checks") or {}).get("grep"),
         "directory": shlex.quote(manifest["name"]),
     }
     return render_method(template, context, template_name)

@@ -34,6 +34,7 @@ class ResolvedProvenance:
     scan: Scan
     code_history: CodeHistory | None = None
     repo_identity: dict[str, Any] = field(default_factory=dict)
+    grep: dict[str, str] = field(default_factory=dict)  # the Gate B oracle: engine and version
 
 
 def resolve_sha(repo: CodeRepo, doc: YamlDocument, path: tuple[str | int, ...], problems: list[Problem]) -> str | None:

@@ -16,7 +16,8 @@ from freezer.audit import Failure, VersionAudit
 from freezer.config import SuiteConfig
 from freezer.errors import FreezerError, GitError
 from freezer.gitrepo import CodeRepo
-from freezer.groundtruth import check_fixture
+from freezer.grep import ENGINE, locate
+from freezer.groundtruth import check_fixtures
 from freezer.model import Manifest
 from freezer.problems import display_path
 from freezer.provenance import union
@@ -114,15 +115,20 @@ def check_code(
             result.code = "failed"
             return
         docs = _fixture_docs(frozen, data)
-        for doc in docs:
-            for problem in check_fixture(repo, pinned, doc):
+        rg = locate()
+        recorded = f"{manifest.checks.grep['engine']} {manifest.checks.grep['version']}"
+        if recorded != f"{ENGINE} {rg.version}":
+            result.checks.append(f"Gate B re-run by {rg.label}; {frozen.name} was cut with {recorded}")
+        for problems in check_fixtures(repo, pinned, docs, rg=rg).values():
+            for problem in problems:
                 result.code_failures.append(Failure(problem.location(), f"{problem.path_text()}: {problem.message}"))
         check_provenance(repo, suite, frozen, manifest, result)
         result.code = f"verified at {pinned[:8]}" if not result.code_failures else "failed"
         if against:
             ref_sha = repo.resolve(against, "--against ref")
             result.against = ref_sha
+            by_file = check_fixtures(repo, ref_sha, docs, oracle=True, rg=rg)
             for doc in docs:
-                found = check_fixture(repo, ref_sha, doc, oracle=True)
+                found = by_file.get(doc.display)
                 if found:
                     result.stale[doc.data["task_id"]] = [f"{p.path_text()}: {p.message}" for p in found]

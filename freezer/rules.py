@@ -11,6 +11,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from freezer.document import YamlDocument
+from freezer.grep import flag_problems
 from freezer.problems import JsonPath, Problem
 
 SITE_LISTS = ("ground_truth", "traps")
@@ -77,6 +78,8 @@ def fixture_rules(doc: YamlDocument) -> list[Problem]:
                 )
     grep = data.get("naive_grep")
     if grep:
+        for index, flag_why in flag_problems(list(grep.get("flags") or [])):
+            found.append(doc.problem(("naive_grep", "flags", index), flag_why, "rule"))
         for index, scope in enumerate(grep["paths"]):
             why = path_problem(scope)
             if why:

@@ -55,7 +55,7 @@ def test_cut_v1_then_v2_and_method(reg: Path) -> None:
     assert "`$.acceptance.min_landed`: 6 → 4" in delta
     assert "- **binary build**: graph_v2: The design notes say" in delta
     assert "> **Caveat.** graph_v2: the binary's build SHA is unknown" in delta
-    assert "These did not: checks." in delta
+    assert "These did not: checks, Gate B grep oracle." in delta
     manifest = json.loads((version / "manifest.json").read_text())
     assert manifest["pinned_sha"]["short"] == "7df885db"
     assert manifest["previous"]["name"] == "graph_v1"

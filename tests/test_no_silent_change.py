@@ -146,6 +146,7 @@ def test_audit_reports_a_commit_hidden_by_narrowed_globs(v2_frozen: Path) -> Non
         pinned, hidden, [], Scan(v2.manifest_model().scan_tips, (hidden,), suite.tool_surface, True)
     )
     resolved.repo_identity = v2.manifest()["code_repo"]
+    resolved.grep = v2.manifest()["checks"]["grep"]
     doc = load_file(version, "version.yaml").document
     assert doc is not None
     drafts = {p.relative_to(suite.drafts).as_posix(): p.read_bytes() for p in suite.drafts.rglob("*.yaml")}

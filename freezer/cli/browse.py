@@ -143,6 +143,9 @@ def delta_lines(delta: dict[str, Any]) -> list[str]:
                 f"  [{dimension}] {commit['sha'][:8]} {commit.get('task') or ''}: {commit.get('effect') or ''}"
                 + (f" (in {commit['version']})" if len(delta["through"]) > 1 else "")
             )
+    oracle = delta.get("grep_oracle") or {}
+    if oracle.get("before") != oracle.get("after"):
+        lines.append(f"  Gate B grep oracle: {oracle.get('before')} → {oracle.get('after')}")
     pinned = delta["pinned_sha"]
     lines.append(f"  pinned SHA: {pinned['before'][:8]} → {pinned['after'][:8]}")
     code = delta["code"]
