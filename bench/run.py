@@ -117,30 +117,47 @@ def bench_validate(work: Path, fixtures: int, runs: int) -> Result:
     )
 
 
-def _version_with_blobs(work: Path, count: int, total: int) -> Path:
-    """A real frozen version plus ``count`` mixed-size data files listed in its manifest."""
-    from freezer import registry as registry_mod
-    from freezer.cut import dumps_json, sha256sums
-    from freezer.method import method_from_files
-
-    root = generate.registry(work / "audit", 4)
-    subprocess.run([*FREEZER, "cut", "v1"], cwd=root, env=ENV, check=True, capture_output=True)
-    version = root / "versions" / "bench_v1"
-    for path in version.rglob("*"):
-        path.chmod(0o755 if path.is_dir() else 0o644)
-    generate.blobs(version / "blobs", count, total)
-    manifest = json.loads((version / "manifest.json").read_text())
-    import hashlib
-
-    for blob in sorted((version / "blobs").iterdir()):
-        manifest["files"][f"blobs/{blob.name}"] = hashlib.sha256(blob.read_bytes()).hexdigest()
-    manifest_bytes = dumps_json(manifest)
-    (version / "manifest.json").write_bytes(manifest_bytes)
-    files = {rel: (version / rel).read_bytes() for rel in manifest["files"]}
-    (version / registry_mod.METHOD).write_text(method_from_files(files, manifest_bytes))
-    files.update({"manifest.json": manifest_bytes, "METHOD.md": (version / "METHOD.md").read_bytes()})
-    (version / "SHA256SUMS").write_bytes(sha256sums(files))
+def _registry_with_assets(work: Path, count: int, total: int) -> Path:
+    """A registry whose drafts carry ``count`` mixed-size asset files, about ``total`` bytes."""
+    root = generate.registry(work / "assets", 4)
+    generate.blobs(root / "drafts" / "blobs", count, total)
     return root
+
+
+def _version_with_blobs(work: Path, count: int, total: int) -> Path:
+    """A version that ``freezer cut`` wrote, holding ``count`` asset files."""
+    root = _registry_with_assets(work, count, total)
+    subprocess.run([*FREEZER, "cut", "v1"], cwd=root, env=ENV, check=True, capture_output=True)
+    return root
+
+
+def bench_cut_assets(work: Path, count: int, total: int, runs: int) -> Result:
+    """A cut of drafts with ``total`` bytes of assets, against copying and hashing the same files."""
+    root = _registry_with_assets(work / "cut-assets", count, total)
+    target = work / "cp-assets"
+
+    def reset() -> None:
+        versions = root / "versions"
+        if versions.exists():
+            for path in versions.rglob("*"):
+                path.chmod(0o755 if path.is_dir() else 0o644)
+            shutil.rmtree(versions)
+        shutil.rmtree(target, ignore_errors=True)
+
+    shell = f"cp -r drafts {target} && find {target} -type f -exec sha256sum {{}} + > /dev/null"
+    result = Result(
+        f"cut of a version with {count:,} asset files ({total >> 20} MB)",
+        "cp -r + sha256sum of the same files",
+        "reported",
+    )
+    interleave(
+        result,
+        lambda: run_command([*FREEZER, "cut", "v1"], root, reset),
+        lambda: run_command(["bash", "-c", shell], root, reset),
+        runs,
+    )
+    result.notes.append("freezer reads each asset twice (hash, then copy checked against the hash) and syncs to disk")
+    return result
 
 
 def bench_audit(work: Path, count: int, total: int, runs: int) -> Result:
@@ -507,6 +524,7 @@ def main() -> None:
             bench_check(work, size["check"], runs),  # type: ignore[arg-type]
             bench_version(work, max(runs, 10)),
             bench_cut(work, size["cut"], runs),  # type: ignore[arg-type]
+            bench_cut_assets(work, size["audit_files"], size["audit_bytes"], runs),  # type: ignore[arg-type]
             *(bench_gate_b(work, n, runs) for n in size["gate_b"]),  # type: ignore[attr-defined]
             bench_materialize(work, *size["tree"], runs=runs),  # type: ignore[misc]
         ]

@@ -23,7 +23,7 @@ from freezer.delta import compute as compute_delta
 from freezer.delta import side
 from freezer.errors import FreezerError
 from freezer.hashing import hash_files
-from freezer.method import load_frozen_drafts, load_yaml_files, method_from_files
+from freezer.method import FROZEN_SCHEMA, fixture_names, load_frozen_drafts, load_yaml_files, method_from_files
 from freezer.model import Manifest
 from freezer.problems import display_path
 from freezer.reading import read_whole
@@ -103,7 +103,7 @@ def _read(path: str) -> bytes:
 
 
 def _needed(rel: str) -> bool:
-    return rel.endswith(YAML_SUFFIXES) or rel in (registry.DELTA, registry.TEMPLATE_COPY)
+    return rel.endswith(YAML_SUFFIXES) or rel in (registry.DELTA, registry.TEMPLATE_COPY, FROZEN_SCHEMA)
 
 
 def _parse_sums(data: bytes) -> dict[str, str] | None:
@@ -260,7 +260,7 @@ def _check_delta(
     """delta.json must be what the delta engine of its manifest format computes from the chain."""
     try:
         frozen_delta = json.loads(data[registry.DELTA])
-        version, fixtures = load_yaml_files(data)
+        version, fixtures = load_yaml_files(data, fixture_names(manifest))
         if manifest["manifest_format"] == 1:
             if previous is None:
                 return  # 0.1.0 wrote a first version's delta without comparing anything

@@ -10,7 +10,7 @@ from freezer.config import SuiteConfig
 from freezer.delta import Side, side
 from freezer.delta import compute as compute_delta
 from freezer.errors import IntegrityError, UsageError
-from freezer.method import load_frozen_drafts, load_yaml_files
+from freezer.method import fixture_names, load_frozen_drafts, load_yaml_files
 
 
 @dataclass
@@ -39,7 +39,9 @@ def read(frozen: registry.FrozenVersion, *, verify: bool = True) -> VersionData:
         manifest = frozen.manifest()
         # A verified version's drafts were just read by the integrity check.
         version, fixtures = (
-            load_yaml_files(frozen_files) if frozen_files is not None else load_frozen_drafts(frozen, manifest)
+            load_yaml_files(frozen_files, fixture_names(manifest))
+            if frozen_files is not None
+            else load_frozen_drafts(frozen, manifest)
         )
     except (OSError, ValueError, KeyError) as exc:
         raise IntegrityError(f"{frozen.name} cannot be read: {exc}") from None
@@ -69,7 +71,7 @@ def summary_row(suite: SuiteConfig, frozen: registry.FrozenVersion) -> dict[str,
             "cut_at": data.manifest["cut_at"],
             "landed": len(landed),
             "dropped": len(data.fixtures) - len(landed),
-            "classes": sorted({f["class"] for f in landed}),
+            "classes": sorted({f["class"] for f in landed if f.get("class")}),
         }
     )
     return row

@@ -18,6 +18,7 @@ from freezer.problems import Problem, display_path
 from freezer.yamlload import load_file
 
 CONFIG_NAME = "freezer.yaml"
+DEFAULT_MAX_FILE_BYTES = 4 << 30
 DEFAULT_DIMENSIONS = {
     "indexer": "what the index contains (ignore files, noise removed or added)",
     "descriptions": "the tool descriptions the agent reads",
@@ -34,11 +35,22 @@ class SuiteConfig:
     tool_surface: tuple[str, ...]
     dimensions: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_DIMENSIONS))
     template: Path | None = None
+    kind: str = "graph"  # the built-in fixture schema: graph or generic
+    schema: Path | None = None  # the suite's own fixture schema, instead of the kind's
+    fixtures: str | None = None  # glob of the fixture files in the drafts; None: every YAML file
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     # "freezer.yaml:12" for each field, so problems found later can point back at the config.
     origins: dict[str, str] = field(default_factory=dict)
 
     def origin(self, key: str) -> str:
         return self.origins.get(key, CONFIG_NAME)
+
+    @property
+    def schema_key(self) -> str:
+        """The fixture schema's name for :mod:`freezer.schemas`: a built-in one or ``file:<path>``."""
+        if self.schema is not None:
+            return f"file:{self.schema.resolve()}"
+        return "generic" if self.kind == "generic" else "fixture"
 
 
 @dataclass(frozen=True)
@@ -171,6 +183,16 @@ def load_config(path: Path) -> RegistryConfig:
             if why:
                 problems.append(doc.problem(("suites", name, "tool_surface", index), why, "config"))
         template = raw.get("template")
+        schema = raw.get("schema")
+        schema_path = _inside(root, schema, doc, (name, "schema"), problems, "file") if schema else None
+        if schema_path is not None and not problems:
+            why = schemas.custom_schema_problem(schema_path)
+            if why:
+                problems.append(doc.problem(("suites", name, "schema"), why, "config"))
+        if raw.get("fixtures"):
+            why = glob_problem(raw["fixtures"])
+            if why:
+                problems.append(doc.problem(("suites", name, "fixtures"), why, "config"))
         code = Path(raw["code_repo"])
         origins = {key: f"{display}:{doc.locate(('suites', name, key))[0]}" for key in raw}
         suites[name] = SuiteConfig(
@@ -181,6 +203,10 @@ def load_config(path: Path) -> RegistryConfig:
             tool_surface=tuple(raw["tool_surface"]),
             dimensions=dict(raw.get("dimensions") or DEFAULT_DIMENSIONS),
             template=_inside(root, template, doc, (name, "template"), problems, "file") if template else None,
+            kind=raw.get("kind", "graph"),
+            schema=schema_path,
+            fixtures=raw.get("fixtures"),
+            max_file_bytes=raw.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES),
             origins=origins,
         )
     if problems:

@@ -18,11 +18,12 @@ from freezer import __version__, registry, resources
 from freezer.config import RegistryConfig, SuiteConfig
 from freezer.delta import Side, side
 from freezer.delta import compute as compute_delta
+from freezer.drafts import fixture_schema_record, hash_assets, read_drafts
 from freezer.errors import FreezerError, IntegrityError, InvalidInput, UsageError, VersionExists
 from freezer.gitrepo import CodeRepo
 from freezer.grep import PINNED_VERSION, locate
 from freezer.groundtruth import check_gate_b_all, check_sites
-from freezer.method import load_yaml_files, method_from_files
+from freezer.method import fixture_names, load_yaml_files, method_from_files
 from freezer.model import Checks, Fixture, Manifest
 from freezer.problems import Problem, display_path
 from freezer.provenance import ResolvedProvenance, check_provenance, code_history, resolve_sha
@@ -50,9 +51,10 @@ def dumps_json(data: Any) -> bytes:
     return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def sha256sums(files: dict[str, bytes]) -> bytes:
-    lines = [f"{hashlib.sha256(files[rel]).hexdigest()}  {rel}\n" for rel in sorted(files)]
-    return "".join(lines).encode("utf-8")
+def sha256sums(files: dict[str, bytes], hashed: dict[str, str] | None = None) -> bytes:
+    """SHA256SUMS over ``files`` and the already hashed ``hashed`` (assets, copied as they stream)."""
+    digests = {**(hashed or {}), **{rel: hashlib.sha256(data).hexdigest() for rel, data in files.items()}}
+    return "".join(f"{digests[rel]}  {rel}\n" for rel in sorted(digests)).encode("utf-8")
 
 
 def _fail(step: str, problems: list[Problem]) -> InvalidInput:
@@ -74,19 +76,6 @@ def _draft_set(suite: SuiteConfig, number: int) -> FixtureSet:
     return fixture_set
 
 
-def _draft_files(suite: SuiteConfig, fixture_set: FixtureSet) -> dict[str, bytes]:
-    files: dict[str, bytes] = {}
-    drafts = suite.drafts.resolve()
-    resolved_folders: dict[Path, Path] = {}  # one realpath per folder, not per file
-    for path in fixture_set.files.values():
-        if path.parent not in resolved_folders:
-            resolved_folders[path.parent] = path.parent.resolve()
-        rel = (resolved_folders[path.parent] / path.name).relative_to(drafts).as_posix()
-        with open(path, "rb") as handle:
-            files[rel] = handle.read()
-    return files
-
-
 def _previous_side(suite: SuiteConfig, number: int) -> tuple[registry.FrozenVersion | None, Side | None]:
     previous = registry.previous_of(suite, number)
     if previous is None:
@@ -102,7 +91,7 @@ def _previous_side(suite: SuiteConfig, number: int) -> tuple[registry.FrozenVers
             hint="restore it from git (freezer audit shows what changed) before cutting on top of it",
         )
     assert frozen_files is not None  # no failures: the integrity check read the drafts
-    version, fixtures = load_yaml_files(frozen_files)
+    version, fixtures = load_yaml_files(frozen_files, fixture_names(previous.manifest()))
     return previous, side(previous.manifest_model(), version, fixtures)
 
 
@@ -216,8 +205,13 @@ def record(
     resolved: ResolvedProvenance,
     previous: registry.FrozenVersion | None,
     template: bytes,
+    contents: dict[str, list[str]] | None = None,
+    fixture_schema: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The manifest without its file list: everything the checks used and found."""
+    checks = Checks(hashlib.sha256(template).hexdigest(), resolved.grep, suite.dimensions).to_json()
+    if fixture_schema is not None:
+        checks["fixture_schema"] = fixture_schema
     return {
         "manifest_format": 2,
         "suite": suite.name,
@@ -235,7 +229,8 @@ def record(
             "commits": [c.to_json() for c in resolved.commits],
             "scan": resolved.scan.to_json(),
         },
-        "checks": Checks(hashlib.sha256(template).hexdigest(), resolved.grep, suite.dimensions).to_json(),
+        "checks": checks,
+        **({"contents": contents} if contents is not None else {}),
         "code_history": resolved.code_history.to_json() if resolved.code_history else None,
         "freezer_version": __version__,
         "cut_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -251,10 +246,13 @@ def assemble(
     meanings: dict[str, str],
     parsed: tuple[dict[str, Any], list[dict[str, Any]]],
     template_name: str = registry.TEMPLATE_COPY,
+    assets: dict[str, str] | None = None,
 ) -> dict[str, bytes]:
-    """Every file of a version, from its manifest record and its inputs: a pure function."""
+    """Every file of a version but its assets, from its manifest record and its inputs: a pure
+    function. ``assets`` are the sha256 of the asset files, which the caller copies as they stream."""
     version_data, fixtures = parsed
-    current = side(Manifest.from_data({**manifest_record, "files": {}}), version_data, fixtures)
+    # The delta compares assets by hash: the current side knows them before its manifest is done.
+    current = side(Manifest.from_data({**manifest_record, "files": dict(assets or {})}), version_data, fixtures)
     delta = compute_delta([previous, current] if previous else [current], meanings)
     data_files = {
         **drafts,
@@ -264,12 +262,12 @@ def assemble(
         # whatever the registry's root .gitattributes says.
         registry.GITATTRIBUTES: GITATTRIBUTES_TEXT,
     }
-    hashes = {rel: hashlib.sha256(data_files[rel]).hexdigest() for rel in sorted(data_files)}
-    manifest = {**manifest_record, "files": hashes}
+    hashes = {**(assets or {}), **{rel: hashlib.sha256(data).hexdigest() for rel, data in data_files.items()}}
+    manifest = {**manifest_record, "files": dict(sorted(hashes.items()))}
     manifest_bytes = dumps_json(manifest)
     method = method_from_files(data_files, manifest_bytes, template_name, parsed).encode("utf-8")
     files = {**data_files, registry.MANIFEST: manifest_bytes, registry.METHOD: method}
-    files[registry.SUMS] = sha256sums(files)
+    files[registry.SUMS] = sha256sums(files, assets)
     return files
 
 
@@ -330,14 +328,22 @@ def cut(
     resolved = _check_against_code(config, suite, fixture_set, previous_manifest, steps, warnings)
     checked = time.perf_counter()
 
-    drafts = _draft_files(suite, fixture_set)
+    drafts = read_drafts(suite, fixture_set)
+    fixture_rels = sorted(rel for rel in drafts if rel != "version.yaml")
+    fixture_schema = fixture_schema_record(suite, drafts)
+    asset_hashes, unreadable = hash_assets(fixture_set)
+    if unreadable:
+        raise _fail("hash assets", unreadable)
+    contents = {"fixtures": fixture_rels, "assets": sorted(asset_hashes)}
     template = _template(suite)
     # The documents validation read are the parse of these same bytes: no need to read them again.
     version_data = fixture_set.version.data
     parsed = (version_data, [doc.data for doc in fixture_set.fixtures])
-    manifest_record = record(suite, number, version_data, resolved, previous, template)
+    manifest_record = record(suite, number, version_data, resolved, previous, template, contents, fixture_schema)
     template_name = display_path(suite.template) if suite.template else registry.TEMPLATE_COPY
-    files = assemble(manifest_record, drafts, template, previous_side, suite.dimensions, parsed, template_name)
+    files = assemble(
+        manifest_record, drafts, template, previous_side, suite.dimensions, parsed, template_name, asset_hashes
+    )
     result = CutResult(
         name,
         target,
@@ -367,7 +373,8 @@ def cut(
             result.manifest_sha256 = frozen.manifest_sha256()
             steps.append(f"{name} is already frozen with identical inputs; nothing to do")
             return result
-        write_version(config.root, target, files, fs)
+        copies = {rel: (fixture_set.assets[rel], digest) for rel, digest in asset_hashes.items()}
+        write_version(config.root, target, files, fs, copies)
     result.status = "cut"
     result.timings["write"] = time.perf_counter() - checked
     steps.append(f"wrote {display_path(target)}: {len(files)} files")

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from freezer.delta_v1 import field_changes, fixture_delta
+from freezer.delta_v1 import field_changes
 from freezer.model import Manifest, Raw
 
 DELTA_FORMAT = 2
@@ -40,6 +40,39 @@ class Side:
 
 def side(manifest: Manifest, version: Raw, fixtures: Sequence[Raw]) -> Side:
     return Side(manifest, version, {f["task_id"]: f for f in fixtures})
+
+
+def _classes(fixtures: Mapping[str, Raw]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for fixture in fixtures.values():
+        if fixture.get("status") == "landed" and fixture.get("class"):
+            counts[fixture["class"]] = counts.get(fixture["class"], 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def fixture_delta(old: Mapping[str, Raw], new: Mapping[str, Raw]) -> dict[str, Any]:
+    """Fixtures added, removed and changed field by field, by task id. Unlike 0.1.0's (kept
+    unchanged in delta_v1 for its frozen versions), a fixture need not have a class."""
+
+    def brief(f: Raw) -> dict[str, Any]:
+        return {"task_id": f["task_id"], "class": f.get("class"), "status": f["status"]}
+
+    both = sorted(set(old) & set(new))
+    old_classes, new_classes = _classes(old), _classes(new)
+    return {
+        "added": [brief(new[t]) for t in sorted(set(new) - set(old))],
+        "removed": [brief(old[t]) for t in sorted(set(old) - set(new))],
+        "changed": [
+            {"task_id": t, "fields": field_changes(dict(old[t]), dict(new[t]))} for t in both if old[t] != new[t]
+        ],
+        "unchanged": [t for t in both if old[t] == new[t]],
+        "classes": {
+            "before": old_classes,
+            "after": new_classes,
+            "added": sorted(set(new_classes) - set(old_classes)),
+            "removed": sorted(set(old_classes) - set(new_classes)),
+        },
+    }
 
 
 def _record(version: Raw) -> dict[str, Any]:
@@ -66,6 +99,19 @@ def _check_changes(old: Manifest, new: Manifest) -> list[dict[str, Any]]:
                 "removed": [g for g in old.globs if g not in new.globs],
             }
         )
+    before_schema = old.checks.fixture_schema or {"kind": "graph", "sha256": None}
+    after_schema = new.checks.fixture_schema or {"kind": "graph", "sha256": None}
+    if before_schema["kind"] != after_schema["kind"] or (
+        before_schema["sha256"] and after_schema["sha256"] and before_schema["sha256"] != after_schema["sha256"]
+    ):
+        changes.append(
+            {
+                "path": "fixture schema",
+                "change": "changed",
+                "old": f"{before_schema['kind']} {str(before_schema['sha256'] or '')[:16]}".strip(),
+                "new": f"{after_schema['kind']} {str(after_schema['sha256'] or '')[:16]}".strip(),
+            }
+        )
     if old.checks.dimensions is not None and new.checks.dimensions is not None:
         for change in field_changes(dict(old.checks.dimensions), dict(new.checks.dimensions)):
             changes.append({**change, "path": "dimension " + change["path"].removeprefix("$.")})
@@ -74,6 +120,21 @@ def _check_changes(old: Manifest, new: Manifest) -> list[dict[str, Any]]:
 
 def _oracle(manifest: Manifest) -> str:
     return f"{manifest.checks.grep['engine']} {manifest.checks.grep['version']}"
+
+
+def _assets(manifest: Manifest) -> dict[str, str]:
+    contents = manifest.raw.get("contents")
+    names = contents["assets"] if isinstance(contents, dict) else []
+    return {rel: manifest.files.get(rel, "") for rel in names}
+
+
+def _asset_changes(old: Manifest, new: Manifest) -> dict[str, list[str]]:
+    before, after = _assets(old), _assets(new)
+    return {
+        "added": sorted(set(after) - set(before)),
+        "removed": sorted(set(before) - set(after)),
+        "changed": sorted(rel for rel in set(before) & set(after) if before[rel] != after[rel]),
+    }
 
 
 def _build_unknown(side_: Side) -> str | None:
@@ -160,6 +221,7 @@ def compute(chain: Sequence[Side], meanings: Mapping[str, str], *, reversed_: bo
         delta.update(
             {
                 "fixtures": None,
+                "assets": None,
                 "version_record": [],
                 "binary": [],
                 "checks": [],
@@ -172,9 +234,8 @@ def compute(chain: Sequence[Side], meanings: Mapping[str, str], *, reversed_: bo
             }
         )
         return delta
-    fixtures = fixture_delta(
-        {k: dict(v) for k, v in old.fixtures.items()}, {k: dict(v) for k, v in new.fixtures.items()}
-    )
+    fixtures = fixture_delta(old.fixtures, new.fixtures)
+    assets = _asset_changes(old.manifest, new.manifest)
     record = field_changes(_record(old.version), _record(new.version))
     binary = field_changes(dict(old.manifest.binary.raw), dict(new.manifest.binary.raw))
     checks = _check_changes(old.manifest, new.manifest)
@@ -192,6 +253,8 @@ def compute(chain: Sequence[Side], meanings: Mapping[str, str], *, reversed_: bo
     fixtures_moved = bool(fixtures["added"] or fixtures["removed"] or fixtures["changed"])
     (moved if fixtures_moved else unmoved).append("fixture set")
     (moved if record else unmoved).append("version record")
+    if any(assets.values()) or _assets(old.manifest) or _assets(new.manifest):
+        (moved if any(assets.values()) else unmoved).append("assets")
     for entry in surface:
         if entry["commits"]:
             moved.append(entry["dimension"])
@@ -212,6 +275,7 @@ def compute(chain: Sequence[Side], meanings: Mapping[str, str], *, reversed_: bo
     delta.update(
         {
             "fixtures": fixtures,
+            "assets": assets,
             "version_record": record,
             "binary": binary,
             "checks": checks,

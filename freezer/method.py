@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Mapping
 from typing import Any
 
 from freezer import registry
@@ -51,12 +52,21 @@ def _gate_c_rows(fixtures: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def load_yaml_files(files: dict[str, bytes]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The version draft and the fixtures among a version's files."""
+def fixture_names(manifest: Mapping[str, Any]) -> list[str] | None:
+    """The fixture files a manifest lists (format 2), or None: then every YAML file but version.yaml."""
+    contents = manifest.get("contents")
+    return list(contents["fixtures"]) if isinstance(contents, dict) else None
+
+
+def load_yaml_files(
+    files: dict[str, bytes], fixtures: list[str] | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The version draft and the fixtures among a version's files (``fixtures`` names them, if known)."""
     version: dict[str, Any] | None = None
-    fixtures = []
+    found = []
+    wanted = set(fixtures) if fixtures is not None else None
     for rel in sorted(files):
-        if not rel.endswith(YAML_SUFFIXES):
+        if rel != "version.yaml" and (not rel.endswith(YAML_SUFFIXES) if wanted is None else rel not in wanted):
             continue
         loaded = load_bytes(files[rel], rel)
         if loaded.document is None:
@@ -64,10 +74,10 @@ def load_yaml_files(files: dict[str, bytes]) -> tuple[dict[str, Any], list[dict[
         if rel == "version.yaml":
             version = loaded.document.data
         else:
-            fixtures.append(loaded.document.data)
+            found.append(loaded.document.data)
     if version is None:
         raise IntegrityError("version.yaml is missing from the frozen files")
-    return version, fixtures
+    return version, found
 
 
 def load_frozen_drafts(
@@ -75,7 +85,7 @@ def load_frozen_drafts(
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The version draft and fixtures of a frozen version, reading only its YAML files."""
     files = {rel: read_whole(frozen.path / rel) for rel in manifest["files"] if rel.endswith(YAML_SUFFIXES)}
-    return load_yaml_files(files)
+    return load_yaml_files(files, fixture_names(manifest))
 
 
 def _complete(value: Any, schema: dict[str, Any], root: dict[str, Any]) -> Any:
@@ -96,17 +106,34 @@ def _complete(value: Any, schema: dict[str, Any], root: dict[str, Any]) -> Any:
     return value
 
 
-def _complete_as(value: Any, schema_name: str, *pointer: str) -> Any:
-    root = schemas_data(schema_name)
+def _complete_as(value: Any, schema_name: str | dict[str, Any], *pointer: str) -> Any:
+    root = schemas_data(schema_name) if isinstance(schema_name, str) else schema_name
     schema = root
     for part in pointer:
         schema = schema[part]
     return _complete(value, schema, root)
 
 
-def _for_template(fixture: dict[str, Any]) -> dict[str, Any]:
+FROZEN_SCHEMA = "fixture.schema.json"  # freezer.drafts.FROZEN_SCHEMA; kept here so rendering needs no drafts walk
+
+
+def fixture_schema_of(manifest: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
+    """The fixture schema a version was cut under: its kind's, or the suite's own frozen copy."""
+    recorded = (manifest.get("checks") or {}).get("fixture_schema") or {"kind": "graph"}
+    if recorded["kind"] == "custom":
+        try:
+            loaded: dict[str, Any] = json.loads(files[FROZEN_SCHEMA])
+        except (KeyError, ValueError, RecursionError):
+            raise IntegrityError(f"{FROZEN_SCHEMA}: the suite's frozen fixture schema cannot be read") from None
+        return loaded
+    return schemas_data("generic" if recorded["kind"] == "generic" else "fixture")
+
+
+def _for_template(fixture: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
     """A fixture with every optional key present and the derived fields the template shows."""
-    shown: dict[str, Any] = _complete_as(fixture, "fixture")
+    # The built-in schemas together name every field the shipped template shows, so completing
+    # with them too lets the template read any of them whatever the suite's own schema calls for.
+    shown: dict[str, Any] = _complete_as(_complete_as(_complete_as(fixture, schema), "fixture"), "generic")
     shown["gate_c_summary"] = ", ".join(
         f"{run['verdict']} ({run['provider']}/{run['model']} @ seed {run['seed']})"
         for run in fixture.get("gate_c") or []
@@ -155,13 +182,17 @@ def method_from_files(
     import hashlib
 
     manifest = json.loads(manifest_bytes)
-    version, fixtures = parsed if parsed is not None else load_yaml_files(files)
+    version, fixtures = parsed if parsed is not None else load_yaml_files(files, fixture_names(manifest))
+    fixture_schema = fixture_schema_of(manifest, files)
     delta = json.loads(files[registry.DELTA])
     try:
         template = files[registry.TEMPLATE_COPY].decode("utf-8")
     except UnicodeDecodeError as exc:
         raise TemplateProblem(f"{template_name}: the template is not UTF-8 text (byte {exc.start})") from None
-    ordered = [_for_template(f) for f in sorted(fixtures, key=lambda f: (f["status"] != "landed", f["task_id"]))]
+    ordered = [
+        _for_template(f, fixture_schema)
+        for f in sorted(fixtures, key=lambda f: (f["status"] != "landed", f["task_id"]))
+    ]
     landed = [f for f in ordered if f["status"] == "landed"]
     binary = _complete_as(manifest["binary"], "version", "properties", "binary")
     previous = manifest["previous"]
@@ -185,7 +216,8 @@ def method_from_files(
         "commits": _complete_as(manifest["tool_surface"]["commits"], "version", "properties", "tool_surface_commits"),
         "fixtures": ordered,
         "landed": landed,
-        "landed_classes": sorted({f["class"] for f in landed}),
+        "landed_classes": sorted({f["class"] for f in landed if f.get("class")}),
+        "assets": sorted(rel for rel in manifest["files"] if _is_asset(rel)),
         "dropped": [f for f in ordered if f["status"] == "dropped"],
         "gate_c_rows": _gate_c_rows(ordered),
         "delta": _complete_delta(delta),
@@ -193,8 +225,13 @@ def method_from_files(
         "known_caveats": version.get("known_caveats") or [],
         "sweep_notes": version.get("sweep_notes") or [],
         "audit_command": f"freezer audit {manifest['name']}",
-        "grep_commands": [f["grep_command"] for f in landed],
+        "grep_commands": [f["grep_command"] for f in landed if f["grep_command"]],
         "grep_oracle": (manifest.get("checks") or {}).get("grep"),
         "directory": shlex.quote(manifest["name"]),
     }
     return render_method(template, context, template_name)
+
+
+def _is_asset(rel: str) -> bool:
+    generated = (registry.DELTA, registry.TEMPLATE_COPY, registry.GITATTRIBUTES, FROZEN_SCHEMA)
+    return rel not in generated and not rel.endswith(YAML_SUFFIXES)

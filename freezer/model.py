@@ -60,7 +60,7 @@ class Fixture:
     def from_data(cls, data: Raw) -> Fixture:
         return cls(
             data["task_id"],
-            data["class"],
+            data.get("class") or "",
             data["status"],
             tuple(Site.from_data(s) for s in data.get("ground_truth") or ()),
             tuple(Site.from_data(s) for s in data.get("traps") or ()),
@@ -193,6 +193,7 @@ class Checks:
     template_sha256: str
     grep: Raw
     dimensions: Mapping[str, str] | None  # None: not recorded (format 1)
+    fixture_schema: Mapping[str, Any] | None = None  # {"kind", "sha256"}; None: the graph schema (before 0.2)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -245,7 +246,12 @@ class Manifest:
             )
             recorded_checks = data["checks"]
             dimensions = {d["dimension"]: d["meaning"] for d in recorded_checks["dimensions"]}
-            checks = Checks(recorded_checks["template_sha256"], recorded_checks["grep"], dimensions)
+            checks = Checks(
+                recorded_checks["template_sha256"],
+                recorded_checks["grep"],
+                dimensions,
+                recorded_checks.get("fixture_schema"),
+            )
             history = CodeHistory.from_data(data["code_history"]) if data["code_history"] else None
         else:
             scan = None

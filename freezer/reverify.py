@@ -18,16 +18,17 @@ from freezer.errors import FreezerError, GitError
 from freezer.gitrepo import CodeRepo
 from freezer.grep import ENGINE, locate
 from freezer.groundtruth import check_fixtures
+from freezer.method import fixture_names
 from freezer.model import Manifest
 from freezer.problems import display_path
 from freezer.provenance import union
 from freezer.yamlload import YAML_SUFFIXES, load_bytes
 
 
-def _fixture_docs(frozen: registry.FrozenVersion, data: dict[str, bytes]) -> list[Any]:
+def _fixture_docs(frozen: registry.FrozenVersion, data: dict[str, bytes], names: list[str] | None) -> list[Any]:
     docs = []
     for rel in sorted(data):
-        if rel.startswith("fixtures/") and rel.endswith(YAML_SUFFIXES):
+        if (rel in names) if names is not None else (rel.endswith(YAML_SUFFIXES) and rel != "version.yaml"):
             loaded = load_bytes(data[rel], f"{display_path(frozen.path)}/{rel}")
             if loaded.document is not None and loaded.document.data.get("status") == "landed":
                 docs.append(loaded.document)
@@ -114,7 +115,7 @@ def check_code(
             result.code_failures.append(Failure(display_path(suite.code_repo), exc.message))
             result.code = "failed"
             return
-        docs = _fixture_docs(frozen, data)
+        docs = _fixture_docs(frozen, data, fixture_names(manifest.raw))
         rg = locate()
         recorded = f"{manifest.checks.grep['engine']} {manifest.checks.grep['version']}"
         if recorded != f"{ENGINE} {rg.version}":

@@ -51,7 +51,7 @@ def fixture_rules(doc: YamlDocument) -> list[Problem]:
     """Rules that concern one fixture on its own."""
     data = doc.data
     found: list[Problem] = []
-    if data["status"] == "landed":
+    if data["status"] == "landed" and data.get("gate_b"):
         status = data["gate_b"]["status"]
         if status != "pass":
             found.append(
@@ -62,7 +62,7 @@ def fixture_rules(doc: YamlDocument) -> list[Problem]:
                     "rule",
                 )
             )
-    if data["status"] == "dropped" and not data["dropped"]["reason"].strip():
+    if data["status"] == "dropped" and not str((data.get("dropped") or {}).get("reason") or "").strip():
         found.append(doc.problem(("dropped", "reason"), "a dropped candidate needs a reason", "rule"))
     oracle = data.get("oracle")
     if oracle:
@@ -162,7 +162,7 @@ def set_rules(version: YamlDocument | None, fixtures: list[YamlDocument]) -> lis
     if version is None:
         return found
     landed = [d.data for d in fixtures if d.data["status"] == "landed"]
-    classes = sorted({f["class"] for f in landed})
+    classes = sorted({f["class"] for f in landed if f.get("class")})
     rules = version.data["acceptance"]
     reference = f" ({rules['reference']})" if rules.get("reference") else ""
     if len(landed) < rules["min_landed"]:
@@ -184,4 +184,33 @@ def set_rules(version: YamlDocument | None, fixtures: list[YamlDocument]) -> lis
                 "rule",
             )
         )
+    return found
+
+
+def asset_rules(fixtures: list[YamlDocument], assets: set[str]) -> list[Problem]:
+    """Every asset a fixture names is a clean relative path to a file in the drafts."""
+    found: list[Problem] = []
+    for doc in fixtures:
+        for index, rel in enumerate(doc.data.get("assets") or []):
+            why = path_problem(rel)
+            if why is None and rel not in assets:
+                why = f"no asset {rel!r} in the drafts (paths are relative to the drafts folder)"
+            if why:
+                found.append(doc.problem(("assets", index), why, "rule"))
+    return found
+
+
+def identity_problems(doc: YamlDocument) -> list[Problem]:
+    """What freezer itself needs of a fixture under a suite's own schema: an id and a status."""
+    found = []
+    data = doc.data
+    if not isinstance(data, dict):
+        return [doc.problem((), "a fixture must be a mapping", "schema")]
+    task_id = data.get("task_id")
+    if not isinstance(task_id, str) or not task_id:
+        found.append(doc.problem(("task_id",), "freezer needs a task_id (a string) in every fixture", "schema"))
+    if data.get("status") not in ("landed", "dropped"):
+        found.append(doc.problem(("status",), "freezer needs status: landed or dropped in every fixture", "schema"))
+    if data.get("status") == "dropped" and not isinstance(data.get("dropped"), dict):
+        found.append(doc.problem(("dropped",), "a dropped fixture needs dropped: {stage, reason}", "schema"))
     return found

@@ -8,17 +8,23 @@ line rather than at its parent.
 
 from __future__ import annotations
 
+import json
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from freezer import resources
+from freezer.errors import FreezerError
 from freezer.problems import JsonPath
+from freezer.reading import read_whole
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
     from jsonschema.protocols import Validator
 
 FIXTURE = "fixture"
+GENERIC = "generic"
+MAX_SCHEMA_BYTES = 1 << 20
 VERSION = "version"
 REGISTRY = "registry"
 MANIFEST = "manifest"
@@ -30,11 +36,37 @@ def _is_strict_integer(_checker: Any, instance: Any) -> bool:
     return isinstance(instance, int) and not isinstance(instance, bool)
 
 
+def _schema(name: str) -> dict[str, Any]:
+    """A built-in schema by name, or a suite's own by ``file:<path>``."""
+    if name.startswith("file:"):
+        loaded: dict[str, Any] = json.loads(read_whole(name[5:], MAX_SCHEMA_BYTES))
+        return loaded
+    return resources.schema(name)
+
+
+def custom_schema_problem(path: Path) -> str | None:
+    """Why the file at ``path`` is not a usable Draft 2020-12 schema, or None."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        schema = json.loads(read_whole(path, MAX_SCHEMA_BYTES))
+    except (FreezerError, ValueError, RecursionError) as exc:
+        return f"the fixture schema is not readable JSON: {exc.message if isinstance(exc, FreezerError) else exc}"
+    if not isinstance(schema, dict):
+        return "the fixture schema must be a JSON object"
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        return f"the fixture schema is not a valid Draft 2020-12 schema: {exc.message}"
+    return None
+
+
 @cache
 def validator(name: str) -> Validator:
     from jsonschema import Draft202012Validator, validators
 
-    schema = resources.schema(name)
+    schema = _schema(name)
     Draft202012Validator.check_schema(schema)
     # 268.0 is no line number: "integer" means an integer as written, not any integral number.
     strict: Any = validators.extend(  # type: ignore[no-untyped-call]
@@ -49,6 +81,8 @@ def fast_validator(name: str) -> Any:
     """The schema compiled to Python (freezer/_compiled/), or None if it cannot be imported."""
     import importlib
 
+    if name.startswith("file:"):
+        return None  # a suite's own schema: jsonschema alone
     try:
         return importlib.import_module(f"freezer._compiled.{name}").validate
     except ImportError:  # pragma: no cover - a broken install; jsonschema alone still works

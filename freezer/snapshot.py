@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
 import os
 import shutil
 import stat
@@ -61,6 +62,26 @@ class FsOps:
                 view = view[written:]
         finally:
             os.close(fd)
+
+    def copy(self, source: Path, path: Path, sha256: str) -> None:
+        """Copy ``source`` in bounded chunks, hashing as it goes; it must still hash to ``sha256``."""
+        digest = hashlib.sha256()
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        src = os.open(source, flags)
+        try:
+            dst = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
+            try:
+                while chunk := os.read(src, 1 << 20):
+                    digest.update(chunk)
+                    view = memoryview(chunk)
+                    while view:
+                        view = view[os.write(dst, view) :]
+            finally:
+                os.close(dst)
+        finally:
+            os.close(src)
+        if digest.hexdigest() != sha256:
+            raise FreezerError(f"{source} changed while it was being frozen; nothing was written", hint="cut again")
 
     def fsync_fd(self, fd: int) -> None:
         os.fsync(fd)
@@ -176,8 +197,15 @@ def clear_stale_staging(root: Path) -> int:
     return removed
 
 
-def write_version(root: Path, target: Path, files: dict[str, bytes], fs: FsOps | None = None) -> None:
-    """Create ``target`` (inside the registry ``root``) holding exactly ``files``, or leave no trace."""
+def write_version(
+    root: Path,
+    target: Path,
+    files: dict[str, bytes],
+    fs: FsOps | None = None,
+    copies: dict[str, tuple[Path, str]] | None = None,
+) -> None:
+    """Create ``target`` (inside the registry ``root``) holding exactly ``files`` and the ``copies``
+    (rel -> (source, sha256), streamed and checked against the hash), or leave no trace."""
     fs = fs or FsOps()
     require_safe(root, target.parent, "the versions folder")
     if target.exists() or target.is_symlink():
@@ -188,14 +216,18 @@ def write_version(root: Path, target: Path, files: dict[str, bytes], fs: FsOps |
         fs.mkdir(staging)
         folders = {staging}
         written = []
-        for rel in sorted(files):
+        streamed = copies or {}
+        for rel in sorted([*files, *streamed]):
             path = staging / rel
             for parent in reversed(path.relative_to(staging).parents[:-1]):
                 folder = staging / parent
                 if folder not in folders:
                     fs.mkdir(folder)
                     folders.add(folder)
-            fs.write(path, files[rel])
+            if rel in files:
+                fs.write(path, files[rel])
+            else:
+                fs.copy(streamed[rel][0], path, streamed[rel][1])
             fs.chmod(path, READ_ONLY)
             written.append(path)
         # Every byte must be on disk before the rename makes the version visible. One syncfs

@@ -11,9 +11,10 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
-from freezer import parallel, rules, schemas
+from freezer import drafts, parallel, rules, schemas
 from freezer.config import CONFIG_NAME, RegistryConfig, SuiteConfig, load_config
 from freezer.document import YamlDocument
 from freezer.errors import InvalidInput, UsageError
@@ -33,6 +34,7 @@ class FixtureSet:
     fixtures: list[YamlDocument] = field(default_factory=list)
     files: dict[str, Path] = field(default_factory=dict)
     unreadable: int = 0
+    assets: dict[str, Path] = field(default_factory=dict)  # by path relative to the drafts folder
 
 
 @dataclass
@@ -114,6 +116,24 @@ def _group(files: list[Path]) -> dict[Path | None, list[Path]]:
     return groups
 
 
+def _drafts_owner(root: Path | None, config: RegistryConfig | None) -> SuiteConfig | None:
+    """The suite whose drafts folder is ``root``, in ``config`` or in the registry around ``root``."""
+    if root is None:
+        return None
+    if config is None:
+        from freezer.config import find_root
+        from freezer.errors import FreezerError
+
+        try:
+            found = find_root(root)
+            config = load_config(found / CONFIG_NAME) if found else None
+        except FreezerError:
+            config = None  # an unreadable registry around the folder: validate it as a graph set
+    if config is None:
+        return None
+    return next((s for s in config.suites.values() if s.drafts.resolve() == root), None)
+
+
 def _suite_for(config: RegistryConfig | None, version: YamlDocument | None) -> SuiteConfig | None:
     if config is None or version is None:
         return None
@@ -135,8 +155,9 @@ class FileResult:
     problems: list[Problem]
 
 
-def check_file(file: Path) -> FileResult:
-    """The per-file layers (YAML, schema, fixture rules); safe to run in a worker process."""
+def check_file(file: Path, fixture_schema: str = schemas.FIXTURE) -> FileResult:
+    """The per-file layers (YAML, schema, fixture rules); safe to run in a worker process.
+    ``fixture_schema`` names the schema fixtures must meet (a suite's kind, or its own file)."""
     display = display_path(file)
     if file.name == CONFIG_NAME:
         try:
@@ -144,7 +165,7 @@ def check_file(file: Path) -> FileResult:
         except InvalidInput as exc:
             return FileResult(file, display, "config", None, list(exc.problems))
         return FileResult(file, display, "config", None, [])
-    kind = schemas.VERSION if file.name == VERSION_NAME else schemas.FIXTURE
+    kind = schemas.VERSION if file.name == VERSION_NAME else fixture_schema
     loaded = load_file(file, display)
     if loaded.document is None:
         return FileResult(file, display, kind, None, loaded.problems)
@@ -152,18 +173,23 @@ def check_file(file: Path) -> FileResult:
     errors = schemas.schema_errors(kind, doc.data)
     if errors:
         return FileResult(file, display, kind, None, [doc.problem(path, msg, "schema") for path, msg in errors])
-    found = rules.fixture_rules(doc) if kind == schemas.FIXTURE else []
+    if kind.startswith("file:"):
+        missing = rules.identity_problems(doc)
+        if missing:
+            return FileResult(file, display, kind, None, missing)
+    found = rules.fixture_rules(doc) if kind != schemas.VERSION else []
     return FileResult(file, display, kind, doc, found)
 
 
-def check_files(files: list[Path]) -> list[FileResult]:
+def check_files(files: list[Path], fixture_schema: str = schemas.FIXTURE) -> list[FileResult]:
     """Check files, on every core when there are many; results keep the input order."""
     workers = parallel.workers() if len(files) >= PARALLEL_FROM else 1
+    check = partial(check_file, fixture_schema=fixture_schema)
     with _without_cyclic_gc():
         if workers < 2:
-            return [check_file(file) for file in files]
+            return [check(file) for file in files]
         with parallel.fork_pool(workers) as pool:
-            return list(pool.map(check_file, files, chunksize=max(16, len(files) // (workers * 8))))
+            return list(pool.map(check, files, chunksize=max(16, len(files) // (workers * 8))))
 
 
 @contextmanager
@@ -184,8 +210,14 @@ def validate_paths(paths: list[Path], config: RegistryConfig | None = None, suit
     """Validate files and folders; ``suite`` pins the suite every draft must belong to."""
     files, problems = _collect(paths)
     report = Report(files=len(files), problems=problems)
-    results = {result.path: result for result in check_files(files)}
-    for root, members in _group(files).items():
+    groups = _group(files)
+    results: dict[Path, FileResult] = {}
+    for root, members in groups.items():
+        # A folder that is a suite's drafts is checked against that suite's fixture schema.
+        owner = suite or _drafts_owner(root, config)
+        schema_key = owner.schema_key if owner else schemas.FIXTURE
+        results.update((result.path, result) for result in check_files(members, schema_key))
+    for root, members in groups.items():
         fixture_set = FixtureSet(root)
         for file in members:
             _collect_result(results[file], fixture_set, report)
@@ -221,7 +253,7 @@ def _collect_result(result: FileResult, fixture_set: FixtureSet, report: Report)
 
 
 def validate_suite(suite: SuiteConfig) -> Report:
-    """Validate a suite's drafts folder, which must hold a version.yaml."""
+    """Validate a suite's drafts folder: one version.yaml at the top, the fixtures, and the assets."""
     if not suite.drafts.is_dir():
         problem = Problem(
             display_path(suite.drafts),
@@ -232,21 +264,22 @@ def validate_suite(suite: SuiteConfig) -> Report:
             "file",
         )
         return Report(problems=[problem])
-    report = validate_paths([suite.drafts], suite=suite)
-    version_file = suite.drafts / VERSION_NAME
-    drafts_root = suite.drafts.resolve()
-    for fixture_set in report.sets:
-        if fixture_set.version is not None and fixture_set.root != drafts_root:
-            report.problems.append(
-                fixture_set.version.problem(
-                    (),
-                    f"a second version.yaml: the drafts folder {display_path(suite.drafts)} holds exactly one, "
-                    "at its top; move or delete this one",
-                    "file",
-                )
-            )
-    if not version_file.is_file():
+    collected = drafts.collect(suite)
+    files = ([collected.version] if collected.version else []) + collected.fixtures
+    report = Report(files=len(files), problems=list(collected.problems))
+    fixture_set = FixtureSet(suite.drafts.resolve(), assets=collected.assets)
+    for result in check_files(files, suite.schema_key):
+        _collect_result(result, fixture_set, report)
+    if fixture_set.version is not None:
+        report.problems.extend(rules.version_rules(fixture_set.version, suite.dimensions, suite.name))
+    version = fixture_set.version if not fixture_set.unreadable else None
+    report.problems.extend(rules.set_rules(version, fixture_set.fixtures))
+    report.problems.extend(rules.asset_rules(fixture_set.fixtures, set(collected.assets)))
+    report.sets.append(fixture_set)
+    if collected.version is None:
+        version_file = suite.drafts / VERSION_NAME
         report.problems.append(
             Problem(display_path(version_file), None, None, (), "missing: a drafts folder needs a version.yaml", "file")
         )
+    report.problems.sort(key=lambda p: (p.file, p.line or 0, p.col or 0, p.message))
     return report

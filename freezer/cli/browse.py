@@ -133,6 +133,9 @@ def delta_lines(delta: dict[str, Any]) -> list[str]:
         lines.append(f"  ~ {entry['task_id']}")
         for change in entry["fields"]:
             lines.append(f"      {change['path']}: {_change_text(change)}")
+    for verb in ("added", "removed", "changed"):
+        for rel in (delta.get("assets") or {}).get(verb, []):
+            lines.append(f"  asset {verb}: {rel}")
     for section, title in (("version_record", "version.yaml"), ("binary", "binary"), ("checks", "checks")):
         for change in delta[section]:
             lines.append(f"  {title} {change['path']}: {_change_text(change)}")

@@ -95,6 +95,7 @@ def demo(
     output.say()
     output.say(f"The demo registry is {root} (a git repository). Look at:")
     output.say(f"  {root}/versions/graph_v2/METHOD.md   the rendered METHOD.md with its §Delta vs v1")
+    output.say(f"  {root}/versions/api_v1/               a generic suite's version: prompts, assets, no Gate B")
     output.say(f"  {root}/freezer.yaml                  the registry config")
     output.say(f"  {root}/sample-code                   the code under test (git log shows the tool-surface commits)")
     output.say(f"Then try: cd {root} && freezer audit")

@@ -138,12 +138,13 @@ def _set_summary(fixture_set: object) -> str:
     where = display_path(fixture_set.root) if fixture_set.root else "(loose files)"
     landed = [d.data for d in fixture_set.fixtures if d.data["status"] == "landed"]
     dropped = len(fixture_set.fixtures) - len(landed)
-    classes = ", ".join(sorted({f["class"] for f in landed})) or "none"
+    classes = ", ".join(sorted({f["class"] for f in landed if f.get("class")})) or "none"
     head = ""
     if fixture_set.version is not None:
         head = f"{fixture_set.version.data['suite']} v{fixture_set.version.data['version']}: "
     counts = f"{len(fixture_set.fixtures)} fixture(s), {len(landed)} landed, {dropped} dropped"
-    return f"  {where}: {head}{counts}; classes: {classes}"
+    assets = f"; {len(fixture_set.assets)} asset file(s)" if fixture_set.assets else ""
+    return f"  {where}: {head}{counts}; classes: {classes}{assets}"
 
 
 def _report_json(report: object) -> dict[str, object]:

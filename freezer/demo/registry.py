@@ -29,6 +29,16 @@ suites:
     tool_surface:
 {globs}
 """
+# The demo's second suite, a generic one: prompts, ground truth, an oracle, assets and metadata; no grep.
+API_CONFIG = """\
+  api:
+    kind: generic
+    drafts: drafts/api
+    versions: versions
+    code_repo: sample-code
+    tool_surface:
+{globs}
+"""
 
 
 @dataclass
@@ -48,10 +58,10 @@ def _prepare(target: Path | None) -> Path:
     return target
 
 
-def _set_drafts(root: Path, version: str) -> None:
-    drafts = root / "drafts" / "graph"
+def _set_drafts(root: Path, version: str, suite: str = "graph", example: str = "graph") -> None:
+    drafts = root / "drafts" / suite
     shutil.rmtree(drafts, ignore_errors=True)
-    shutil.copytree(resources.data_path("examples") / "graph" / version, drafts)
+    shutil.copytree(resources.data_path("examples") / example / version, drafts)
 
 
 def _commit(root: Path, message: str) -> None:
@@ -64,11 +74,12 @@ def run_demo(target: Path | None, progress: Callable[[str], None] = lambda _: No
     progress(f"building the sample code repository in {display_path(root / 'sample-code')}")
     shas = build_sample_repo(root / "sample-code")
     globs = "\n".join(f"      - {glob!r}" for glob in TOOL_SURFACE)
-    (root / "freezer.yaml").write_text(CONFIG.format(globs=globs), encoding="utf-8")
+    (root / "freezer.yaml").write_text(CONFIG.format(globs=globs) + API_CONFIG.format(globs=globs), encoding="utf-8")
     (root / ".gitignore").write_text("/sample-code/\n", encoding="utf-8")
     (root / ".gitattributes").write_text("versions/** -text\n", encoding="utf-8")
     run_git(["init", "-q", "-b", "main", "."], root, DETERMINISTIC_ENV)
     result = DemoResult(root, shas)
+    _set_drafts(root, "v1", "api", "generic")
     for version in ("v1", "v2"):
         _set_drafts(root, version)
         _commit(root, f"drafts: graph {version}")
@@ -76,6 +87,10 @@ def run_demo(target: Path | None, progress: Callable[[str], None] = lambda _: No
         progress(f"cutting graph {version}")
         result.cuts.append(cut(config, config.suite("graph"), version))
         _commit(root, f"freeze graph_{version}")
+    config = config_mod.load_config(root / config_mod.CONFIG_NAME)
+    progress("cutting api v1 (a generic suite with assets)")
+    result.cuts.append(cut(config, config.suite("api"), "v1"))
+    _commit(root, "freeze api_v1")
     progress("auditing the frozen versions")
-    result.audits = audit_suite(config_mod.load_config(root / config_mod.CONFIG_NAME).suite("graph"))
+    result.audits = [*audit_suite(config.suite("graph")), *audit_suite(config.suite("api"))]
     return result
