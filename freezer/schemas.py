@@ -106,8 +106,11 @@ def schema_errors(name: str, instance: Any) -> list[tuple[JsonPath, str]]:
         except Exception as exc:  # noqa: BLE001 - any refusal sends the document to the reference validator
             fast_error = exc
     found: list[tuple[JsonPath, str]] = []
+    root = _schema(name)
     for error in validator(name).iter_errors(instance):
-        found.extend(_describe(error))
+        for item in _describe(error, root):
+            if item not in found:  # one error per missing field would repeat the whole list each time
+                found.append(item)
     if not found and fast_error is not None:
         path = tuple(getattr(fast_error, "path", None) or ())[1:]
         found.append((path, str(getattr(fast_error, "message", fast_error)).removeprefix("data.")))
@@ -133,7 +136,20 @@ def _kind(value: Any) -> str:
     return names.get(type(value), type(value).__name__)
 
 
-def _describe(error: ValidationError) -> list[tuple[JsonPath, str]]:
+def _condition(error: ValidationError, root: dict[str, Any]) -> str:
+    """' (required when status is landed)' for a field an if/then rule requires, else ''."""
+    steps = list(error.schema_path)
+    if "then" not in steps:
+        return ""
+    node: Any = root
+    for step in steps[: steps.index("then")]:
+        node = node[step]
+    condition = (node.get("if") or {}).get("properties") or {}
+    said = [f"{key} is {value['const']}" for key, value in condition.items() if "const" in value]
+    return f" (required when {' and '.join(said)})" if said else " (required by a conditional rule)"
+
+
+def _describe(error: ValidationError, root: dict[str, Any]) -> list[tuple[JsonPath, str]]:
     path: JsonPath = tuple(error.absolute_path)
     kind: Any = error.validator
     expected: Any = error.validator_value
@@ -145,7 +161,8 @@ def _describe(error: ValidationError) -> list[tuple[JsonPath, str]]:
         return [((*path, key), f"unknown field {key!r} (check its spelling)") for key in extras]
     if kind == "required":
         missing = [k for k in expected if isinstance(instance, dict) and k not in instance]
-        return [(path, f"missing required field {k!r}") for k in missing]
+        why = _condition(error, root)
+        return [(path, f"missing required field {k!r}{why}") for k in missing]
     if kind == "type":
         wanted = " or ".join(expected) if isinstance(expected, list) else expected
         return [(path, f"expected {wanted}, got {_kind(instance)} {_shown(instance)}")]

@@ -194,3 +194,14 @@ def test_an_invalid_own_schema_is_a_config_error(own: Path) -> None:
     result = run_cli("validate", "--suite", "api", cwd=own)
     assert_clean_failure(result, code=1)
     assert "not a valid Draft 2020-12 schema" in result.text
+
+
+def test_a_field_required_only_for_landed_fixtures_says_so_once(tmp_path: Path) -> None:
+    fixture = tmp_path / "fixture.yaml"
+    fixture.write_text("task_id: x\nclass: trace\nstatus: landed\nquestion: Where?\n")
+    result = run_cli("validate", str(fixture))
+    assert_clean_failure(result)
+    lines = [line for line in result.out.splitlines() if "missing required field" in line]
+    assert len(lines) == len(set(lines)) == 7, result.out  # each missing field once, not once per field
+    assert "fixture.yaml:1:1: $: missing required field 'oracle' (required when status is landed)" in result.out
+    assert "1 invalid file(s) not counted" in result.out

@@ -143,6 +143,8 @@ def _set_summary(fixture_set: object) -> str:
     if fixture_set.version is not None:
         head = f"{fixture_set.version.data['suite']} v{fixture_set.version.data['version']}: "
     counts = f"{len(fixture_set.fixtures)} fixture(s), {len(landed)} landed, {dropped} dropped"
+    if fixture_set.unreadable:
+        counts += f", {fixture_set.unreadable} invalid file(s) not counted"
     assets = f"; {len(fixture_set.assets)} asset file(s)" if fixture_set.assets else ""
     return f"  {where}: {head}{counts}; classes: {classes}{assets}"
 
