@@ -6,9 +6,10 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from freezer.api import FrozenSet, load
+    from freezer.errors import FreezerError, IntegrityError
 
-__all__ = ["FrozenSet", "__version__", "load"]
-__version__ = "0.1.0"
+__all__ = ["FreezerError", "FrozenSet", "IntegrityError", "__version__", "load"]
+__version__ = "0.2.0"
 
 
 def __getattr__(name: str) -> object:
@@ -17,4 +18,8 @@ def __getattr__(name: str) -> object:
         from freezer import api
 
         return getattr(api, name)
+    if name in ("FreezerError", "IntegrityError"):
+        from freezer import errors
+
+        return getattr(errors, name)
     raise AttributeError(f"module 'freezer' has no attribute {name!r}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -9,8 +10,9 @@ from freezer import audit, registry
 from freezer.config import SuiteConfig
 from freezer.delta import Side, side
 from freezer.delta import compute as compute_delta
-from freezer.errors import IntegrityError, UsageError
+from freezer.errors import FreezerError, IntegrityError, UsageError
 from freezer.method import fixture_names, load_frozen_drafts, load_yaml_files
+from freezer.reading import read_whole
 
 
 @dataclass
@@ -92,3 +94,31 @@ def diff(suite: SuiteConfig, a: registry.FrozenVersion, b: registry.FrozenVersio
     sides = [read(v).side() for v in chain]
     meanings = sides[-1].manifest.checks.dimensions or suite.dimensions
     return compute_delta(sides, meanings, reversed_=reversed_)
+
+
+def log_rows(suite: SuiteConfig) -> list[dict[str, Any]]:
+    """One row per frozen version, newest first, from the manifests and the frozen deltas alone
+    (no audit: ``freezer audit`` proves them)."""
+    rows = []
+    for frozen in reversed(registry.frozen_versions(suite)):
+        row: dict[str, Any] = {"version": frozen.name}
+        try:
+            data = read(frozen, verify=False)
+            delta = json.loads(read_whole(frozen.path / registry.DELTA))
+        except (IntegrityError, OSError, ValueError, RecursionError, FreezerError) as exc:
+            row["error"] = exc.message if isinstance(exc, FreezerError) else str(exc)
+            rows.append(row)
+            continue
+        landed = [f for f in data.fixtures if f["status"] == "landed"]
+        row.update(
+            {
+                "cut_at": data.manifest["cut_at"],
+                "pinned_sha": data.manifest["pinned_sha"]["full"],
+                "landed": len(landed),
+                "dropped": len(data.fixtures) - len(landed),
+                "previous": delta.get("from"),
+                "moved": list(delta.get("moved") or []),
+            }
+        )
+        rows.append(row)
+    return rows

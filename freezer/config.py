@@ -175,7 +175,10 @@ def load_config(path: Path) -> RegistryConfig:
     root = path.resolve().parent
     suites: dict[str, SuiteConfig] = {}
     for name, raw in doc.data["suites"].items():
-        drafts = _inside(root, raw["drafts"], doc, (name, "drafts"), problems, "dir")
+        # A missing drafts folder is validate's and cut's to report: it must not block auditing what is frozen.
+        drafts = _inside(root, raw["drafts"], doc, (name, "drafts"), problems)
+        if drafts.exists() and not drafts.is_dir():
+            problems.append(doc.problem(("suites", name, "drafts"), f"{raw['drafts']!r} is not a folder", "rule"))
         versions = _inside(root, raw.get("versions", "versions"), doc, (name, "versions"), problems)
         problems.extend(_layout_problems(root, drafts, versions, doc, name))
         for index, glob in enumerate(raw["tool_surface"]):

@@ -227,6 +227,8 @@ def method_from_files(
         "audit_command": f"freezer audit {manifest['name']}",
         "grep_commands": [f["grep_command"] for f in landed if f["grep_command"]],
         "grep_oracle": (manifest.get("checks") or {}).get("grep"),
+        # Format 2 renders prose with 0.2's Markdown rules; format 1 keeps 0.1's, byte for byte.
+        "markdown_rules": 2 if manifest["manifest_format"] >= 2 else 1,
         "directory": shlex.quote(manifest["name"]),
     }
     return render_method(template, context, template_name)

@@ -51,6 +51,33 @@ def text(value: Any) -> str:
     return "\n".join(out)
 
 
+_ORDERED = re.compile(r"^(\s*\d+)([.)])")
+_OTHER_BLOCK = re.compile(r"^(\s*)([#>+*=|~`-])")
+
+
+def text_v2(value: Any) -> str:
+    """Free text as Markdown prose, as versions cut by freezer 0.2 render it: no line can start a
+    block construct, an ordered-list marker is escaped at its punctuation (``1\\.``, which
+    CommonMark shows as "1."; 0.1 put the backslash before the digit, which shows), and each
+    line break is a hard break, so a list typed as lines stays one item per line."""
+    lines = []
+    for line in _LINE_END.split(str(value)):
+        line = visible(line).translate(_HTML).replace("\\", "\\\\").replace("`", "\\`").replace("|", "\\|")
+        line = line.lstrip()
+        line = _ORDERED.sub(lambda m: m.group(1) + "\\" + m.group(2), line)
+        lines.append(_OTHER_BLOCK.sub(lambda m: m.group(1) + "\\" + m.group(2), line))
+    out = []
+    for index, line in enumerate(lines):
+        follows = index + 1 < len(lines) and lines[index + 1] != ""
+        out.append(line + ("\\" if line and follows else ""))
+    return "\n".join(out)
+
+
+def _text_filter(context: Any, value: Any) -> str:
+    """Versions record which Markdown rules rendered them, so an old METHOD.md re-renders unchanged."""
+    return text_v2(value) if context.get("markdown_rules", 1) >= 2 else text(value)
+
+
 def fence(value: Any, info: str = "") -> str:
     """A fenced block holding ``value`` byte for byte."""
     body = str(value)
@@ -151,7 +178,9 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update({"cell": cell, "text": text, "fence": fence, "code": code})
+    from jinja2 import pass_context
+
+    env.filters.update({"cell": cell, "text": pass_context(_text_filter), "fence": fence, "code": code})
     env.loader = _refusing_loader()
     return env
 

@@ -50,6 +50,12 @@ def schema(name: str) -> dict[str, Any]:
     return loaded
 
 
+def schema_text(name: str) -> str:
+    """The schema file ``schemas/<name>.schema.json`` exactly as shipped."""
+    text: str = (data_dir("schemas") / f"{name}.schema.json").read_text(encoding="utf-8")
+    return text
+
+
 def template_text(name: str) -> str:
     text: str = (data_dir("templates") / name).read_text(encoding="utf-8")
     return text

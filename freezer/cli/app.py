@@ -64,6 +64,8 @@ def _root(
 
 def check_format(fmt: str | None, allowed: tuple[str, ...] = output.FORMATS) -> str:
     resolved = output.resolve_format(fmt)
+    if fmt is None and resolved not in allowed:
+        return "text"  # GitHub annotations are for problems; a command without any prints text in CI too
     if resolved not in allowed:
         raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(allowed)}", param_hint="--format")
     return resolved

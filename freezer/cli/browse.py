@@ -106,6 +106,45 @@ def diff(
     return EXIT_OK
 
 
+@app.command()
+def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> int:
+    """One line per frozen version, newest first: date, pinned SHA, fixtures, what moved."""
+    from freezer import browse
+
+    fmt = check_format(fmt, ("text", "json"))
+    cfg = config_mod.load(registry)
+    suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
+    rows = [row for one in suites for row in browse.log_rows(one)]
+    if fmt == "json":
+        output.say_block(output.dumps(rows))
+        return EXIT_OK
+    for row in rows:
+        if "error" in row:
+            output.say(f"{row['version']}  cannot be read: {row['error']} (run freezer audit)")
+            continue
+        moved = f"moved: {', '.join(row['moved'])}" if row["previous"] else "first version"
+        output.say(
+            f"{row['version']}  {row['cut_at'][:10]}  {row['pinned_sha'][:8]}  "
+            f"{row['landed']} landed, {row['dropped']} dropped  {moved}"
+        )
+    return EXIT_INVALID if any("error" in row for row in rows) else EXIT_OK
+
+
+@app.command()
+def schema(
+    name: Annotated[str, typer.Argument(help="fixture, generic, version, registry or manifest.")],
+) -> int:
+    """Print a shipped JSON Schema, for an editor or check-jsonschema, from any install."""
+    from freezer import resources
+    from freezer.compile_schemas import NAMES
+    from freezer.errors import UsageError
+
+    if name not in NAMES:
+        raise UsageError(f"no schema {name!r}; freezer ships: {', '.join(NAMES)}")
+    output.say_block(resources.schema_text(name))
+    return EXIT_OK
+
+
 def _change_text(change: dict[str, Any]) -> str:
     if change["change"] == "items":
         return f"+{change['added']} -{change['removed']}"
