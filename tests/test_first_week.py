@@ -125,3 +125,25 @@ def test_versions_cut_by_0_1_keep_their_markdown(tmp_path: Path) -> None:
     """The shipped graph_v2 (0.1.0) still re-renders byte for byte under the old rules."""
     result = run_cli("audit", "--no-code", "graph_v2", cwd=REPO)
     assert result.code == 0 and "METHOD.md reproduced" in result.out, result.text
+
+
+def test_next_starts_the_following_version_without_touching_versions(reg: Path) -> None:
+    """Point 4: the v1 -> v2 steps are done by freezer next, not learned from error messages."""
+    from registry_helpers import snapshot
+
+    assert run_cli("cut", "v1", cwd=reg).code == 0
+    frozen = snapshot(reg / "versions")
+    started = run_cli("next", cwd=reg)
+    assert started.code == 0, started.text
+    text = (reg / "drafts/graph/version.yaml").read_text()
+    assert "version: 2\n" in text and "tool_surface_commits: []" in text
+    assert "# TODO(freezer next): set pinned_sha" in text
+    assert snapshot(reg / "versions") == frozen
+    assert "already say version 2" in run_cli("next", cwd=reg).err
+    validate = run_cli("validate", cwd=reg)
+    assert validate.code == 0, validate.text
+    shutil.rmtree(reg / "drafts/graph")
+    (reg / "drafts/graph").mkdir()
+    refilled = run_cli("next", cwd=reg)
+    assert refilled.code == 0 and "copied" in refilled.out, refilled.text
+    assert (reg / "drafts/graph/fixtures/locate-register-tools.yaml").is_file()

@@ -27,6 +27,21 @@ def validate(
     return hooks.run_validate(list(paths) if paths else None, registry, suite, check_format(fmt))
 
 
+@app.command("next")
+def next_version(suite: SuiteOption = None, registry: RegistryOption = None) -> int:
+    """Start the drafts of the next version from the latest frozen one (versions/ is never touched)."""
+    from freezer import nextdraft
+
+    cfg = config_mod.load(registry)
+    result = nextdraft.start_next(cfg.suite(suite))
+    where = display_path(result.drafts)
+    if result.copied:
+        output.say(f"copied {result.copied} file(s) of the latest version into {where}")
+    output.say(f"✓ {where}/version.yaml now says version {result.number}; tool-surface commits emptied")
+    output.say("  next: set pinned_sha (marked TODO), edit the fixtures, then freezer validate and freezer cut")
+    return EXIT_OK
+
+
 @app.command()
 def cut(
     version: Annotated[str, typer.Argument(help="The version to freeze, e.g. v2.")],
