@@ -75,7 +75,8 @@ def fixture_delta(old: Mapping[str, Raw], new: Mapping[str, Raw]) -> dict[str, A
     }
 
 
-def _record(version: Raw) -> dict[str, Any]:
+def version_record(version: Raw) -> dict[str, Any]:
+    """The fields of version.yaml that §Delta lists as the set-level record."""
     return {key: value for key, value in version.items() if key not in _SHOWN_ELSEWHERE}
 
 
@@ -236,7 +237,7 @@ def compute(chain: Sequence[Side], meanings: Mapping[str, str], *, reversed_: bo
         return delta
     fixtures = fixture_delta(old.fixtures, new.fixtures)
     assets = _asset_changes(old.manifest, new.manifest)
-    record = field_changes(_record(old.version), _record(new.version))
+    record = field_changes(version_record(old.version), version_record(new.version))
     binary = field_changes(dict(old.manifest.binary.raw), dict(new.manifest.binary.raw))
     checks = _check_changes(old.manifest, new.manifest)
     code = _code(through)

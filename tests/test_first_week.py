@@ -147,3 +147,21 @@ def test_next_starts_the_following_version_without_touching_versions(reg: Path) 
     refilled = run_cli("next", cwd=reg)
     assert refilled.code == 0 and "copied" in refilled.out, refilled.text
     assert (reg / "drafts/graph/fixtures/locate-register-tools.yaml").is_file()
+
+
+def test_status_says_what_a_cut_would_do(reg: Path) -> None:
+    from registry_helpers import code_commit
+
+    assert run_cli("cut", "v1", cwd=reg).code == 0
+    assert run_cli("next", cwd=reg).code == 0
+    fixture = reg / "drafts/graph/fixtures/locate-register-tools.yaml"
+    fixture.write_text(fixture.read_text().replace("question: Where", "question: Precisely where"))
+    sha = code_commit(reg, {"crates/orbit-graph/src/tools/search.rs": "// ranking v9\n"}, "rank again")
+    result = run_cli("status", cwd=reg)
+    assert_clean_failure(result)  # an undeclared tool-surface commit is waiting
+    assert "graph: next version v2; drafts say v2, valid" in result.out
+    assert "fixtures vs graph_v1: 0 added, 0 removed, 1 changed" in result.out
+    assert "version.yaml vs graph_v1: $.version" not in result.out
+    assert f"undeclared: {sha[:12]} rank again (crates/orbit-graph/src/tools/search.rs)" in result.out
+    rows = json.loads(run_cli("status", "--format", "json", cwd=reg).out)
+    assert rows[0]["undeclared"][0]["sha"] == sha and rows[0]["next_version"] == 2

@@ -27,6 +27,31 @@ def validate(
     return hooks.run_validate(list(paths) if paths else None, registry, suite, check_format(fmt))
 
 
+@app.command()
+def status(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> int:
+    """What a cut would do now: drafts valid, what moved since the latest version, undeclared commits."""
+    from freezer import status as status_mod
+
+    fmt = check_format(fmt, ("text", "json"))
+    cfg = config_mod.load(registry)
+    suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
+    found = [status_mod.suite_status(one) for one in suites]
+    if fmt == "json":
+        output.say_block(output.dumps([s.to_json() for s in found]))
+    else:
+        for one in found:
+            drafts = "valid" if not one.problems else f"{one.problems} problem(s) (freezer validate)"
+            output.say(f"{one.suite}: next version v{one.next_version}; drafts say v{one.drafts_version}, {drafts}")
+            if one.latest:
+                moved = ", ".join(f"{len(ids)} {kind}" for kind, ids in one.fixtures.items())
+                output.say(f"  fixtures vs {one.latest}: {moved}")
+                output.say(f"  version.yaml vs {one.latest}: {', '.join(one.record) or 'unchanged'}")
+            output.say(f"  tool-surface commits declared: {one.declared}; code: {one.code}")
+            for commit in one.undeclared:
+                output.say(f"  undeclared: {commit['sha'][:12]} {commit['subject']} ({', '.join(commit['paths'][:5])})")
+    return EXIT_INVALID if any(s.problems or s.undeclared for s in found) else EXIT_OK
+
+
 @app.command("next")
 def next_version(suite: SuiteOption = None, registry: RegistryOption = None) -> int:
     """Start the drafts of the next version from the latest frozen one (versions/ is never touched)."""
