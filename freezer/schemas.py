@@ -165,7 +165,10 @@ def _describe(error: ValidationError, root: dict[str, Any]) -> list[tuple[JsonPa
         return [(path, f"missing required field {k!r}{why}") for k in missing]
     if kind == "type":
         wanted = " or ".join(expected) if isinstance(expected, list) else expected
-        return [(path, f"expected {wanted}, got {_kind(instance)} {_shown(instance)}")]
+        hint = ""
+        if wanted == "string" and isinstance(instance, (int, float)) and not isinstance(instance, bool):
+            hint = f"; YAML read it as a number: put it in quotes ('{instance}')"
+        return [(path, f"expected {wanted}, got {_kind(instance)} {_shown(instance)}{hint}")]
     if kind == "enum":
         return [(path, f"{_shown(instance)} is not one of {', '.join(map(repr, expected))}")]
     if kind == "const":

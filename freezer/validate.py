@@ -255,12 +255,14 @@ def _collect_result(result: FileResult, fixture_set: FixtureSet, report: Report)
 def validate_suite(suite: SuiteConfig) -> Report:
     """Validate a suite's drafts folder: one version.yaml at the top, the fixtures, and the assets."""
     if not suite.drafts.is_dir():
+        origin, _, line = suite.origin("drafts").rpartition(":")
         problem = Problem(
-            display_path(suite.drafts),
+            origin or CONFIG_NAME,
+            int(line) if line.isdigit() else None,
             None,
-            None,
-            (),
-            f"drafts folder of suite {suite.name!r} does not exist (see freezer.yaml)",
+            ("suites", suite.name, "drafts"),
+            f"drafts folder {display_path(suite.drafts)} of suite {suite.name!r} does not exist; "
+            "create it (freezer next fills it from the latest version) or fix the path",
             "file",
         )
         return Report(problems=[problem])

@@ -70,7 +70,10 @@ def test_a_missing_drafts_folder_does_not_block_auditing_what_is_frozen(reg: Pat
     assert run_cli("list", cwd=reg).code == 0
     validate = run_cli("validate", cwd=reg)
     assert_clean_failure(validate)
-    assert "drafts folder of suite 'graph' does not exist" in validate.out
+    assert (
+        "freezer.yaml:5: $.suites.graph.drafts: drafts folder" in validate.out
+        and "of suite 'graph' does not exist" in validate.out
+    )
 
 
 def test_the_api_errors_are_importable_from_the_top() -> None:
@@ -165,3 +168,13 @@ def test_status_says_what_a_cut_would_do(reg: Path) -> None:
     assert f"undeclared: {sha[:12]} rank again (crates/orbit-graph/src/tools/search.rs)" in result.out
     rows = json.loads(run_cli("status", "--format", "json", cwd=reg).out)
     assert rows[0]["undeclared"][0]["sha"] == sha and rows[0]["next_version"] == 2
+
+
+def test_an_all_digit_sha_says_to_quote_it(reg: Path) -> None:
+    """Point 10 (in part): YAML reads an unquoted all-digit SHA as a number."""
+    version = reg / "drafts/graph/version.yaml"
+    text = version.read_text()
+    version.write_text(text.replace("pinned_sha: bb736e3961b0d3bec4631c48782ff0c286a01456", "pinned_sha: 2552341"))
+    result = run_cli("validate", cwd=reg)
+    assert_clean_failure(result)
+    assert "$.pinned_sha: expected string, got number 2552341; YAML read it as a number: put it in quotes" in result.out

@@ -56,7 +56,8 @@ def _surface_commit(reg: Path, n: int) -> str:
 
 def _declare(version: Path, shas: list[str]) -> None:
     entries = "".join(
-        f"  - sha: {sha[:10]}\n    dimension: surface\n    effect: ranking revision {i}\n" for i, sha in enumerate(shas)
+        f"  - sha: '{sha[:10]}'\n    dimension: surface\n    effect: ranking revision {i}\n"
+        for i, sha in enumerate(shas)
     )
     _edit(version, "tool_surface_commits: []\n", "tool_surface_commits:\n" + entries)
 
