@@ -222,14 +222,7 @@ class CodeRepo:
     def stream_blobs(self, shas: list[str]) -> Iterator[bytes]:
         """The bytes of each blob in ``shas``, in order, through a cat-file process of their own that is
         fed from a thread: one round trip per blob would cost more than writing the file out."""
-        proc = subprocess.Popen(
-            git_argv(["cat-file", "--batch"]),
-            cwd=self.path,
-            env=git_env(),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
+        proc = cat_file_batch(self.path)
         assert proc.stdin is not None and proc.stdout is not None
         requests = b"".join(sha.encode("ascii") + b"\n" for sha in shas)
 
@@ -276,14 +269,7 @@ class CodeRepo:
         data = self._blobs.get(blob_sha)
         if data is None:
             if self._batch is None:
-                self._batch = subprocess.Popen(
-                    git_argv(["cat-file", "--batch"]),
-                    cwd=self.path,
-                    env=git_env(),
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL,
-                )
+                self._batch = cat_file_batch(self.path)
             assert self._batch.stdin is not None and self._batch.stdout is not None
             self._batch.stdin.write(blob_sha.encode("ascii") + b"\n")
             self._batch.stdin.flush()
@@ -375,6 +361,18 @@ class CodeRepo:
     def count(self, excluded: str, tip: str) -> int:
         """How many commits ``tip`` has that ``excluded`` has not."""
         return int(self._git("rev-list", "--count", check_ref(tip), f"^{check_ref(excluded)}").strip())
+
+
+def cat_file_batch(cwd: Path) -> subprocess.Popen[bytes]:
+    """A ``git cat-file --batch`` process under the policy, for reading many objects in one process."""
+    return subprocess.Popen(
+        git_argv(["cat-file", "--batch"]),
+        cwd=cwd,
+        env=git_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def git_status(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[int, str, str]:

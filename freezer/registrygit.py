@@ -7,11 +7,10 @@ the code repository's: no configured program, no fetch, no hooks.
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path, PurePosixPath
 
 from freezer.errors import GitError, UsageError
-from freezer.gitrepo import check_ref, git_argv, git_env, run_git
+from freezer.gitrepo import cat_file_batch, check_ref, run_git
 from freezer.problems import display_path
 
 # git's empty tree: the base of a registry with nothing committed yet.
@@ -129,14 +128,7 @@ class BaseTree:
 
     def __init__(self, root: Path, ref: str) -> None:
         self._ref = check_ref(ref)
-        self._proc = subprocess.Popen(
-            git_argv(["cat-file", "--batch"]),
-            cwd=root,
-            env=git_env(),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
+        self._proc = cat_file_batch(root)
 
     def __enter__(self) -> BaseTree:
         return self
