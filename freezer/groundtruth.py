@@ -156,11 +156,6 @@ def check_sites(repo: CodeRepo, sha: str, doc: YamlDocument) -> list[Problem]:
     return found
 
 
-def check_gate_b(repo: CodeRepo, sha: str, doc: YamlDocument, rg: Ripgrep | None = None) -> list[Problem]:
-    """The naive grep, run by ripgrep in the tree of ``sha``, must return the recorded counts."""
-    return check_gate_b_all(repo, sha, [doc], rg)
-
-
 def _scope_problems(tree: Path, sha: str, doc: YamlDocument) -> list[Problem]:
     grep = doc.data["naive_grep"]
     found = [doc.problem(("naive_grep", "flags", i), why, "rule") for i, why in flag_problems(_flags(doc))]
