@@ -47,6 +47,13 @@ def _load_syncfs() -> Callable[[int], int] | None:
 _SYNCFS = _load_syncfs() if sys.platform.startswith("linux") else None
 
 
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data``: os.write may write less than it was given."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 class FsOps:
     """The filesystem steps of a cut; replaced in tests to inject faults."""
 
@@ -56,10 +63,7 @@ class FsOps:
     def write(self, path: Path, data: bytes) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
         try:
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
+            write_all(fd, data)
         finally:
             os.close(fd)
 
@@ -73,9 +77,7 @@ class FsOps:
             try:
                 while chunk := os.read(src, 1 << 20):
                     digest.update(chunk)
-                    view = memoryview(chunk)
-                    while view:
-                        view = view[os.write(dst, view) :]
+                    write_all(dst, chunk)
             finally:
                 os.close(dst)
         finally:

@@ -24,6 +24,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from freezer.errors import UsageError
+from freezer.snapshot import write_all
 
 if TYPE_CHECKING:
     from freezer.gitrepo import CodeRepo
@@ -40,12 +41,6 @@ def _safe_parts(path: str) -> tuple[str, ...] | None:
     if path.startswith("/"):
         return None
     return parts
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
 
 
 class TreeCache:
@@ -104,7 +99,7 @@ class TreeCache:
             else:
                 fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, _READ_ONLY)
                 try:
-                    _write_all(fd, data)
+                    write_all(fd, data)
                 finally:
                     os.close(fd)
         self._written[sha] = target
