@@ -9,6 +9,7 @@ recounted. The current freezer.yaml only says where the repository is.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from freezer import registry
@@ -21,7 +22,7 @@ from freezer.groundtruth import check_fixtures
 from freezer.method import fixture_names
 from freezer.model import Manifest
 from freezer.problems import display_path
-from freezer.provenance import union
+from freezer.provenance import undeclared, union
 from freezer.yamlload import YAML_SUFFIXES, load_bytes
 
 
@@ -60,8 +61,7 @@ def check_provenance(
         return  # a suite's first version: nothing was scanned
     previous = _previous_manifest(suite, frozen)
     globs = union(manifest.scan.globs, manifest.globs, previous.scan_globs if previous else ())
-    found = repo.commits_touching(manifest.scan.excluded, manifest.scan.tips, globs)
-    missing = [c for c in found if c.sha not in declared]
+    missing = undeclared(repo, replace(manifest.scan, globs=globs), declared)
     for commit in missing:
         result.code_failures.append(
             Failure(

@@ -18,7 +18,7 @@ from freezer.delta_v1 import field_changes
 from freezer.errors import FreezerError
 from freezer.gitrepo import CodeRepo
 from freezer.method import load_frozen_drafts
-from freezer.provenance import union
+from freezer.provenance import scan_plan, undeclared
 from freezer.validate import validate_suite
 
 
@@ -88,12 +88,10 @@ def _scan(suite: SuiteConfig, manifest: Any, draft: dict[str, Any] | None, statu
                 except FreezerError:
                     continue
             head = repo.resolve("HEAD")
-            globs = union(manifest.scan_globs, suite.tool_surface)
-            for commit in repo.commits_touching(manifest.scan_tips, [head], globs):
-                if commit.sha not in declared:
-                    status.undeclared.append(
-                        {"sha": commit.sha, "subject": commit.subject, "paths": list(commit.paths)}
-                    )
+            # The scan a cut would run if the binary were built at HEAD.
+            scan = scan_plan(head, head, [], manifest, suite.tool_surface)
+            for commit in undeclared(repo, scan, declared):
+                status.undeclared.append({"sha": commit.sha, "subject": commit.subject, "paths": list(commit.paths)})
             status.code = f"scanned up to HEAD {head[:8]}"
     except FreezerError as exc:
         status.code = f"unreachable: {exc.message}"
