@@ -19,6 +19,7 @@ from pathlib import Path
 from freezer import registry
 from freezer.config import SuiteConfig
 from freezer.errors import InvalidInput, UsageError
+from freezer.paths import require_safe
 from freezer.problems import Problem, display_path
 from freezer.yamlload import load_bytes
 
@@ -35,29 +36,30 @@ class NextResult:
     copied: int  # files copied from the latest frozen version (0 when the drafts were kept)
 
 
-def _copy_frozen(frozen: registry.FrozenVersion, drafts: Path) -> int:
+def _copy_frozen(root: Path, frozen: registry.FrozenVersion, drafts: Path) -> int:
     manifest = frozen.manifest()
     generated = (registry.DELTA, registry.TEMPLATE_COPY, registry.GITATTRIBUTES, "fixture.schema.json")
     names = [rel for rel in manifest["files"] if rel not in generated]
     for rel in names:
-        target = drafts / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
+        target = require_safe(root, drafts / rel, "a draft file", folder=False)
+        require_safe(root, target.parent, "a drafts folder").mkdir(parents=True, exist_ok=True)
         shutil.copyfile(frozen.path / rel, target)  # the copy is writable: these are drafts again
     return len(names)
 
 
-def start_next(suite: SuiteConfig) -> NextResult:
+def start_next(root: Path, suite: SuiteConfig) -> NextResult:
+    """Start the next version's drafts; ``root`` is the registry's, where every write must stay."""
     versions = registry.frozen_versions(suite)
     if not versions:
         raise UsageError(f"suite {suite.name!r} has no frozen version yet; cut v1 first")
     latest = versions[-1]
     upcoming = latest.number + 1
-    drafts = suite.drafts
+    drafts = require_safe(root, suite.drafts, "the drafts folder")
     copied = 0
     if not drafts.exists() or not any(drafts.iterdir()):
         drafts.mkdir(parents=True, exist_ok=True)
-        copied = _copy_frozen(latest, drafts)
-    version_file = drafts / "version.yaml"
+        copied = _copy_frozen(root, latest, drafts)
+    version_file = require_safe(root, drafts / "version.yaml", "the drafts' version.yaml", folder=False)
     if not version_file.is_file():
         raise UsageError(f"{display_path(version_file)} is missing; the drafts folder is not empty, so it is kept")
     text = version_file.read_text(encoding="utf-8")

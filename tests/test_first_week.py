@@ -178,3 +178,18 @@ def test_an_all_digit_sha_says_to_quote_it(reg: Path) -> None:
     result = run_cli("validate", cwd=reg)
     assert_clean_failure(result)
     assert "$.pinned_sha: expected string, got number 2552341; YAML read it as a number: put it in quotes" in result.out
+
+
+def test_next_writes_nothing_through_a_link(reg: Path, tmp_path: Path) -> None:
+    """freezer next edits the drafts through the in-registry path guard."""
+    assert run_cli("cut", "v1", cwd=reg).code == 0
+    outside = tmp_path / "outside.yaml"
+    version = reg / "drafts/graph/version.yaml"
+    outside.write_bytes(version.read_bytes())
+    version.unlink()
+    version.symlink_to(outside)
+    before = outside.read_bytes()
+    result = run_cli("next", cwd=reg)
+    assert_clean_failure(result)  # the path guard's refusal: the registry's content is invalid
+    assert "drafts/graph/version.yaml" in result.err and "freezer writes only to real folders" in result.err
+    assert outside.read_bytes() == before

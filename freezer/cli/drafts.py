@@ -58,7 +58,7 @@ def next_version(suite: SuiteOption = None, registry: RegistryOption = None) -> 
     from freezer import nextdraft
 
     cfg = config_mod.load(registry)
-    result = nextdraft.start_next(cfg.suite(suite))
+    result = nextdraft.start_next(cfg.root, cfg.suite(suite))
     where = display_path(result.drafts)
     if result.copied:
         output.say(f"copied {result.copied} file(s) of the latest version into {where}")
