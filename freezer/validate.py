@@ -116,7 +116,9 @@ def _group(files: list[Path]) -> dict[Path | None, list[Path]]:
     return groups
 
 
-def _drafts_owner(root: Path | None, config: RegistryConfig | None) -> SuiteConfig | None:
+def _drafts_owner(
+    root: Path | None, config: RegistryConfig | None, registries: dict[Path, RegistryConfig | None]
+) -> SuiteConfig | None:
     """The suite whose drafts folder is ``root``, in ``config`` or in the registry around ``root``."""
     if root is None:
         return None
@@ -126,9 +128,14 @@ def _drafts_owner(root: Path | None, config: RegistryConfig | None) -> SuiteConf
 
         try:
             found = find_root(root)
-            config = load_config(found / CONFIG_NAME) if found else None
         except FreezerError:
-            config = None  # an unreadable registry around the folder: validate it as a graph set
+            found = None
+        if found is not None and found not in registries:
+            try:
+                registries[found] = load_config(found / CONFIG_NAME)
+            except FreezerError:
+                registries[found] = None  # an unreadable registry around the folder: validate it as a graph set
+        config = registries.get(found) if found is not None else None
     if config is None:
         return None
     return next((s for s in config.suites.values() if s.drafts.resolve() == root), None)
@@ -212,9 +219,10 @@ def validate_paths(paths: list[Path], config: RegistryConfig | None = None, suit
     report = Report(files=len(files), problems=problems)
     groups = _group(files)
     results: dict[Path, FileResult] = {}
+    registries: dict[Path, RegistryConfig | None] = {}  # each registry's config read once
     for root, members in groups.items():
         # A folder that is a suite's drafts is checked against that suite's fixture schema.
-        owner = suite or _drafts_owner(root, config)
+        owner = suite or _drafts_owner(root, config, registries)
         schema_key = owner.schema_key if owner else schemas.FIXTURE
         results.update((result.path, result) for result in check_files(members, schema_key))
     for root, members in groups.items():
