@@ -117,6 +117,16 @@ def bench_validate(work: Path, fixtures: int, runs: int) -> Result:
     )
 
 
+def _clear_cut(root: Path, copy_target: Path) -> None:
+    """Undo a cut (its files are read-only) and the peer's copy, so the next run starts alike."""
+    versions = root / "versions"
+    if versions.exists():
+        for path in versions.rglob("*"):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        shutil.rmtree(versions)
+    shutil.rmtree(copy_target, ignore_errors=True)
+
+
 def _registry_with_assets(work: Path, count: int, total: int) -> Path:
     """A registry whose drafts carry ``count`` mixed-size asset files, about ``total`` bytes."""
     root = generate.registry(work / "assets", 4)
@@ -137,12 +147,7 @@ def bench_cut_assets(work: Path, count: int, total: int, runs: int) -> Result:
     target = work / "cp-assets"
 
     def reset() -> None:
-        versions = root / "versions"
-        if versions.exists():
-            for path in versions.rglob("*"):
-                path.chmod(0o755 if path.is_dir() else 0o644)
-            shutil.rmtree(versions)
-        shutil.rmtree(target, ignore_errors=True)
+        _clear_cut(root, target)
 
     shell = f"cp -r drafts {target} && find {target} -type f -exec sha256sum {{}} + > /dev/null"
     result = Result(
@@ -304,12 +309,7 @@ def bench_cut(work: Path, fixtures: int, runs: int) -> Result:
     copy_target = work / "cp-target"
 
     def reset() -> None:
-        version = root / "versions"
-        if version.exists():
-            for path in version.rglob("*"):
-                path.chmod(0o755 if path.is_dir() else 0o644)
-            shutil.rmtree(version)
-        shutil.rmtree(copy_target, ignore_errors=True)
+        _clear_cut(root, copy_target)
 
     timings: list[dict[str, float]] = []
 
