@@ -14,18 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from freezer.demo.registry import API_CONFIG
+from freezer.demo.samplecode import TOOL_SURFACE
+
 from conftest import EXAMPLES, assert_clean_failure, run_cli
 from registry_helpers import commit_all
 
-API_SUITE = """\
-  api:
-    kind: generic
-    drafts: drafts/api
-    versions: versions
-    code_repo: sample-code
-    tool_surface:
-      - 'crates/orbit-graph/src/tools/**'
-"""
+# The demo's api suite, as freezer demo configures it.
+API_SUITE = API_CONFIG.format(globs="\n".join(f"      - {glob!r}" for glob in TOOL_SURFACE))
 
 
 @pytest.fixture
