@@ -76,6 +76,11 @@ class RegistryGit:
                 ) from None
             return base, f"merge-base of HEAD and {candidate}"
         self.require_repo()
+        try:
+            head = self._run("rev-parse", "--verify", "--quiet", "HEAD^{commit}").strip()
+        except GitError:
+            # An unborn HEAD has no base to fetch, in CI or not: nothing can have been frozen yet.
+            return EMPTY_TREE, "nothing committed yet: every version is new"
         if in_ci:
             wanted = f"origin/{target}" if target else "the branch this change merges into"
             raise UsageError(
@@ -83,10 +88,6 @@ class RegistryGit:
                 hint=(f"fetch it first (git fetch origin {target}; " if target else "pass --base REF (")
                 + "with actions/checkout, set fetch-depth: 0)",
             )
-        try:
-            head = self._run("rev-parse", "--verify", "--quiet", "HEAD^{commit}").strip()
-        except GitError:
-            return EMPTY_TREE, "nothing committed yet: every version is new"
         return (
             head,
             "HEAD: no upstream branch or origin/HEAD found, so only uncommitted changes are checked; pass --base",

@@ -13,6 +13,12 @@ REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
 V2 = EXAMPLES / "graph" / "v2"
 
+# The tests play a developer at a terminal. The CI machine that runs them sets CI (and may set
+# GitHub's variables), which would switch freezer to its CI behaviour (a required base for
+# check, GitHub annotations, colour rules). Tests that need those set them explicitly.
+for _variable in ("CI", "GITHUB_ACTIONS", "GITHUB_BASE_REF", "GITHUB_HEAD_REF", "NO_COLOR", "FORCE_COLOR"):
+    os.environ.pop(_variable, None)
+
 
 @dataclass
 class Run:

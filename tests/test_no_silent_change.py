@@ -110,6 +110,10 @@ def test_check_on_the_first_commit_of_a_registry(reg: Path, tmp_path: Path) -> N
     subprocess.run(["git", "init", "-q", str(fresh)], check=True)
     result = run_cli("check", cwd=fresh)
     assert "nothing committed yet" in result.out, result.text
+    # A CI job on a brand-new repository has no base to fetch either.
+    in_ci = run_cli("check", cwd=fresh, env={"CI": "true", "GITHUB_ACTIONS": "true"})
+    assert in_ci.code == 0, in_ci.text
+    assert "nothing committed yet" in in_ci.out
 
 
 # 3. Narrowed globs: refused at cut, and caught by audit in a version cut as 0.1.0 would have.
