@@ -13,8 +13,7 @@ from typing import Any
 
 from freezer import registry
 from freezer.config import SuiteConfig
-from freezer.delta import fixture_delta, version_record
-from freezer.delta_v1 import field_changes
+from freezer.delta import field_changes, fixture_delta, version_record
 from freezer.errors import FreezerError
 from freezer.gitrepo import CodeRepo
 from freezer.method import load_frozen_drafts
@@ -31,6 +30,7 @@ class SuiteStatus:
     latest: str | None = None
     fixtures: dict[str, list[str]] = field(default_factory=dict)  # added / removed / changed task ids
     record: list[str] = field(default_factory=list)  # version.yaml paths that differ
+    pinned_sha: dict[str, str] | None = None  # {"before": latest's full SHA, "after": the drafts' SHA as written}
     declared: int = 0
     undeclared: list[dict[str, Any]] = field(default_factory=list)
     code: str = "not checked"
@@ -70,6 +70,7 @@ def suite_status(suite: SuiteConfig) -> SuiteStatus:
         "changed": [f["task_id"] for f in compared["changed"]],
     }
     if version_doc is not None:
+        status.pinned_sha = {"before": manifest.pinned_sha, "after": str(version_doc.data["pinned_sha"])}
         status.record = [
             c["path"] for c in field_changes(version_record(old_version), version_record(version_doc.data))
         ]
