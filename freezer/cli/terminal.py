@@ -1,0 +1,102 @@
+"""What a terminal gets beyond text: colour on the marks, and a progress bar for long work.
+
+Colour follows the conventions people set once for every tool: ``NO_COLOR``
+(no-color.org) turns it off, ``FORCE_COLOR`` turns it on even when piped, and
+otherwise a terminal that is not ``TERM=dumb`` gets it. When both are set,
+``NO_COLOR`` wins: it is the reader's request. The progress bar is drawn by
+rich (typer already depends on it) and only on a terminal's stderr, never into
+a pipe or a file; rich is imported only once work has lasted long enough to
+need a bar, so the hook commands start no slower.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from typing import IO, Any
+
+_MARKS = {"✓": "32", "✗": "31", "⚠": "33"}  # green, red, yellow
+_LEADING_MARK = re.compile(r"^(\s*)([✓✗⚠])")
+# Work shorter than this finishes before a bar would help; drawing one would only flicker.
+BAR_AFTER_SECONDS = 0.3
+_REDRAW_EVERY = 0.1
+
+
+def colour_enabled(stream: IO[str]) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    try:
+        return stream.isatty() and os.environ.get("TERM") != "dumb"
+    except (ValueError, AttributeError):
+        return False
+
+
+def colour_marks(line: str, stream: IO[str]) -> str:
+    """``line`` with its leading ✓, ✗ or ⚠ coloured when ``stream`` takes colour. Data is escaped
+    before this runs, so the only escape sequences in the output are these."""
+    match = _LEADING_MARK.match(line)
+    if match is None or not colour_enabled(stream):
+        return line
+    indent, mark = match.groups()
+    return f"{indent}\033[{_MARKS[mark]}m{mark}\033[0m{line[match.end() :]}"
+
+
+class ProgressBar:
+    """Counts and a bar on stderr for one piece of long work; silent when stderr is not a terminal.
+
+    Call it with (done, total) as the work advances, and :meth:`close` it at the end.
+    """
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self._started = time.monotonic()
+        self._last_draw = 0.0
+        self._live: Any = None
+        self._task: Any = None
+        try:
+            self._shown = sys.stderr.isatty()
+        except (ValueError, AttributeError):
+            self._shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self._shown:
+            return
+        now = time.monotonic()
+        if self._live is None:
+            if now - self._started < BAR_AFTER_SECONDS or done >= total:
+                return
+            self._start(total)
+        if now - self._last_draw >= _REDRAW_EVERY or done >= total:
+            self._live.update(self._task, completed=done, total=total)
+            self._live.refresh()
+            self._last_draw = now
+
+    def _start(self, total: int) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        console = Console(file=sys.stderr, no_color=not colour_enabled(sys.stderr))
+        # auto_refresh=False: a refresh thread would make freezer's forked workers unsafe, so they
+        # would not start; the bar is redrawn from this thread as results come in.
+        self._live = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+            auto_refresh=False,
+            redirect_stdout=False,
+            redirect_stderr=False,
+        )
+        self._live.start()
+        self._task = self._live.add_task(self.label, total=total)
+
+    def close(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
