@@ -21,6 +21,7 @@ from typing import Any
 
 from freezer import browse
 from freezer import config as config_mod
+from freezer.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -51,9 +52,18 @@ class FrozenSet:
 
 def load(version: str, registry: str | os.PathLike[str] | None = None, suite: str | None = None) -> FrozenSet:
     """Load and verify frozen ``version`` (``graph_v2``, or ``v2`` when the registry has one suite)."""
-    cfg = config_mod.load(Path(registry) if registry is not None else None)
-    frozen = browse.find(config_mod.suite_of_label(cfg, version, suite), version)
-    data = browse.read(frozen, verify=True)
+    try:
+        cfg = config_mod.load(Path(registry) if registry is not None else None)
+        frozen = browse.find(config_mod.suite_of_label(cfg, version, suite), version)
+    except UsageError as exc:
+        # The CLI's hints name its options; a harness calling the API needs the argument instead.
+        hint = exc.hint
+        if hint and "--registry" in hint:
+            hint = "pass registry='path/to/registry' (the folder with freezer.yaml) to freezer.load"
+        elif hint and "--suite" in hint:
+            hint = "pass suite='name' to freezer.load, or name the version as <suite>_vN"
+        raise UsageError(exc.message, hint=hint) from None
+    data = browse.read(frozen, verify=True, deep=True)
     return FrozenSet(
         name=frozen.name,
         path=frozen.path,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from freezer.method import FROZEN_SCHEMA, fixture_names, load_frozen_drafts, loa
 from freezer.model import Manifest
 from freezer.problems import display_path
 from freezer.reading import read_whole
+from freezer.steps import Progress, Step, no_progress
 from freezer.yamlload import YAML_SUFFIXES
 
 GENERATED = (registry.MANIFEST, registry.METHOD, registry.SUMS)
@@ -46,7 +46,7 @@ class VersionAudit:
     name: str
     path: Path
     failures: list[Failure] = field(default_factory=list)
-    checks: list[str] = field(default_factory=list)
+    checks: list[Step] = field(default_factory=list)
     code: str = "not checked"
     code_failures: list[Failure] = field(default_factory=list)
     stale: dict[str, list[str]] = field(default_factory=dict)
@@ -56,14 +56,22 @@ class VersionAudit:
     def ok(self) -> bool:
         return not self.failures and not self.code_failures
 
+    @property
+    def code_status(self) -> str:
+        """verified, failed, unreachable or not checked: the word that starts :attr:`code`."""
+        for status in ("verified", "failed", "unreachable"):
+            if self.code.startswith(status):
+                return status
+        return "not checked"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "path": display_path(self.path),
             "ok": self.ok,
-            "checks": self.checks,
+            "checks": [check.to_json() for check in self.checks],
             "failures": [{"file": f.file, "message": f.message} for f in self.failures + self.code_failures],
-            "code": self.code,
+            "code": {"status": self.code_status, "detail": self.code},
             "against": self.against,
             "stale": self.stale,
         }
@@ -120,9 +128,13 @@ def _parse_sums(data: bytes) -> dict[str, str] | None:
 
 
 def check_integrity(
-    suite: SuiteConfig, frozen: registry.FrozenVersion, result: VersionAudit
+    suite: SuiteConfig, frozen: registry.FrozenVersion, result: VersionAudit, *, deep: bool = True
 ) -> dict[str, bytes] | None:
-    """Integrity checks; returns the frozen data files when the manifest could be read."""
+    """Integrity checks; returns the frozen data files when the manifest could be read.
+
+    ``deep=False`` stops once every file matches its hash (what list and show need to trust what
+    they print); the chain, the recomputed delta and the re-rendered METHOD.md are the audit's.
+    """
     where = display_path(frozen.path)
 
     def fail(rel: str, message: str) -> None:
@@ -160,7 +172,7 @@ def check_integrity(
         fail(rel, f"cannot be read: {why}")
     for rel, digest in sorted(manifest["files"].items()):
         if rel in digests and digests[rel] != digest:
-            fail(rel, f"content changed: sha256 {digests[rel][:16]}… != manifest {digest[:16]}…")
+            fail(rel, f"content changed: sha256 {digests[rel]} != manifest {digest}")
     if registry.SUMS in files:
         sums = _parse_sums(_read(files[registry.SUMS]))
         if sums is None:
@@ -178,9 +190,11 @@ def check_integrity(
     # Only the drafts, the delta and the template are needed again (to re-render and re-check);
     # other data files were verified by their hashes and are not held in memory.
     data = {rel: _read(files[rel]) for rel in manifest["files"] if rel in files and _needed(rel)}
-    result.checks.append(f"{len(manifest['files'])} data files hashed")
+    result.checks.append(Step("hashes", f"{len(manifest['files'])} data files hashed"))
     if result.failures:
         return None
+    if not deep:
+        return data
     _check_chain(suite, frozen, manifest, data, result)
     try:
         method = method_from_files(data, manifest_bytes)
@@ -197,7 +211,7 @@ def check_integrity(
         note = f" (cut by freezer {cut_by}, audited by {__version__})" if cut_by != __version__ else ""
         fail(registry.METHOD, f"differs from what the frozen data renders to{note}")
     else:
-        result.checks.append("METHOD.md reproduced")
+        result.checks.append(Step("method", "METHOD.md reproduced"))
     return data
 
 
@@ -219,7 +233,7 @@ def _check_chain(
                 )
             )
         else:
-            result.checks.append("first version of the suite")
+            result.checks.append(Step("chain", "first version of the suite"))
             _check_delta(suite, None, manifest, data, result)
         return
     if previous is None or previous.name != claimed["name"]:
@@ -242,11 +256,11 @@ def _check_chain(
             Failure(
                 f"{display_path(previous.path)}/{registry.MANIFEST}",
                 f"chain broken: {previous.name} was replaced or rewritten after {frozen.name} was cut "
-                f"(manifest sha256 {actual[:16]}… != recorded {claimed['manifest_sha256'][:16]}…)",
+                f"(manifest sha256 {actual} != recorded {claimed['manifest_sha256']})",
             )
         )
         return
-    result.checks.append(f"chain to {previous.name} intact")
+    result.checks.append(Step("chain", f"chain to {previous.name} intact"))
     _check_delta(suite, previous, manifest, data, result)
 
 
@@ -293,14 +307,16 @@ def _check_delta(
             )
         )
     else:
-        result.checks.append("delta.json recomputed")
+        result.checks.append(Step("delta", "delta.json recomputed"))
 
 
-def integrity(suite: SuiteConfig, frozen: registry.FrozenVersion) -> tuple[VersionAudit, dict[str, bytes] | None]:
+def integrity(
+    suite: SuiteConfig, frozen: registry.FrozenVersion, *, deep: bool = True
+) -> tuple[VersionAudit, dict[str, bytes] | None]:
     """The integrity audit of one version, and the data files it read (None if unusable)."""
     result = VersionAudit(frozen.name, frozen.path)
     try:
-        data = check_integrity(suite, frozen, result)
+        data = check_integrity(suite, frozen, result, deep=deep)
     except FreezerError as exc:
         result.failures.append(Failure(display_path(frozen.path), exc.message))
         data = None
@@ -326,7 +342,7 @@ def audit_suite(
     *,
     code: bool = True,
     against: str | None = None,
-    progress: Callable[[str], None] = lambda _: None,
+    progress: Progress = no_progress,
 ) -> list[VersionAudit]:
     """Audit versions; with the code checks, several versions are audited on every core."""
     versions = registry.frozen_versions(suite)
@@ -355,19 +371,18 @@ def _audit_versions(
     versions: list[registry.FrozenVersion],
     code: bool,
     against: str | None,
-    progress: Callable[[str], None],
+    progress: Progress,
 ) -> list[VersionAudit]:
     workers = parallel.workers(len(versions)) if code else 1
+    results: list[VersionAudit] = []
     if workers < 2:
-        results = []
         for frozen in versions:
-            progress(frozen.name)
             results.append(audit_one(suite, frozen, code, against))
+            progress(len(results), len(versions))
         return results
     with parallel.fork_pool(workers) as pool:
         futures = [pool.submit(audit_one, suite, frozen, code, against) for frozen in versions]
-        results = []
-        for frozen, future in zip(versions, futures, strict=True):
-            progress(frozen.name)
+        for future in futures:
             results.append(future.result())
+            progress(len(results), len(versions))
     return results

@@ -28,15 +28,22 @@ class VersionData:
         return side(self.frozen.manifest_model(), self.version, self.fixtures)
 
 
-def read(frozen: registry.FrozenVersion, *, verify: bool = True) -> VersionData:
-    """Read a frozen version; with ``verify``, refuse one that fails its integrity check."""
+def read(frozen: registry.FrozenVersion, *, verify: bool = True, deep: bool = False) -> VersionData:
+    """Read a frozen version; with ``verify``, refuse one whose files do not match their hashes.
+
+    Hashes are what make a listing trustworthy; the deeper proofs (chain, delta, METHOD.md),
+    which cost seconds per thousand fixtures, are run with ``deep`` (the Python API's load)
+    and by ``freezer audit``.
+    """
     suite_stub = SuiteConfig(frozen.suite, frozen.path.parent, frozen.path.parent, frozen.path.parent, ())
     frozen_files = None
     if verify:
-        result, frozen_files = audit.integrity(suite_stub, frozen)
+        result, frozen_files = audit.integrity(suite_stub, frozen, deep=deep)
         if result.failures:
             listed = "; ".join(str(f) for f in result.failures[:5])
-            raise IntegrityError(f"{frozen.name} failed its integrity check: {listed}")
+            raise IntegrityError(
+                f"{frozen.name} failed its integrity check: {listed}", hint="run freezer audit for the full report"
+            )
     try:
         manifest = frozen.manifest()
         # A verified version's drafts were just read by the integrity check.
@@ -59,17 +66,17 @@ def find(suite: SuiteConfig, label: str) -> registry.FrozenVersion:
 
 
 def summary_row(suite: SuiteConfig, frozen: registry.FrozenVersion) -> dict[str, Any]:
-    result, _ = audit.integrity(suite, frozen)
-    row: dict[str, Any] = {"version": frozen.name, "integrity": "ok" if result.ok else "FAILED"}
+    result, _ = audit.integrity(suite, frozen, deep=False)
+    row: dict[str, Any] = {"version": frozen.name, "hashes": "ok" if result.ok else "FAILED"}
     try:
         data = read(frozen, verify=False)
     except Exception:  # noqa: BLE001 - a broken version still gets a row
-        row.update({"pinned": None, "cut_at": None, "landed": None, "dropped": None, "classes": []})
+        row.update({"pinned_sha": None, "cut_at": None, "landed": None, "dropped": None, "classes": []})
         return row
     landed = [f for f in data.fixtures if f["status"] == "landed"]
     row.update(
         {
-            "pinned": data.manifest["pinned_sha"]["short"],
+            "pinned_sha": data.manifest["pinned_sha"]["full"],
             "cut_at": data.manifest["cut_at"],
             "landed": len(landed),
             "dropped": len(data.fixtures) - len(landed),
@@ -79,12 +86,16 @@ def summary_row(suite: SuiteConfig, frozen: registry.FrozenVersion) -> dict[str,
     return row
 
 
-def diff(suite: SuiteConfig, a: registry.FrozenVersion, b: registry.FrozenVersion) -> dict[str, Any]:
+def diff(
+    suite: SuiteConfig, a: registry.FrozenVersion, b: registry.FrozenVersion, *, full: bool = False
+) -> dict[str, Any]:
     """The delta between any two frozen versions, by the engine that writes §Delta.
 
     Every version between them is read too: the tool-surface commits and the code history
     happened along the chain, and only the versions in between recorded them. Asked the
     other way round (v2 → v1), the delta is shown in chain order and says it was reversed.
+    ``full`` keeps every changed value as it is (numbers as numbers, text and hashes whole)
+    instead of the clipped text METHOD.md shows.
     """
     reversed_ = a.number > b.number
     low, high = (b, a) if reversed_ else (a, b)
@@ -93,7 +104,7 @@ def diff(suite: SuiteConfig, a: registry.FrozenVersion, b: registry.FrozenVersio
     chain = [v for v in registry.frozen_versions(suite) if low.number <= v.number <= high.number]
     sides = [read(v).side() for v in chain]
     meanings = sides[-1].manifest.checks.dimensions or suite.dimensions
-    return compute_delta(sides, meanings, reversed_=reversed_)
+    return compute_delta(sides, meanings, reversed_=reversed_, full=full)
 
 
 def log_rows(suite: SuiteConfig) -> list[dict[str, Any]]:

@@ -65,7 +65,10 @@ class RegistryConfig:
             if len(self.suites) == 1:
                 return next(iter(self.suites.values()))
             names = ", ".join(sorted(self.suites))
-            raise UsageError(f"{self.path}: several suites are configured ({names}); pass --suite")
+            raise UsageError(
+                f"{self.path}: several suites are configured ({names}); name one",
+                hint="pass --suite NAME, or write the version as <suite>_vN",
+            )
         if name not in self.suites:
             names = ", ".join(sorted(self.suites))
             raise UsageError(f"unknown suite {name!r}; {self.path} configures: {names}")
@@ -79,7 +82,7 @@ def suite_of_label(config: RegistryConfig, label: str, suite: str | None) -> Sui
     owner, _ = parse_label(label)
     if owner is not None:
         if suite is not None and owner != suite:
-            raise UsageError(f"{label!r} names suite {owner!r}, but --suite says {suite!r}")
+            raise UsageError(f"{label!r} names suite {owner!r}, but the suite asked for is {suite!r}")
         return config.suite(owner)
     return config.suite(suite)
 

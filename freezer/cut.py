@@ -15,20 +15,19 @@ from pathlib import Path
 from typing import Any
 
 from freezer import __version__, registry, resources
+from freezer.codechecks import check_against_code, fail
 from freezer.config import RegistryConfig, SuiteConfig
 from freezer.delta import Side, side
 from freezer.delta import compute as compute_delta
 from freezer.drafts import fixture_schema_record, hash_assets, read_drafts
 from freezer.errors import FreezerError, IntegrityError, InvalidInput, UsageError, VersionExists
-from freezer.gitrepo import CodeRepo
-from freezer.grep import PINNED_VERSION, locate
-from freezer.groundtruth import check_gate_b_all, check_sites
 from freezer.method import fixture_names, load_yaml_files, method_from_files
-from freezer.model import Checks, Fixture, Manifest
-from freezer.problems import Problem, display_path
-from freezer.provenance import ResolvedProvenance, check_provenance, code_history, resolve_sha
+from freezer.model import Checks, Manifest
+from freezer.problems import display_path
+from freezer.provenance import ResolvedProvenance
 from freezer.reading import MAX_TEMPLATE_BYTES, read_whole
 from freezer.snapshot import FsOps, clear_stale_staging, registry_lock, write_version
+from freezer.steps import Progress, Step, StepLog, no_progress
 from freezer.validate import FixtureSet, validate_suite
 
 
@@ -37,7 +36,7 @@ class CutResult:
     name: str
     path: Path
     status: str  # "cut", "unchanged" or "dry-run"
-    steps: list[str] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     method: str = ""
     manifest_sha256: str = ""
@@ -57,14 +56,10 @@ def sha256sums(files: dict[str, bytes], hashed: dict[str, str] | None = None) ->
     return "".join(f"{digests[rel]}  {rel}\n" for rel in sorted(digests)).encode("utf-8")
 
 
-def _fail(step: str, problems: list[Problem]) -> InvalidInput:
-    return InvalidInput(f"cut refused at step '{step}': {len(problems)} problem(s)", problems)
-
-
-def _draft_set(suite: SuiteConfig, number: int) -> FixtureSet:
-    report = validate_suite(suite)
+def _draft_set(suite: SuiteConfig, number: int, progress: Progress) -> FixtureSet:
+    report = validate_suite(suite, progress)
     if not report.ok:
-        raise _fail("validate", report.problems)
+        raise fail("validate", report.problems)
     [fixture_set] = [s for s in report.sets if s.version is not None]
     assert fixture_set.version is not None
     declared = fixture_set.version.data["version"]
@@ -93,92 +88,6 @@ def _previous_side(suite: SuiteConfig, number: int) -> tuple[registry.FrozenVers
     assert frozen_files is not None  # no failures: the integrity check read the drafts
     version, fixtures = load_yaml_files(frozen_files, fixture_names(previous.manifest()))
     return previous, side(previous.manifest_model(), version, fixtures)
-
-
-def _check_surface_globs(repo: CodeRepo, suite: SuiteConfig, sha: str, warnings: list[str]) -> None:
-    """A tool surface that matches nothing would make the undeclared-commit scan vacuous."""
-    empty = [glob for glob in suite.tool_surface if not repo.matching_paths(sha, glob)]
-    where = suite.origin("tool_surface")
-    if len(empty) == len(suite.tool_surface):
-        file, _, line = where.rpartition(":")
-        raise InvalidInput(
-            "cut refused at step 'check provenance'",
-            [
-                Problem(
-                    file or where,
-                    int(line) if line.isdigit() else None,
-                    None,
-                    ("suites", suite.name, "tool_surface"),
-                    f"no tool_surface glob matches any file at {sha[:8]}; check their spelling "
-                    "(an empty tool surface would let every commit through undeclared)",
-                    "config",
-                )
-            ],
-        )
-    for glob in empty:
-        warnings.append(f"tool_surface glob {glob!r} matches no file at {sha[:8]} ({where})")
-
-
-def _check_against_code(
-    config: RegistryConfig,
-    suite: SuiteConfig,
-    fixture_set: FixtureSet,
-    previous: Manifest | None,
-    steps: list[str],
-    warnings: list[str],
-) -> ResolvedProvenance:
-    version = fixture_set.version
-    assert version is not None
-    with CodeRepo(suite.code_repo, suite.origin("code_repo")) as repo:
-        problems: list[Problem] = []
-        pinned = resolve_sha(repo, version, ("pinned_sha",), problems)
-        if pinned is None:
-            raise _fail("resolve pinned SHA", problems)
-        steps.append(f"pinned SHA {version.data['pinned_sha']} resolves to {pinned}")
-        landed = [d for d in fixture_set.fixtures if d.data["status"] == "landed"]
-        for doc in landed:
-            problems.extend(check_sites(repo, pinned, doc))
-        if problems:
-            raise _fail("verify ground truth", problems)
-        sites = sum(len(d.data.get("ground_truth") or []) + len(d.data.get("traps") or []) for d in landed)
-        steps.append(f"ground truth verified at {pinned[:8]}: {sites} site(s) in {len(landed)} landed fixture(s)")
-        rg = locate()
-        if rg.explicit:
-            warnings.append(f"Gate B runs {rg.label}, not the pinned ripgrep {PINNED_VERSION}; the manifest says so")
-        problems.extend(check_gate_b_all(repo, pinned, landed, rg))
-        if problems:
-            raise _fail("reproduce Gate B", problems)
-        steps.append(f"Gate B reproduced at {pinned[:8]} by {rg.label} for {len(landed)} fixture(s)")
-        resolved, problems = check_provenance(repo, version, pinned, previous, suite.tool_surface)
-        if resolved is None:
-            raise _fail("check provenance", problems)
-        _check_surface_globs(repo, suite, resolved.scan.tips[0], warnings)
-        tips = ", ".join(t[:8] for t in resolved.scan.tips)
-        if previous:
-            steps.append(
-                f"provenance: {len(resolved.commits)} declared tool-surface commit(s); none undeclared "
-                f"between {previous.name} and {tips}"
-            )
-            watched = sorted({f for d in landed for f in Fixture.from_data(d.data).site_files()})
-            resolved.code_history = code_history(repo, previous.pinned_sha, pinned, watched)
-        else:
-            steps.append(
-                f"provenance: {len(resolved.commits)} declared commit(s); first version, no earlier build to scan from"
-            )
-        if not resolved.scan.build_sha_known:
-            warnings.append(
-                f"the binary's build SHA is unknown: the scan stopped at {tips}; METHOD.md says the tool-surface "
-                "record may be incomplete"
-            )
-        resolved.repo_identity = {**repo.identity, "configured_path": _shown_repo_path(config, suite)}
-        resolved.grep = rg.describe()
-    return resolved
-
-
-def _shown_repo_path(config: RegistryConfig, suite: SuiteConfig) -> str:
-    if suite.code_repo.is_relative_to(config.root):
-        return suite.code_repo.relative_to(config.root).as_posix()
-    return str(suite.code_repo)
 
 
 def _template(suite: SuiteConfig) -> bytes:
@@ -307,8 +216,13 @@ def cut(
     *,
     dry_run: bool = False,
     fs: FsOps | None = None,
+    steps: StepLog | None = None,
+    progress: Progress = no_progress,
 ) -> CutResult:
-    """Freeze the suite's drafts as version ``label``; see the module docstring for the steps."""
+    """Freeze the suite's drafts as version ``label``; see the module docstring for the steps.
+
+    ``steps`` hears each step as it passes; ``progress`` counts the drafts as they validate.
+    """
     number = registry.parse_version(label, suite.name)
     name = registry.version_name(suite.name, number)
     target = suite.versions / name
@@ -316,16 +230,18 @@ def cut(
     existing = target if target.is_dir() else None
     if existing is None and number != upcoming:
         raise UsageError(f"cannot cut {name}: the next version of suite {suite.name!r} is v{upcoming}")
-    steps: list[str] = []
+    steps = steps if steps is not None else StepLog()
     warnings: list[str] = []
     clock = time.perf_counter()
-    fixture_set = _draft_set(suite, number)
+    fixture_set = _draft_set(suite, number, progress)
     validated = time.perf_counter()
     assert fixture_set.version is not None
-    steps.append(f"drafts valid: {len(fixture_set.fixtures)} fixture(s) in {display_path(suite.drafts)}")
+    steps.append(
+        Step("drafts", f"drafts valid: {len(fixture_set.fixtures)} fixture(s) in {display_path(suite.drafts)}")
+    )
     previous, previous_side = _previous_side(suite, number)
     previous_manifest = previous_side.manifest if previous_side else None
-    resolved = _check_against_code(config, suite, fixture_set, previous_manifest, steps, warnings)
+    resolved = check_against_code(config, suite, fixture_set, previous_manifest, steps, warnings)
     checked = time.perf_counter()
 
     drafts = read_drafts(suite, fixture_set)
@@ -333,7 +249,7 @@ def cut(
     fixture_schema = fixture_schema_record(suite, drafts)
     asset_hashes, unreadable = hash_assets(fixture_set)
     if unreadable:
-        raise _fail("hash assets", unreadable)
+        raise fail("hash assets", unreadable)
     contents = {"fixtures": fixture_rels, "assets": sorted(asset_hashes)}
     template = _template(suite)
     # The documents validation read are the parse of these same bytes: no need to read them again.
@@ -348,7 +264,7 @@ def cut(
         name,
         target,
         "dry-run",
-        steps,
+        steps.steps,
         warnings,
         files[registry.METHOD].decode("utf-8"),
         hashlib.sha256(files[registry.MANIFEST]).hexdigest(),
@@ -357,7 +273,9 @@ def cut(
 
     if dry_run:
         if existing is not None:
-            steps.append(_existing_verdict(registry.FrozenVersion(suite.name, number, target), files, upcoming))
+            steps.append(
+                Step("existing", _existing_verdict(registry.FrozenVersion(suite.name, number, target), files, upcoming))
+            )
         return result
     with registry_lock(config.root):
         clear_stale_staging(config.root)
@@ -371,13 +289,14 @@ def cut(
                 )
             result.status = "unchanged"
             result.manifest_sha256 = frozen.manifest_sha256()
-            steps.append(f"{name} is already frozen with identical inputs; nothing to do")
+            steps.append(Step("existing", f"{name} is already frozen with identical inputs; nothing to do"))
             return result
         copies = {rel: (fixture_set.assets[rel], digest) for rel, digest in asset_hashes.items()}
+        steps.now(f"writing {name}")
         write_version(config.root, target, files, fs, copies)
     result.status = "cut"
     result.timings["write"] = time.perf_counter() - checked
-    steps.append(f"wrote {display_path(target)}: {len(files)} files")
+    steps.append(Step("write", f"wrote {display_path(target)}: {len(files)} files"))
     return result
 
 

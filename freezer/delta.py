@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from freezer.delta_v1 import field_changes
+from freezer.delta_v1 import field_changes as clipped_field_changes
+from freezer.delta_v1 import flatten
 from freezer.model import Manifest, Raw
 
 DELTA_FORMAT = 2
@@ -50,7 +51,29 @@ def _classes(fixtures: Mapping[str, Raw]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def fixture_delta(old: Mapping[str, Raw], new: Mapping[str, Raw]) -> dict[str, Any]:
+def field_changes(old: Raw, new: Raw, *, full: bool = False) -> list[dict[str, Any]]:
+    """Field-level differences by JSON path. Clipped text by default (what delta.json froze and
+    METHOD.md shows); ``full`` keeps each value as it is, for machines (``diff --format json``)."""
+    if not full:
+        return clipped_field_changes(dict(old), dict(new))
+    before, after = flatten(old), flatten(new)
+    changes: list[dict[str, Any]] = []
+    for path in sorted(set(before) | set(after)):
+        if path not in before:
+            changes.append({"path": path, "change": "added", "new": after[path]})
+        elif path not in after:
+            changes.append({"path": path, "change": "removed", "old": before[path]})
+        elif before[path] != after[path]:
+            a, b = before[path], after[path]
+            if isinstance(a, list) and isinstance(b, list):
+                added, removed = [x for x in b if x not in a], [x for x in a if x not in b]
+                changes.append({"path": path, "change": "items", "added": added, "removed": removed})
+            else:
+                changes.append({"path": path, "change": "changed", "old": a, "new": b})
+    return changes
+
+
+def fixture_delta(old: Mapping[str, Raw], new: Mapping[str, Raw], *, full: bool = False) -> dict[str, Any]:
     """Fixtures added, removed and changed field by field, by task id. Unlike 0.1.0's (kept
     unchanged in delta_v1 for its frozen versions), a fixture need not have a class."""
 
@@ -63,7 +86,7 @@ def fixture_delta(old: Mapping[str, Raw], new: Mapping[str, Raw]) -> dict[str, A
         "added": [brief(new[t]) for t in sorted(set(new) - set(old))],
         "removed": [brief(old[t]) for t in sorted(set(old) - set(new))],
         "changed": [
-            {"task_id": t, "fields": field_changes(dict(old[t]), dict(new[t]))} for t in both if old[t] != new[t]
+            {"task_id": t, "fields": field_changes(old[t], new[t], full=full)} for t in both if old[t] != new[t]
         ],
         "unchanged": [t for t in both if old[t] == new[t]],
         "classes": {
@@ -80,15 +103,16 @@ def version_record(version: Raw) -> dict[str, Any]:
     return {key: value for key, value in version.items() if key not in _SHOWN_ELSEWHERE}
 
 
-def _check_changes(old: Manifest, new: Manifest) -> list[dict[str, Any]]:
+def _check_changes(old: Manifest, new: Manifest, full: bool) -> list[dict[str, Any]]:
+    hashed = 64 if full else 16
     changes: list[dict[str, Any]] = []
     if old.checks.template_sha256 != new.checks.template_sha256:
         changes.append(
             {
                 "path": "METHOD.md template (sha256)",
                 "change": "changed",
-                "old": old.checks.template_sha256[:16],
-                "new": new.checks.template_sha256[:16],
+                "old": old.checks.template_sha256[:hashed],
+                "new": new.checks.template_sha256[:hashed],
             }
         )
     if old.globs != new.globs:
@@ -109,12 +133,12 @@ def _check_changes(old: Manifest, new: Manifest) -> list[dict[str, Any]]:
             {
                 "path": "fixture schema",
                 "change": "changed",
-                "old": f"{before_schema['kind']} {str(before_schema['sha256'] or '')[:16]}".strip(),
-                "new": f"{after_schema['kind']} {str(after_schema['sha256'] or '')[:16]}".strip(),
+                "old": f"{before_schema['kind']} {str(before_schema['sha256'] or '')[:hashed]}".strip(),
+                "new": f"{after_schema['kind']} {str(after_schema['sha256'] or '')[:hashed]}".strip(),
             }
         )
     if old.checks.dimensions is not None and new.checks.dimensions is not None:
-        for change in field_changes(dict(old.checks.dimensions), dict(new.checks.dimensions)):
+        for change in field_changes(dict(old.checks.dimensions), dict(new.checks.dimensions), full=full):
             changes.append({**change, "path": "dimension " + change["path"].removeprefix("$.")})
     return changes
 
@@ -181,11 +205,14 @@ def _code(through: Sequence[Side]) -> dict[str, Any]:
     }
 
 
-def compute(chain: Sequence[Side], meanings: Mapping[str, str], *, reversed_: bool = False) -> dict[str, Any]:
+def compute(
+    chain: Sequence[Side], meanings: Mapping[str, str], *, reversed_: bool = False, full: bool = False
+) -> dict[str, Any]:
     """The delta from ``chain[0]`` to ``chain[-1]``, accumulating every version in between.
 
     A one-element chain is a suite's first version: nothing to compare it with.
-    ``meanings`` are the suite's dimensions (name → meaning), in their order.
+    ``meanings`` are the suite's dimensions (name → meaning), in their order. ``full`` keeps
+    changed values whole (see :func:`field_changes`); delta.json and METHOD.md use the default.
     """
     new = chain[-1]
     old = chain[0] if len(chain) > 1 else None
@@ -235,11 +262,11 @@ def compute(chain: Sequence[Side], meanings: Mapping[str, str], *, reversed_: bo
             }
         )
         return delta
-    fixtures = fixture_delta(old.fixtures, new.fixtures)
+    fixtures = fixture_delta(old.fixtures, new.fixtures, full=full)
     assets = _asset_changes(old.manifest, new.manifest)
-    record = field_changes(version_record(old.version), version_record(new.version))
-    binary = field_changes(dict(old.manifest.binary.raw), dict(new.manifest.binary.raw))
-    checks = _check_changes(old.manifest, new.manifest)
+    record = field_changes(version_record(old.version), version_record(new.version), full=full)
+    binary = field_changes(dict(old.manifest.binary.raw), dict(new.manifest.binary.raw), full=full)
+    checks = _check_changes(old.manifest, new.manifest, full)
     code = _code(through)
     if not code["recorded"]:
         unknown.append(

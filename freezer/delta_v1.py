@@ -27,6 +27,10 @@ def _flatten(value: Any, prefix: str = "$") -> dict[str, Any]:
     return {prefix: value}
 
 
+# delta.py's unclipped diff walks fixtures the same way.
+flatten = _flatten
+
+
 def _short(value: Any) -> str:
     text = value if isinstance(value, str) else repr(value)
     text = " ".join(str(text).split())

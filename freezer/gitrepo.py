@@ -174,11 +174,21 @@ class CodeRepo:
             )
         shallow = (self.path / ".git" / "shallow").exists()
         raise GitError(
-            f"{what} {ref!r} does not name a commit in {display_path(self.path)}",
+            f"{what} {ref!r} does not name a commit in the code repository {display_path(self.path)}",
             hint="this is a shallow clone: fetch its whole history (git fetch --unshallow)"
             if shallow
             else "check the SHA, or fetch the history that contains it (freezer never fetches)",
         )
+
+    def publication(self, sha: str) -> str | None:
+        """Why ``sha`` may exist only on this machine (no remote, or on no remote-tracking branch);
+        None when a remote branch holds it."""
+        if not self._git("remote").strip():
+            return "the code repository has no remote"
+        code, out, _ = git_status(["branch", "-r", "--contains", check_ref(sha)], self.path)
+        if code == 0 and not out.strip():
+            return "no remote-tracking branch of the code repository contains it"
+        return None
 
     def subject(self, sha: str) -> str:
         return self._git("log", "-1", "--no-walk", "--format=%s", "--end-of-options", check_ref(sha)).strip()

@@ -30,7 +30,9 @@ def parse_label(label: str) -> tuple[str | None, int]:
     """(suite or None, number) for ``v2``, ``2`` or ``graph_v2``."""
     match = _LABEL.match(label.strip())
     if not match:
-        raise UsageError(f"{label!r} is not a version: write it as v2, 2 or <suite>_v2")
+        near = _LABEL.match(re.sub(r"(?<![0-9])0+(?=[1-9])", "", label.strip().lower()))
+        hint = f"labels are lower-case, without leading zeros: {near.group(0)}" if near else None
+        raise UsageError(f"{label!r} is not a version: write it as v2, 2 or <suite>_v2", hint=hint)
     return match.group("suite"), int(match.group("number"))
 
 

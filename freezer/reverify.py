@@ -23,6 +23,7 @@ from freezer.method import fixture_names
 from freezer.model import Manifest
 from freezer.problems import display_path
 from freezer.provenance import undeclared, union
+from freezer.steps import Step
 from freezer.yamlload import YAML_SUFFIXES, load_bytes
 
 
@@ -71,7 +72,7 @@ def check_provenance(
             )
         )
     if globs != manifest.scan.globs and not missing:
-        result.checks.append("tool-surface scan re-run with the previous version's globs too")
+        result.checks.append(Step("scan", "tool-surface scan re-run with the previous version's globs too"))
     history = manifest.code_history
     if history is not None:
         counts = (repo.count(history.from_sha, history.to_sha), repo.count(history.to_sha, history.from_sha))
@@ -119,7 +120,7 @@ def check_code(
         rg = locate()
         recorded = f"{manifest.checks.grep['engine']} {manifest.checks.grep['version']}"
         if recorded != f"{ENGINE} {rg.version}":
-            result.checks.append(f"Gate B re-run by {rg.label}; {frozen.name} was cut with {recorded}")
+            result.checks.append(Step("gate_b", f"Gate B re-run by {rg.label}; {frozen.name} was cut with {recorded}"))
         for problems in check_fixtures(repo, pinned, docs, rg=rg).values():
             for problem in problems:
                 result.code_failures.append(Failure(problem.location(), f"{problem.path_text()}: {problem.message}"))

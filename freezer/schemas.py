@@ -149,6 +149,22 @@ def _condition(error: ValidationError, root: dict[str, Any]) -> str:
     return f" (required when {' and '.join(said)})" if said else " (required by a conditional rule)"
 
 
+_SHA_PATTERN = "^[0-9a-fA-F]{7,40}$"
+
+
+def _not_a_sha(value: str) -> str:
+    """A commit is pinned by its id; names like HEAD or main move, so they are refused with the way out."""
+    if value.strip().upper() == "TODO":
+        return "not set yet: write the commit SHA (in the code repository: git rev-parse HEAD)"
+    looks_like_ref = value == "HEAD" or value.startswith(("HEAD~", "HEAD^", "origin/", "refs/")) or value.isalpha()
+    if looks_like_ref:
+        return (
+            f"{_shown(value)} is a ref name, and a ref moves: pin the commit it names now "
+            f"(in the code repository: git rev-parse {value})"
+        )
+    return f"{_shown(value)} is not a commit SHA: write 7 to 40 hex digits (git rev-parse gives them)"
+
+
 def _describe(error: ValidationError, root: dict[str, Any]) -> list[tuple[JsonPath, str]]:
     path: JsonPath = tuple(error.absolute_path)
     kind: Any = error.validator
@@ -181,6 +197,8 @@ def _describe(error: ValidationError, root: dict[str, Any]) -> list[tuple[JsonPa
         return [(path, f"has {len(instance)} items, over the limit of {expected}")]
     if kind == "minItems":
         return [(path, f"needs at least {expected} item(s)")]
+    if kind == "pattern" and expected == _SHA_PATTERN and isinstance(instance, str):
+        return [(path, _not_a_sha(instance))]
     if kind == "pattern":
         return [(path, f"{_shown(instance)} does not match the pattern {expected}")]
     if kind == "propertyNames":

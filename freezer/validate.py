@@ -20,6 +20,7 @@ from freezer.document import YamlDocument
 from freezer.errors import InvalidInput, UsageError
 from freezer.escape import visible
 from freezer.problems import Problem, display_path
+from freezer.steps import Progress, no_progress
 from freezer.yamlload import YAML_SUFFIXES, load_file
 
 VERSION_NAME = "version.yaml"
@@ -188,15 +189,24 @@ def check_file(file: Path, fixture_schema: str = schemas.FIXTURE) -> FileResult:
     return FileResult(file, display, kind, doc, found)
 
 
-def check_files(files: list[Path], fixture_schema: str = schemas.FIXTURE) -> list[FileResult]:
+def check_files(
+    files: list[Path], fixture_schema: str = schemas.FIXTURE, progress: Progress = no_progress
+) -> list[FileResult]:
     """Check files, on every core when there are many; results keep the input order."""
     workers = parallel.workers() if len(files) >= PARALLEL_FROM else 1
     check = partial(check_file, fixture_schema=fixture_schema)
+    results: list[FileResult] = []
     with _without_cyclic_gc():
         if workers < 2:
-            return [check(file) for file in files]
+            for file in files:
+                results.append(check(file))
+                progress(len(results), len(files))
+            return results
         with parallel.fork_pool(workers) as pool:
-            return list(pool.map(check, files, chunksize=max(16, len(files) // (workers * 8))))
+            for result in pool.map(check, files, chunksize=max(16, len(files) // (workers * 8))):
+                results.append(result)
+                progress(len(results), len(files))
+            return results
 
 
 @contextmanager
@@ -213,7 +223,12 @@ def _without_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
-def validate_paths(paths: list[Path], config: RegistryConfig | None = None, suite: SuiteConfig | None = None) -> Report:
+def validate_paths(
+    paths: list[Path],
+    config: RegistryConfig | None = None,
+    suite: SuiteConfig | None = None,
+    progress: Progress = no_progress,
+) -> Report:
     """Validate files and folders; ``suite`` pins the suite every draft must belong to."""
     files, problems = _collect(paths)
     report = Report(files=len(files), problems=problems)
@@ -224,7 +239,7 @@ def validate_paths(paths: list[Path], config: RegistryConfig | None = None, suit
         # A folder that is a suite's drafts is checked against that suite's fixture schema.
         owner = suite or _drafts_owner(root, config, registries)
         schema_key = owner.schema_key if owner else schemas.FIXTURE
-        results.update((result.path, result) for result in check_files(members, schema_key))
+        results.update((result.path, result) for result in check_files(members, schema_key, progress))
     for root, members in groups.items():
         fixture_set = FixtureSet(root)
         for file in members:
@@ -260,7 +275,7 @@ def _collect_result(result: FileResult, fixture_set: FixtureSet, report: Report)
         fixture_set.fixtures.append(result.document)
 
 
-def validate_suite(suite: SuiteConfig) -> Report:
+def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Report:
     """Validate a suite's drafts folder: one version.yaml at the top, the fixtures, and the assets."""
     if not suite.drafts.is_dir():
         origin, _, line = suite.origin("drafts").rpartition(":")
@@ -278,7 +293,7 @@ def validate_suite(suite: SuiteConfig) -> Report:
     files = ([collected.version] if collected.version else []) + collected.fixtures
     report = Report(files=len(files), problems=list(collected.problems))
     fixture_set = FixtureSet(suite.drafts.resolve(), assets=collected.assets)
-    for result in check_files(files, suite.schema_key):
+    for result in check_files(files, suite.schema_key, progress):
         _collect_result(result, fixture_set, report)
     if fixture_set.version is not None:
         report.problems.extend(rules.version_rules(fixture_set.version, suite.dimensions, suite.name))

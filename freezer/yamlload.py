@@ -104,6 +104,14 @@ def load_file(path: Path, display: str | None = None, limits: Limits = Limits())
     return load_bytes(raw, display, limits)
 
 
+def _tab_indented(text: str, line_index: int) -> bool:
+    lines = text.splitlines()
+    if not 0 <= line_index < len(lines):
+        return False
+    line = lines[line_index]
+    return "\t" in line[: len(line) - len(line.lstrip(" \t"))]
+
+
 def load_bytes(raw: bytes, display: str, limits: Limits = Limits()) -> LoadResult:
     text, problem = decode(raw, display)
     if text is None:
@@ -120,6 +128,8 @@ def load_bytes(raw: bytes, display: str, limits: Limits = Limits()) -> LoadResul
         mark = exc.problem_mark or exc.context_mark
         what = " ".join(p for p in (exc.context, exc.problem) if p) or "YAML syntax error"
         line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
+        if mark and _tab_indented(text, mark.line):
+            what = "a tab in the indentation: YAML indents with spaces only (replace the tab with spaces)"
         builder.problems.append(Problem(display, line, col, (), f"YAML syntax: {what}", "yaml"))
         return LoadResult(None, builder.problems)
     except yaml.reader.ReaderError as exc:

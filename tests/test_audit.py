@@ -172,7 +172,7 @@ def test_against_reports_stale_fixture(frozen: Path) -> None:
     assert "groundhog.rs:486" in result.out
     assert "impact-tool-context" not in result.out.split("stale at")[1]
     data = json.loads(run_cli("audit", "graph_v2", "--against", sha, "--format", "json", cwd=frozen).out)
-    assert list(data["versions"][0]["stale"]) == ["callers-run-deterministic-containers"]
+    assert list(data["result"]["versions"][0]["stale"]) == ["callers-run-deterministic-containers"]
     assert_clean_failure(run_cli("audit", "graph_v2", "--against", sha, "--strict", cwd=frozen))
     assert_clean_failure(run_cli("audit", "--against", "--output=/tmp/x", cwd=frozen))
 

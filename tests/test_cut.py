@@ -154,7 +154,7 @@ def test_version_gaps_and_mismatches_are_refused(reg: Path) -> None:
 @pytest.mark.parametrize(
     ("sha", "message"),
     [
-        ("--output=/tmp/pwned", "does not match the pattern"),
+        ("--output=/tmp/pwned", "is not a commit SHA: write 7 to 40 hex digits"),
         ("deadbeefdeadbeef", "does not name a commit"),
     ],
 )

@@ -104,7 +104,7 @@ def test_log_is_one_line_per_version(reg: Path) -> None:
     assert lines[0].startswith("graph_v2 ") and lines[1].startswith("graph_v1 ")
     assert "7df885db" in lines[0] and "4 landed" in lines[0] and "moved: fixture set" in lines[0]
     assert "first version" in lines[1]
-    rows = json.loads(run_cli("log", "--format", "json", cwd=reg).out)
+    rows = json.loads(run_cli("log", "--format", "json", cwd=reg).out)["result"]["versions"]
     assert [r["version"] for r in rows] == ["graph_v2", "graph_v1"]
     assert rows[0]["pinned_sha"] == "7df885dbe3b4ac5017f1bbfb08604e60dabb1f25" and rows[0]["landed"] == 4
 
@@ -166,7 +166,7 @@ def test_status_says_what_a_cut_would_do(reg: Path) -> None:
     assert "fixtures vs graph_v1: 0 added, 0 removed, 1 changed" in result.out
     assert "version.yaml vs graph_v1: $.version" not in result.out
     assert f"undeclared: {sha[:12]} rank again (crates/orbit-graph/src/tools/search.rs)" in result.out
-    rows = json.loads(run_cli("status", "--format", "json", cwd=reg).out)
+    rows = json.loads(run_cli("status", "--format", "json", cwd=reg).out)["result"]["suites"]
     assert rows[0]["undeclared"][0]["sha"] == sha and rows[0]["next_version"] == 2
 
 

@@ -314,7 +314,7 @@ def test_labels_mean_the_same_everywhere(v2_frozen: Path) -> None:
     assert "already frozen" in run_cli("cut", "graph_v2", cwd=v2_frozen).out
     assert_clean_failure(run_cli("cut", "other_v2", cwd=v2_frozen), code=2)
     listed = json.loads(run_cli("audit", "graph_v1", "2", "--no-code", "--format", "json", cwd=v2_frozen).out)
-    assert [v["name"] for v in listed["versions"]] == ["graph_v1", "graph_v2"]
+    assert [v["name"] for v in listed["result"]["versions"]] == ["graph_v1", "graph_v2"]
 
 
 # Also found: a container must enclose the line, not merely precede it.

@@ -135,8 +135,8 @@ def test_json_format(v2_copy: Path) -> None:
     result = run_cli("validate", "--format", "json", str(v2_copy))
     assert result.code == 1
     data = json.loads(result.out)
-    assert data["ok"] is False
-    [problem] = data["problems"]
+    assert data["ok"] is False and data["exit_code"] == 1
+    [problem] = data["result"]["problems"]
     assert problem["json_path"] == "$.difficulty"
     assert problem["line"] == 3
     assert problem["layer"] == "schema"

@@ -25,12 +25,16 @@ def main(argv: list[str] | None = None) -> int:
     if args in (["--version"], ["-V"]):
         print(f"freezer {__version__}")
         return 0
-    from freezer.cli.output import say, say_error
+    from freezer.cli.output import json_command as output_json_command
+    from freezer.cli.output import say, say_error, say_json_error
     from freezer.errors import EXIT_BROKEN_PIPE, EXIT_INVALID, FreezerError
     from freezer.escape import visible
     from freezer.problems import display_path
 
+    json_command = None
     try:
+        args = _enter_directory(args)
+        json_command = output_json_command(args)
         code = _dispatch(args)
         sys.stdout.flush()  # a closed pipe shows up here, not in the interpreter's exit
         return code
@@ -39,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
         _discard_stdout()
         return EXIT_BROKEN_PIPE
     except FreezerError as exc:
+        if json_command:
+            say_json_error(json_command, exc)
         say_error(exc)
         return exc.exit_code
     except OSError as exc:
@@ -60,6 +66,28 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_INVALID
+
+
+def _enter_directory(args: list[str]) -> list[str]:
+    """``freezer -C DIR COMMAND``: run as if started in DIR, as ``git -C`` does (then the registry is
+    found from there). After the command, ``-C`` keeps meaning ``--registry``."""
+    from freezer.errors import UsageError
+
+    if not args or (args[0] not in ("-C", "--directory") and not args[0].startswith("--directory=")):
+        return args
+    if args[0].startswith("--directory="):
+        directory, rest = args[0].partition("=")[2], args[1:]
+    elif len(args) > 1:
+        directory, rest = args[1], args[2:]
+    else:
+        raise UsageError(f"{args[0]} needs a folder: freezer -C DIR COMMAND")
+    try:
+        os.chdir(directory)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot run in {directory!r}: {exc.strerror or exc}", hint="name an existing folder"
+        ) from None
+    return rest
 
 
 def _dispatch(args: list[str]) -> int:

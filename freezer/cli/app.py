@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 import typer
 
 from freezer.cli import output
-from freezer.errors import EXIT_BROKEN_PIPE, EXIT_OK, FreezerError
+from freezer.errors import EXIT_BROKEN_PIPE, EXIT_OK, FreezerError, UsageError
 
 # Recent typer releases vendor click, older ones use the real package: find the
 # click exception base through typer itself so either works.
@@ -22,7 +22,8 @@ _ClickException: type[Exception] = next(c for c in typer.BadParameter.__mro__ if
 
 app = typer.Typer(
     name="freezer",
-    help="A frozen-version registry for benchmark fixture sets: validate, cut, audit, check.",
+    help="A frozen-version registry for benchmark fixture sets: validate, cut, audit, check.\n\n"
+    "freezer -C DIR COMMAND runs as if started in DIR (as git -C does).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=True,
@@ -35,9 +36,49 @@ RegistryOption = Annotated[
         "--registry", "-C", help="Registry root (folder with freezer.yaml). Default: search upwards from here."
     ),
 ]
+
+
+def complete_format(incomplete: str) -> list[str]:
+    return [name for name in output.FORMATS if name.startswith(incomplete)]
+
+
+def complete_frozen(incomplete: str) -> list[str]:
+    """Frozen version names of the registry around the current folder (nothing when there is none)."""
+    from freezer import config as config_mod
+    from freezer import registry as registry_mod
+
+    try:
+        cfg = config_mod.load(None)
+        names = [v.name for one in cfg.suites.values() for v in registry_mod.frozen_versions(one)]
+    except (FreezerError, OSError):
+        return []
+    return [name for name in names if name.startswith(incomplete)]
+
+
+def complete_next(incomplete: str) -> list[str]:
+    """The version a cut would make now, for each suite."""
+    from freezer import config as config_mod
+    from freezer import registry as registry_mod
+
+    try:
+        cfg = config_mod.load(None)
+        upcoming = []
+        for one in cfg.suites.values():
+            frozen = registry_mod.frozen_versions(one)
+            upcoming.append(registry_mod.version_name(one.name, frozen[-1].number + 1 if frozen else 1))
+    except (FreezerError, OSError):
+        return []
+    return [name for name in upcoming if name.startswith(incomplete)]
+
+
 FormatOption = Annotated[
     Optional[str],
-    typer.Option("--format", "-f", help="Output format: text, json or github (default: github under GitHub Actions)."),
+    typer.Option(
+        "--format",
+        "-f",
+        help="Output format: text, json or github (default: github under GitHub Actions).",
+        autocompletion=complete_format,
+    ),
 ]
 SuiteOption = Annotated[
     Optional[str], typer.Option("--suite", "-s", help="Suite name; may be left out when only one is configured.")
@@ -86,7 +127,11 @@ def run(args: list[str]) -> int:
         if context is not None:
             output.say(context.get_usage(), err=True)
             output.say(f"Try '{context.command_path} --help' for help.", err=True)
-        output.say(f"freezer: error: {exc.format_message()}", err=True)  # type: ignore[attr-defined]
+        message = exc.format_message()  # type: ignore[attr-defined]
+        asked_json = output.json_command(args)
+        if asked_json:
+            output.say_json_error(asked_json, UsageError(message))
+        output.say(f"freezer: error: {message}", err=True)
         return int(exc.exit_code)  # type: ignore[attr-defined]
     except typer.Abort:
         typer.echo("freezer: aborted", err=True)

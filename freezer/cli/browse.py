@@ -8,7 +8,7 @@ import typer
 
 from freezer import config as config_mod
 from freezer.cli import output
-from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format
+from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format, complete_frozen
 from freezer.errors import EXIT_INVALID, EXIT_OK
 
 
@@ -22,31 +22,34 @@ def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fm
     cfg = config_mod.load(registry)
     suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
     rows = [browse.summary_row(s, v) for s in suites for v in registry_mod.frozen_versions(s)]
+    failed = any(r["hashes"] != "ok" for r in rows)
     if fmt == "json":
-        output.say_block(output.dumps(rows))
+        return output.say_json("list", {"versions": rows}, ok=not failed)
     else:
-        header = ("version", "pinned", "cut", "landed", "dropped", "classes", "integrity")
+        header = ("version", "pinned", "cut", "landed", "dropped", "classes", "hashes")
         table = [header] + [
             (
                 r["version"],
-                r["pinned"] or "?",
+                (r["pinned_sha"] or "?")[:8],
                 r["cut_at"] or "?",
                 str(r["landed"]),
                 str(r["dropped"]),
                 ", ".join(r["classes"]),
-                r["integrity"],
+                r["hashes"],
             )
             for r in rows
         ]
         widths = [max(len(row[i]) for row in table) for i in range(len(header))]
         for row in table:
             output.say("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
-    return EXIT_INVALID if any(r["integrity"] != "ok" for r in rows) else EXIT_OK
+    if failed:
+        output.say("✗ a version's files do not match their hashes: run freezer audit for the full report")
+    return EXIT_INVALID if failed else EXIT_OK
 
 
 @app.command()
 def show(
-    version: Annotated[str, typer.Argument(help="The version, e.g. graph_v2 or v2.")],
+    version: Annotated[str, typer.Argument(help="The version, e.g. graph_v2 or v2.", autocompletion=complete_frozen)],
     suite: SuiteOption = None,
     registry: RegistryOption = None,
     fmt: FormatOption = None,
@@ -59,8 +62,16 @@ def show(
     one = config_mod.suite_of_label(cfg, version, suite)
     data = browse.read(browse.find(one, version))
     if fmt == "json":
-        output.say_block(output.dumps({"manifest": data.manifest, "version": data.version, "fixtures": data.fixtures}))
-        return EXIT_OK
+        return output.say_json(
+            "show",
+            {
+                "name": data.frozen.name,
+                "manifest_sha256": data.frozen.manifest_sha256(),
+                "manifest": data.manifest,
+                "version": data.version,
+                "fixtures": data.fixtures,
+            },
+        )
     manifest = data.manifest
     output.say(f"{manifest['name']}  pinned {manifest['pinned_sha']['full']}  cut {manifest['cut_at']}")
     output.say(f"  manifest sha256 {data.frozen.manifest_sha256()}")
@@ -85,8 +96,8 @@ def show(
 
 @app.command()
 def diff(
-    old: Annotated[str, typer.Argument(help="The earlier version, e.g. graph_v1.")],
-    new: Annotated[str, typer.Argument(help="The later version, e.g. graph_v2.")],
+    old: Annotated[str, typer.Argument(help="The earlier version, e.g. graph_v1.", autocompletion=complete_frozen)],
+    new: Annotated[str, typer.Argument(help="The later version, e.g. graph_v2.", autocompletion=complete_frozen)],
     suite: SuiteOption = None,
     registry: RegistryOption = None,
     fmt: FormatOption = None,
@@ -97,10 +108,9 @@ def diff(
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, old, suite)
-    delta = browse.diff(one, browse.find(one, old), browse.find(one, new))
     if fmt == "json":
-        output.say_block(output.dumps(delta))
-        return EXIT_OK
+        return output.say_json("diff", browse.diff(one, browse.find(one, old), browse.find(one, new), full=True))
+    delta = browse.diff(one, browse.find(one, old), browse.find(one, new))
     for line in delta_lines(delta):
         output.say(line)
     return EXIT_OK
@@ -116,8 +126,7 @@ def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatO
     suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
     rows = [row for one in suites for row in browse.log_rows(one)]
     if fmt == "json":
-        output.say_block(output.dumps(rows))
-        return EXIT_OK
+        return output.say_json("log", {"versions": rows}, ok=not any("error" in row for row in rows))
     for row in rows:
         if "error" in row:
             output.say(f"{row['version']}  cannot be read: {row['error']} (run freezer audit)")
@@ -132,15 +141,17 @@ def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatO
 
 @app.command()
 def schema(
-    name: Annotated[str, typer.Argument(help="fixture, generic, version, registry or manifest.")],
+    name: Annotated[str, typer.Argument(help="fixture, generic, version, registry, manifest or output.")],
 ) -> int:
     """Print a shipped JSON Schema, for an editor or check-jsonschema, from any install."""
     from freezer import resources
     from freezer.compile_schemas import NAMES
     from freezer.errors import UsageError
 
-    if name not in NAMES:
-        raise UsageError(f"no schema {name!r}; freezer ships: {', '.join(NAMES)}")
+    # output.schema.json describes --format json; no input is validated against it, so it is not compiled.
+    shipped = (*NAMES, "output")
+    if name not in shipped:
+        raise UsageError(f"no schema {name!r}; freezer ships: {', '.join(shipped)}")
     output.say_block(resources.schema_text(name))
     return EXIT_OK
 

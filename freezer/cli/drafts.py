@@ -9,9 +9,62 @@ import typer
 
 from freezer import config as config_mod
 from freezer.cli import hooks, output
-from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format
-from freezer.errors import EXIT_INVALID, EXIT_OK
+from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format, complete_next
+from freezer.cli.terminal import ProgressBar
+from freezer.errors import EXIT_INVALID, EXIT_OK, UsageError
 from freezer.problems import display_path
+from freezer.steps import Step, StepLog, told
+
+
+@app.command()
+def init(
+    directory: Annotated[Path, typer.Argument(help="Folder of the new registry (created if missing).")] = Path("."),
+    suite_name: Annotated[str, typer.Option("--suite", "-s", help="Name of the first suite.")] = "bench",
+    kind: Annotated[
+        str, typer.Option("--kind", help="Fixture schema of the suite: generic (any benchmark) or graph.")
+    ] = "generic",
+    code_repo: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--code-repo",
+            help="The git repository of the code under test (relative to the current folder); "
+            "its HEAD becomes v1's pinned_sha.",
+        ),
+    ] = None,
+    fmt: FormatOption = None,
+) -> int:
+    """Start a registry: freezer.yaml, a suite's drafts, a pre-commit hook, a CI workflow, editor schemas."""
+    from freezer import scaffold
+
+    fmt = check_format(fmt, ("text", "json"))
+    result = scaffold.init_registry(directory, suite_name, kind, code_repo)
+    if fmt == "json":
+        return output.say_json(
+            "init",
+            {
+                "root": display_path(result.root),
+                "suite": result.suite,
+                "kind": result.kind,
+                "written": result.written,
+                "git_initialized": result.git_initialized,
+                "pinned_sha": result.pinned_sha,
+                "code_repo": result.code_repo,
+            },
+        )
+    where = display_path(result.root)
+    drafts = f"drafts/{result.suite}"
+    output.say(f"✓ created a registry in {where} with suite {result.suite!r} (kind {result.kind})")
+    output.say(f"  freezer.yaml                              the registry config (code_repo: {result.code_repo})")
+    pinned = f"pinned_sha {result.pinned_sha[:8]} (HEAD of the code)" if result.pinned_sha else "pinned_sha: TODO"
+    output.say(f"  {drafts}/version.yaml".ljust(44) + f"the record of v1; {pinned}")
+    output.say(f"  {drafts}/fixtures/example-task.yaml".ljust(44) + "a fixture: edit it, copy it for each task")
+    output.say("  .pre-commit-config.yaml                   the guard on every commit: run pre-commit install")
+    output.say("  .github/workflows/freezer.yml             the guard on every pull request")
+    output.say(f"  {scaffold.SCHEMAS_FOLDER}/".ljust(44) + "schemas for your editor (yaml-language-server)")
+    if result.git_initialized:
+        output.say("  initialized a git repository there")
+    output.say("next: edit the drafts (every TODO), then freezer validate, freezer cut v1, git commit")
+    return EXIT_OK
 
 
 @app.command()
@@ -36,8 +89,9 @@ def status(suite: SuiteOption = None, registry: RegistryOption = None, fmt: Form
     cfg = config_mod.load(registry)
     suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
     found = [status_mod.suite_status(one) for one in suites]
+    failed = any(s.problems or s.undeclared for s in found)
     if fmt == "json":
-        output.say_block(output.dumps([s.to_json() for s in found]))
+        return output.say_json("status", {"suites": [s.to_json() for s in found]}, ok=not failed)
     else:
         for one in found:
             drafts = "valid" if not one.problems else f"{one.problems} problem(s) (freezer validate)"
@@ -46,20 +100,27 @@ def status(suite: SuiteOption = None, registry: RegistryOption = None, fmt: Form
                 moved = ", ".join(f"{len(ids)} {kind}" for kind, ids in one.fixtures.items())
                 output.say(f"  fixtures vs {one.latest}: {moved}")
                 output.say(f"  version.yaml vs {one.latest}: {', '.join(one.record) or 'unchanged'}")
+                if one.pinned_sha:
+                    before, after = one.pinned_sha["before"], one.pinned_sha["after"]
+                    moved = "unchanged" if before.startswith(after.lower()) else f"{before[:8]} → {after[:8]}"
+                    output.say(f"  pinned SHA vs {one.latest}: {moved}")
             output.say(f"  tool-surface commits declared: {one.declared}; code: {one.code}")
             for commit in one.undeclared:
                 output.say(f"  undeclared: {commit['sha'][:12]} {commit['subject']} ({', '.join(commit['paths'][:5])})")
-    return EXIT_INVALID if any(s.problems or s.undeclared for s in found) else EXIT_OK
+    return EXIT_INVALID if failed else EXIT_OK
 
 
 @app.command("next")
-def next_version(suite: SuiteOption = None, registry: RegistryOption = None) -> int:
+def next_version(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> int:
     """Start the drafts of the next version from the latest frozen one (versions/ is never touched)."""
     from freezer import nextdraft
 
+    fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     result = nextdraft.start_next(cfg.root, cfg.suite(suite))
     where = display_path(result.drafts)
+    if fmt == "json":
+        return output.say_json("next", {"version": result.number, "drafts": where, "copied": result.copied})
     if result.copied:
         output.say(f"copied {result.copied} file(s) of the latest version into {where}")
     output.say(f"✓ {where}/version.yaml now says version {result.number}; tool-surface commits emptied")
@@ -69,7 +130,7 @@ def next_version(suite: SuiteOption = None, registry: RegistryOption = None) -> 
 
 @app.command()
 def cut(
-    version: Annotated[str, typer.Argument(help="The version to freeze, e.g. v2.")],
+    version: Annotated[str, typer.Argument(help="The version to freeze, e.g. v2.", autocompletion=complete_next)],
     suite: SuiteOption = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Run every check and print METHOD.md; write nothing.")
@@ -82,25 +143,45 @@ def cut(
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
-    result = cut_mod.cut(cfg, config_mod.suite_of_label(cfg, version, suite), version, dry_run=dry_run)
+    try:
+        chosen = config_mod.suite_of_label(cfg, version, suite)
+    except UsageError as exc:
+        raise UsageError(exc.message, hint=_next_free(cfg, suite) or exc.hint) from None
     if fmt == "json":
-        output.say_block(
-            output.dumps(
-                {
-                    "status": result.status,
-                    "name": result.name,
-                    "path": display_path(result.path),
-                    "manifest_sha256": result.manifest_sha256,
-                    "steps": result.steps,
-                    "warnings": result.warnings,
-                    "timings": result.timings,
-                    **({"method": result.method} if dry_run else {}),
-                }
-            )
+        result = cut_mod.cut(cfg, chosen, version, dry_run=dry_run)
+        return output.say_json(
+            "cut",
+            {
+                "status": result.status,
+                "name": result.name,
+                "path": display_path(result.path),
+                "manifest_sha256": result.manifest_sha256,
+                "steps": [step.to_json() for step in result.steps],
+                "warnings": result.warnings,
+                "timings": result.timings,
+                **({"method": result.method} if dry_run else {}),
+            },
         )
-        return EXIT_OK
-    for step in result.steps:
+
+    bar = ProgressBar("validating the drafts")
+
+    def passed(step: Step) -> None:
+        bar.close()
+        output.end_progress()
         output.say(f"  ✓ {step}", err=dry_run)
+
+    try:
+        result = cut_mod.cut(
+            cfg,
+            chosen,
+            version,
+            dry_run=dry_run,
+            steps=StepLog(passed, lambda text: output.progress(f"{text}…")),
+            progress=bar,
+        )
+    finally:
+        bar.close()
+        output.end_progress()
     for warning in result.warnings:
         output.say(f"  ⚠ {warning}", err=True)
     if dry_run:
@@ -113,22 +194,48 @@ def cut(
     return EXIT_OK
 
 
+def _next_free(cfg: config_mod.RegistryConfig, suite: str | None) -> str | None:
+    """What to type instead of a label that is not one: the version a cut would make now."""
+    from freezer import registry as registry_mod
+
+    if suite is None and len(cfg.suites) != 1:
+        return None
+    try:
+        one = cfg.suite(suite)
+    except UsageError:
+        return None
+    frozen = registry_mod.frozen_versions(one)
+    upcoming = frozen[-1].number + 1 if frozen else 1
+    return f"the next free version of {one.name} is v{upcoming}: freezer cut v{upcoming}"
+
+
 @app.command()
 def demo(
     directory: Annotated[
         Optional[Path], typer.Argument(help="Folder to create (must be new or empty). Default: a new temporary folder.")
     ] = None,
+    fmt: FormatOption = None,
 ) -> int:
     """Build a sample code repository and a registry, cut graph v1 and v2, and audit them."""
     from freezer.demo.registry import run_demo
 
-    result = run_demo(directory, progress=lambda message: output.say(f"· {message}"))
+    fmt = check_format(fmt, ("text", "json"))
+    told_progress = (lambda message: output.say(f"· {message}")) if fmt == "text" else (lambda _message: None)
+    result = run_demo(directory, progress=told_progress)
+    if fmt == "json":
+        return output.say_json(
+            "demo",
+            {
+                "root": display_path(result.root),
+                "cuts": [{"name": c.name, "manifest_sha256": c.manifest_sha256} for c in result.cuts],
+                "audits": [audited.to_json() for audited in result.audits],
+            },
+            ok=all(audited.ok for audited in result.audits),
+        )
     for cut_result in result.cuts:
         output.say(f"✓ froze {cut_result.name} (manifest sha256 {cut_result.manifest_sha256[:16]}…)")
     for audited in result.audits:
-        output.say(
-            f"{'✓' if audited.ok else '✗'} audit {audited.name}: {'; '.join(audited.checks)}; code: {audited.code}"
-        )
+        output.say(f"{'✓' if audited.ok else '✗'} audit {audited.name}: {told(audited.checks)}; code: {audited.code}")
     if not all(audited.ok for audited in result.audits):
         return EXIT_INVALID
     root = display_path(result.root)

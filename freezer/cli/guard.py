@@ -8,9 +8,11 @@ import typer
 
 from freezer import config as config_mod
 from freezer.cli import hooks, output
-from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format
+from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format, complete_frozen
+from freezer.cli.terminal import ProgressBar
 from freezer.errors import EXIT_INVALID, EXIT_OK
 from freezer.problems import display_path
+from freezer.steps import no_progress, told
 
 
 def _select_versions(
@@ -38,12 +40,18 @@ def _select_versions(
 @app.command()
 def audit(
     versions: Annotated[
-        Optional[list[str]], typer.Argument(help="Versions (graph_v2, or v2 with one suite). Default: all.")
+        Optional[list[str]],
+        typer.Argument(help="Versions (graph_v2, or v2 with one suite). Default: all.", autocompletion=complete_frozen),
     ] = None,
     suite: SuiteOption = None,
     against: Annotated[
         Optional[str],
-        typer.Option("--against", help="Report fixtures whose ground truth, oracle or grep no longer hold at REF."),
+        typer.Option(
+            "--against",
+            metavar="REF",
+            help="A commit or ref of the code repository (code_repo in freezer.yaml, not the registry): "
+            "report fixtures whose ground truth, oracle or grep no longer hold there.",
+        ),
     ] = None,
     strict: Annotated[
         bool, typer.Option("--strict", help="Fail when the code repository is unreachable or fixtures are stale.")
@@ -58,28 +66,32 @@ def audit(
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     results = []
-    show_progress = fmt == "text"
     for suite_name, names in _select_versions(cfg, versions or [], suite).items():
-        results.extend(
-            audit_mod.audit_suite(
-                cfg.suites[suite_name],
-                names,
-                code=not no_code,
-                against=against,
-                progress=(lambda name: output.progress(f"auditing {name}…")) if show_progress else (lambda _: None),
+        bar = ProgressBar(f"auditing {suite_name}") if fmt == "text" else None
+        try:
+            results.extend(
+                audit_mod.audit_suite(
+                    cfg.suites[suite_name],
+                    names,
+                    code=not no_code,
+                    against=against,
+                    progress=bar or no_progress,
+                )
             )
-        )
-    if show_progress:
-        output.end_progress()
-    failed = any(not r.ok for r in results)
-    if strict:
-        failed = failed or any(r.code.startswith("unreachable") or r.stale for r in results)
+        finally:
+            if bar is not None:
+                bar.close()
+    # Under --strict, a version whose code could not be checked, or whose fixtures went stale, fails too.
+    strict_failures = {r.name for r in results if strict and (r.code_status == "unreachable" or r.stale)}
+    failed = any(not r.ok for r in results) or bool(strict_failures)
     if fmt == "json":
-        output.say_block(output.dumps({"ok": not failed, "versions": [r.to_json() for r in results]}))
-        return EXIT_INVALID if failed else EXIT_OK
+        return output.say_json("audit", {"strict": strict, "versions": [r.to_json() for r in results]}, ok=not failed)
     for result in results:
-        mark = "✓" if result.ok else "✗"
-        output.say(f"{mark} {result.name}: {'; '.join(result.checks)}; code: {result.code}")
+        mark = "✓" if result.ok and result.name not in strict_failures else "✗"
+        output.say(f"{mark} {result.name}: {told(result.checks)}; code: {result.code}")
+        if result.ok and result.name in strict_failures:
+            why = "its code could not be checked" if result.code_status == "unreachable" else "fixtures are stale"
+            output.say(f"    ✗ --strict: {why}")
         for failure in result.failures + result.code_failures:
             output.say(f"    ✗ {failure}")
         if result.against:
@@ -93,7 +105,13 @@ def audit(
                 output.say(f"    every landed fixture still holds at {result.against[:8]}")
     if not results:
         output.say("no frozen versions found")
-    output.say(f"{'✗' if failed else '✓'} audited {len(results)} version(s)")
+    broken = sum(not r.ok for r in results)
+    if not failed:
+        output.say(f"✓ audited {len(results)} version(s)")
+    else:
+        strict_only = len(strict_failures - {r.name for r in results if not r.ok})
+        reasons = [f"{broken} failed" if broken else "", f"{strict_only} failed --strict" if strict_only else ""]
+        output.say(f"✗ audited {len(results)} version(s): {', '.join(r for r in reasons if r)}")
     return EXIT_INVALID if failed else EXIT_OK
 
 

@@ -14,8 +14,10 @@ from pathlib import Path
 
 from freezer import config as config_mod
 from freezer.cli import output
+from freezer.cli.terminal import ProgressBar
 from freezer.errors import EXIT_INVALID, EXIT_OK
 from freezer.problems import display_path
+from freezer.steps import no_progress
 
 # Long and short spellings of each option that takes a value, by command; mirrors the typer commands.
 _OPTIONS = {
@@ -72,18 +74,16 @@ def run_check(base: str | None, registry: Path | None, fmt: str) -> int:
     cfg = config_mod.load(registry)
     report = check_mod.check(cfg, base)
     if fmt == "json":
-        output.say_block(
-            output.dumps(
-                {
-                    "ok": report.ok,
-                    "base": report.base,
-                    "base_source": report.base_source,
-                    "new_versions": report.new_versions,
-                    "problems": [p.to_json() for p in report.problems],
-                }
-            )
+        return output.say_json(
+            "check",
+            {
+                "base": report.base,
+                "base_source": report.base_source,
+                "new_versions": report.new_versions,
+                "problems": [p.to_json() for p in report.problems],
+            },
+            ok=report.ok,
         )
-        return EXIT_OK if report.ok else EXIT_INVALID
     for line in output.problem_lines(report.problems, fmt):
         output.say(line)
     summary = f"against {report.base[:8]} ({report.base_source})"
@@ -99,20 +99,25 @@ def run_check(base: str | None, registry: Path | None, fmt: str) -> int:
 def run_validate(paths: list[Path] | None, registry: Path | None, suite: str | None, fmt: str) -> int:
     from freezer import validate as validate_mod
 
-    if paths:
-        report = validate_mod.validate_paths(paths, _optional_config(registry))
-    else:
-        cfg = config_mod.load(registry)
-        suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
-        report = validate_mod.Report()
-        for one in suites:
-            part = validate_mod.validate_suite(one)
-            report.files += part.files
-            report.sets.extend(part.sets)
-            report.problems.extend(part.problems)
+    bar = ProgressBar("validating") if fmt == "text" else None
+    progress = bar or no_progress
+    try:
+        if paths:
+            report = validate_mod.validate_paths(paths, _optional_config(registry), progress=progress)
+        else:
+            cfg = config_mod.load(registry)
+            suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
+            report = validate_mod.Report()
+            for one in suites:
+                part = validate_mod.validate_suite(one, progress)
+                report.files += part.files
+                report.sets.extend(part.sets)
+                report.problems.extend(part.problems)
+    finally:
+        if bar is not None:
+            bar.close()
     if fmt == "json":
-        output.say_block(output.dumps(_report_json(report)))
-        return EXIT_OK if report.ok else EXIT_INVALID
+        return output.say_json("validate", _report_json(report), ok=report.ok)
     for line in output.problem_lines(report.problems, fmt):
         output.say(line)
     for fixture_set in report.sets:
@@ -164,7 +169,6 @@ def _report_json(report: object) -> dict[str, object]:
             }
         )
     return {
-        "ok": report.ok,
         "files": report.files,
         "sets": sets,
         "problems": [p.to_json() for p in report.problems],

@@ -8,11 +8,14 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from freezer.cli.terminal import colour_marks
 from freezer.errors import FreezerError
 from freezer.escape import github_data, github_property, json_safe, visible, visible_block
 from freezer.problems import Problem, format_json_path
 
 FORMATS = ("text", "json", "github")
+# The version of the JSON document every command prints with --format json (schemas/output.schema.json).
+OUTPUT_FORMAT = 1
 
 
 def resolve_format(requested: str | None) -> str:
@@ -23,8 +26,9 @@ def resolve_format(requested: str | None) -> str:
 
 def say(text: str = "", *, err: bool = False) -> None:
     """Print one line of output. Every character that could act on a terminal is shown escaped,
-    newlines included, so no piece of data can forge a line, a colour or a cursor move."""
-    _write(visible(text) + "\n", err)
+    newlines included, so no piece of data can forge a line, a colour or a cursor move; only
+    then is the line's leading mark coloured (when the stream takes colour)."""
+    _write(colour_marks(visible(text), sys.stderr if err else sys.stdout) + "\n", err)
 
 
 def say_block(text: str, *, err: bool = False) -> None:
@@ -77,3 +81,55 @@ def problem_lines(problems: Iterable[Problem], fmt: str) -> list[str]:
 def dumps(data: Any) -> str:
     """JSON for output: standard (NaN is refused, never printed) and terminal-safe."""
     return json_safe(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False, allow_nan=False))
+
+
+def document(command: str, result: Any, *, exit_code: int, error: FreezerError | None = None) -> dict[str, Any]:
+    """The one JSON shape of every command: who printed it, whether it passed, and what it found."""
+    from freezer import __version__
+
+    return {
+        "output_format": OUTPUT_FORMAT,
+        "freezer": __version__,
+        "command": command,
+        "ok": exit_code == 0,
+        "exit_code": exit_code,
+        "result": result,
+        "error": None
+        if error is None
+        else {
+            "message": error.message,
+            "hint": error.hint,
+            "problems": [p.to_json() for p in getattr(error, "problems", [])],
+        },
+    }
+
+
+def say_json(command: str, result: Any, *, ok: bool = True) -> int:
+    """Print a command's result as the JSON document; returns the exit code it states."""
+    from freezer.errors import EXIT_INVALID, EXIT_OK
+
+    code = EXIT_OK if ok else EXIT_INVALID
+    say_block(dumps(document(command, result, exit_code=code)))
+    return code
+
+
+def say_json_error(command: str, error: FreezerError) -> None:
+    say_block(dumps(document(command, None, exit_code=error.exit_code, error=error)))
+
+
+def json_command(args: list[str]) -> str | None:
+    """The command's name when ``args`` ask for JSON output, so that even a usage error answers in JSON."""
+    wants_json = False
+    for index, arg in enumerate(args):
+        value = None
+        if arg in ("--format", "-f") and index + 1 < len(args):
+            value = args[index + 1]
+        elif arg.startswith("--format="):
+            value = arg.partition("=")[2]
+        elif arg.startswith("-f") and not arg.startswith("--") and len(arg) > 2:
+            value = arg[2:]
+        if value is not None:
+            wants_json = value == "json"
+    if not wants_json:
+        return None
+    return next((arg for arg in args if not arg.startswith("-")), "freezer")
