@@ -323,7 +323,7 @@ def bench_cut(work: Path, fixtures: int, runs: int) -> Result:
             finally:
                 ENV.pop("PEAK_STDOUT", None)
                 os.environ.pop("PEAK_STDOUT", None)
-            timings.append(json.loads(Path(stdout.name).read_text())["timings"])
+            timings.append(json.loads(Path(stdout.name).read_text())["result"]["timings"])
         # Compared without the git checks, which cp has no counterpart for; they are reported apart.
         return Sample(sample.seconds - timings[-1]["git_checks"], sample.peak_kib)
 
