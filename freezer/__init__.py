@@ -5,16 +5,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from freezer.api import FrozenSet, load
+    from freezer.api import Comparable, FrozenSet, comparable, load
     from freezer.errors import FreezerError, IntegrityError
 
-__all__ = ["FreezerError", "FrozenSet", "IntegrityError", "__version__", "load"]
+__all__ = ["Comparable", "FreezerError", "FrozenSet", "IntegrityError", "__version__", "comparable", "load"]
 __version__ = "0.2.0"
 
 
 def __getattr__(name: str) -> object:
     # Imported lazily so `freezer --version` and plain imports stay cheap.
-    if name in ("load", "FrozenSet"):
+    if name in ("load", "FrozenSet", "comparable", "Comparable"):
         from freezer import api
 
         return getattr(api, name)

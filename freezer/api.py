@@ -15,12 +15,13 @@ re-rendered METHOD.md) before it returns anything, and raises
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from freezer import browse
 from freezer import config as config_mod
+from freezer.comparability import fixture_digests, score_digest
 from freezer.errors import UsageError
 
 
@@ -35,9 +36,18 @@ class FrozenSet:
     version: dict[str, Any]
     fixtures: list[dict[str, Any]]
 
+    digests: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+
     @property
     def pinned_sha(self) -> str:
         return str(self.manifest["pinned_sha"]["full"])
+
+    def fixture_digest(self, task_id: str) -> str:
+        """What a score on ``task_id`` depends on at the fixture (its input and grading digests):
+        write it into every result row, and ``freezer results check`` verifies it."""
+        if task_id not in self.digests:
+            raise KeyError(task_id)
+        return self.digests[task_id]
 
     @property
     def landed(self) -> list[dict[str, Any]]:
@@ -56,14 +66,15 @@ def load(version: str, registry: str | os.PathLike[str] | None = None, suite: st
         cfg = config_mod.load(Path(registry) if registry is not None else None)
         frozen = browse.find(config_mod.suite_of_label(cfg, version, suite), version)
     except UsageError as exc:
-        # The CLI's hints name its options; a harness calling the API needs the argument instead.
-        hint = exc.hint
-        if hint and "--registry" in hint:
-            hint = "pass registry='path/to/registry' (the folder with freezer.yaml) to freezer.load"
-        elif hint and "--suite" in hint:
-            hint = "pass suite='name' to freezer.load, or name the version as <suite>_vN"
-        raise UsageError(exc.message, hint=hint) from None
+        raise UsageError(exc.message, hint=_api_hint(exc.hint)) from None
     data = browse.read(frozen, verify=True, deep=True)
+    manifest = frozen.manifest_model()
+    groups = browse.groups_of(frozen, manifest)
+    digests = {
+        f["task_id"]: score_digest(fixture_digests(f, groups, manifest.files))
+        for f in data.fixtures
+        if f["status"] == "landed"
+    }
     return FrozenSet(
         name=frozen.name,
         path=frozen.path,
@@ -71,4 +82,46 @@ def load(version: str, registry: str | os.PathLike[str] | None = None, suite: st
         manifest_sha256=frozen.manifest_sha256(),
         version=data.version,
         fixtures=data.fixtures,
+        digests=digests,
     )
+
+
+@dataclass(frozen=True)
+class Comparable:
+    """The fixtures whose scores can be compared between two versions, for one arm."""
+
+    arm: str
+    fixtures: list[str]
+    subset_sha256: str
+    excluded: dict[str, str]  # task id → why not
+    classes: dict[str, str]  # task id → unchanged, cosmetic, changed, added or removed
+
+
+def comparable(
+    a: str,
+    b: str,
+    arm: str | None = None,
+    registry: str | os.PathLike[str] | None = None,
+    suite: str | None = None,
+) -> Comparable:
+    """The comparable subset of versions ``a`` and ``b`` for ``arm`` (needed when the suite has several)."""
+    try:
+        cfg = config_mod.load(Path(registry) if registry is not None else None)
+        one = config_mod.suite_of_label(cfg, a, suite)
+        records = browse.compare(one, browse.find(one, a), browse.find(one, b), arm)
+    except UsageError as exc:
+        raise UsageError(exc.message, hint=_api_hint(exc.hint)) from None
+    if len(records) != 1:
+        names = ", ".join(r.arm for r in records)
+        raise UsageError(f"suite {one.name!r} has several arms ({names}); pass arm=")
+    [record] = records
+    return Comparable(record.arm, record.comparable, record.subset_sha256, record.excluded, record.classes)
+
+
+def _api_hint(hint: str | None) -> str | None:
+    """The CLI's hints name its options; a harness calling the API needs the argument instead."""
+    if hint and "--registry" in hint:
+        return "pass registry='path/to/registry' (the folder with freezer.yaml) to freezer.load"
+    if hint and "--suite" in hint:
+        return "pass suite='name' to freezer.load, or name the version as <suite>_vN"
+    return hint

@@ -12,6 +12,7 @@ from freezer.delta import Side, side
 from freezer.delta import compute as compute_delta
 from freezer.errors import FreezerError, IntegrityError, UsageError
 from freezer.method import fixture_names, load_frozen_drafts, load_yaml_files
+from freezer.model import Manifest
 from freezer.reading import read_whole
 
 
@@ -105,6 +106,40 @@ def diff(
     sides = [read(v).side() for v in chain]
     meanings = sides[-1].manifest.checks.dimensions or suite.dimensions
     return compute_delta(sides, meanings, reversed_=reversed_, full=full)
+
+
+def groups_of(frozen: registry.FrozenVersion, manifest: Manifest) -> dict[str, str]:
+    """The field groups of the fixture schema a version was cut with (its own frozen copy if custom)."""
+    from freezer import comparability
+
+    kind = (manifest.checks.fixture_schema or {}).get("kind", "graph")
+    if kind == "custom":
+        try:
+            schema = json.loads(read_whole(frozen.path / "fixture.schema.json"))
+        except (OSError, ValueError, FreezerError) as exc:
+            raise IntegrityError(f"{frozen.name}: its fixture schema cannot be read ({exc})") from None
+        return comparability.field_groups(schema if isinstance(schema, dict) else {})
+    return comparability.builtin_groups(kind)
+
+
+def compare(
+    suite: SuiteConfig, a: registry.FrozenVersion, b: registry.FrozenVersion, arm: str | None = None
+) -> list[Any]:
+    """Per-fixture comparability of two frozen versions, for one arm or for each of the suite's arms."""
+    from freezer import comparability
+
+    if a.number == b.number:
+        raise UsageError(f"{a.name} and {b.name} are the same version; name two different versions")
+    low, high = (a, b) if a.number < b.number else (b, a)
+    chain = [v for v in registry.frozen_versions(suite) if low.number <= v.number <= high.number]
+    sides = [read(v).side() for v in chain]
+    meanings = sides[-1].manifest.checks.dimensions or suite.dimensions
+    arms = dict(suite.arms) or comparability.default_arms(list(meanings))
+    if arm is not None:
+        if arm not in arms:
+            raise UsageError(f"suite {suite.name!r} has no arm {arm!r}; its arms: {', '.join(arms)}")
+        arms = {arm: arms[arm]}
+    return comparability.compare(sides, meanings, arms, groups_of(high, sides[-1].manifest))
 
 
 def log_rows(suite: SuiteConfig) -> list[dict[str, Any]]:

@@ -26,6 +26,11 @@ DEFAULT_DIMENSIONS = {
 }
 
 
+# What an arm can depend on besides the suite's tool-surface dimensions: the binary, the code
+# under test as a whole (the pinned SHA), and the code at one fixture's ground-truth files.
+ARM_DIMENSIONS = ("binary", "code", "code_sites")
+
+
 @dataclass(frozen=True)
 class SuiteConfig:
     name: str
@@ -39,6 +44,8 @@ class SuiteConfig:
     schema: Path | None = None  # the suite's own fixture schema, instead of the kind's
     fixtures: str | None = None  # glob of the fixture files in the drafts; None: every YAML file
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    # Arm name -> the suite-level dimensions its scores depend on (see freezer.comparability).
+    arms: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # "freezer.yaml:12" for each field, so problems found later can point back at the config.
     origins: dict[str, str] = field(default_factory=dict)
 
@@ -199,6 +206,14 @@ def load_config(path: Path) -> RegistryConfig:
             why = glob_problem(raw["fixtures"])
             if why:
                 problems.append(doc.problem(("suites", name, "fixtures"), why, "config"))
+        dimensions = dict(raw.get("dimensions") or DEFAULT_DIMENSIONS)
+        arms = {arm: tuple(needs) for arm, needs in (raw.get("arms") or {}).items()}
+        known = {*dimensions, *ARM_DIMENSIONS}
+        for arm, needs in arms.items():
+            for index, need in enumerate(needs):
+                if need not in known:
+                    why = f"arm {arm!r} depends on {need!r}, which is not a dimension: use {', '.join(sorted(known))}"
+                    problems.append(doc.problem(("suites", name, "arms", arm, index), why, "config"))
         code = Path(raw["code_repo"])
         origins = {key: f"{display}:{doc.locate(('suites', name, key))[0]}" for key in raw}
         suites[name] = SuiteConfig(
@@ -207,7 +222,8 @@ def load_config(path: Path) -> RegistryConfig:
             versions=versions,
             code_repo=code if code.is_absolute() else root / code,
             tool_surface=tuple(raw["tool_surface"]),
-            dimensions=dict(raw.get("dimensions") or DEFAULT_DIMENSIONS),
+            dimensions=dimensions,
+            arms=arms,
             template=_inside(root, template, doc, (name, "template"), problems, "file") if template else None,
             kind=raw.get("kind", "graph"),
             schema=schema_path,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -117,6 +117,48 @@ def diff(
 
 
 @app.command()
+def compare(
+    old: Annotated[str, typer.Argument(help="One version, e.g. graph_v1.", autocompletion=complete_frozen)],
+    new: Annotated[str, typer.Argument(help="Another version, e.g. graph_v2.", autocompletion=complete_frozen)],
+    arm: Annotated[
+        Optional[str], typer.Option("--arm", "-a", help="One arm (freezer.yaml arms). Default: every arm.")
+    ] = None,
+    suite: SuiteOption = None,
+    registry: RegistryOption = None,
+    fmt: FormatOption = None,
+) -> int:
+    """Which fixtures' scores can be compared across two versions, for each arm, and why not."""
+    from freezer import browse
+
+    fmt = check_format(fmt, ("text", "json"))
+    cfg = config_mod.load(registry)
+    one = config_mod.suite_of_label(cfg, old, suite)
+    records = browse.compare(one, browse.find(one, old), browse.find(one, new), arm)
+    if fmt == "json":
+        return output.say_json("compare", {"arms": [record.to_json() for record in records]})
+    first = records[0]
+    output.say(f"{first.old} → {first.new}: which scores can be compared")
+    tasks = list(first.classes)
+    width = max([len("fixture"), *map(len, tasks)])
+    arms = [record.arm for record in records]
+    output.say(f"  {'fixture'.ljust(width)}  {'class'.ljust(9)}  " + "  ".join(arms))
+    for task in tasks:
+        marks = "  ".join(("✓" if task in r.comparable else "✗").ljust(len(r.arm)) for r in records)
+        output.say(f"  {task.ljust(width)}  {first.classes[task].ljust(9)}  {marks}".rstrip())
+    for record in records:
+        output.say(f"arm {record.arm} (depends on {', '.join(record.depends_on) or 'nothing suite-wide'}):")
+        if record.moved:
+            output.say(f"  moved: {', '.join(record.moved)}")
+        output.say(
+            f"  comparable: {len(record.comparable)} fixture(s)"
+            + (f", subset sha256 {record.subset_sha256}" if record.comparable else "")
+        )
+        for task, reason in record.excluded.items():
+            output.say(f"  ✗ {task}: {reason}")
+    return EXIT_OK
+
+
+@app.command()
 def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> int:
     """One line per frozen version, newest first: date, pinned SHA, fixtures, what moved."""
     from freezer import browse
@@ -148,8 +190,8 @@ def schema(
     from freezer.compile_schemas import NAMES
     from freezer.errors import UsageError
 
-    # output.schema.json describes --format json; no input is validated against it, so it is not compiled.
-    shipped = (*NAMES, "output")
+    # output and results describe what freezer prints and reads outside a registry; not compiled.
+    shipped = (*NAMES, "output", "results")
     if name not in shipped:
         raise UsageError(f"no schema {name!r}; freezer ships: {', '.join(shipped)}")
     output.say_block(resources.schema_text(name))

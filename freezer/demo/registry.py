@@ -26,6 +26,10 @@ suites:
     drafts: drafts/graph
     versions: versions
     code_repo: sample-code
+    # The arms the suite is run with, and what their scores depend on (freezer compare).
+    arms:
+      graph-tools: [indexer, descriptions, surface, binary, code]
+      grep-only: [code_sites]
     tool_surface:
 {globs}
 """

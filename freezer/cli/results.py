@@ -1,0 +1,64 @@
+"""``freezer results check``: pool scores only where the versions are comparable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from freezer import config as config_mod
+from freezer.cli import output
+from freezer.cli.app import FormatOption, RegistryOption, app, check_format
+from freezer.errors import EXIT_INVALID, EXIT_OK
+
+results_app = typer.Typer(help="Check result files against the registry before comparing scores.", no_args_is_help=True)
+app.add_typer(results_app, name="results")
+
+
+@results_app.command("check")
+def check(
+    files: Annotated[list[Path], typer.Argument(help="Result files, JSON Lines (freezer schema results).")],
+    registry: RegistryOption = None,
+    fmt: FormatOption = None,
+) -> int:
+    """Refuse to pool scores across incomparable fixtures; re-aggregate each run on the common subset."""
+    from freezer import results
+
+    fmt = check_format(fmt)
+    cfg = config_mod.load(registry)
+    report = results.check(cfg, files)
+    if fmt == "json":
+        return output.say_json(
+            "results",
+            {
+                "rows": report.rows,
+                "versions": report.versions,
+                "pooled_refused": report.pooled_refused,
+                "common": report.common,
+                "excluded": report.excluded,
+                "runs": [run.to_json() for run in report.runs],
+                "problems": [p.to_json() for p in report.problems],
+            },
+            ok=report.ok,
+        )
+    for line in output.problem_lines(report.problems, fmt):
+        output.say(line)
+    for arm, excluded in report.excluded.items():
+        if excluded:
+            output.say(
+                f"✗ arm {arm}: pooling {', '.join(report.versions)} would mix incomparable fixtures; "
+                f"refused for {len(excluded)} fixture(s):"
+            )
+            for task, reason in excluded.items():
+                output.say(f"    {task}: {reason}")
+    for arm, common in report.common.items():
+        output.say(f"arm {arm}: common comparable subset of {len(common)} fixture(s)")
+        for run in (r for r in report.runs if r.arm == arm):
+            output.say(f"  {run.version}  {run.run}: {run.passed}/{run.fixtures} passed, mean score {run.mean:.3f}")
+    if report.ok:
+        output.say(f"✓ {report.rows} row(s) can be compared as they are")
+        return EXIT_OK
+    if report.problems:
+        output.say(f"✗ {len(report.problems)} problem(s) in {len(files)} file(s)")
+    return EXIT_INVALID
