@@ -111,7 +111,8 @@ def _read(path: str) -> bytes:
 
 
 def _needed(rel: str) -> bool:
-    return rel.endswith(YAML_SUFFIXES) or rel in (registry.DELTA, registry.TEMPLATE_COPY, FROZEN_SCHEMA)
+    needed = (registry.DELTA, registry.COMPARABILITY, registry.TEMPLATE_COPY, FROZEN_SCHEMA)
+    return rel.endswith(YAML_SUFFIXES) or rel in needed
 
 
 def _parse_sums(data: bytes) -> dict[str, str] | None:
@@ -308,6 +309,14 @@ def _check_delta(
         )
     else:
         result.checks.append(Step("delta", "delta.json recomputed"))
+    if manifest["manifest_format"] >= 3:
+        from freezer.comparerecord import frozen_differences
+
+        where = f"{display_path(result.path)}/{registry.COMPARABILITY}"
+        found = frozen_differences(suite, current, manifest, data.get(registry.COMPARABILITY, b""))
+        result.failures.extend(Failure(where, message) for message in found)
+        if not found:
+            result.checks.append(Step("comparability", "comparability recomputed"))
 
 
 def integrity(

@@ -10,12 +10,16 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from freezer import __version__, registry, resources
 from freezer.codechecks import check_against_code, fail
+from freezer.comparability import builtin_groups, default_arms, field_groups
+from freezer.comparerecord import MANIFEST_KEY, earlier_sides, manifest_entry
+from freezer.comparerecord import record as comparability_record
 from freezer.config import RegistryConfig, SuiteConfig
 from freezer.delta import Side, side
 from freezer.delta import compute as compute_delta
@@ -90,6 +94,14 @@ def _previous_side(suite: SuiteConfig, number: int) -> tuple[registry.FrozenVers
     return previous, side(previous.manifest_model(), version, fixtures)
 
 
+def _groups(suite: SuiteConfig) -> dict[str, str]:
+    """The field groups of the suite's fixture schema (its own file when it has one)."""
+    if suite.schema is None:
+        return builtin_groups(suite.kind)
+    loaded = json.loads(read_whole(suite.schema))  # validated as a schema when the config was read
+    return field_groups(loaded if isinstance(loaded, dict) else {})
+
+
 def _template(suite: SuiteConfig) -> bytes:
     if suite.template is not None:
         try:
@@ -116,13 +128,15 @@ def record(
     template: bytes,
     contents: dict[str, list[str]] | None = None,
     fixture_schema: dict[str, Any] | None = None,
+    comparability: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The manifest without its file list: everything the checks used and found."""
+    """The manifest without its file list: everything the checks used and found. With the
+    ``comparability`` entry (arms, field groups, fixture digests) it is manifest format 3."""
     checks = Checks(hashlib.sha256(template).hexdigest(), resolved.grep, suite.dimensions).to_json()
     if fixture_schema is not None:
         checks["fixture_schema"] = fixture_schema
     return {
-        "manifest_format": 2,
+        "manifest_format": 3 if comparability is not None else 2,
         "suite": suite.name,
         "version": number,
         "name": registry.version_name(suite.name, number),
@@ -144,6 +158,7 @@ def record(
         "freezer_version": __version__,
         "cut_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "previous": {"name": previous.name, "manifest_sha256": previous.manifest_sha256()} if previous else None,
+        **({MANIFEST_KEY: comparability} if comparability is not None else {}),
     }
 
 
@@ -156,9 +171,11 @@ def assemble(
     parsed: tuple[dict[str, Any], list[dict[str, Any]]],
     template_name: str = registry.TEMPLATE_COPY,
     assets: dict[str, str] | None = None,
+    earlier: Sequence[Side] | None = None,
 ) -> dict[str, bytes]:
     """Every file of a version but its assets, from its manifest record and its inputs: a pure
-    function. ``assets`` are the sha256 of the asset files, which the caller copies as they stream."""
+    function. ``assets`` are the sha256 of the asset files, which the caller copies as they stream;
+    ``earlier`` are all earlier versions (default: ``previous`` alone), for the comparability record."""
     version_data, fixtures = parsed
     # The delta compares assets by hash: the current side knows them before its manifest is done.
     current = side(Manifest.from_data({**manifest_record, "files": dict(assets or {})}), version_data, fixtures)
@@ -166,6 +183,20 @@ def assemble(
     data_files = {
         **drafts,
         registry.DELTA: dumps_json(delta),
+        **(
+            {
+                registry.COMPARABILITY: dumps_json(
+                    comparability_record(
+                        current,
+                        earlier if earlier is not None else ([previous] if previous else []),
+                        meanings,
+                        manifest_record[MANIFEST_KEY],
+                    )
+                )
+            }
+            if MANIFEST_KEY in manifest_record
+            else {}
+        ),
         registry.TEMPLATE_COPY: template,
         # Each version carries its own attributes, so no checkout can convert its line endings,
         # whatever the registry's root .gitattributes says.
@@ -187,7 +218,11 @@ def _differences(existing: registry.FrozenVersion, files: dict[str, bytes]) -> l
     """How the would-be cut differs from the frozen version, in everything that went into it."""
     frozen = existing.manifest()
     fresh = json.loads(files[registry.MANIFEST])
-    labels = {registry.DELTA: "the computed delta (delta.json)", registry.TEMPLATE_COPY: "the METHOD.md template"}
+    labels = {
+        registry.DELTA: "the computed delta (delta.json)",
+        registry.COMPARABILITY: "the comparability record (comparability.json)",
+        registry.TEMPLATE_COPY: "the METHOD.md template",
+    }
     found = []
     if frozen.get("manifest_format") != fresh["manifest_format"]:
         found.append(
@@ -255,10 +290,20 @@ def cut(
     # The documents validation read are the parse of these same bytes: no need to read them again.
     version_data = fixture_set.version.data
     parsed = (version_data, [doc.data for doc in fixture_set.fixtures])
-    manifest_record = record(suite, number, version_data, resolved, previous, template, contents, fixture_schema)
+    earlier = earlier_sides(suite, number, verify=True)
+    entry = manifest_entry(suite.arms or default_arms(list(suite.dimensions)), _groups(suite), parsed[1], asset_hashes)
+    manifest_record = record(suite, number, version_data, resolved, previous, template, contents, fixture_schema, entry)
     template_name = display_path(suite.template) if suite.template else registry.TEMPLATE_COPY
     files = assemble(
-        manifest_record, drafts, template, previous_side, suite.dimensions, parsed, template_name, asset_hashes
+        manifest_record,
+        drafts,
+        template,
+        previous_side,
+        suite.dimensions,
+        parsed,
+        template_name,
+        asset_hashes,
+        earlier,
     )
     result = CutResult(
         name,

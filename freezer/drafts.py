@@ -36,7 +36,16 @@ if TYPE_CHECKING:
 FROZEN_SCHEMA = "fixture.schema.json"
 # Files every version holds that freezer writes: a draft may not take their place.
 RESERVED = frozenset(
-    {"manifest.json", "METHOD.md", "METHOD.md.j2", "SHA256SUMS", "delta.json", ".gitattributes", FROZEN_SCHEMA}
+    {
+        "manifest.json",
+        "METHOD.md",
+        "METHOD.md.j2",
+        "SHA256SUMS",
+        "delta.json",
+        "comparability.json",
+        ".gitattributes",
+        FROZEN_SCHEMA,
+    }
 )
 
 VERSION_NAME = "version.yaml"

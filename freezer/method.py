@@ -268,6 +268,8 @@ def method_from_files(
         "dropped": [f for f in ordered if f["status"] == "dropped"],
         "gate_c_rows": _gate_c_rows(ordered),
         "delta": _complete_delta(delta),
+        # Format 3: the comparability record against every earlier version (None before).
+        "comparability": json.loads(files[registry.COMPARABILITY]) if registry.COMPARABILITY in files else None,
         "scan": _scan(manifest["tool_surface"].get("scan")),
         "known_caveats": version.get("known_caveats") or [],
         "sweep_notes": version.get("sweep_notes") or [],
@@ -282,5 +284,5 @@ def method_from_files(
 
 
 def _is_asset(rel: str) -> bool:
-    generated = (registry.DELTA, registry.TEMPLATE_COPY, registry.GITATTRIBUTES, FROZEN_SCHEMA)
+    generated = (registry.DELTA, registry.COMPARABILITY, registry.TEMPLATE_COPY, registry.GITATTRIBUTES, FROZEN_SCHEMA)
     return rel not in generated and not rel.endswith(YAML_SUFFIXES)

@@ -38,7 +38,13 @@ class NextResult:
 
 def _copy_frozen(root: Path, frozen: registry.FrozenVersion, drafts: Path) -> int:
     manifest = frozen.manifest()
-    generated = (registry.DELTA, registry.TEMPLATE_COPY, registry.GITATTRIBUTES, "fixture.schema.json")
+    generated = (
+        registry.DELTA,
+        registry.COMPARABILITY,
+        registry.TEMPLATE_COPY,
+        registry.GITATTRIBUTES,
+        "fixture.schema.json",
+    )
     names = [rel for rel in manifest["files"] if rel not in generated]
     for rel in names:
         target = require_safe(root, drafts / rel, "a draft file", folder=False)

@@ -20,6 +20,7 @@ SUMS = "SHA256SUMS"
 METHOD = "METHOD.md"
 TEMPLATE_COPY = "METHOD.md.j2"
 DELTA = "delta.json"
+COMPARABILITY = "comparability.json"
 GITATTRIBUTES = ".gitattributes"
 VERSION_LABEL = re.compile(r"^v?([1-9][0-9]{0,5})$")
 # The one grammar of a version label, used by every command: v2, 2 and graph_v2 name the same version.

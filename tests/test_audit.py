@@ -32,7 +32,10 @@ def version_files(reg: Path) -> list[str]:
 def test_clean_registry_audits(frozen: Path) -> None:
     result = run_cli("audit", cwd=frozen)
     assert result.code == 0, result.text
-    assert "✓ graph_v2: 11 data files hashed; chain to graph_v1 intact; delta.json recomputed" in result.out
+    assert (
+        "✓ graph_v2: 12 data files hashed; chain to graph_v1 intact; delta.json recomputed; comparability recomputed"
+        in result.out
+    )
     assert "code: verified at 7df885db" in result.out
 
 
@@ -69,11 +72,12 @@ def test_every_file_every_tamper(frozen: Path, tamper: str) -> None:
 
 
 def _rewrite_consistently(version: Path, rel: str, old: str, new: str) -> None:
-    """Change a data file and rewrite delta.json, manifest.json, METHOD.md and SHA256SUMS to match,
-    as a careful forger with freezer's own code would."""
+    """Change a data file and rewrite delta.json, comparability.json, manifest.json, METHOD.md and
+    SHA256SUMS to match, as a careful forger with freezer's own code would."""
     import hashlib
 
-    from freezer import browse, registry
+    from freezer import browse, comparerecord, registry
+    from freezer import config as config_mod
     from freezer.config import DEFAULT_DIMENSIONS
     from freezer.cut import dumps_json, sha256sums
     from freezer.delta import compute
@@ -93,6 +97,11 @@ def _rewrite_consistently(version: Path, rel: str, old: str, new: str) -> None:
         )
     (version / "delta.json").write_bytes(dumps_json(compute(chain, DEFAULT_DIMENSIONS)))
     manifest["files"]["delta.json"] = hashlib.sha256((version / "delta.json").read_bytes()).hexdigest()
+    suite = config_mod.load(version.parent.parent).suite("graph")
+    entry, record = comparerecord.recompute(suite, after.side(), manifest)
+    manifest["comparability"] = entry
+    (version / "comparability.json").write_bytes(dumps_json(record))
+    manifest["files"]["comparability.json"] = hashlib.sha256((version / "comparability.json").read_bytes()).hexdigest()
     manifest_bytes = dumps_json(manifest)
     (version / "manifest.json").write_bytes(manifest_bytes)
     files = {r: (version / r).read_bytes() for r in manifest["files"]}

@@ -256,3 +256,54 @@ def test_results_check_refuses_unknown_versions_and_wrong_digests(demo_root: Pat
     assert "r.jsonl:4: $.task_id: 'nope' is not a landed fixture of graph_v2" in out
     assert "r.jsonl:5: $.score:" in out
     assert "r.jsonl:6: $: not JSON" in out
+
+
+# The record every version carries.
+def test_each_version_records_its_comparability_against_every_earlier_one(surface_moved: Path) -> None:
+    import freezer
+
+    v3 = surface_moved / "versions/graph_v3"
+    manifest = json.loads((v3 / "manifest.json").read_text())
+    assert manifest["manifest_format"] == 3
+    entry = manifest["comparability"]
+    assert entry["arms"] == {"graph-tools": ["indexer", "descriptions", "surface", "binary", "code"],
+                             "grep-only": ["code_sites"]}  # fmt: skip
+    assert entry["groups"]["oracle"] == "grading" and entry["groups"]["notes"] == "cosmetic"
+    loaded = freezer.load("graph_v3", registry=surface_moved)
+    for task, digests in entry["fixtures"].items():
+        assert digests["score"] == loaded.fixture_digest(task)
+    record = json.loads((v3 / "comparability.json").read_text())
+    assert [other["version"] for other in record["against"]] == ["graph_v2", "graph_v1"]
+    grep_vs_v2 = next(a for a in record["against"][0]["arms"] if a["arm"] == "grep-only")
+    assert grep_vs_v2 == _records(surface_moved, "v2", "v3")["grep-only"]  # the same engine as compare
+    method = (v3 / "METHOD.md").read_text()
+    assert "## Comparability" in method
+    assert "| graph_v2 | grep-only | code_sites | nothing | 4 | 0 |" in method
+
+
+def test_audit_recomputes_the_comparability_record(surface_moved: Path, tmp_path: Path) -> None:
+    import hashlib
+
+    root = tmp_path / "copy"
+    shutil.copytree(surface_moved, root, symlinks=True)
+    v3 = root / "versions/graph_v3"
+    for path in v3.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    record_file = v3 / "comparability.json"
+    record = json.loads(record_file.read_text())
+    grep = next(a for a in record["against"][0]["arms"] if a["arm"] == "grep-only")
+    grep["comparable"], grep["excluded"] = [], {t: "hand-edited" for t in grep["comparable"]}
+    record_file.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
+    # Rewrite the hashes too, so only the recomputation can tell.
+    digest = hashlib.sha256(record_file.read_bytes()).hexdigest()
+    manifest_file = v3 / "manifest.json"
+    manifest = json.loads(manifest_file.read_text())
+    manifest["files"]["comparability.json"] = digest
+    manifest_file.write_text(json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    manifest_digest = hashlib.sha256(manifest_file.read_bytes()).hexdigest()
+    sums = v3 / "SHA256SUMS"
+    text = re.sub(r"(?m)^[0-9a-f]{64}(  comparability\.json)$", digest + r"\1", sums.read_text())
+    sums.write_text(re.sub(r"(?m)^[0-9a-f]{64}(  manifest\.json)$", manifest_digest + r"\1", text))
+    result = run_cli("audit", "--no-code", "graph_v3", cwd=root)
+    assert_clean_failure(result)
+    assert "comparability.json: does not match the comparability recomputed from the chain" in result.out
