@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from freezer.errors import FreezerError, IntegrityError
 
 __all__ = ["Comparable", "FreezerError", "FrozenSet", "IntegrityError", "__version__", "comparable", "load"]
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 
 def __getattr__(name: str) -> object:
