@@ -13,7 +13,9 @@ order, YAML formatting and comments never change it::
     sha256("freezer-fixture-digest/1 " + group + "\\n" + canonical JSON)
 
 where the canonical JSON holds the group's fields, keys sorted, no spaces,
-UTF-8; an input's ``assets`` list becomes {path: sha256 of the frozen file}.
+UTF-8; a list of files (``assets``, ``graders``) becomes {path: sha256 of the
+frozen file}. The environment (pinned SHA, binary, tool-surface commits) is one
+digest per version.
 
 Whether a score is comparable also depends on the arm that produced it: a
 graph-tool arm depends on the tool surface, a grep-only arm does not. A suite
@@ -32,6 +34,7 @@ from freezer import resources
 from freezer.delta import Side
 from freezer.delta import compute as compute_delta
 from freezer.model import Fixture, Raw
+from freezer.rules import FILE_FIELDS
 
 GROUPS = ("input", "grading", "cosmetic")
 CLASSES = ("unchanged", "cosmetic", "changed", "added", "removed")
@@ -64,8 +67,9 @@ def fixture_digests(fixture: Raw, groups: Mapping[str, str], asset_hashes: Mappi
         if group in parts:
             parts[group][key] = value
     for fields in parts.values():
-        if "assets" in fields and isinstance(fields["assets"], list):
-            fields["assets"] = {str(rel): asset_hashes.get(str(rel), "") for rel in fields["assets"]}
+        for key in FILE_FIELDS:  # a named file counts by its content, not its name alone
+            if isinstance(fields.get(key), list):
+                fields[key] = {str(rel): asset_hashes.get(str(rel), "") for rel in fields[key]}
     return {
         group: hashlib.sha256(f"{_DIGEST_TAG} {group}\n".encode() + canonical(parts[group])).hexdigest()
         for group in GROUPS

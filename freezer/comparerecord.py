@@ -11,6 +11,7 @@ recomputes them and a later freezer.yaml cannot rewrite them.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -43,6 +44,17 @@ def manifest_entry(
         "groups": dict(sorted(groups.items())),
         "fixtures": digests,
     }
+
+
+def environment_digest(manifest: Raw) -> str:
+    """One digest of the environment a version's fixtures run in: the pinned SHA, the binary as
+    frozen, and the tool-surface commits declared since the previous build."""
+    environment = {
+        "pinned_sha": manifest["pinned_sha"]["full"],
+        "binary": manifest["binary"],
+        "tool_surface_commits": [c["sha"] for c in manifest["tool_surface"]["commits"]],
+    }
+    return hashlib.sha256(b"freezer-environment-digest/1\n" + comparability.canonical(environment)).hexdigest()
 
 
 def record(current: Side, earlier: Sequence[Side], meanings: Mapping[str, str], entry: Mapping[str, Any]) -> Raw:
@@ -80,6 +92,7 @@ def recompute(suite: SuiteConfig, current: Side, manifest: Raw) -> tuple[Raw, Ra
     recorded = manifest[MANIFEST_KEY]
     asset_hashes = dict(current.manifest.files)
     entry = manifest_entry(recorded["arms"], recorded["groups"], list(current.fixtures.values()), asset_hashes)
+    entry["environment"] = environment_digest(manifest)
     meanings = current.manifest.checks.dimensions or suite.dimensions
     return entry, record(current, earlier_sides(suite, current.manifest.number), meanings, entry)
 

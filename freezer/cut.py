@@ -18,7 +18,7 @@ from typing import Any
 from freezer import __version__, registry, resources
 from freezer.codechecks import check_against_code, fail
 from freezer.comparability import builtin_groups, default_arms, field_groups
-from freezer.comparerecord import MANIFEST_KEY, earlier_sides, manifest_entry
+from freezer.comparerecord import MANIFEST_KEY, earlier_sides, environment_digest, manifest_entry
 from freezer.comparerecord import record as comparability_record
 from freezer.config import RegistryConfig, SuiteConfig
 from freezer.delta import Side, side
@@ -135,7 +135,7 @@ def record(
     checks = Checks(hashlib.sha256(template).hexdigest(), resolved.grep, suite.dimensions).to_json()
     if fixture_schema is not None:
         checks["fixture_schema"] = fixture_schema
-    return {
+    manifest: dict[str, Any] = {
         "manifest_format": 3 if comparability is not None else 2,
         "suite": suite.name,
         "version": number,
@@ -158,8 +158,10 @@ def record(
         "freezer_version": __version__,
         "cut_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "previous": {"name": previous.name, "manifest_sha256": previous.manifest_sha256()} if previous else None,
-        **({MANIFEST_KEY: comparability} if comparability is not None else {}),
     }
+    if comparability is not None:
+        manifest[MANIFEST_KEY] = {**comparability, "environment": environment_digest(manifest)}
+    return manifest
 
 
 def assemble(

@@ -187,16 +187,22 @@ def set_rules(version: YamlDocument | None, fixtures: list[YamlDocument]) -> lis
     return found
 
 
+# Fixture fields that name files of the drafts, which are frozen and hashed with the version.
+FILE_FIELDS = ("assets", "graders")
+
+
 def asset_rules(fixtures: list[YamlDocument], assets: set[str]) -> list[Problem]:
-    """Every asset a fixture names is a clean relative path to a file in the drafts."""
+    """Every asset or grader file a fixture names is a clean relative path to a file in the drafts."""
     found: list[Problem] = []
     for doc in fixtures:
-        for index, rel in enumerate(doc.data.get("assets") or []):
-            why = path_problem(rel)
-            if why is None and rel not in assets:
-                why = f"no asset {rel!r} in the drafts (paths are relative to the drafts folder)"
-            if why:
-                found.append(doc.problem(("assets", index), why, "rule"))
+        for key in FILE_FIELDS:
+            named = doc.data.get(key)
+            for index, rel in enumerate(named if isinstance(named, list) else []):
+                why = path_problem(rel) if isinstance(rel, str) else "must be a path"
+                if why is None and rel not in assets:
+                    why = f"no file {rel!r} in the drafts (paths are relative to the drafts folder)"
+                if why:
+                    found.append(doc.problem((key, index), why, "rule"))
     return found
 
 

@@ -307,3 +307,28 @@ def test_audit_recomputes_the_comparability_record(surface_moved: Path, tmp_path
     result = run_cli("audit", "--no-code", "graph_v3", cwd=root)
     assert_clean_failure(result)
     assert "comparability.json: does not match the comparability recomputed from the chain" in result.out
+
+
+def test_grader_files_count_as_grading_and_must_exist(demo_root: Path, tmp_path: Path) -> None:
+    generic = yaml.safe_load((EXAMPLES / "generic/v1/fixtures/add-timeout-flag.yaml").read_text())
+    groups = builtin_groups("generic")
+    graded = {**generic, "graders": ["tests/grade.sh"]}
+    one = fixture_digests(graded, groups, {"tests/grade.sh": "a" * 64})
+    two = fixture_digests(graded, groups, {"tests/grade.sh": "b" * 64})
+    assert one["grading"] != two["grading"] and one["input"] == two["input"]
+    root = tmp_path / "demo"
+    shutil.copytree(demo_root, root, symlinks=True)
+    fixture = root / "drafts/api/fixtures/add-timeout-flag.yaml"
+    fixture.write_text(fixture.read_text() + "graders: [tests/missing.sh]\n")
+    result = run_cli("validate", "--suite", "api", cwd=root)
+    assert_clean_failure(result)
+    assert "$.graders[0]: no file 'tests/missing.sh' in the drafts" in result.out
+
+
+def test_the_environment_digest_follows_the_pin_binary_and_surface(surface_moved: Path) -> None:
+    def environment(name: str) -> str:
+        manifest = json.loads((surface_moved / "versions" / name / "manifest.json").read_text())
+        return str(manifest["comparability"]["environment"])
+
+    assert environment("graph_v2") != environment("graph_v3")
+    assert re.fullmatch(r"[0-9a-f]{64}", environment("graph_v1"))

@@ -127,7 +127,7 @@ def test_a_missing_or_escaping_asset_reference_is_located(api: Path) -> None:
     _edit(fixture, "  - assets/add-timeout-flag/expected.patch\n", "  - assets/nope.patch\n  - ../outside\n")
     result = run_cli("validate", "--suite", "api", cwd=api)
     assert_clean_failure(result)
-    assert "add-timeout-flag.yaml:17:5: $.assets[1]: no asset 'assets/nope.patch' in the drafts" in result.out
+    assert "add-timeout-flag.yaml:17:5: $.assets[1]: no file 'assets/nope.patch' in the drafts" in result.out
     assert "$.assets[2]: '../outside' climbs out" in result.out
 
 
