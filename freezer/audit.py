@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from freezer import delta_v1, parallel, registry, schemas
+from freezer.attest import STATEMENT, statement_bytes
 from freezer.config import SuiteConfig
 from freezer.delta import compute as compute_delta
 from freezer.delta import side
@@ -163,7 +164,8 @@ def check_integrity(
         return None
     if (manifest["suite"], manifest["version"], manifest["name"]) != (suite.name, frozen.number, frozen.name):
         fail(registry.MANIFEST, f"describes {manifest['name']}, but the directory is {frozen.name}")
-    expected = set(manifest["files"]) | set(GENERATED)
+    generated = (*GENERATED, STATEMENT) if manifest["manifest_format"] >= 3 else GENERATED
+    expected = set(manifest["files"]) | set(generated)
     for rel in sorted(expected - set(files)):
         fail(rel, "missing (listed in the manifest)" if rel in manifest["files"] else "missing")
     for rel in sorted(set(files) - expected):
@@ -205,6 +207,11 @@ def check_integrity(
     except Exception as exc:  # noqa: BLE001 - a tampered template can fail in any way
         fail(registry.METHOD, f"cannot be re-rendered: {type(exc).__name__}: {exc}")
         return data
+    if STATEMENT in generated and STATEMENT in files:
+        if statement_bytes(manifest_bytes, method.encode("utf-8")) != _read(files[STATEMENT]):
+            fail(STATEMENT, "differs from the provenance statement the frozen manifest and METHOD.md give")
+        else:
+            result.checks.append(Step("statement", "provenance statement re-derived"))
     if registry.METHOD in files and method.encode("utf-8") != _read(files[registry.METHOD]):
         from freezer import __version__
 

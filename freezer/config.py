@@ -46,6 +46,8 @@ class SuiteConfig:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     # Arm name -> the suite-level dimensions its scores depend on (see freezer.comparability).
     arms: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # How many distinct allowed keys must sign a version for it to count as signed.
+    signatures_required: int = 1
     # "freezer.yaml:12" for each field, so problems found later can point back at the config.
     origins: dict[str, str] = field(default_factory=dict)
 
@@ -224,6 +226,7 @@ def load_config(path: Path) -> RegistryConfig:
             tool_surface=tuple(raw["tool_surface"]),
             dimensions=dimensions,
             arms=arms,
+            signatures_required=raw.get("signatures_required", 1),
             template=_inside(root, template, doc, (name, "template"), problems, "file") if template else None,
             kind=raw.get("kind", "graph"),
             schema=schema_path,

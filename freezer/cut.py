@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from freezer import __version__, registry, resources
+from freezer.attest import STATEMENT, statement_bytes
 from freezer.codechecks import check_against_code, fail
 from freezer.comparability import builtin_groups, default_arms, field_groups
 from freezer.comparerecord import MANIFEST_KEY, earlier_sides, environment_digest, manifest_entry
@@ -209,6 +210,8 @@ def assemble(
     manifest_bytes = dumps_json(manifest)
     method = method_from_files(data_files, manifest_bytes, template_name, parsed).encode("utf-8")
     files = {**data_files, registry.MANIFEST: manifest_bytes, registry.METHOD: method}
+    if MANIFEST_KEY in manifest_record:  # format 3 also writes the provenance statement
+        files[STATEMENT] = statement_bytes(manifest_bytes, method)
     files[registry.SUMS] = sha256sums(files, assets)
     return files
 

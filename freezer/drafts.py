@@ -43,6 +43,7 @@ RESERVED = frozenset(
         "SHA256SUMS",
         "delta.json",
         "comparability.json",
+        "provenance.json",
         ".gitattributes",
         FROZEN_SCHEMA,
     }

@@ -78,6 +78,7 @@ def _rewrite_consistently(version: Path, rel: str, old: str, new: str) -> None:
 
     from freezer import browse, comparerecord, registry
     from freezer import config as config_mod
+    from freezer.attest import statement_bytes
     from freezer.config import DEFAULT_DIMENSIONS
     from freezer.cut import dumps_json, sha256sums
     from freezer.delta import compute
@@ -107,6 +108,8 @@ def _rewrite_consistently(version: Path, rel: str, old: str, new: str) -> None:
     files = {r: (version / r).read_bytes() for r in manifest["files"]}
     (version / "METHOD.md").write_text(method_from_files(files, manifest_bytes))
     files.update({"manifest.json": manifest_bytes, "METHOD.md": (version / "METHOD.md").read_bytes()})
+    (version / "provenance.json").write_bytes(statement_bytes(manifest_bytes, files["METHOD.md"]))
+    files["provenance.json"] = (version / "provenance.json").read_bytes()
     (version / "SHA256SUMS").write_bytes(sha256sums(files))
 
 

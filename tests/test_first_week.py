@@ -84,7 +84,9 @@ def test_the_api_errors_are_importable_from_the_top() -> None:
     assert freezer.IntegrityError is IntegrityError and issubclass(freezer.IntegrityError, freezer.FreezerError)
 
 
-@pytest.mark.parametrize("name", ["fixture", "generic", "version", "registry", "manifest"])
+@pytest.mark.parametrize(
+    "name", ["fixture", "generic", "version", "registry", "manifest", "output", "results", "provenance"]
+)
 def test_schema_prints_a_shipped_schema(name: str, tmp_path: Path) -> None:
     """Point 13: editors and check-jsonschema can use the schemas from any install."""
     result = run_cli("schema", name, cwd=tmp_path)

@@ -114,7 +114,7 @@ def check_format(fmt: str | None, allowed: tuple[str, ...] = output.FORMATS) -> 
 
 def run(args: list[str]) -> int:
     """Run the CLI on ``args`` and return the exit code (never raises click errors)."""
-    from freezer.cli import browse, drafts, guard, results  # noqa: F401 - importing registers the commands
+    from freezer.cli import browse, drafts, guard, results, signing  # noqa: F401 - importing registers the commands
 
     command = typer.main.get_command(app)
     try:

@@ -191,7 +191,7 @@ def schema(
     from freezer.errors import UsageError
 
     # output and results describe what freezer prints and reads outside a registry; not compiled.
-    shipped = (*NAMES, "output", "results")
+    shipped = (*NAMES, "output", "results", "provenance")
     if name not in shipped:
         raise UsageError(f"no schema {name!r}; freezer ships: {', '.join(shipped)}")
     output.say_block(resources.schema_text(name))

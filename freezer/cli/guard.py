@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
 from freezer import config as config_mod
 from freezer.cli import hooks, output
 from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format, complete_frozen
+from freezer.cli.signing import status_line
 from freezer.cli.terminal import ProgressBar
 from freezer.errors import EXIT_INVALID, EXIT_OK
 from freezer.problems import display_path
@@ -57,6 +58,10 @@ def audit(
         bool, typer.Option("--strict", help="Fail when the code repository is unreachable or fixtures are stale.")
     ] = False,
     no_code: Annotated[bool, typer.Option("--no-code", help="Check integrity only; skip the code repository.")] = False,
+    require_signature: Annotated[
+        bool,
+        typer.Option("--require-signature", help="Fail on any version not signed by enough allowed signers."),
+    ] = False,
     registry: RegistryOption = None,
     fmt: FormatOption = None,
 ) -> int:
@@ -83,15 +88,28 @@ def audit(
                 bar.close()
     # Under --strict, a version whose code could not be checked, or whose fixtures went stale, fails too.
     strict_failures = {r.name for r in results if strict and (r.code_status == "unreachable" or r.stale)}
-    failed = any(not r.ok for r in results) or bool(strict_failures)
+    signatures = _signatures(cfg, results)
+    # A signature that does not verify always fails; a missing one only under --require-signature.
+    unsigned = {name for name, s in signatures.items() if s.status == "invalid" or (require_signature and not s.ok)}
+    failed = any(not r.ok for r in results) or bool(strict_failures) or bool(unsigned)
     if fmt == "json":
-        return output.say_json("audit", {"strict": strict, "versions": [r.to_json() for r in results]}, ok=not failed)
+        rows = [
+            {**r.to_json(), "signature": signatures[r.name].to_json() if r.name in signatures else None}
+            for r in results
+        ]
+        return output.say_json("audit", {"strict": strict, "versions": rows}, ok=not failed)
     for result in results:
         mark = "✓" if result.ok and result.name not in strict_failures else "✗"
         output.say(f"{mark} {result.name}: {told(result.checks)}; code: {result.code}")
         if result.ok and result.name in strict_failures:
             why = "its code could not be checked" if result.code_status == "unreachable" else "fixtures are stale"
             output.say(f"    ✗ --strict: {why}")
+        if result.name in signatures:
+            status = signatures[result.name]
+            mark = "✗" if result.name in unsigned else " "
+            output.say(f"  {mark} signature: {status_line(status).split(': ', 1)[1]}")
+            for problem in status.problems:
+                output.say(f"      {problem}")
         for failure in result.failures + result.code_failures:
             output.say(f"    ✗ {failure}")
         if result.against:
@@ -110,9 +128,22 @@ def audit(
         output.say(f"✓ audited {len(results)} version(s)")
     else:
         strict_only = len(strict_failures - {r.name for r in results if not r.ok})
-        reasons = [f"{broken} failed" if broken else "", f"{strict_only} failed --strict" if strict_only else ""]
+        reasons = [
+            f"{broken} failed" if broken else "",
+            f"{strict_only} failed --strict" if strict_only else "",
+            f"{len(unsigned)} not signed" if unsigned else "",
+        ]
         output.say(f"✗ audited {len(results)} version(s): {', '.join(r for r in reasons if r)}")
     return EXIT_INVALID if failed else EXIT_OK
+
+
+def _signatures(cfg: config_mod.RegistryConfig, results: list[Any]) -> dict[str, Any]:
+    """Each audited version's signature status (versions that failed their audit are not asked)."""
+    from freezer import registry as registry_mod
+    from freezer import signing
+
+    by_name = {v.name: (one, v) for one in cfg.suites.values() for v in registry_mod.frozen_versions(one)}
+    return {r.name: signing.verify(cfg, *by_name[r.name]) for r in results if r.ok and r.name in by_name}
 
 
 @app.command()

@@ -1,0 +1,115 @@
+"""Commands for who vouches for a version: attest, sign, verify."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from freezer import config as config_mod
+from freezer.cli import output
+from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format, complete_frozen
+from freezer.errors import EXIT_INVALID, EXIT_OK
+
+VersionArgument = Annotated[str, typer.Argument(help="The version, e.g. graph_v2.", autocompletion=complete_frozen)]
+
+
+@app.command()
+def attest(
+    version: VersionArgument,
+    pae: Annotated[
+        bool, typer.Option("--pae", help="Print the bytes a signature signs (for ssh-keygen -Y sign -n freezer).")
+    ] = False,
+    suite: SuiteOption = None,
+    registry: RegistryOption = None,
+) -> int:
+    """Print the version's in-toto provenance statement (SLSA v1), re-derived from its verified files."""
+    import sys
+
+    from freezer import browse, signing
+
+    cfg = config_mod.load(registry)
+    one = config_mod.suite_of_label(cfg, version, suite)
+    frozen = browse.find(one, version)
+    if pae:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(signing.signed_message(one, frozen))  # bytes, exactly: no escaping
+        return EXIT_OK
+    output.say_block(signing.statement_of(one, frozen).decode("utf-8"))
+    return EXIT_OK
+
+
+@app.command()
+def sign(
+    version: VersionArgument,
+    key: Annotated[
+        Optional[Path], typer.Option("--key", "-k", help="An unencrypted OpenSSH Ed25519 private key.")
+    ] = None,
+    signature: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--signature", help="A signature made by ssh-keygen -Y sign -n freezer over freezer attest --pae."
+        ),
+    ] = None,
+    suite: SuiteOption = None,
+    registry: RegistryOption = None,
+) -> int:
+    """Add your signature to signatures/<version>.dsse.json (the frozen folder is not touched)."""
+    from freezer import browse, signing
+
+    cfg = config_mod.load(registry)
+    one = config_mod.suite_of_label(cfg, version, suite)
+    frozen = browse.find(one, version)
+    keyid = signing.sign(cfg, one, frozen, key, signature)
+    output.say(f"✓ signed {frozen.name} with {keyid}: {signing.SIGNATURES}/{frozen.name}.dsse.json")
+    status = signing.verify(cfg, one, frozen)
+    if status.ok:
+        output.say(f"  verified: signed by {', '.join(status.signers)}")
+    else:
+        output.say(f"  ⚠ not yet counted as signed ({status.status}): {'; '.join(status.problems) or 'more signers'}")
+    return EXIT_OK
+
+
+@app.command()
+def verify(
+    versions: Annotated[
+        Optional[list[str]], typer.Argument(help="Versions. Default: all.", autocompletion=complete_frozen)
+    ] = None,
+    suite: SuiteOption = None,
+    registry: RegistryOption = None,
+    fmt: FormatOption = None,
+) -> int:
+    """Check each version's signatures against allowed_signers; exit 1 unless every one is signed."""
+    from freezer import browse, signing
+    from freezer import registry as registry_mod
+
+    fmt = check_format(fmt, ("text", "json"))
+    cfg = config_mod.load(registry)
+    chosen = []
+    if versions:
+        for label in versions:
+            one = config_mod.suite_of_label(cfg, label, suite)
+            chosen.append((one, browse.find(one, label)))
+    else:
+        suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
+        chosen = [(one, frozen) for one in suites for frozen in registry_mod.frozen_versions(one)]
+    found = [signing.verify(cfg, one, frozen) for one, frozen in chosen]
+    ok = all(status.ok for status in found)
+    if fmt == "json":
+        return output.say_json("verify", {"versions": [status.to_json() for status in found]}, ok=ok)
+    for status in found:
+        output.say(status_line(status))
+        for problem in status.problems:
+            output.say(f"    ✗ {problem}")
+    return EXIT_OK if ok else EXIT_INVALID
+
+
+def status_line(status: object) -> str:
+    from freezer.signing import SignatureStatus
+
+    assert isinstance(status, SignatureStatus)
+    mark = "✓" if status.ok else "✗"
+    who = f" by {', '.join(status.signers)}" if status.signers else ""
+    need = f" ({len(status.signers)} of {status.required} required)" if status.required > 1 else ""
+    return f"{mark} {status.version}: {status.status}{who}{need}"
