@@ -150,7 +150,9 @@ def _flip_payload(envelope: dict[str, object]) -> None:
 
 
 def _flip_signature(envelope: dict[str, object]) -> None:
-    [entry] = envelope["signatures"]  # type: ignore[misc]
+    signatures = envelope["signatures"]
+    assert isinstance(signatures, list)
+    entry: dict[str, str] = signatures[0]
     blob = bytearray(base64.b64decode(entry["sig"]))
     blob[-5] ^= 1
     entry["sig"] = base64.b64encode(bytes(blob)).decode()
