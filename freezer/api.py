@@ -15,14 +15,17 @@ re-rendered METHOD.md) before it returns anything, and raises
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from freezer import browse
+from freezer import browse, lifecycle
 from freezer import config as config_mod
+from freezer import registry as registry_mod
 from freezer.comparability import fixture_digests, score_digest
 from freezer.errors import UsageError
+from freezer.lifecycle import CURRENT, VersionStatus
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,7 @@ class FrozenSet:
     fixtures: list[dict[str, Any]]
 
     digests: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    status: VersionStatus = CURRENT  # yanked or deprecated by the registry's status log
 
     @property
     def pinned_sha(self) -> str:
@@ -60,11 +64,24 @@ class FrozenSet:
         raise KeyError(task_id)
 
 
+class YankedWarning(UserWarning):
+    """The version was withdrawn (freezer yank); it loads only by its exact name."""
+
+
 def load(version: str, registry: str | os.PathLike[str] | None = None, suite: str | None = None) -> FrozenSet:
-    """Load and verify frozen ``version`` (``graph_v2``, or ``v2`` when the registry has one suite)."""
+    """Load and verify frozen ``version`` (``graph_v2``, or ``v2`` when the registry has one suite;
+    ``latest`` is the newest version that is not yanked). A yanked version warns with its reason."""
     try:
         cfg = config_mod.load(Path(registry) if registry is not None else None)
-        frozen = browse.find(config_mod.suite_of_label(cfg, version, suite), version)
+        known = lifecycle.statuses(cfg.root)
+        if version == "latest":
+            one = cfg.suite(suite)
+            usable = [v for v in registry_mod.frozen_versions(one) if known.get(v.name, CURRENT).status != "yanked"]
+            if not usable:
+                raise UsageError(f"suite {one.name!r} has no version that is not yanked")
+            frozen = usable[-1]
+        else:
+            frozen = browse.find(config_mod.suite_of_label(cfg, version, suite), version)
     except UsageError as exc:
         raise UsageError(exc.message, hint=_api_hint(exc.hint)) from None
     data = browse.read(frozen, verify=True, deep=True)
@@ -75,8 +92,12 @@ def load(version: str, registry: str | os.PathLike[str] | None = None, suite: st
         for f in data.fixtures
         if f["status"] == "landed"
     }
+    status = known.get(frozen.name, CURRENT)
+    if status.status == "yanked":
+        warnings.warn(f"{frozen.name} is yanked: {status.reason or 'no reason given'}", YankedWarning, stacklevel=2)
     return FrozenSet(
         name=frozen.name,
+        status=status,
         path=frozen.path,
         manifest=data.manifest,
         manifest_sha256=frozen.manifest_sha256(),

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from freezer import registry
+from freezer import lifecycle, registry
 from freezer.config import CONFIG_NAME, FrozenLayout, RegistryConfig, frozen_layouts
 from freezer.problems import Problem, display_path
 from freezer.registrygit import BaseTree, RegistryGit
@@ -148,6 +148,17 @@ def _new_versions(config: RegistryConfig, frozen_by_folder: dict[str, set[str]],
                 report.problems.append(_frozen_problem(failure.file, f"new version {entry}: {failure.message}"))
 
 
+def _guard_status_log(root: Path, before: bytes | None, report: CheckReport) -> None:
+    """The status log may only grow, and every line must still verify."""
+    path = root / lifecycle.LOG
+    after = path.read_bytes() if path.is_file() else None
+    why = lifecycle.only_appended(before, after)
+    if why:
+        report.problems.append(_frozen_problem(lifecycle.LOG, why))
+    if after is not None:
+        report.problems.extend(lifecycle.verify_log(root))
+
+
 def check(config: RegistryConfig, base: str | None) -> CheckReport:
     git = RegistryGit(config.root)
     base_sha, source = git.default_base() if base is None else (git.resolve(base), base)
@@ -160,6 +171,8 @@ def check(config: RegistryConfig, base: str | None) -> CheckReport:
     with git.at(base_sha) as tree:
         layouts = _base_layouts(tree, base_sha, report)
         frozen_by_layout = {name: _frozen_in_base(tree, layout) for name, layout in layouts.items()}
+        status_log_before = tree.blob(lifecycle.LOG)
+    _guard_status_log(config.root, status_log_before, report)
     for name, layout in layouts.items():
         frozen = frozen_by_layout[name]
         if not frozen:

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from freezer import config as config_mod
+from freezer import lifecycle
 from freezer.cli import output
 from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format, complete_frozen
 from freezer.errors import EXIT_INVALID, EXIT_OK
@@ -22,11 +23,12 @@ def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fm
     cfg = config_mod.load(registry)
     suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
     rows = [browse.summary_row(s, v) for s in suites for v in registry_mod.frozen_versions(s)]
+    _add_status(cfg, rows)
     failed = any(r["hashes"] != "ok" for r in rows)
     if fmt == "json":
         return output.say_json("list", {"versions": rows}, ok=not failed)
     else:
-        header = ("version", "pinned", "cut", "landed", "dropped", "classes", "hashes")
+        header = ("version", "pinned", "cut", "landed", "dropped", "classes", "hashes", "status")
         table = [header] + [
             (
                 r["version"],
@@ -36,6 +38,7 @@ def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fm
                 str(r["dropped"]),
                 ", ".join(r["classes"]),
                 r["hashes"],
+                r["status"]["status"],
             )
             for r in rows
         ]
@@ -45,6 +48,13 @@ def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fm
     if failed:
         output.say("✗ a version's files do not match their hashes: run freezer audit for the full report")
     return EXIT_INVALID if failed else EXIT_OK
+
+
+def _add_status(cfg: config_mod.RegistryConfig, rows: list[dict[str, Any]]) -> None:
+    """Each row's status by the registry's status log (current unless yanked or deprecated)."""
+    known = lifecycle.statuses(cfg.root)
+    for row in rows:
+        row["status"] = known.get(row["version"], lifecycle.CURRENT).to_json()
 
 
 @app.command()
@@ -61,11 +71,13 @@ def show(
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, version, suite)
     data = browse.read(browse.find(one, version))
+    status = lifecycle.statuses(cfg.root).get(data.frozen.name, lifecycle.CURRENT)
     if fmt == "json":
         return output.say_json(
             "show",
             {
                 "name": data.frozen.name,
+                "status": status.to_json(),
                 "manifest_sha256": data.frozen.manifest_sha256(),
                 "manifest": data.manifest,
                 "version": data.version,
@@ -75,6 +87,9 @@ def show(
     manifest = data.manifest
     output.say(f"{manifest['name']}  pinned {manifest['pinned_sha']['full']}  cut {manifest['cut_at']}")
     output.say(f"  manifest sha256 {data.frozen.manifest_sha256()}")
+    if status.status != "current":
+        instead = f"; use {status.superseded_by}" if status.superseded_by else ""
+        output.say(f"  ⚠ {status.status}: {status.reason or 'no reason given'}{instead}")
     previous = manifest["previous"]
     output.say(f"  previous: {previous['name'] + ' ' + previous['manifest_sha256'][:16] + '…' if previous else 'none'}")
     binary = manifest["binary"]
@@ -167,6 +182,7 @@ def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatO
     cfg = config_mod.load(registry)
     suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
     rows = [row for one in suites for row in browse.log_rows(one)]
+    _add_status(cfg, rows)
     if fmt == "json":
         return output.say_json("log", {"versions": rows}, ok=not any("error" in row for row in rows))
     for row in rows:
@@ -174,6 +190,8 @@ def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatO
             output.say(f"{row['version']}  cannot be read: {row['error']} (run freezer audit)")
             continue
         moved = f"moved: {', '.join(row['moved'])}" if row["previous"] else "first version"
+        if row["status"]["status"] != "current":
+            moved += f"  [{row['status']['status']}]"
         output.say(
             f"{row['version']}  {row['cut_at'][:10]}  {row['pinned_sha'][:8]}  "
             f"{row['landed']} landed, {row['dropped']} dropped  {moved}"

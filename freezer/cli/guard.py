@@ -89,15 +89,19 @@ def audit(
     # Under --strict, a version whose code could not be checked, or whose fixtures went stale, fails too.
     strict_failures = {r.name for r in results if strict and (r.code_status == "unreachable" or r.stale)}
     signatures = _signatures(cfg, results)
+    from freezer import lifecycle
+
+    log_problems = lifecycle.verify_log(cfg.root)
     # A signature that does not verify always fails; a missing one only under --require-signature.
     unsigned = {name for name, s in signatures.items() if s.status == "invalid" or (require_signature and not s.ok)}
-    failed = any(not r.ok for r in results) or bool(strict_failures) or bool(unsigned)
+    failed = any(not r.ok for r in results) or bool(strict_failures) or bool(unsigned) or bool(log_problems)
     if fmt == "json":
         rows = [
             {**r.to_json(), "signature": signatures[r.name].to_json() if r.name in signatures else None}
             for r in results
         ]
-        return output.say_json("audit", {"strict": strict, "versions": rows}, ok=not failed)
+        log = [p.to_json() for p in log_problems]
+        return output.say_json("audit", {"strict": strict, "versions": rows, "status_log": log}, ok=not failed)
     for result in results:
         mark = "✓" if result.ok and result.name not in strict_failures else "✗"
         output.say(f"{mark} {result.name}: {told(result.checks)}; code: {result.code}")
@@ -121,6 +125,8 @@ def audit(
                         output.say(f"          {reason}")
             else:
                 output.say(f"    every landed fixture still holds at {result.against[:8]}")
+    for problem in log_problems:
+        output.say(f"✗ {problem}")
     if not results:
         output.say("no frozen versions found")
     broken = sum(not r.ok for r in results)
@@ -132,6 +138,7 @@ def audit(
             f"{broken} failed" if broken else "",
             f"{strict_only} failed --strict" if strict_only else "",
             f"{len(unsigned)} not signed" if unsigned else "",
+            "the status log does not verify" if log_problems else "",
         ]
         output.say(f"✗ audited {len(results)} version(s): {', '.join(r for r in reasons if r)}")
     return EXIT_INVALID if failed else EXIT_OK

@@ -113,3 +113,60 @@ def status_line(status: object) -> str:
     who = f" by {', '.join(status.signers)}" if status.signers else ""
     need = f" ({len(status.signers)} of {status.required} required)" if status.required > 1 else ""
     return f"{mark} {status.version}: {status.status}{who}{need}"
+
+
+@app.command()
+def yank(
+    version: VersionArgument,
+    reason: Annotated[str, typer.Option("--reason", help="Why it must not be used (shown wherever it loads).")],
+    key: Annotated[Path, typer.Option("--key", "-k", help="An OpenSSH Ed25519 key of allowed_signers.")],
+    suite: SuiteOption = None,
+    registry: RegistryOption = None,
+) -> int:
+    """Withdraw a version: a signed event in status.jsonl; the frozen folder is not touched."""
+    return _status_event("yank", version, key, suite, registry, reason=reason)
+
+
+@app.command()
+def deprecate(
+    version: VersionArgument,
+    superseded_by: Annotated[
+        str, typer.Option("--superseded-by", help="The version to use instead.", autocompletion=complete_frozen)
+    ],
+    key: Annotated[Path, typer.Option("--key", "-k", help="An OpenSSH Ed25519 key of allowed_signers.")],
+    reason: Annotated[Optional[str], typer.Option("--reason", help="Why.")] = None,
+    suite: SuiteOption = None,
+    registry: RegistryOption = None,
+) -> int:
+    """Mark a version as superseded: a signed event in status.jsonl; it still loads."""
+    return _status_event("deprecate", version, key, suite, registry, reason=reason, superseded_by=superseded_by)
+
+
+def _status_event(
+    event: str,
+    version: str,
+    key: Path,
+    suite: str | None,
+    registry: Path | None,
+    reason: str | None = None,
+    superseded_by: str | None = None,
+) -> int:
+    from freezer import browse, lifecycle
+    from freezer.errors import UsageError
+
+    cfg = config_mod.load(registry)
+    one = config_mod.suite_of_label(cfg, version, suite)
+    frozen = browse.find(one, version)
+    fields = {"event": event, "suite": one.name, "version": frozen.name, "reason": reason}
+    if superseded_by is not None:
+        successor = browse.find(one, superseded_by)
+        if successor.number <= frozen.number:
+            raise UsageError(f"{successor.name} does not supersede {frozen.name}: name a later version")
+        fields["superseded_by"] = successor.name
+    lifecycle.append(cfg.root, key, fields)
+    problems = lifecycle.verify_log(cfg.root)
+    done = "yanked" if event == "yank" else f"deprecated in favour of {superseded_by}"
+    output.say(f"✓ {frozen.name} {done}: recorded in {lifecycle.LOG}")
+    for problem in problems:
+        output.say(f"  ⚠ {problem}")
+    return EXIT_OK
