@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from freezer import lifecycle, registry
+from freezer import checkpoint, lifecycle, registry
 from freezer.config import CONFIG_NAME, FrozenLayout, RegistryConfig, frozen_layouts
 from freezer.problems import Problem, display_path
 from freezer.registrygit import BaseTree, RegistryGit
@@ -172,7 +172,13 @@ def check(config: RegistryConfig, base: str | None) -> CheckReport:
         layouts = _base_layouts(tree, base_sha, report)
         frozen_by_layout = {name: _frozen_in_base(tree, layout) for name, layout in layouts.items()}
         status_log_before = tree.blob(lifecycle.LOG)
+        checkpoint_before = tree.blob(checkpoint.FILE)
     _guard_status_log(config.root, status_log_before, report)
+    problems, payload = checkpoint.verify(config)
+    report.problems.extend(problems)
+    why = checkpoint.compare_with_base(checkpoint_before, payload if not problems else None)
+    if why:
+        report.problems.append(_frozen_problem(checkpoint.FILE, why))
     for name, layout in layouts.items():
         frozen = frozen_by_layout[name]
         if not frozen:

@@ -92,6 +92,16 @@ def audit(
     from freezer import lifecycle
 
     log_problems = lifecycle.verify_log(cfg.root)
+    from freezer import checkpoint
+
+    checkpoint_problems, signed_heads = checkpoint.verify(cfg)
+    if signed_heads is not None and not checkpoint_problems:
+        replay = checkpoint.remember(cfg, signed_heads)
+        if replay:
+            from freezer.problems import Problem
+
+            checkpoint_problems.append(Problem(checkpoint.FILE, None, None, (), replay, "checkpoint"))
+    log_problems += checkpoint_problems
     # A signature that does not verify always fails; a missing one only under --require-signature.
     unsigned = {name for name, s in signatures.items() if s.status == "invalid" or (require_signature and not s.ok)}
     failed = any(not r.ok for r in results) or bool(strict_failures) or bool(unsigned) or bool(log_problems)
@@ -138,7 +148,7 @@ def audit(
             f"{broken} failed" if broken else "",
             f"{strict_only} failed --strict" if strict_only else "",
             f"{len(unsigned)} not signed" if unsigned else "",
-            "the status log does not verify" if log_problems else "",
+            "the status log or the checkpoint does not verify" if log_problems else "",
         ]
         output.say(f"✗ audited {len(results)} version(s): {', '.join(r for r in reasons if r)}")
     return EXIT_INVALID if failed else EXIT_OK

@@ -170,3 +170,21 @@ def _status_event(
     for problem in problems:
         output.say(f"  ⚠ {problem}")
     return EXIT_OK
+
+
+@app.command()
+def checkpoint(
+    key: Annotated[Path, typer.Option("--key", "-k", help="An OpenSSH Ed25519 key of allowed_signers.")],
+    registry: RegistryOption = None,
+) -> int:
+    """Sign each suite's chain head (version count, latest manifest) into checkpoint.json; it only grows."""
+    from freezer import checkpoint as checkpoint_mod
+
+    cfg = config_mod.load(registry)
+    payload = checkpoint_mod.write(cfg, key)
+    problems, _ = checkpoint_mod.verify(cfg)
+    for suite, head in payload["suites"].items():
+        output.say(f"✓ {suite}: {head['versions']} version(s) up to {head['latest']}")
+    for problem in problems:
+        output.say(f"  ⚠ {problem}")
+    return EXIT_OK if not problems else EXIT_INVALID
