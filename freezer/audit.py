@@ -316,6 +316,12 @@ def _check_delta(
         )
     else:
         result.checks.append(Step("delta", "delta.json recomputed"))
+    if manifest.get("canary"):
+        from freezer.rules import missing_canary
+
+        texts = {rel: data[rel] for rel in data if rel.endswith(YAML_SUFFIXES) and rel != "version.yaml"}
+        for rel in missing_canary(manifest["canary"], texts):
+            result.failures.append(Failure(f"{display_path(result.path)}/{rel}", "does not carry the canary string"))
     if manifest["manifest_format"] >= 3:
         from freezer.comparerecord import frozen_differences
 

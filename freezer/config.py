@@ -48,6 +48,8 @@ class SuiteConfig:
     arms: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # How many distinct allowed keys must sign a version for it to count as signed.
     signatures_required: int = 1
+    # A string every fixture file must carry, so a copy found in training data can be recognised.
+    canary: str | None = None
     # "freezer.yaml:12" for each field, so problems found later can point back at the config.
     origins: dict[str, str] = field(default_factory=dict)
 
@@ -227,6 +229,7 @@ def load_config(path: Path) -> RegistryConfig:
             dimensions=dimensions,
             arms=arms,
             signatures_required=raw.get("signatures_required", 1),
+            canary=raw.get("canary"),
             template=_inside(root, template, doc, (name, "template"), problems, "file") if template else None,
             kind=raw.get("kind", "graph"),
             schema=schema_path,

@@ -162,6 +162,8 @@ def record(
     }
     if comparability is not None:
         manifest[MANIFEST_KEY] = {**comparability, "environment": environment_digest(manifest)}
+        if suite.canary:
+            manifest["canary"] = suite.canary
     return manifest
 
 

@@ -187,6 +187,12 @@ def set_rules(version: YamlDocument | None, fixtures: list[YamlDocument]) -> lis
     return found
 
 
+def missing_canary(canary: str, files: dict[str, bytes]) -> list[str]:
+    """The files (name → bytes) that do not carry the suite's canary string."""
+    needle = canary.encode("utf-8")
+    return sorted(name for name, data in files.items() if needle not in data)
+
+
 # Fixture fields that name files of the drafts, which are frozen and hashed with the version.
 FILE_FIELDS = ("assets", "graders")
 

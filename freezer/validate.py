@@ -300,6 +300,11 @@ def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Repo
     version = fixture_set.version if not fixture_set.unreadable else None
     report.problems.extend(rules.set_rules(version, fixture_set.fixtures))
     report.problems.extend(rules.asset_rules(fixture_set.fixtures, set(collected.assets)))
+    if suite.canary:
+        texts = {doc.display: fixture_set.files[doc.display].read_bytes() for doc in fixture_set.fixtures}
+        for display in rules.missing_canary(suite.canary, texts):
+            message = "does not carry the suite's canary string (freezer.yaml canary); add it, e.g. as a comment"
+            report.problems.append(Problem(display, 1, 1, (), message, "rule"))
     report.sets.append(fixture_set)
     if collected.version is None:
         version_file = suite.drafts / VERSION_NAME
