@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from freezer import checkpoint, lifecycle, registry
+from freezer.attest import SIGNATURES
 from freezer.config import CONFIG_NAME, FrozenLayout, RegistryConfig, frozen_layouts
 from freezer.problems import Problem, display_path
 from freezer.registrygit import BaseTree, RegistryGit
@@ -159,6 +160,31 @@ def _guard_status_log(root: Path, before: bytes | None, report: CheckReport) -> 
         report.problems.extend(lifecycle.verify_log(root))
 
 
+def _guard_envelopes(root: Path, before: dict[str, bytes | None], report: CheckReport) -> None:
+    """A signature, once committed, stays: an envelope may only gain signatures over the same payload."""
+    import json
+
+    for name, old in sorted(before.items()):
+        rel = f"{SIGNATURES}/{name}"
+        path = root / rel
+        if old is None:
+            continue
+        if not path.is_file():
+            report.problems.append(
+                _frozen_problem(rel, "a signature envelope was deleted; signatures may only be added")
+            )
+            continue
+        try:
+            was, now = json.loads(old), json.loads(path.read_bytes())
+            kept = now["payload"] == was["payload"] and now["signatures"][: len(was["signatures"])] == was["signatures"]
+        except (ValueError, KeyError, TypeError):
+            kept = False
+        if not kept:
+            report.problems.append(
+                _frozen_problem(rel, "a signature envelope was edited; signatures may only be appended")
+            )
+
+
 def check(config: RegistryConfig, base: str | None) -> CheckReport:
     git = RegistryGit(config.root)
     base_sha, source = git.default_base() if base is None else (git.resolve(base), base)
@@ -173,6 +199,8 @@ def check(config: RegistryConfig, base: str | None) -> CheckReport:
         frozen_by_layout = {name: _frozen_in_base(tree, layout) for name, layout in layouts.items()}
         status_log_before = tree.blob(lifecycle.LOG)
         checkpoint_before = tree.blob(checkpoint.FILE)
+        envelopes_before = {name: tree.blob(f"{SIGNATURES}/{name}") for name in tree.names(SIGNATURES)}
+    _guard_envelopes(config.root, envelopes_before, report)
     _guard_status_log(config.root, status_log_before, report)
     problems, payload = checkpoint.verify(config)
     report.problems.extend(problems)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from freezer import attest, audit, registry, sshsig
+from freezer.attest import SIGNATURES
 from freezer.config import RegistryConfig, SuiteConfig
 from freezer.errors import IntegrityError, UsageError
 from freezer.paths import require_safe
@@ -29,7 +30,6 @@ from freezer.problems import display_path
 from freezer.reading import read_whole
 
 NAMESPACE = "freezer"
-SIGNATURES = "signatures"
 ALLOWED_SIGNERS = "allowed_signers"
 
 

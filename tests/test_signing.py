@@ -204,3 +204,33 @@ def test_audit_reports_signatures_and_requires_them_on_demand(reg: Path, tmp_pat
     required = run_cli("audit", "--no-code", "--require-signature", cwd=reg)
     assert_clean_failure(required)
     assert required.out.splitlines()[-1] == "✗ audited 3 version(s): 3 not signed"
+
+
+@pytest.mark.parametrize("how", ["deleted", "signature removed", "payload swapped"])
+def test_check_keeps_committed_signatures(reg: Path, tmp_path: Path, how: str) -> None:
+    from registry_helpers import commit_all
+
+    alice, bob = keygen(tmp_path, "alice"), keygen(tmp_path, "bob")
+    allow(reg, ("alice@example.org", alice, ""), ("bob@example.org", bob, ""))
+    for key in (alice, bob):
+        assert run_cli("sign", "graph_v2", "--key", str(key), cwd=reg).code == 0
+    assert run_cli("sign", "graph_v1", "--key", str(alice), cwd=reg).code == 0
+    commit_all(reg, "signatures")
+    path = reg / "signatures/graph_v2.dsse.json"
+    if how == "deleted":
+        path.unlink()
+    elif how == "signature removed":
+        envelope = json.loads(path.read_text())
+        envelope["signatures"] = envelope["signatures"][1:]
+        path.write_text(json.dumps(envelope))
+    else:
+        shutil.copy(reg / "signatures/graph_v1.dsse.json", path)
+    checked = run_cli("check", "--base", "HEAD", cwd=reg)
+    assert_clean_failure(checked)
+    assert "signatures/graph_v2.dsse.json" in checked.out
+    # Adding a signature is what the guard allows.
+    subprocess.run(["git", "checkout", "-q", "--", "signatures"], cwd=reg, check=True)
+    carol = keygen(tmp_path, "carol")
+    allow(reg, ("alice@example.org", alice, ""), ("bob@example.org", bob, ""), ("carol@example.org", carol, ""))
+    assert run_cli("sign", "graph_v2", "--key", str(carol), cwd=reg).code == 0
+    assert run_cli("check", "--base", "HEAD", cwd=reg).code == 0

@@ -11,6 +11,7 @@ from freezer import config as config_mod
 from freezer.cli import output
 from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format, complete_frozen
 from freezer.errors import EXIT_INVALID, EXIT_OK
+from freezer.problems import display_path
 
 VersionArgument = Annotated[str, typer.Argument(help="The version, e.g. graph_v2.", autocompletion=complete_frozen)]
 
@@ -62,7 +63,7 @@ def sign(
     one = config_mod.suite_of_label(cfg, version, suite)
     frozen = browse.find(one, version)
     keyid = signing.sign(cfg, one, frozen, key, signature)
-    output.say(f"✓ signed {frozen.name} with {keyid}: {signing.SIGNATURES}/{frozen.name}.dsse.json")
+    output.say(f"✓ signed {frozen.name} with {keyid}: {display_path(signing.envelope_path(cfg.root, frozen.name))}")
     status = signing.verify(cfg, one, frozen)
     if status.ok:
         output.say(f"  verified: signed by {', '.join(status.signers)}")
