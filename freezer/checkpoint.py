@@ -58,7 +58,7 @@ def read(root: Path) -> dict[str, Any] | None:
         return None
     try:
         loaded = json.loads(read_whole(path))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return loaded if isinstance(loaded, dict) else {}
 
@@ -66,16 +66,24 @@ def read(root: Path) -> dict[str, Any] | None:
 def _payload(document: dict[str, Any]) -> dict[str, Any] | None:
     try:
         payload = json.loads(base64.b64decode(str(document.get("payload")), validate=True))
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return payload if isinstance(payload, dict) and isinstance(payload.get("suites"), dict) else None
 
 
+def _count(head: Any) -> int:
+    count = head.get("versions") if isinstance(head, dict) else None
+    return count if isinstance(count, int) else 0
+
+
 def _grew(before: dict[str, Any], after: dict[str, Any]) -> str | None:
-    for suite, head in before.get("suites", {}).items():
-        now = after.get("suites", {}).get(suite)
-        if not isinstance(now, dict) or now.get("versions", 0) < head.get("versions", 0):
-            return f"suite {suite}: the checkpoint went back from {head.get('versions')} version(s); it may only grow"
+    """Why ``after`` has fewer versions than ``before`` for some suite (None when it grew or stayed)."""
+    old, new = before.get("suites"), after.get("suites")
+    old = old if isinstance(old, dict) else {}
+    new = new if isinstance(new, dict) else {}
+    for suite, head in old.items():
+        if _count(new.get(suite)) < _count(head):
+            return f"suite {suite}: the checkpoint went back from {_count(head)} version(s); it may only grow"
     return None
 
 
@@ -134,6 +142,9 @@ def verify(config: RegistryConfig) -> tuple[list[Problem], dict[str, Any] | None
     now = heads(config)
     problems = []
     for suite, head in payload["suites"].items():
+        if not isinstance(head, dict):
+            problems.append(problem(f"suite {suite}: not a chain head"))
+            continue
         current = now.get(suite)
         count = current["versions"] if current else 0
         if count < head.get("versions", 0):
@@ -156,8 +167,9 @@ def compare_with_base(before: bytes | None, after: dict[str, Any] | None) -> str
     if before is None:
         return None
     try:
-        old = _payload(json.loads(before))
-    except ValueError:
+        loaded = json.loads(before)
+        old = _payload(loaded) if isinstance(loaded, dict) else None
+    except (ValueError, RecursionError):
         old = None
     if old is None:
         return None
@@ -182,7 +194,7 @@ def remember(config: RegistryConfig, payload: dict[str, Any]) -> str | None:
     state = _state_file()
     try:
         seen = json.loads(state.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         seen = {}
     if not isinstance(seen, dict):
         seen = {}

@@ -62,7 +62,7 @@ def read_events(root: Path) -> tuple[list[dict[str, Any]], list[bytes]]:
     for line in raw_lines:
         try:
             loaded = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             loaded = None
         events.append(loaded if isinstance(loaded, dict) else {})
     return events, raw_lines

@@ -103,7 +103,7 @@ def _read_rows(paths: list[Path], report: ResultsReport, config: RegistryConfig)
 
             try:
                 data = json.loads(line)
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:
                 problem((), f"not JSON: {exc}")
                 continue
             found = _schema_problems(data)

@@ -332,3 +332,12 @@ def test_the_environment_digest_follows_the_pin_binary_and_surface(surface_moved
 
     assert environment("graph_v2") != environment("graph_v3")
     assert re.fullmatch(r"[0-9a-f]{64}", environment("graph_v1"))
+
+
+def test_a_hostile_results_file_is_a_problem_not_a_crash(demo_root: Path, tmp_path: Path) -> None:
+    results = tmp_path / "deep.jsonl"
+    results.write_text("[" * 100_000 + "]" * 100_000 + "\n" + '"a string"\n[1]\n')
+    result = run_cli("results", "check", str(results), cwd=demo_root)
+    assert_clean_failure(result)
+    assert "deep.jsonl:1: $: not JSON" in result.out
+    assert "deep.jsonl:2:" in result.out and "deep.jsonl:3:" in result.out

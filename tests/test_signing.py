@@ -167,7 +167,8 @@ TAMPERING: dict[str, Callable[[dict[str, object]], None]] = {
 
 
 @pytest.mark.parametrize("how", [*TAMPERING, "envelope truncated", "envelope deleted", "replayed from graph_v1",
-                                 "key not allowed", "provenance.json flipped"])  # fmt: skip
+                                 "key not allowed", "provenance.json flipped", "provenance.json truncated",
+                                 "provenance.json deleted"])  # fmt: skip
 def test_tampering_with_signatures_is_caught(reg: Path, tmp_path: Path, how: str) -> None:
     alice, mallory = keygen(tmp_path, "alice"), keygen(tmp_path, "mallory")
     allow(reg, ("alice@example.org", alice, ""))
@@ -190,7 +191,12 @@ def test_tampering_with_signatures_is_caught(reg: Path, tmp_path: Path, how: str
     else:
         statement = reg / "versions/graph_v2/provenance.json"
         statement.chmod(0o644)
-        statement.write_text(statement.read_text().replace("graph_v2", "graph_v9", 1))
+        if how.endswith("flipped"):
+            statement.write_text(statement.read_text().replace("graph_v2", "graph_v9", 1))
+        elif how.endswith("truncated"):
+            statement.write_bytes(statement.read_bytes()[:200])
+        else:
+            statement.unlink()
     verified = run_cli("verify", "graph_v2", cwd=reg)
     assert_clean_failure(verified)
     audited = run_cli("audit", "--no-code", "--require-signature", "graph_v2", cwd=reg)
@@ -234,3 +240,27 @@ def test_check_keeps_committed_signatures(reg: Path, tmp_path: Path, how: str) -
     allow(reg, ("alice@example.org", alice, ""), ("bob@example.org", bob, ""), ("carol@example.org", carol, ""))
     assert run_cli("sign", "graph_v2", "--key", str(carol), cwd=reg).code == 0
     assert run_cli("check", "--base", "HEAD", cwd=reg).code == 0
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+HOSTILE = {
+    "allowed_signers": ["x", "a@b ssh-ed25519 !!!", 'a@b valid-after="2020" ssh-ed25519 AAAA', "\x00\xff" * 50],
+    "signatures/graph_v2.dsse.json": [DEEP, "[]", '{"payload": 1, "signatures": {}}',
+                                      '{"payload": "", "signatures": [1, {"sig": []}]}'],
+    "status.jsonl": [DEEP, "[]\n{}\n", '{"event": "yank", "sig": "!!", "version": []}\n', "\xff\xfe"],
+    "checkpoint.json": [DEEP, '{"payload": "e30=", "signature": []}', '{"payload": "W10=", "signature": {"sig": 5}}'],
+}  # fmt: skip
+CASES = [(name, index) for name, texts in HOSTILE.items() for index in range(len(texts))]
+
+
+@pytest.mark.parametrize(("name", "index"), CASES, ids=[f"{n}-{i}" for n, i in CASES])
+def test_hostile_signing_files_never_crash(reg: Path, tmp_path: Path, name: str, index: int) -> None:
+    alice = keygen(tmp_path, "alice")
+    allow(reg, ("alice@example.org", alice, ""))
+    target = reg / name
+    target.parent.mkdir(exist_ok=True)
+    target.write_text(HOSTILE[name][index], encoding="utf-8", errors="surrogateescape")
+    for args in (["verify"], ["audit", "--no-code"], ["check"], ["list"], ["sign", "graph_v1", "--key", str(alice)]):
+        result = run_cli(*args, cwd=reg)
+        assert "internal error" not in result.err and "Traceback" not in result.err, (args, result.err)
+        assert result.code in (0, 1, 2)
