@@ -1,0 +1,223 @@
+"""``freezer site OUT``: the registry as a static site anyone can archive.
+
+Pages are built from the same engines as METHOD.md, ``diff`` and ``compare``
+(no second copy of the delta logic), rendered by Jinja2 with autoescaping, and
+METHOD.md is turned into HTML by markdown-it-py with raw HTML disabled, so no
+fixture text can inject markup or script. Every link is relative, nothing
+needs JavaScript, and the same registry gives byte-identical files (no clock,
+everything sorted). The build returns the files; the CLI writes them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from freezer import __version__, browse, lifecycle, registry, resources, signing
+from freezer.comparability import fixture_class, fixture_digests
+from freezer.config import RegistryConfig, SuiteConfig
+from freezer.delta import field_changes
+from freezer.deltatext import delta_lines
+from freezer.errors import UsageError
+from freezer.problems import display_path
+
+MARKER = ".freezer-site"
+
+
+@dataclass
+class VersionPage:
+    frozen: registry.FrozenVersion
+    data: browse.VersionData
+    status: lifecycle.VersionStatus
+    signature: signing.SignatureStatus
+
+
+def _environment() -> Any:
+    from jinja2 import Environment, FunctionLoader, StrictUndefined
+
+    def load(name: str) -> str:
+        text: str = (resources.data_dir("templates") / "site" / name).read_text(encoding="utf-8")
+        return text
+
+    environment = Environment(
+        loader=FunctionLoader(load), undefined=StrictUndefined, autoescape=True, keep_trailing_newline=True
+    )
+    environment.filters["short"] = lambda sha: str(sha)[:8]
+    return environment
+
+
+def _template(environment: Any, name: str) -> Any:
+    return environment.get_template(name)
+
+
+def markdown_html(text: str) -> str:
+    """CommonMark to HTML with raw HTML shown as text: METHOD.md quotes fixture text verbatim."""
+    from markdown_it import MarkdownIt
+
+    return str(MarkdownIt("commonmark", {"html": False}).enable("table").render(text))
+
+
+def _fixture_file(task_id: str) -> str:
+    return f"fixtures/{task_id}.html"
+
+
+def _suite_pages(config: RegistryConfig, suite: SuiteConfig, environment: Any) -> tuple[dict[str, str], dict[str, Any]]:
+    """Every page of one suite (paths relative to the suite's folder) and its index.json entry."""
+    known = lifecycle.statuses(config.root)
+    versions = [
+        VersionPage(
+            frozen,
+            browse.read(frozen),
+            known.get(frozen.name, lifecycle.CURRENT),
+            signing.verify(config, suite, frozen),
+        )
+        for frozen in registry.frozen_versions(suite)
+    ]
+    log = {row["version"]: row for row in browse.log_rows(suite)}
+    pages: dict[str, str] = {}
+    diffs = []
+    for before, after in itertools.pairwise(versions):
+        delta = browse.diff(suite, before.frozen, after.frozen, full=True)
+        name = f"diff/{before.frozen.name}..{after.frozen.name}.html"
+        diffs.append({"from": before.frozen.name, "to": after.frozen.name, "path": name})
+        pages[name] = _template(environment, "diff.html.j2").render(
+            root="../../", suite=suite.name, delta=delta, text="\n".join(delta_lines(delta))
+        )
+    histories = _histories(versions)
+    for page in versions:
+        earlier = [v for v in versions if v.frozen.number < page.frozen.number]
+        comparisons = [
+            {"other": other.frozen.name, "arms": browse.compare(suite, other.frozen, page.frozen)}
+            for other in reversed(earlier)
+        ]
+        method = (page.frozen.path / registry.METHOD).read_text(encoding="utf-8")
+        statement = (
+            (page.frozen.path / "provenance.json").read_text(encoding="utf-8")
+            if (page.frozen.path / "provenance.json").is_file()
+            else None
+        )
+        pages[f"{page.frozen.name}/index.html"] = _template(environment, "version.html.j2").render(
+            root="../../",
+            suite=suite.name,
+            page=page,
+            manifest=page.data.manifest,
+            manifest_sha256=page.frozen.manifest_sha256(),
+            method_html=markdown_html(method),
+            statement=statement,
+            comparisons=comparisons,
+            fixtures=[f for f in page.data.fixtures],
+            fixture_file=_fixture_file,
+        )
+    for task_id, rows in sorted(histories.items()):
+        pages[_fixture_file(task_id)] = _template(environment, "fixture.html.j2").render(
+            root="../../", suite=suite.name, task_id=task_id, rows=rows
+        )
+    pages["index.html"] = _template(environment, "suite.html.j2").render(
+        root="../", suite=suite.name, versions=versions, log=log, diffs=diffs, fixtures=sorted(histories)
+    )
+    entry = {
+        "name": suite.name,
+        "path": f"{suite.name}/index.html",
+        "versions": [
+            {
+                "name": v.frozen.name,
+                "path": f"{suite.name}/{v.frozen.name}/index.html",
+                "manifest_sha256": v.frozen.manifest_sha256(),
+                "pinned_sha": v.data.manifest["pinned_sha"]["full"],
+                "status": v.status.to_json(),
+                "signature": v.signature.status,
+                "fixtures": sorted(f["task_id"] for f in v.data.fixtures),
+            }
+            for v in versions
+        ],
+        "fixtures": {task: f"{suite.name}/{_fixture_file(task)}" for task in sorted(histories)},
+        "diffs": [{**d, "path": f"{suite.name}/{d['path']}"} for d in diffs],
+    }
+    return pages, entry
+
+
+def _histories(versions: list[VersionPage]) -> dict[str, list[dict[str, Any]]]:
+    """Per task id, one row per version that holds it: its class against the previous one, and the field diff."""
+    histories: dict[str, list[dict[str, Any]]] = {}
+    last: dict[str, dict[str, Any]] = {}
+    for page in versions:
+        groups = browse.groups_of(page.frozen, page.frozen.manifest_model())
+        files = page.frozen.manifest_model().files
+        for fixture in page.data.fixtures:
+            task = fixture["task_id"]
+            previous = last.get(task)
+            digests = fixture_digests(fixture, groups, files)
+            if previous is None:
+                change, fields = "added", []
+            else:
+                change = fixture_class(previous["digests"], digests)
+                fields = field_changes(previous["fixture"], fixture, full=True)
+            histories.setdefault(task, []).append(
+                {
+                    "version": page.frozen.name,
+                    "status": fixture["status"],
+                    "class": change,
+                    "fields": [
+                        {**f, **{side: _shown(f[side]) if side in f else "—" for side in ("old", "new")}}
+                        for f in fields
+                    ],
+                }
+            )
+            last[task] = {"fixture": fixture, "digests": digests}
+    return histories
+
+
+def _shown(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def build(config: RegistryConfig) -> dict[str, bytes]:
+    """Every file of the site, by relative path."""
+    environment = _environment()
+    files: dict[str, bytes] = {}
+    suites = []
+    for name in sorted(config.suites):
+        pages, entry = _suite_pages(config, config.suites[name], environment)
+        files.update({f"{name}/{rel}": text.encode("utf-8") for rel, text in pages.items()})
+        suites.append(entry)
+    files["index.html"] = _template(environment, "index.html.j2").render(root="", suites=suites).encode("utf-8")
+    index = {"generator": f"freezer {__version__}", "site_format": 1, "suites": suites}
+    files["index.json"] = (json.dumps(index, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+    files[MARKER] = b"Built by freezer site; freezer replaces this folder as a whole.\n"
+    return files
+
+
+def write(out: Path, files: dict[str, bytes]) -> None:
+    """Write the site to ``out``: a new or empty folder, or a site freezer built there before (replaced
+    as a whole, so a reader never sees half of it). Any other folder is refused, never emptied."""
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise UsageError(f"{display_path(out)} is not a folder", hint="name a new folder for the site")
+    replacing = out.is_dir() and any(out.iterdir())
+    if replacing and not (out / MARKER).is_file():
+        raise UsageError(
+            f"{display_path(out)} is not empty and holds no site built by freezer",
+            hint="name a new or empty folder; freezer never empties one it did not make",
+        )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+    try:
+        for rel, data in sorted(files.items()):
+            target = staging / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        if out.exists():
+            retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+            os.replace(out, retired / "site")
+            os.replace(staging, out)
+            shutil.rmtree(retired)
+        else:
+            os.replace(staging, out)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)

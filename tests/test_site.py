@@ -1,0 +1,158 @@
+"""Issue 17: the static registry site: relative links, deterministic, escaped, and read in a real browser."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from conftest import assert_clean_failure, run_cli
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+PAYLOAD = '<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2">'
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo registry, whose v2 fixture carries markup and a javascript: link, rendered twice."""
+    base = tmp_path_factory.mktemp("site")
+    root = base / "demo"
+    assert run_cli("demo", str(root), timeout=300).code == 0
+    return root
+
+
+def _build(root: Path, out: Path) -> None:
+    result = run_cli("site", str(out), cwd=root)
+    assert result.code == 0, result.text
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.scripts = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "script":
+            self.scripts += 1
+        for name, value in attrs:
+            if name in ("href", "src") and value is not None:
+                self.links.append(value)
+
+
+def test_the_site_is_deterministic_relative_and_complete(hostile_site: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "one", tmp_path / "two"
+    _build(hostile_site, first)
+    _build(hostile_site, second)
+    files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(second) for p in second.rglob("*") if p.is_file())
+    assert all((first / rel).read_bytes() == (second / rel).read_bytes() for rel in files)
+    pages = [first / rel for rel in files if rel.suffix == ".html"]
+    assert len(pages) >= 20
+    for page in pages:
+        parser = _Links()
+        parser.feed(page.read_text(encoding="utf-8"))
+        assert parser.scripts == 0, page
+        for link in parser.links:
+            assert "://" not in link and not link.startswith(("/", "javascript:")), (page, link)
+            assert (page.parent / link.split("#", 1)[0]).resolve().is_file(), (page, link)
+    index = json.loads((first / "index.json").read_text())
+    paths = [s["path"] for s in index["suites"]]
+    paths += [v["path"] for s in index["suites"] for v in s["versions"]]
+    paths += [p for s in index["suites"] for p in s["fixtures"].values()]
+    paths += [d["path"] for s in index["suites"] for d in s["diffs"]]
+    assert all((first / path).is_file() for path in paths)
+    graph = next(s for s in index["suites"] if s["name"] == "graph")
+    assert [v["name"] for v in graph["versions"]] == ["graph_v1", "graph_v2"]
+
+
+def test_fixture_text_cannot_inject_markup(hostile_site: Path, tmp_path: Path) -> None:
+    root = tmp_path / "demo"
+    shutil.copytree(hostile_site, root, symlinks=True)
+    assert run_cli("next", "--suite", "graph", cwd=root).code == 0
+    fixture = root / "drafts/graph/fixtures/locate-loopaudit-variants.yaml"
+    question = "question: List the variant names defined on the LoopAuditEvent enum."
+    hostile = f"question: >-\n  {PAYLOAD} [click](javascript:alert(1)) List the variants of LoopAuditEvent."
+    assert question in fixture.read_text()
+    fixture.write_text(fixture.read_text().replace(question, hostile))
+    version = root / "drafts/graph/version.yaml"
+    version.write_text(version.read_text().replace("# TODO(freezer next)", "# pinned as before:"))
+    assert run_cli("cut", "v3", "--suite", "graph", cwd=root).code == 0
+    out = tmp_path / "site"
+    _build(root, out)
+    for page in out.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        assert "<script>window" not in html and "<img src=x" not in html, page
+        assert 'href="javascript:' not in html, page
+    history = out / "graph/fixtures/locate-loopaudit-variants.html"
+    assert "&lt;script&gt;window.__xss = 1&lt;/script&gt;" in history.read_text()
+    if CHROMIUM is not None:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+            try:
+                for target in (history, out / "graph/graph_v3/index.html"):
+                    tab = browser.new_page()
+                    tab.goto(target.as_uri())
+                    assert "window.__xss = 1" in tab.locator("body").inner_text()  # shown as text
+                    assert tab.evaluate("window.__xss") is None  # and never run
+            finally:
+                browser.close()
+
+
+def test_the_site_never_empties_a_folder_it_did_not_make(hostile_site: Path, tmp_path: Path) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    refused = run_cli("site", str(mine), cwd=hostile_site)
+    assert_clean_failure(refused, code=2)
+    assert (mine / "notes.txt").read_text() == "keep me" and len(list(mine.iterdir())) == 1
+    out = tmp_path / "site"
+    _build(hostile_site, out)
+    (out / "stale.html").write_text("old")
+    _build(hostile_site, out)  # a site freezer built is replaced as a whole
+    assert not (out / "stale.html").exists() and (out / "index.html").is_file()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".site.")]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
+def test_a_reader_follows_the_links_in_a_real_browser(hostile_site: Path, tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    out = tmp_path / "site"
+    _build(hostile_site, out)
+    errors: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(java_script_enabled=True)
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+            page.goto((out / "index.html").as_uri())
+            assert page.title() == "Benchmark registry"
+            page.click("a[href='graph/index.html']")
+            assert page.url.endswith("/graph/index.html")
+            assert page.locator("h1").inner_text() == "Suite graph"
+            timeline = page.locator("table").first.inner_text()
+            assert "graph_v2" in timeline and "first version" in timeline
+            page.click("a[href='graph_v2/index.html']")
+            body = page.locator("body").inner_text()
+            assert "Comparability with earlier versions" in body and "grep-only" in body
+            assert "Manifest sha256" in body and "Delta vs v1" in body
+            page.click("a[href='../fixtures/locate-loopaudit-variants.html']")
+            history = page.locator("body").inner_text()
+            assert "History of locate-loopaudit-variants" in history and "graph_v2: changed" in history
+            assert "$.oracle.must_not_include" in history
+            page.go_back()
+            page.click("a[href='../index.html']")
+            page.click("a[href='diff/graph_v1..graph_v2.html']")
+            diff = page.locator("body").inner_text()
+            assert "graph_v1 → graph_v2" in diff and "Moved: fixture set" in diff
+            assert page.evaluate("window.__xss") is None
+        finally:
+            browser.close()
+    assert errors == []
