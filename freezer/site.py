@@ -46,7 +46,11 @@ def _environment() -> Any:
         return text
 
     environment = Environment(
-        loader=FunctionLoader(load), undefined=StrictUndefined, autoescape=True, keep_trailing_newline=True
+        loader=FunctionLoader(load),
+        undefined=StrictUndefined,
+        autoescape=True,
+        keep_trailing_newline=True,
+        finalize=lambda value: inert(value) if isinstance(value, str) else value,
     )
     environment.filters["short"] = lambda sha: str(sha)[:8]
     return environment
@@ -56,11 +60,28 @@ def _template(environment: Any, name: str) -> Any:
     return environment.get_template(name)
 
 
+# Characters that reorder how text is displayed (the "Trojan Source" class): shown by name instead.
+_BIDI = {*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C}
+
+
+def inert(text: str) -> str:
+    """``text`` with every bidirectional control shown as ``[U+202E]``, so none can reorder a page."""
+    if not any(ord(ch) in _BIDI for ch in text):
+        return text
+    return "".join(f"[U+{ord(ch):04X}]" if ord(ch) in _BIDI else ch for ch in text)
+
+
 def markdown_html(text: str) -> str:
-    """CommonMark to HTML with raw HTML shown as text: METHOD.md quotes fixture text verbatim."""
+    """CommonMark to HTML with raw HTML shown as text (METHOD.md quotes fixture text verbatim), its
+    headings one level down so they nest under the page's own title."""
     from markdown_it import MarkdownIt
 
-    return str(MarkdownIt("commonmark", {"html": False}).enable("table").render(text))
+    parser = MarkdownIt("commonmark", {"html": False}).enable("table")
+    tokens = parser.parse(inert(text))
+    for token in tokens:
+        if token.type in ("heading_open", "heading_close"):
+            token.tag = f"h{min(int(token.tag[1]) + 1, 6)}"
+    return str(parser.renderer.render(tokens, parser.options, {}))
 
 
 def _fixture_file(task_id: str) -> str:

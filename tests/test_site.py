@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
 
 import pytest
 
@@ -74,10 +77,12 @@ def test_fixture_text_cannot_inject_markup(hostile_site: Path, tmp_path: Path) -
     shutil.copytree(hostile_site, root, symlinks=True)
     assert run_cli("next", "--suite", "graph", cwd=root).code == 0
     fixture = root / "drafts/graph/fixtures/locate-loopaudit-variants.yaml"
-    question = "question: List the variant names defined on the LoopAuditEvent enum."
-    hostile = f"question: >-\n  {PAYLOAD} [click](javascript:alert(1)) List the variants of LoopAuditEvent."
-    assert question in fixture.read_text()
-    fixture.write_text(fixture.read_text().replace(question, hostile))
+    import yaml
+
+    data = yaml.safe_load(fixture.read_text())
+    data["question"] = f"{PAYLOAD} [click](javascript:alert(1)) List the variants of LoopAuditEvent."
+    data["notes"] = "# Injected heading\n[x](javascript:alert(1)) <b>bold</b>"
+    fixture.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
     version = root / "drafts/graph/version.yaml"
     version.write_text(version.read_text().replace("# TODO(freezer next)", "# pinned as before:"))
     assert run_cli("cut", "v3", "--suite", "graph", cwd=root).code == 0
@@ -85,8 +90,9 @@ def test_fixture_text_cannot_inject_markup(hostile_site: Path, tmp_path: Path) -
     _build(root, out)
     for page in out.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
-        assert "<script>window" not in html and "<img src=x" not in html, page
+        assert "<script>window" not in html and "<img src=x" not in html and "<b>bold" not in html, page
         assert 'href="javascript:' not in html, page
+        assert "# Injected heading" in html or "Injected heading" not in html, page
     history = out / "graph/fixtures/locate-loopaudit-variants.html"
     assert "&lt;script&gt;window.__xss = 1&lt;/script&gt;" in history.read_text()
     if CHROMIUM is not None:
@@ -153,6 +159,54 @@ def test_a_reader_follows_the_links_in_a_real_browser(hostile_site: Path, tmp_pa
             diff = page.locator("body").inner_text()
             assert "graph_v1 → graph_v2" in diff and "Moved: fixture set" in diff
             assert page.evaluate("window.__xss") is None
+            _crawl_and_inspect(page, out, tmp_path / "screenshots")
         finally:
             browser.close()
     assert errors == []
+    shots = sorted(p.name for p in (tmp_path / "screenshots").iterdir())
+    assert shots == ["diff.png", "fixture.png", "index.png", "suite.png", "version.png"]
+
+
+def _crawl_and_inspect(page: Any, out: Path, shots: Path) -> None:
+    """Visit every page reachable from the index; every link must lead to a page that loads, and every
+    page must have its headings in order, header cells in its tables and alt text on its images."""
+    shots.mkdir()
+    start = (out / "index.html").as_uri()
+    queue, seen = [start], {start}
+    while queue:
+        url = queue.pop()
+        page.goto(url)
+        assert page.title(), url
+        levels = page.eval_on_selector_all("h1,h2,h3,h4,h5,h6", "hs => hs.map(h => Number(h.tagName[1]))")
+        assert levels and levels[0] == 1, url
+        assert all(b <= a + 1 for a, b in itertools.pairwise(levels)), (url, levels)
+        assert page.eval_on_selector_all("table", "ts => ts.filter(t => !t.querySelector('th')).length") == 0, url
+        assert page.eval_on_selector_all("img", "is => is.filter(i => !i.hasAttribute('alt')).length") == 0, url
+        kind = "index" if url == start else _page_kind(url, out)
+        if not (shots / f"{kind}.png").exists():
+            page.screenshot(path=str(shots / f"{kind}.png"), full_page=False)
+        for link in page.eval_on_selector_all("a[href]", "as => as.map(a => a.href.split('#')[0])"):
+            assert link.startswith("file://"), (url, link)
+            target = Path(unquote(urlparse(link).path))
+            assert target.is_file(), (url, link)
+            if target.suffix == ".html" and link not in seen:
+                seen.add(link)
+                queue.append(link)
+    assert len(seen) >= 20
+
+
+def _page_kind(url: str, out: Path) -> str:
+    rel = Path(unquote(urlparse(url).path)).relative_to(out).as_posix()
+    if rel.count("/") == 1 and rel.endswith("/index.html"):
+        return "suite"
+    return "diff" if "/diff/" in rel else "fixture" if "/fixtures/" in rel else "version"
+
+
+def test_bidirectional_controls_render_by_name() -> None:
+    """freezer refuses them in drafts; a site of data from elsewhere still shows them inert."""
+    from freezer.site import inert, markdown_html
+
+    assert inert("abc\u202edef\u2066ghi\u200f") == "abc[U+202E]def[U+2066]ghi[U+200F]"
+    html = markdown_html("# Title\n\nevil \u202e<script>x()</script>")
+    assert "\u202e" not in html and "[U+202E]" in html and "<script>" not in html
+    assert html.startswith("<h2>Title</h2>")  # METHOD.md's headings nest under the page's title
