@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from freezer import __version__, browse, lifecycle, registry, resources, signing
-from freezer.comparability import fixture_class, fixture_digests
+from freezer.comparability import compare, default_arms, fixture_class, fixture_digests
 from freezer.config import RegistryConfig, SuiteConfig
 from freezer.delta import field_changes
 from freezer.deltatext import delta_lines
@@ -111,12 +111,9 @@ def _suite_pages(config: RegistryConfig, suite: SuiteConfig, environment: Any) -
             root="../../", suite=suite.name, delta=delta, text="\n".join(delta_lines(delta))
         )
     histories = _histories(versions)
-    for page in versions:
-        earlier = [v for v in versions if v.frozen.number < page.frozen.number]
-        comparisons = [
-            {"other": other.frozen.name, "arms": browse.compare(suite, other.frozen, page.frozen)}
-            for other in reversed(earlier)
-        ]
+    sides = [page.data.side() for page in versions]
+    for index, page in enumerate(versions):
+        comparisons = _comparisons(suite, page, sides[: index + 1])
         method = (page.frozen.path / registry.METHOD).read_text(encoding="utf-8")
         statement = (
             (page.frozen.path / "provenance.json").read_text(encoding="utf-8")
@@ -161,6 +158,22 @@ def _suite_pages(config: RegistryConfig, suite: SuiteConfig, environment: Any) -
         "diffs": [{**d, "path": f"{suite.name}/{d['path']}"} for d in diffs],
     }
     return pages, entry
+
+
+def _comparisons(suite: SuiteConfig, page: VersionPage, chain: list[Any]) -> list[dict[str, Any]]:
+    """The version against every earlier one, newest first: its frozen, audited record when it has
+    one (manifest format 3), else computed by the same engine from the sides already read."""
+    record = page.frozen.path / registry.COMPARABILITY
+    if record.is_file():
+        frozen = json.loads(record.read_text(encoding="utf-8"))
+        return [{"other": entry["version"], "arms": entry["arms"]} for entry in frozen["against"]]
+    meanings = chain[-1].manifest.checks.dimensions or suite.dimensions
+    arms = dict(suite.arms) or default_arms(list(meanings))
+    groups = browse.groups_of(page.frozen, chain[-1].manifest)
+    return [
+        {"other": chain[start].name, "arms": [r.to_json() for r in compare(chain[start:], meanings, arms, groups)]}
+        for start in reversed(range(len(chain) - 1))
+    ]
 
 
 def _histories(versions: list[VersionPage]) -> dict[str, list[dict[str, Any]]]:
