@@ -13,15 +13,17 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from freezer import __version__, browse, lifecycle, registry, resources, signing
+from freezer import __version__, browse, lifecycle, parallel, registry, resources, signing
 from freezer.comparability import compare, default_arms, fixture_class, fixture_digests
 from freezer.config import RegistryConfig, SuiteConfig
+from freezer.delta import compute as compute_delta
 from freezer.delta import field_changes
 from freezer.deltatext import delta_lines
 from freezer.errors import UsageError
@@ -61,14 +63,12 @@ def _template(environment: Any, name: str) -> Any:
 
 
 # Characters that reorder how text is displayed (the "Trojan Source" class): shown by name instead.
-_BIDI = {*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C}
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 
 
 def inert(text: str) -> str:
     """``text`` with every bidirectional control shown as ``[U+202E]``, so none can reorder a page."""
-    if not any(ord(ch) in _BIDI for ch in text):
-        return text
-    return "".join(f"[U+{ord(ch):04X}]" if ord(ch) in _BIDI else ch for ch in text)
+    return _BIDI.sub(lambda match: f"[U+{ord(match.group()):04X}]", text)
 
 
 def markdown_html(text: str) -> str:
@@ -100,21 +100,23 @@ def _suite_pages(config: RegistryConfig, suite: SuiteConfig, environment: Any) -
         )
         for frozen in registry.frozen_versions(suite)
     ]
-    log = {row["version"]: row for row in browse.log_rows(suite)}
+    log = {page.frozen.name: _log_row(page) for page in versions}
+    sides = [page.data.side() for page in versions]
     pages: dict[str, str] = {}
     diffs = []
-    for before, after in itertools.pairwise(versions):
-        delta = browse.diff(suite, before.frozen, after.frozen, full=True)
+    # Each version was read (and hash-checked) once above; the diffs reuse those reads.
+    for (before, after), pair in zip(itertools.pairwise(versions), itertools.pairwise(sides), strict=True):
+        meanings = pair[1].manifest.checks.dimensions or suite.dimensions
+        delta = compute_delta(list(pair), meanings, full=True)
         name = f"diff/{before.frozen.name}..{after.frozen.name}.html"
         diffs.append({"from": before.frozen.name, "to": after.frozen.name, "path": name})
         pages[name] = _template(environment, "diff.html.j2").render(
             root="../../", suite=suite.name, delta=delta, text="\n".join(delta_lines(delta))
         )
     histories = _histories(versions)
-    sides = [page.data.side() for page in versions]
+    methods = _methods_html([page.frozen.path / registry.METHOD for page in versions])
     for index, page in enumerate(versions):
         comparisons = _comparisons(suite, page, sides[: index + 1])
-        method = (page.frozen.path / registry.METHOD).read_text(encoding="utf-8")
         statement = (
             (page.frozen.path / "provenance.json").read_text(encoding="utf-8")
             if (page.frozen.path / "provenance.json").is_file()
@@ -126,7 +128,7 @@ def _suite_pages(config: RegistryConfig, suite: SuiteConfig, environment: Any) -
             page=page,
             manifest=page.data.manifest,
             manifest_sha256=page.frozen.manifest_sha256(),
-            method_html=markdown_html(method),
+            method_html=methods[index],
             statement=statement,
             comparisons=comparisons,
             fixtures=[f for f in page.data.fixtures],
@@ -158,6 +160,31 @@ def _suite_pages(config: RegistryConfig, suite: SuiteConfig, environment: Any) -
         "diffs": [{**d, "path": f"{suite.name}/{d['path']}"} for d in diffs],
     }
     return pages, entry
+
+
+def _methods_html(paths: list[Path]) -> list[str]:
+    """Each METHOD.md as HTML, on every core: Markdown is most of a site's build time, and each
+    version's is independent of the others'."""
+    texts = [path.read_text(encoding="utf-8") for path in paths]
+    workers = parallel.workers(len(texts))
+    if workers < 2:
+        return [markdown_html(text) for text in texts]
+    with parallel.fork_pool(workers) as pool:
+        return list(pool.map(markdown_html, texts))
+
+
+def _log_row(page: VersionPage) -> dict[str, Any]:
+    """What the timeline shows of a version, from its manifest and its frozen delta."""
+    delta = json.loads((page.frozen.path / registry.DELTA).read_text(encoding="utf-8"))
+    landed = sum(1 for f in page.data.fixtures if f["status"] == "landed")
+    return {
+        "cut_at": page.data.manifest["cut_at"],
+        "pinned_sha": page.data.manifest["pinned_sha"]["full"],
+        "landed": landed,
+        "dropped": len(page.data.fixtures) - landed,
+        "previous": delta.get("from"),
+        "moved": list(delta.get("moved") or []),
+    }
 
 
 def _comparisons(suite: SuiteConfig, page: VersionPage, chain: list[Any]) -> list[dict[str, Any]]:
