@@ -74,6 +74,8 @@ def test_commands_that_write_print_the_documented_shape(demo_copy: Path, tmp_pat
     assert steps[-1]["step"] == "existing"
     made = run_cli("init", str(tmp_path / "fresh"), "--format", "json", cwd=tmp_path)
     assert "freezer.yaml" in _document(made, "init")["result"]["written"]
+    site = run_cli("site", str(tmp_path / "site"), "--format", "json", cwd=demo_copy)
+    assert _document(site, "site")["result"]["pages"] >= 20
 
 
 def test_numbers_stay_numbers_and_hashes_stay_whole(demo_root: Path) -> None:

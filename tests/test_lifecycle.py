@@ -104,3 +104,19 @@ def test_check_and_audit_refuse_anything_but_an_append(reg: tuple[Path, Path], h
     subprocess.run(["git", "checkout", "-q", "--", "status.jsonl"], cwd=root, check=True)
     assert run_cli("yank", "graph_v2", "--reason", "second", "--key", str(key), cwd=root).code == 0
     assert run_cli("check", "--base", "HEAD", cwd=root).code == 0
+
+
+def test_signing_and_status_commands_print_the_json_document(reg: tuple[Path, Path]) -> None:
+    from test_json_output import _document
+
+    root, key = reg
+    signed = run_cli("sign", "graph_v1", "--key", str(key), "--format", "json", cwd=root)
+    assert _document(signed, "sign")["result"]["signature"]["status"] == "signed"
+    yanked = run_cli("yank", "graph_v1", "--reason", "r", "--key", str(key), "--format", "json", cwd=root)
+    assert _document(yanked, "yank")["result"]["event"]["version"] == "graph_v1"
+    deprecated = run_cli(
+        "deprecate", "api_v1", "--superseded-by", "api_v1", "--key", str(key), "--format", "json", cwd=root
+    )
+    assert _document(deprecated, "deprecate")["error"]["message"]
+    checkpoint = run_cli("checkpoint", "--key", str(key), "--format", "json", cwd=root)
+    assert _document(checkpoint, "checkpoint")["result"]["checkpoint"]["suites"]["graph"]["versions"] == 2

@@ -223,14 +223,18 @@ def schema(
 def site(
     out: Annotated[Path, typer.Argument(help="Folder for the site: new, empty, or a site freezer built before.")],
     registry: RegistryOption = None,
+    fmt: FormatOption = None,
 ) -> int:
     """Render the registry as a static HTML site (no JavaScript, relative links, byte-identical rebuilds)."""
     from freezer import site as site_mod
 
+    fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     files = site_mod.build(cfg)
     site_mod.write(out, files)
     pages = sum(1 for rel in files if rel.endswith(".html"))
+    if fmt == "json":
+        return output.say_json("site", {"out": display_path(out), "pages": pages, "files": len(files)})
     output.say(
         f"✓ wrote {pages} page(s) and index.json to {display_path(out)}; open {display_path(out / 'index.html')}"
     )

@@ -55,6 +55,7 @@ def sign(
     ] = None,
     suite: SuiteOption = None,
     registry: RegistryOption = None,
+    fmt: FormatOption = None,
 ) -> int:
     """Add your signature to signatures/<version>.dsse.json (the frozen folder is not touched)."""
     from freezer import browse, signing
@@ -62,7 +63,11 @@ def sign(
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, version, suite)
     frozen = browse.find(one, version)
+    fmt = check_format(fmt, ("text", "json"))
     keyid = signing.sign(cfg, one, frozen, key, signature)
+    if fmt == "json":
+        status = signing.verify(cfg, one, frozen)
+        return output.say_json("sign", {"version": frozen.name, "keyid": keyid, "signature": status.to_json()})
     output.say(f"✓ signed {frozen.name} with {keyid}: {display_path(signing.envelope_path(cfg.root, frozen.name))}")
     status = signing.verify(cfg, one, frozen)
     if status.ok:
@@ -123,9 +128,10 @@ def yank(
     key: Annotated[Path, typer.Option("--key", "-k", help="An OpenSSH Ed25519 key of allowed_signers.")],
     suite: SuiteOption = None,
     registry: RegistryOption = None,
+    fmt: FormatOption = None,
 ) -> int:
     """Withdraw a version: a signed event in status.jsonl; the frozen folder is not touched."""
-    return _status_event("yank", version, key, suite, registry, reason=reason)
+    return _status_event("yank", version, key, suite, registry, check_format(fmt, ("text", "json")), reason=reason)
 
 
 @app.command()
@@ -138,9 +144,11 @@ def deprecate(
     reason: Annotated[Optional[str], typer.Option("--reason", help="Why.")] = None,
     suite: SuiteOption = None,
     registry: RegistryOption = None,
+    fmt: FormatOption = None,
 ) -> int:
     """Mark a version as superseded: a signed event in status.jsonl; it still loads."""
-    return _status_event("deprecate", version, key, suite, registry, reason=reason, superseded_by=superseded_by)
+    fmt = check_format(fmt, ("text", "json"))
+    return _status_event("deprecate", version, key, suite, registry, fmt, reason=reason, superseded_by=superseded_by)
 
 
 def _status_event(
@@ -149,6 +157,7 @@ def _status_event(
     key: Path,
     suite: str | None,
     registry: Path | None,
+    fmt: str,
     reason: str | None = None,
     superseded_by: str | None = None,
 ) -> int:
@@ -164,8 +173,11 @@ def _status_event(
         if successor.number <= frozen.number:
             raise UsageError(f"{successor.name} does not supersede {frozen.name}: name a later version")
         fields["superseded_by"] = successor.name
-    lifecycle.append(cfg.root, key, fields)
+    event_recorded = lifecycle.append(cfg.root, key, fields)
     problems = lifecycle.verify_log(cfg.root)
+    if fmt == "json":
+        result = {"event": event_recorded, "problems": [p.to_json() for p in problems]}
+        return output.say_json(event, result, ok=not problems)
     done = "yanked" if event == "yank" else f"deprecated in favour of {superseded_by}"
     output.say(f"✓ {frozen.name} {done}: recorded in {lifecycle.LOG}")
     for problem in problems:
@@ -177,13 +189,18 @@ def _status_event(
 def checkpoint(
     key: Annotated[Path, typer.Option("--key", "-k", help="An OpenSSH Ed25519 key of allowed_signers.")],
     registry: RegistryOption = None,
+    fmt: FormatOption = None,
 ) -> int:
     """Sign each suite's chain head (version count, latest manifest) into checkpoint.json; it only grows."""
     from freezer import checkpoint as checkpoint_mod
 
     cfg = config_mod.load(registry)
+    fmt = check_format(fmt, ("text", "json"))
     payload = checkpoint_mod.write(cfg, key)
     problems, _ = checkpoint_mod.verify(cfg)
+    if fmt == "json":
+        result = {"checkpoint": payload, "problems": [p.to_json() for p in problems]}
+        return output.say_json("checkpoint", result, ok=not problems)
     for suite, head in payload["suites"].items():
         output.say(f"✓ {suite}: {head['versions']} version(s) up to {head['latest']}")
     for problem in problems:
