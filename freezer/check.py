@@ -20,7 +20,9 @@ from pathlib import Path
 from freezer import checkpoint, lifecycle, registry
 from freezer.attest import SIGNATURES
 from freezer.config import CONFIG_NAME, FrozenLayout, RegistryConfig, frozen_layouts
+from freezer.errors import FreezerError
 from freezer.problems import Problem, display_path
+from freezer.reading import read_whole
 from freezer.registrygit import BaseTree, RegistryGit
 from freezer.validate import validate_suite
 
@@ -152,7 +154,13 @@ def _new_versions(config: RegistryConfig, frozen_by_folder: dict[str, set[str]],
 def _guard_status_log(root: Path, before: bytes | None, report: CheckReport) -> None:
     """The status log may only grow, and every line must still verify."""
     path = root / lifecycle.LOG
-    after = path.read_bytes() if path.is_file() else None
+    after = None
+    if path.exists() or path.is_symlink():
+        try:
+            after = read_whole(path)  # never through a link, never a FIFO or device
+        except FreezerError as exc:
+            report.problems.append(_frozen_problem(lifecycle.LOG, exc.message))
+            return
     why = lifecycle.only_appended(before, after)
     if why:
         report.problems.append(_frozen_problem(lifecycle.LOG, why))
@@ -169,15 +177,15 @@ def _guard_envelopes(root: Path, before: dict[str, bytes | None], report: CheckR
         path = root / rel
         if old is None:
             continue
-        if not path.is_file():
+        if not path.exists() and not path.is_symlink():
             report.problems.append(
                 _frozen_problem(rel, "a signature envelope was deleted; signatures may only be added")
             )
             continue
         try:
-            was, now = json.loads(old), json.loads(path.read_bytes())
+            was, now = json.loads(old), json.loads(read_whole(path))
             kept = now["payload"] == was["payload"] and now["signatures"][: len(was["signatures"])] == was["signatures"]
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError, FreezerError):
             kept = False
         if not kept:
             report.problems.append(

@@ -28,6 +28,7 @@ from freezer.delta import field_changes
 from freezer.deltatext import delta_lines
 from freezer.errors import UsageError
 from freezer.problems import display_path
+from freezer.reading import read_whole
 
 MARKER = ".freezer-site"
 
@@ -118,7 +119,7 @@ def _suite_pages(config: RegistryConfig, suite: SuiteConfig, environment: Any) -
     for index, page in enumerate(versions):
         comparisons = _comparisons(suite, page, sides[: index + 1])
         statement = (
-            (page.frozen.path / "provenance.json").read_text(encoding="utf-8")
+            read_whole(page.frozen.path / "provenance.json").decode("utf-8")
             if (page.frozen.path / "provenance.json").is_file()
             else None
         )
@@ -165,7 +166,7 @@ def _suite_pages(config: RegistryConfig, suite: SuiteConfig, environment: Any) -
 def _methods_html(paths: list[Path]) -> list[str]:
     """Each METHOD.md as HTML, on every core: Markdown is most of a site's build time, and each
     version's is independent of the others'."""
-    texts = [path.read_text(encoding="utf-8") for path in paths]
+    texts = [read_whole(path).decode("utf-8") for path in paths]
     workers = parallel.workers(len(texts))
     if workers < 2:
         return [markdown_html(text) for text in texts]
@@ -175,7 +176,7 @@ def _methods_html(paths: list[Path]) -> list[str]:
 
 def _log_row(page: VersionPage) -> dict[str, Any]:
     """What the timeline shows of a version, from its manifest and its frozen delta."""
-    delta = json.loads((page.frozen.path / registry.DELTA).read_text(encoding="utf-8"))
+    delta = json.loads(read_whole(page.frozen.path / registry.DELTA))
     landed = sum(1 for f in page.data.fixtures if f["status"] == "landed")
     return {
         "cut_at": page.data.manifest["cut_at"],
@@ -192,7 +193,7 @@ def _comparisons(suite: SuiteConfig, page: VersionPage, chain: list[Any]) -> lis
     one (manifest format 3), else computed by the same engine from the sides already read."""
     record = page.frozen.path / registry.COMPARABILITY
     if record.is_file():
-        frozen = json.loads(record.read_text(encoding="utf-8"))
+        frozen = json.loads(read_whole(record))
         return [{"other": entry["version"], "arms": entry["arms"]} for entry in frozen["against"]]
     meanings = chain[-1].manifest.checks.dimensions or suite.dimensions
     arms = dict(suite.arms) or default_arms(list(meanings))

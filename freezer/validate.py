@@ -20,6 +20,7 @@ from freezer.document import YamlDocument
 from freezer.errors import InvalidInput, UsageError
 from freezer.escape import visible
 from freezer.problems import Problem, display_path
+from freezer.reading import read_whole
 from freezer.steps import Progress, no_progress
 from freezer.yamlload import YAML_SUFFIXES, load_file
 
@@ -301,7 +302,7 @@ def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Repo
     report.problems.extend(rules.set_rules(version, fixture_set.fixtures))
     report.problems.extend(rules.asset_rules(fixture_set.fixtures, set(collected.assets)))
     if suite.canary:
-        texts = {doc.display: fixture_set.files[doc.display].read_bytes() for doc in fixture_set.fixtures}
+        texts = {doc.display: read_whole(fixture_set.files[doc.display]) for doc in fixture_set.fixtures}
         for display in rules.missing_canary(suite.canary, texts):
             message = "does not carry the suite's canary string (freezer.yaml canary); add it, e.g. as a comment"
             report.problems.append(Problem(display, 1, 1, (), message, "rule"))

@@ -264,3 +264,37 @@ def test_hostile_signing_files_never_crash(reg: Path, tmp_path: Path, name: str,
         result = run_cli(*args, cwd=reg)
         assert "internal error" not in result.err and "Traceback" not in result.err, (args, result.err)
         assert result.code in (0, 1, 2)
+
+
+@pytest.mark.parametrize(
+    "name", ["signatures/graph_v2.dsse.json", "status.jsonl", "checkpoint.json", "allowed_signers"]
+)
+@pytest.mark.parametrize("kind", ["fifo", "link to /dev/zero", "link outside"])
+def test_special_files_are_refused_not_read(reg: Path, tmp_path: Path, name: str, kind: str) -> None:
+    import os
+
+    from registry_helpers import commit_all
+
+    alice = keygen(tmp_path, "alice")
+    allow(reg, ("alice@example.org", alice, ""))
+    assert run_cli("sign", "graph_v2", "--key", str(alice), cwd=reg).code == 0
+    commit_all(reg, "signed")
+    target = reg / name
+    target.unlink(missing_ok=True)
+    target.parent.mkdir(exist_ok=True)
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "link to /dev/zero":
+        target.symlink_to("/dev/zero")
+    else:
+        outside = tmp_path / "outside.json"
+        outside.write_text("{}")
+        target.symlink_to(outside)
+    for args in (["check", "--base", "HEAD"], ["verify"], ["audit", "--no-code"]):
+        result = run_cli(*args, cwd=reg, timeout=60)
+        assert "internal error" not in result.err and "Traceback" not in result.err, (args, result.err)
+        assert result.code in (0, 1, 2), (args, result.text)
+    # check guards the envelopes, the log and the checkpoint; who may sign is verify's to read.
+    guard = ["verify"] if name == "allowed_signers" else ["check", "--base", "HEAD"]
+    refused = run_cli(*guard, cwd=reg, timeout=60)
+    assert refused.code != 0, refused.text
