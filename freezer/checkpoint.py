@@ -17,7 +17,6 @@ import base64
 import hashlib
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from typing import Any
 from freezer import registry, sshsig
 from freezer.config import RegistryConfig
 from freezer.errors import UsageError
-from freezer.paths import require_safe
+from freezer.paths import replace_file
 from freezer.problems import Problem, display_path
 from freezer.reading import read_whole
 
@@ -103,15 +102,9 @@ def write(config: RegistryConfig, key_path: Path) -> dict[str, Any]:
         "payload": base64.b64encode(_canonical(payload)).decode(),
         "signature": {"keyid": sshsig.fingerprint(public), "sig": base64.b64encode(blob).decode()},
     }
-    path = require_safe(config.root, config.root / FILE, "the checkpoint", folder=False)
-    handle, temporary = tempfile.mkstemp(dir=config.root, prefix=".checkpoint-")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(json.dumps(document, indent=2, sort_keys=True) + "\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    replace_file(
+        config.root, config.root / FILE, json.dumps(document, indent=2, sort_keys=True) + "\n", "the checkpoint"
+    )
     return payload
 
 
@@ -135,9 +128,7 @@ def verify(config: RegistryConfig) -> tuple[list[Problem], dict[str, Any] | None
         )
     except (sshsig.SignatureError, ValueError) as exc:
         return [problem(f"the signature does not verify: {exc}")], None
-    allowed_file = config.root / "allowed_signers"
-    allowed = sshsig.parse_allowed_signers(allowed_file) if allowed_file.is_file() else []
-    if not any(a.key == public and a.allows(NAMESPACE, time.time()) is None for a in allowed):
+    if not sshsig.permits(sshsig.registry_signers(config.root), public, NAMESPACE):
         return [problem(f"signed by {sshsig.fingerprint(public)}, which allowed_signers does not allow")], None
     now = heads(config)
     problems = []

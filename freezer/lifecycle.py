@@ -74,8 +74,7 @@ def verify_log(root: Path, when: float | None = None) -> list[Problem]:
     if not events:
         return []
     shown = display_path(root / LOG)
-    allowed_file = root / "allowed_signers"
-    allowed = sshsig.parse_allowed_signers(allowed_file) if allowed_file.is_file() else []
+    allowed = sshsig.registry_signers(root)
     problems = []
     previous: str | None = None
     for number, (event, line) in enumerate(zip(events, lines, strict=True), start=1):
@@ -95,8 +94,7 @@ def verify_log(root: Path, when: float | None = None) -> list[Problem]:
         except (sshsig.SignatureError, ValueError) as exc:
             problem(f"the signature does not verify: {exc}")
             continue
-        moment = time.time() if when is None else when
-        if not any(a.key == public and a.allows(NAMESPACE, moment) is None for a in allowed):
+        if not sshsig.permits(allowed, public, NAMESPACE, when):
             problem(f"signed by {sshsig.fingerprint(public)}, which allowed_signers does not allow to change status")
     return problems
 
@@ -131,9 +129,7 @@ def append(root: Path, key_path: Path, fields: dict[str, Any]) -> dict[str, Any]
     key = sshsig.load_private_key(key_path)
     blob = sshsig.sign(_canonical(event), key, NAMESPACE)
     public = sshsig.verify(_canonical(event), blob, NAMESPACE)
-    allowed_file = root / "allowed_signers"
-    allowed = sshsig.parse_allowed_signers(allowed_file) if allowed_file.is_file() else []
-    if not any(a.key == public and a.allows(NAMESPACE, time.time()) is None for a in allowed):
+    if not sshsig.permits(sshsig.registry_signers(root), public, NAMESPACE):
         raise UsageError(
             f"{display_path(key_path)}: key {sshsig.fingerprint(public)} may not change a version's status",
             hint="add it to allowed_signers at the registry root (namespaces may not exclude freezer-status)",

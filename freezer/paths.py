@@ -60,3 +60,21 @@ def require_safe(root: Path, path: Path, what: str, *, folder: bool = True) -> P
             hint="remove or replace it with a real folder (git rm it if it is committed), then run again",
         )
     return path
+
+
+def replace_file(root: Path, path: Path, text: str, what: str) -> None:
+    """Write ``text`` to ``path`` inside the registry as one rename: a reader sees the old file or
+    the new one, never half of either; the folder is created when missing."""
+    import tempfile
+
+    target = require_safe(root, path, what, folder=False)
+    folder = require_safe(root, target.parent, f"the folder of {what}")
+    folder.mkdir(exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

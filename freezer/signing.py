@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,12 +23,12 @@ from freezer import attest, audit, registry, sshsig
 from freezer.attest import SIGNATURES
 from freezer.config import RegistryConfig, SuiteConfig
 from freezer.errors import IntegrityError, UsageError
-from freezer.paths import require_safe
+from freezer.paths import replace_file, require_safe
 from freezer.problems import display_path
 from freezer.reading import read_whole
 
 NAMESPACE = "freezer"
-ALLOWED_SIGNERS = "allowed_signers"
+ALLOWED_SIGNERS = sshsig.ALLOWED_SIGNERS
 
 
 def envelope_path(root: Path, name: str) -> Path:
@@ -104,17 +102,7 @@ def sign(
         if any(s.get("keyid") == keyid for s in envelope["signatures"] if isinstance(s, dict)):
             raise UsageError(f"{frozen.name} is already signed by {keyid}")
     envelope["signatures"].append({"keyid": keyid, "sig": base64.b64encode(blob).decode()})
-    folder = require_safe(config.root, path.parent, "the signatures folder")
-    folder.mkdir(exist_ok=True)
-    text = json.dumps(envelope, indent=2, sort_keys=True) + "\n"
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".sign-")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    replace_file(config.root, path, json.dumps(envelope, indent=2, sort_keys=True) + "\n", "the signature file")
     return keyid
 
 
@@ -156,10 +144,9 @@ def verify(
         return _invalid(result, f"{display_path(path)}: the payload is not base64")
     if signed != payload:
         return _invalid(result, f"{display_path(path)}: signs another statement than {frozen.name}'s")
-    allowed_file = config.root / ALLOWED_SIGNERS
-    if not allowed_file.is_file():
-        return _invalid(result, f"no {ALLOWED_SIGNERS} file at the registry root: nobody is allowed to sign")
-    allowed = sshsig.parse_allowed_signers(allowed_file)
+    allowed = sshsig.registry_signers(config.root)
+    if not allowed:
+        return _invalid(result, f"no key in {ALLOWED_SIGNERS} at the registry root: nobody is allowed to sign")
     when = time.time() if now is None else now
     message = attest.pae(attest.PAYLOAD_TYPE, payload)
     valid_keys: set[bytes] = set()

@@ -67,14 +67,10 @@ def fingerprint(blob: bytes) -> str:
     return "SHA256:" + base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
 
 
-def _signed_data(namespace: str, message: bytes) -> bytes:
-    return (
-        MAGIC
-        + _string(namespace.encode())
-        + _string(b"")
-        + _string(HASH.encode())
-        + _string(hashlib.sha512(message).digest())
-    )
+def _signed_data(namespace: str, message: bytes, hash_name: str = HASH) -> bytes:
+    """What the key signs: the message's hash, bound to the namespace (PROTOCOL.sshsig)."""
+    digest = hashlib.new(hash_name, message).digest()
+    return MAGIC + _string(namespace.encode()) + _string(b"") + _string(hash_name.encode()) + _string(digest)
 
 
 def load_private_key(path: Path) -> object:
@@ -166,10 +162,8 @@ def verify(message: bytes, blob: bytes, namespace: str) -> bytes:
     raw, _ = _read_string(signature, sig_offset)
     if key_type != KEY_TYPE.encode() or sig_type != KEY_TYPE.encode() or len(key_bytes) != 32:
         raise SignatureError(f"only {KEY_TYPE} signatures are accepted")
-    digest = getattr(hashlib, hash_name.decode())(message).digest()
-    signed = MAGIC + _string(namespace.encode()) + _string(b"") + _string(hash_name) + _string(digest)
     try:
-        Ed25519PublicKey.from_public_bytes(key_bytes).verify(raw, signed)
+        Ed25519PublicKey.from_public_bytes(key_bytes).verify(raw, _signed_data(namespace, message, hash_name.decode()))
     except InvalidSignature:
         raise SignatureError("the signature does not match the signed data") from None
     return public
@@ -215,6 +209,23 @@ def _timestamp(value: str) -> float | None:
 
     parsed = time.strptime(digits, formats[len(digits)])
     return float(calendar.timegm(parsed) if utc else time.mktime(parsed))
+
+
+ALLOWED_SIGNERS = "allowed_signers"
+
+
+def registry_signers(root: Path) -> list[AllowedSigner]:
+    """The registry's ``allowed_signers`` (none when it has no such file)."""
+    path = root / ALLOWED_SIGNERS
+    if not path.exists() and not path.is_symlink():
+        return []
+    return parse_allowed_signers(path)
+
+
+def permits(signers: list[AllowedSigner], public: bytes, namespace: str, when: float | None = None) -> bool:
+    """Whether some entry allows key ``public`` to sign in ``namespace`` at ``when`` (default: now)."""
+    moment = time.time() if when is None else when
+    return any(entry.key == public and entry.allows(namespace, moment) is None for entry in signers)
 
 
 def parse_allowed_signers(path: Path) -> list[AllowedSigner]:
