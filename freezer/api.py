@@ -23,7 +23,6 @@ from typing import Any
 from freezer import browse, lifecycle
 from freezer import config as config_mod
 from freezer import registry as registry_mod
-from freezer.comparability import fixture_digests, score_digest
 from freezer.errors import UsageError
 from freezer.lifecycle import CURRENT, VersionStatus
 
@@ -85,13 +84,7 @@ def load(version: str, registry: str | os.PathLike[str] | None = None, suite: st
     except UsageError as exc:
         raise UsageError(exc.message, hint=_api_hint(exc.hint)) from None
     data = browse.read(frozen, verify=True, deep=True)
-    manifest = frozen.manifest_model()
-    groups = browse.groups_of(frozen, manifest)
-    digests = {
-        f["task_id"]: score_digest(fixture_digests(f, groups, manifest.files))
-        for f in data.fixtures
-        if f["status"] == "landed"
-    }
+    digests = browse.score_digests(data)
     status = known.get(frozen.name, CURRENT)
     if status.status == "yanked":
         warnings.warn(f"{frozen.name} is yanked: {status.reason or 'no reason given'}", YankedWarning, stacklevel=2)

@@ -122,6 +122,19 @@ def groups_of(frozen: registry.FrozenVersion, manifest: Manifest) -> dict[str, s
     return comparability.builtin_groups(kind)
 
 
+def score_digests(data: VersionData) -> dict[str, str]:
+    """Each landed fixture's score digest (what a result row records), by task id."""
+    from freezer.comparability import fixture_digests, score_digest
+
+    manifest = data.frozen.manifest_model()
+    groups = groups_of(data.frozen, manifest)
+    return {
+        f["task_id"]: score_digest(fixture_digests(f, groups, manifest.files))
+        for f in data.fixtures
+        if f["status"] == "landed"
+    }
+
+
 def compare(
     suite: SuiteConfig, a: registry.FrozenVersion, b: registry.FrozenVersion, arm: str | None = None
 ) -> list[Any]:

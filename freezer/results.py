@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from freezer import browse, registry, resources
-from freezer.comparability import default_arms, fixture_digests, score_digest
+from freezer.comparability import default_arms
 from freezer.config import RegistryConfig, SuiteConfig
 from freezer.problems import Problem, display_path
 from freezer.reading import read_whole
@@ -136,12 +136,7 @@ def _read_rows(paths: list[Path], report: ResultsReport, config: RegistryConfig)
 
 
 def _score_digests(suite: SuiteConfig, frozen: registry.FrozenVersion) -> dict[str, str]:
-    data = browse.read(frozen)
-    groups = browse.groups_of(frozen, data.frozen.manifest_model())
-    files = data.frozen.manifest_model().files
-    return {
-        f["task_id"]: score_digest(fixture_digests(f, groups, files)) for f in data.fixtures if f["status"] == "landed"
-    }
+    return browse.score_digests(browse.read(frozen))
 
 
 def check(config: RegistryConfig, paths: list[Path]) -> ResultsReport:
