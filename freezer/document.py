@@ -14,14 +14,25 @@ from freezer.problems import JsonPath, Problem
 
 @dataclass
 class YamlDocument:
-    """Plain data read from one file, with the position of every value."""
+    """Plain data read from one file, with the position of every value.
+
+    A document read from YAML text keeps the text (``source``), and works out
+    the positions from it the first time a problem must be located: most
+    documents never need them, and a worker process sends the text back
+    faster than a table of positions.
+    """
 
     display: str
     data: Any
     marks: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)
+    source: str | None = field(default=None, repr=False, compare=False)
 
     def locate(self, path: JsonPath) -> tuple[int | None, int | None]:
         """Line and column (1-based) of the value at ``path`` or its nearest parent."""
+        if not self.marks and self.source is not None:
+            from freezer.yamlload import positions  # imported here: the rules never need PyYAML otherwise
+
+            self.marks = positions(self.source)
         for cut in range(len(path), -1, -1):
             mark = self.marks.get(tuple(path[:cut]))
             if mark is not None:

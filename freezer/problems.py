@@ -25,7 +25,13 @@ def display_path(path: os.PathLike[str] | str) -> str:
     Control characters and undecodable bytes are escaped, so a file name can
     neither break a message line nor forge an annotation.
     """
-    absolute = os.path.abspath(path)
+    text = os.fspath(path)
+    if not os.path.isabs(text):
+        # Already relative to the working folder: relpath(abspath(p)) is normpath(p) unless p climbs out.
+        relative = os.path.normpath(text)
+        if relative != ".." and not relative.startswith("../"):
+            return visible(relative)
+    absolute = os.path.abspath(text)
     relative = os.path.relpath(absolute)
     shown = absolute if relative.startswith("..") else relative
     return visible(shown)

@@ -23,6 +23,7 @@ from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
+from freezer import yamlfast
 from freezer.document import YamlDocument
 from freezer.escape import unsafe_char
 from freezer.problems import JsonPath, Problem
@@ -43,7 +44,7 @@ _NO_WILDCARD_RESOLVER = None not in Resolver.yaml_implicit_resolvers
 _CONSTRUCTOR = SafeConstructor()
 _TAG = "tag:yaml.org,2002:"
 _PLAIN_TAGS = {_TAG + t for t in ("str", "int", "float", "bool", "null", "timestamp")}
-_COLLECTION_TAGS = {_TAG + "map", _TAG + "seq"}
+_COLLECTION_TAGS = frozenset({_TAG + "map", _TAG + "seq"})
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),
     (codecs.BOM_UTF32_BE, "utf-32"),
@@ -117,6 +118,43 @@ def load_bytes(raw: bytes, display: str, limits: Limits = Limits()) -> LoadResul
     if text is None:
         assert problem is not None
         return LoadResult(None, [problem])
+    data = _fast_data(text, limits)
+    if data is not yamlfast.GIVE_UP:
+        return LoadResult(YamlDocument(display, data, source=text), [])
+    builder = _located(text, display, limits)
+    if builder.problems:
+        return LoadResult(None, builder.problems)
+    return LoadResult(YamlDocument(display, builder.result, builder.marks), [])
+
+
+def positions(text: str) -> dict[JsonPath, tuple[int, int]]:
+    """Line and column of every value in ``text``, which loaded before; for YamlDocument.locate."""
+    return _located(text, "", Limits()).marks
+
+
+def _fast_data(text: str, limits: Limits) -> Any:
+    """The data without positions, or GIVE_UP when the located builder must read it (and say why)."""
+    if not _NO_WILDCARD_RESOLVER or unsafe_char(text) is not None:
+        return yamlfast.GIVE_UP
+    parser = _FastLoader(text)
+    try:
+        return yamlfast.build(
+            parser.get_event,
+            _resolve,
+            _RESOLVED_FIRST,
+            _COLLECTION_TAGS,
+            limits.max_nodes,
+            limits.max_depth,
+            "\\" in text,
+        )
+    except (yaml.YAMLError, RecursionError):
+        return yamlfast.GIVE_UP  # the located builder reports it
+    finally:
+        parser.dispose()
+
+
+def _located(text: str, display: str, limits: Limits) -> _Builder:
+    """Read ``text`` recording every position; problems (a syntax error too) are on the builder."""
     builder = _Builder(display, limits)
     parser = _FastLoader(text)
     try:
@@ -131,26 +169,19 @@ def load_bytes(raw: bytes, display: str, limits: Limits = Limits()) -> LoadResul
         if mark and _tab_indented(text, mark.line):
             what = "a tab in the indentation: YAML indents with spaces only (replace the tab with spaces)"
         builder.problems.append(Problem(display, line, col, (), f"YAML syntax: {what}", "yaml"))
-        return LoadResult(None, builder.problems)
     except yaml.reader.ReaderError as exc:
         before = text[: exc.position]
         line, col = before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1
         char = exc.character if isinstance(exc.character, str) else chr(exc.character)
         message = f"YAML: character #x{ord(char):04x} is not allowed ({exc.reason})"
         builder.problems.append(Problem(display, line, col, (), message, "yaml"))
-        return LoadResult(None, builder.problems)
     except yaml.YAMLError as exc:
         builder.problems.append(Problem(display, 1, 1, (), f"YAML: {' '.join(str(exc).split())}", "yaml"))
-        return LoadResult(None, builder.problems)
     except RecursionError:  # pragma: no cover - libyaml bounds nesting itself
         builder.problems.append(Problem(display, None, None, (), "YAML nested too deeply", "yaml"))
-        return LoadResult(None, builder.problems)
     finally:
         parser.dispose()
-    if builder.problems:
-        return LoadResult(None, builder.problems)
-    doc = YamlDocument(display, builder.result, builder.marks)
-    return LoadResult(doc, [])
+    return builder
 
 
 class _Frame:
@@ -286,34 +317,11 @@ class _Builder:
         self._attach(value, 1, event.start_mark, event.start_mark)
 
     def _resolve(self, event: Any) -> Any:
-        tag = event.tag
-        value = event.value
-        if tag is None and (
-            not event.implicit[0] or (_NO_WILDCARD_RESOLVER and value and value[0] not in _RESOLVED_FIRST)
-        ):
-            # What Resolver.resolve would answer, without its per-scalar list building: quoted and
-            # block scalars are strings, and so is a plain one whose first character starts no
-            # implicit type.
-            return value
-        if tag is None or tag == "!":
-            tag = _RESOLVER.resolve(ScalarNode, event.value, event.implicit)  # type: ignore[no-untyped-call]
-        if tag not in _PLAIN_TAGS:
-            self._stop(event.start_mark, self._child_path() or (), _tag_message(tag))
+        value, refusal = _resolve(event)
+        if refusal is not None:
+            self._stop(event.start_mark, self._child_path() or (), refusal)
             return None
-        if tag == _TAG + "str" or tag == _TAG + "timestamp":
-            return event.value
-        if tag == _TAG + "null":
-            return None
-        if tag == _TAG + "bool":
-            return event.value.lower() in ("yes", "true", "on", "y")
-        try:
-            node = ScalarNode(tag, event.value)
-            if tag == _TAG + "int":
-                return _CONSTRUCTOR.construct_yaml_int(node)
-            return _CONSTRUCTOR.construct_yaml_float(node)
-        except (ConstructorError, ValueError):
-            self._stop(event.start_mark, self._child_path() or (), f"{event.value!r} is not a {tag[len(_TAG) :]}")
-            return None
+        return value
 
     def _attach(self, value: Any, weight: int, mark: Any, value_mark: Any) -> None:
         if not self.stack:
@@ -355,6 +363,51 @@ class _Builder:
         top.key = key
         top.key_mark = (line, mark.column + 1)
         self.marks.setdefault((*top.path, key), top.key_mark)
+
+
+def _resolve(event: Any) -> tuple[Any, str | None]:
+    """A scalar's plain value, or why it is refused (a tag that builds something other than data)."""
+    tag = event.tag
+    value = event.value
+    if tag is None:
+        if not event.implicit[0] or (_NO_WILDCARD_RESOLVER and value and value[0] not in _RESOLVED_FIRST):
+            # What Resolver.resolve would answer, without its per-scalar list building: quoted and
+            # block scalars are strings, and so is a plain one whose first character starts no
+            # implicit type.
+            return value, None
+        # A plain scalar's value depends on its text alone, and fixtures repeat the same short
+        # words (keys, statuses, classes) thousands of times: resolve each text once.
+        known = _PLAIN_VALUES.get(value)
+        if known is not None:
+            return known
+        resolved = _resolve_tagged(None, value, event.implicit)
+        if len(value) <= 64 and len(_PLAIN_VALUES) < 4096:
+            _PLAIN_VALUES[value] = resolved
+        return resolved
+    return _resolve_tagged(tag, value, event.implicit)
+
+
+_PLAIN_VALUES: dict[str, tuple[Any, str | None]] = {}
+
+
+def _resolve_tagged(tag: str | None, value: str, implicit: tuple[bool, bool]) -> tuple[Any, str | None]:
+    if tag is None or tag == "!":
+        tag = _RESOLVER.resolve(ScalarNode, value, implicit)  # type: ignore[no-untyped-call]
+    if tag not in _PLAIN_TAGS:
+        return None, _tag_message(tag)
+    if tag == _TAG + "str" or tag == _TAG + "timestamp":
+        return value, None
+    if tag == _TAG + "null":
+        return None, None
+    if tag == _TAG + "bool":
+        return value.lower() in ("yes", "true", "on", "y"), None
+    try:
+        node = ScalarNode(tag, value)
+        if tag == _TAG + "int":
+            return _CONSTRUCTOR.construct_yaml_int(node), None
+        return _CONSTRUCTOR.construct_yaml_float(node), None
+    except (ConstructorError, ValueError):
+        return None, f"{value!r} is not a {tag[len(_TAG) :]}"
 
 
 def _tag_message(tag: str) -> str:
