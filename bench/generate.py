@@ -1,9 +1,12 @@
 """Deterministic synthetic registries for the benchmarks.
 
-A registry of N fixtures (about 40 lines of YAML each, valid against the real
-schemas) over a sample code repository in which every fixture's ground truth
-and naive grep really hold: fixture ``i`` names ``sym_i`` on line ``i // M + 1``
-of ``src/mod_{i % M}.rs``.
+A registry of N fixtures (valid against the real schemas) over a sample code
+repository in which every fixture's ground truth and naive grep really hold:
+fixture ``i`` names ``sym_i`` on line ``i // M + 1`` of ``src/mod_{i % M}.rs``.
+
+Two profiles: ``standard`` (about 40 lines, 1.5 KB, one ground-truth row) and
+``large`` (about 3.2 KB: long question and explanations, 11 ground-truth rows),
+the size of the hand-written fixtures a held-out review measured.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from pathlib import Path
 import yaml
 
 CLASSES = ("trace", "impact", "locate", "deps")
+PROFILES = ("standard", "large")
+WORDS = ("graph", "grep", "call", "site", "trace", "enum", "refs", "module", "handler", "dispatch", "visitor")
 ENV = {
     **os.environ,
     "GIT_AUTHOR_NAME": "bench",
@@ -85,12 +90,42 @@ def fixture(index: int, modules: int, rng: random.Random) -> dict[str, object]:
     }
 
 
-def drafts(path: Path, fixtures: int, sha: str, version: int = 1, seed: int = 1) -> None:
+def large_fixture(index: int, modules: int, fixtures: int, rng: random.Random) -> dict[str, object]:
+    """A standard fixture grown to the held-out set's size: long texts and eleven ground-truth rows."""
+    data = fixture(index, modules, rng)
+
+    def prose(count: int) -> str:
+        return " ".join(rng.choice(WORDS) for _ in range(count))
+
+    data["question"] = f"{data['question']} {prose(45)}"
+    data["why_grep_fails"] = f"{data['why_grep_fails']} {prose(30)}"
+    tool_path = data["graph_tool_path"]
+    assert isinstance(tool_path, dict)
+    tool_path["resolution"] = f"{tool_path['resolution']} {prose(25)}"
+    module, line = index % modules, index // modules + 1
+    per_file = -(-fixtures // modules)
+    rows = data["ground_truth"]
+    assert isinstance(rows, list)
+    # Ten more rows: the neighbouring lines of the same module, each a real definition.
+    for step in range(1, per_file):
+        other = (line - 1 + step) % per_file
+        symbol_index = other * modules + module
+        if symbol_index < fixtures:
+            symbol = f"sym_{symbol_index}"
+            where = {"file": f"src/mod_{module}.rs", "line": other + 1}
+            rows.append({**where, "symbol": symbol, "container": symbol, "note": prose(8)})
+        if len(rows) == 11:
+            break
+    return data
+
+
+def drafts(path: Path, fixtures: int, sha: str, version: int = 1, seed: int = 1, profile: str = "standard") -> None:
     rng = random.Random(seed)
     modules = files_per_repo(fixtures)
     (path / "fixtures").mkdir(parents=True)
     for index in range(fixtures):
-        text = yaml.safe_dump(fixture(index, modules, rng), sort_keys=False, width=100)
+        data = large_fixture(index, modules, fixtures, rng) if profile == "large" else fixture(index, modules, rng)
+        text = yaml.safe_dump(data, sort_keys=False, width=100)
         (path / "fixtures" / f"fx-{index:06d}.yaml").write_text(text)
     version_data = {
         "suite": "bench",
@@ -110,13 +145,13 @@ def drafts(path: Path, fixtures: int, sha: str, version: int = 1, seed: int = 1)
     (path / "version.yaml").write_text(yaml.safe_dump(version_data, sort_keys=False))
 
 
-def registry(root: Path, fixtures: int, seed: int = 1) -> Path:
+def registry(root: Path, fixtures: int, seed: int = 1, profile: str = "standard") -> Path:
     """A registry (a git repository) with drafts for v1 over a matching code repository."""
     if root.exists():
         shutil.rmtree(root)
     root.mkdir(parents=True)
     sha = code_repo(root / "code", fixtures)
-    drafts(root / "drafts", fixtures, sha, seed=seed)
+    drafts(root / "drafts", fixtures, sha, seed=seed, profile=profile)
     (root / "freezer.yaml").write_text(
         "freezer: 1\nsuites:\n  bench:\n    drafts: drafts\n    versions: versions\n"
         "    code_repo: code\n    tool_surface: ['tools/**']\n"

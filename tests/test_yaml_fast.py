@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hostile.corpus import YAML_TEXTS
 
 from freezer import yamlfast, yamlload
 from freezer.yamlload import Limits
-from tests.hostile.corpus import YAML_TEXTS
 
 REPO = Path(__file__).resolve().parent.parent
 REPO_YAML = sorted(
