@@ -12,70 +12,23 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from freezer import delta_v1, parallel, registry, schemas
-from freezer.attest import STATEMENT, statement_bytes
+from freezer import parallel, rederive, registry, schemas
+from freezer.attest import STATEMENT
 from freezer.config import SuiteConfig
-from freezer.delta import compute as compute_delta
-from freezer.delta import side
 from freezer.errors import FreezerError
-from freezer.hashing import hash_files
-from freezer.method import FROZEN_SCHEMA, fixture_names, load_frozen_drafts, load_yaml_files, method_from_files
-from freezer.model import Manifest
+from freezer.hashing import PendingHashes
+from freezer.method import FROZEN_SCHEMA
 from freezer.problems import display_path
 from freezer.reading import read_whole
 from freezer.steps import Progress, Step, no_progress
+from freezer.verdict import Failure, VersionAudit
 from freezer.yamlload import YAML_SUFFIXES
 
 GENERATED = (registry.MANIFEST, registry.METHOD, registry.SUMS)
-
-
-@dataclass
-class Failure:
-    file: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.file}: {self.message}"
-
-
-@dataclass
-class VersionAudit:
-    name: str
-    path: Path
-    failures: list[Failure] = field(default_factory=list)
-    checks: list[Step] = field(default_factory=list)
-    code: str = "not checked"
-    code_failures: list[Failure] = field(default_factory=list)
-    stale: dict[str, list[str]] = field(default_factory=dict)
-    against: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return not self.failures and not self.code_failures
-
-    @property
-    def code_status(self) -> str:
-        """verified, failed, unreachable or not checked: the word that starts :attr:`code`."""
-        for status in ("verified", "failed", "unreachable"):
-            if self.code.startswith(status):
-                return status
-        return "not checked"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "path": display_path(self.path),
-            "ok": self.ok,
-            "checks": [check.to_json() for check in self.checks],
-            "failures": [{"file": f.file, "message": f.message} for f in self.failures + self.code_failures],
-            "code": {"status": self.code_status, "detail": self.code},
-            "against": self.against,
-            "stale": self.stale,
-        }
 
 
 def _walk(root: Path) -> tuple[dict[str, str], list[tuple[str, str]]]:
@@ -143,193 +96,83 @@ def check_integrity(
         result.failures.append(Failure(f"{where}/{rel}" if rel else where, message))
 
     files, odd = _walk(frozen.path)
-    for rel, message in odd:
-        fail(rel, message)
-    if registry.MANIFEST not in files:
-        fail(registry.MANIFEST, "missing: without its manifest the version cannot be verified")
-        return None
-    manifest_bytes = _read(files[registry.MANIFEST])
+    # The files hash in forked children from here on, while this process reads the manifest and
+    # re-renders what the version claims; nothing below depends on the digests until they are collected.
+    pending = PendingHashes({rel: path for rel, path in files.items() if rel != registry.SUMS})
     try:
-        manifest = json.loads(manifest_bytes)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        fail(registry.MANIFEST, f"not valid JSON: {exc}")
-        return None
-    except RecursionError:
-        fail(registry.MANIFEST, "not a manifest: its JSON is nested too deeply")
-        return None
-    errors = schemas.schema_errors(schemas.MANIFEST, manifest)
-    if errors:
-        for path, message in errors[:10]:
-            fail(registry.MANIFEST, f"{'.'.join(map(str, path)) or '$'}: {message}")
-        return None
-    if (manifest["suite"], manifest["version"], manifest["name"]) != (suite.name, frozen.number, frozen.name):
-        fail(registry.MANIFEST, f"describes {manifest['name']}, but the directory is {frozen.name}")
-    generated = (*GENERATED, STATEMENT) if manifest["manifest_format"] >= 3 else GENERATED
-    expected = set(manifest["files"]) | set(generated)
-    for rel in sorted(expected - set(files)):
-        fail(rel, "missing (listed in the manifest)" if rel in manifest["files"] else "missing")
-    for rel in sorted(set(files) - expected):
-        fail(rel, "stray file: not part of the frozen version")
-    digests, unreadable = hash_files({rel: path for rel, path in files.items() if rel != registry.SUMS})
-    for rel, why in sorted(unreadable.items()):
-        fail(rel, f"cannot be read: {why}")
-    for rel, digest in sorted(manifest["files"].items()):
-        if rel in digests and digests[rel] != digest:
-            fail(rel, f"content changed: sha256 {digests[rel]} != manifest {digest}")
-    if registry.SUMS in files:
-        sums = _parse_sums(_read(files[registry.SUMS]))
-        if sums is None:
-            fail(registry.SUMS, "not in sha256sum format")
-        else:
-            for rel in sorted(set(sums) | (expected - {registry.SUMS})):
-                if rel not in sums:
-                    fail(registry.SUMS, f"does not list {rel}")
-                elif rel not in expected:
-                    fail(registry.SUMS, f"lists {rel}, which is not part of the version")
-                elif rel in manifest["files"] and sums[rel] != manifest["files"][rel]:
-                    fail(registry.SUMS, f"disagrees with the manifest about {rel}")
-                elif rel in digests and sums[rel] != digests[rel]:
-                    fail(rel, "content does not match SHA256SUMS")
-    # Only the drafts, the delta and the template are needed again (to re-render and re-check);
-    # other data files were verified by their hashes and are not held in memory.
-    data = {rel: _read(files[rel]) for rel in manifest["files"] if rel in files and _needed(rel)}
-    result.checks.append(Step("hashes", f"{len(manifest['files'])} data files hashed"))
-    if result.failures:
-        return None
-    if not deep:
+        for rel, message in odd:
+            fail(rel, message)
+        if registry.MANIFEST not in files:
+            fail(registry.MANIFEST, "missing: without its manifest the version cannot be verified")
+            return None
+        manifest_bytes = _read(files[registry.MANIFEST])
+        try:
+            manifest = json.loads(manifest_bytes)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            fail(registry.MANIFEST, f"not valid JSON: {exc}")
+            return None
+        except RecursionError:
+            fail(registry.MANIFEST, "not a manifest: its JSON is nested too deeply")
+            return None
+        errors = schemas.schema_errors(schemas.MANIFEST, manifest)
+        if errors:
+            for path, message in errors[:10]:
+                fail(registry.MANIFEST, f"{'.'.join(map(str, path)) or '$'}: {message}")
+            return None
+        if (manifest["suite"], manifest["version"], manifest["name"]) != (suite.name, frozen.number, frozen.name):
+            fail(registry.MANIFEST, f"describes {manifest['name']}, but the directory is {frozen.name}")
+        generated = (*GENERATED, STATEMENT) if manifest["manifest_format"] >= 3 else GENERATED
+        expected = set(manifest["files"]) | set(generated)
+        for rel in sorted(expected - set(files)):
+            fail(rel, "missing (listed in the manifest)" if rel in manifest["files"] else "missing")
+        for rel in sorted(set(files) - expected):
+            fail(rel, "stray file: not part of the frozen version")
+        # Only the drafts, the delta and the template are needed again (to re-render and re-check);
+        # other data files are verified by their hashes and are not held in memory.
+        data = {rel: _read(files[rel]) for rel in manifest["files"] if rel in files and _needed(rel)}
+        rendered = VersionAudit(result.name, result.path)
+        broke: Exception | None = None
+        if deep:
+            try:
+                rederive.check_rendered(suite, frozen, manifest, manifest_bytes, data, files, rendered)
+            except Exception as exc:  # noqa: BLE001 - raised below only if every file matches its hash
+                broke = exc
+        digests, unreadable = pending.result()
+        for rel, why in sorted(unreadable.items()):
+            fail(rel, f"cannot be read: {why}")
+        for rel, digest in sorted(manifest["files"].items()):
+            if rel in digests and digests[rel] != digest:
+                fail(rel, f"content changed: sha256 {digests[rel]} != manifest {digest}")
+        if registry.SUMS in files:
+            _check_sums(_read(files[registry.SUMS]), manifest, expected, digests, fail)
+        result.checks.append(Step("hashes", f"{len(manifest['files'])} data files hashed"))
+        if result.failures:
+            return None  # what was re-rendered from files that changed says nothing more
+        if broke is not None:
+            raise broke
+        result.failures += rendered.failures
+        result.checks += rendered.checks
         return data
-    _check_chain(suite, frozen, manifest, data, result)
-    try:
-        method = method_from_files(data, manifest_bytes)
-    except FreezerError as exc:
-        fail(registry.METHOD, f"cannot be re-rendered: {exc.message}")
-        return data
-    except Exception as exc:  # noqa: BLE001 - a tampered template can fail in any way
-        fail(registry.METHOD, f"cannot be re-rendered: {type(exc).__name__}: {exc}")
-        return data
-    if STATEMENT in generated and STATEMENT in files:
-        if statement_bytes(manifest_bytes, method.encode("utf-8")) != _read(files[STATEMENT]):
-            fail(STATEMENT, "differs from the provenance statement the frozen manifest and METHOD.md give")
-        else:
-            result.checks.append(Step("statement", "provenance statement re-derived"))
-    if registry.METHOD in files and method.encode("utf-8") != _read(files[registry.METHOD]):
-        from freezer import __version__
-
-        cut_by = manifest["freezer_version"]
-        note = f" (cut by freezer {cut_by}, audited by {__version__})" if cut_by != __version__ else ""
-        fail(registry.METHOD, f"differs from what the frozen data renders to{note}")
-    else:
-        result.checks.append(Step("method", "METHOD.md reproduced"))
-    return data
+    finally:
+        pending.cancel()
 
 
-def _check_chain(
-    suite: SuiteConfig,
-    frozen: registry.FrozenVersion,
-    manifest: dict[str, Any],
-    data: dict[str, bytes],
-    result: VersionAudit,
+def _check_sums(
+    raw: bytes, manifest: dict[str, Any], expected: set[str], digests: dict[str, str], fail: Callable[[str, str], None]
 ) -> None:
-    where = display_path(frozen.path)
-    previous = registry.previous_of(suite, frozen.number)
-    claimed = manifest["previous"]
-    if claimed is None:
-        if previous is not None:
-            result.failures.append(
-                Failure(
-                    f"{where}/{registry.MANIFEST}", f"claims to be the first version, but {previous.name} precedes it"
-                )
-            )
-        else:
-            result.checks.append(Step("chain", "first version of the suite"))
-            _check_delta(suite, None, manifest, data, result)
+    sums = _parse_sums(raw)
+    if sums is None:
+        fail(registry.SUMS, "not in sha256sum format")
         return
-    if previous is None or previous.name != claimed["name"]:
-        found = previous.name if previous else "no earlier version"
-        result.failures.append(
-            Failure(
-                f"{where}/{registry.MANIFEST}", f"chain broken: follows {claimed['name']}, but the registry has {found}"
-            )
-        )
-        return
-    try:
-        actual = previous.manifest_sha256()
-    except OSError:
-        result.failures.append(
-            Failure(display_path(previous.path), f"chain broken: {previous.name}'s manifest is missing")
-        )
-        return
-    if actual != claimed["manifest_sha256"]:
-        result.failures.append(
-            Failure(
-                f"{display_path(previous.path)}/{registry.MANIFEST}",
-                f"chain broken: {previous.name} was replaced or rewritten after {frozen.name} was cut "
-                f"(manifest sha256 {actual} != recorded {claimed['manifest_sha256']})",
-            )
-        )
-        return
-    result.checks.append(Step("chain", f"chain to {previous.name} intact"))
-    _check_delta(suite, previous, manifest, data, result)
-
-
-def _check_delta(
-    suite: SuiteConfig,
-    previous: registry.FrozenVersion | None,
-    manifest: dict[str, Any],
-    data: dict[str, bytes],
-    result: VersionAudit,
-) -> None:
-    """delta.json must be what the delta engine of its manifest format computes from the chain."""
-    try:
-        frozen_delta = json.loads(data[registry.DELTA])
-        version, fixtures = load_yaml_files(data, fixture_names(manifest))
-        if manifest["manifest_format"] == 1:
-            if previous is None:
-                return  # 0.1.0 wrote a first version's delta without comparing anything
-            before = previous.manifest()
-            _, old_fixtures = load_frozen_drafts(previous, before)
-            meanings = {entry["dimension"]: entry["meaning"] for entry in frozen_delta.get("tool_surface") or []}
-            recomputed = delta_v1.compute(
-                delta_v1.frozen_side(before, old_fixtures),
-                delta_v1.frozen_side(manifest, fixtures),
-                meanings or suite.dimensions,
-            )
-        else:
-            current = side(Manifest.from_data(manifest), version, fixtures)
-            chain = [current]
-            if previous is not None:
-                before = previous.manifest()
-                old_version, old_fixtures = load_frozen_drafts(previous, before)
-                chain = [side(Manifest.from_data(before), old_version, old_fixtures), current]
-            recomputed = compute_delta(chain, current.manifest.checks.dimensions or suite.dimensions)
-    except (OSError, ValueError, KeyError, TypeError, FreezerError) as exc:
-        detail = exc.message if isinstance(exc, FreezerError) else str(exc)
-        result.failures.append(
-            Failure(f"{display_path(result.path)}/{registry.DELTA}", f"cannot be recomputed from the chain: {detail}")
-        )
-        return
-    if recomputed != frozen_delta:
-        result.failures.append(
-            Failure(
-                f"{display_path(result.path)}/{registry.DELTA}", "does not match the delta recomputed from the chain"
-            )
-        )
-    else:
-        result.checks.append(Step("delta", "delta.json recomputed"))
-    if manifest.get("canary"):
-        from freezer.rules import missing_canary
-
-        texts = {rel: data[rel] for rel in data if rel.endswith(YAML_SUFFIXES) and rel != "version.yaml"}
-        for rel in missing_canary(manifest["canary"], texts):
-            result.failures.append(Failure(f"{display_path(result.path)}/{rel}", "does not carry the canary string"))
-    if manifest["manifest_format"] >= 3:
-        from freezer.comparerecord import frozen_differences
-
-        where = f"{display_path(result.path)}/{registry.COMPARABILITY}"
-        found = frozen_differences(suite, current, manifest, data.get(registry.COMPARABILITY, b""))
-        result.failures.extend(Failure(where, message) for message in found)
-        if not found:
-            result.checks.append(Step("comparability", "comparability recomputed"))
+    for rel in sorted(set(sums) | (expected - {registry.SUMS})):
+        if rel not in sums:
+            fail(registry.SUMS, f"does not list {rel}")
+        elif rel not in expected:
+            fail(registry.SUMS, f"lists {rel}, which is not part of the version")
+        elif rel in manifest["files"] and sums[rel] != manifest["files"][rel]:
+            fail(registry.SUMS, f"disagrees with the manifest about {rel}")
+        elif rel in digests and sums[rel] != digests[rel]:
+            fail(rel, "content does not match SHA256SUMS")
 
 
 def integrity(

@@ -13,7 +13,6 @@ from dataclasses import replace
 from typing import Any
 
 from freezer import registry
-from freezer.audit import Failure, VersionAudit
 from freezer.config import SuiteConfig
 from freezer.errors import FreezerError, GitError
 from freezer.gitrepo import CodeRepo
@@ -24,6 +23,7 @@ from freezer.model import Manifest
 from freezer.problems import display_path
 from freezer.provenance import undeclared, union
 from freezer.steps import Step
+from freezer.verdict import Failure, VersionAudit
 from freezer.yamlload import YAML_SUFFIXES, load_bytes
 
 

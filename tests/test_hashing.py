@@ -1,4 +1,4 @@
-"""freezer.hashing: the same digests as hashlib, in this process or across a pool, and read errors reported."""
+"""freezer.hashing: the same digests as hashlib, in this process or in forked children, and read errors reported."""
 
 from __future__ import annotations
 
@@ -35,9 +35,8 @@ def test_digests_match_hashlib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, 
         pytest.skip("needs two cores and fork")
     paths = _files(tmp_path / "data", 60)
     if in_pool:
-        # Thresholds lowered so the pool runs on a small input; batches of 3 spread files over workers.
+        # Threshold lowered so the children run on a small input.
         monkeypatch.setattr(hashing, "PARALLEL_FROM_FILES", 50)
-        monkeypatch.setattr(hashing, "BATCH_FILES", 3)
     else:
         monkeypatch.setattr(hashing, "PARALLEL_FROM_FILES", 10**9)
         monkeypatch.setattr(hashing, "PARALLEL_FROM_BYTES", 1 << 62)
@@ -47,12 +46,43 @@ def test_digests_match_hashlib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, 
 
 
 @pytest.mark.skipif(parallel.workers() < 2, reason="needs two cores and fork")
-def test_few_large_files_use_the_pool_by_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_few_large_files_fork_by_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     paths = _files(tmp_path / "data", 4)
     monkeypatch.setattr(hashing, "PARALLEL_FROM_BYTES", 1)
-    assert hashing._parallel_worth_it(paths)
+    pending = hashing.PendingHashes(paths)
+    assert len(pending._children) == 2
+    assert pending.result()[0] == _expected(paths)
     monkeypatch.setattr(hashing, "PARALLEL_FROM_BYTES", 1 << 40)
-    assert not hashing._parallel_worth_it(paths)
+    assert hashing.PendingHashes(paths)._children == []
+
+
+@pytest.mark.parametrize("count", [1, 7, 1_000, 1_001, 2_345])
+def test_every_file_is_in_exactly_one_batch(tmp_path: Path, count: int) -> None:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    paths = {}
+    for index in range(count):
+        (folder / f"{index}").write_bytes(index.to_bytes(4, "little"))
+        paths[f"{index}"] = str(folder / f"{index}")
+    pending = hashing.PendingHashes(paths)
+    batches = [hashing._batch(list(paths), pending._batches, i) for i in range(pending._batches)]
+    assert sorted(rel for batch in batches for rel in batch) == sorted(paths)
+    assert pending._batches <= hashing.MAX_BATCHES
+    digests, unreadable = pending.result()
+    assert unreadable == {} and digests == _expected(paths)
+
+
+@pytest.mark.skipif(parallel.workers() < 2, reason="needs two cores and fork")
+def test_a_child_that_dies_has_its_share_hashed_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = _files(tmp_path / "data", 10)
+    monkeypatch.setattr(hashing, "PARALLEL_FROM_FILES", 2)
+    # The fork inherits this: each child takes one batch from the queue, then dies without reporting it.
+    monkeypatch.setattr(hashing, "_child", lambda _paths, _batches, queue, _fd: (os.read(queue, 4), os._exit(3)))
+    pending = hashing.PendingHashes(paths)
+    assert pending._children
+    digests, unreadable = pending.result()
+    assert unreadable == {}
+    assert digests == _expected(paths)
 
 
 @pytest.mark.parametrize("in_pool", [False, True])
@@ -67,7 +97,6 @@ def test_unreadable_files_are_reported_not_raised(
     paths["folder"] = str(tmp_path / "folder")  # became a directory
     if in_pool:
         monkeypatch.setattr(hashing, "PARALLEL_FROM_FILES", 1)
-        monkeypatch.setattr(hashing, "BATCH_FILES", 2)
     digests, unreadable = hashing.hash_files(paths)
     assert set(unreadable) == {"gone.bin", "folder"}
     assert "No such file" in unreadable["gone.bin"]

@@ -10,13 +10,14 @@ from pathlib import Path
 
 from freezer import config as config_mod
 from freezer import resources
-from freezer.audit import VersionAudit, audit_suite
+from freezer.audit import audit_suite
 from freezer.cut import CutResult, cut
 from freezer.demo.build import build_sample_repo
 from freezer.demo.samplecode import TOOL_SURFACE
 from freezer.errors import UsageError
 from freezer.gitrepo import DETERMINISTIC_ENV, run_git
 from freezer.problems import display_path
+from freezer.verdict import VersionAudit
 
 CONFIG = """\
 # A freezer registry made by `freezer demo`.
