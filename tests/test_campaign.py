@@ -19,6 +19,9 @@ from freezer.snapshot import FsOps
 from conftest import REPO, assert_clean_failure, run_cli, run_inprocess
 from registry_helpers import commit_all, make_registry, set_drafts, snapshot
 
+# Slow (the tamper matrix and every filesystem step failing): CI runs it; `pytest -m slow` runs it here.
+pytestmark = pytest.mark.slow
+
 
 class FailAt(FsOps):
     """Real filesystem steps, except that step number ``fail_at`` raises EIO."""

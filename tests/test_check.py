@@ -145,6 +145,7 @@ def test_demo(tmp_path: Path) -> None:
     assert_clean_failure(run_cli("demo", str(target)), code=2)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     shutil.which("pre-commit") is None and not (Path(sys.executable).parent / "pre-commit").exists(),
     reason="pre-commit is not installed",

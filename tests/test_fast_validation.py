@@ -11,12 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import yaml
 from hostile import corpus
 
 from freezer import compile_schemas, schemas
 
 from conftest import EXAMPLES, REPO
+
+# Slow (the compiled validator against jsonschema on 2,190 mutations): CI runs it; `pytest -m slow` runs it here.
+pytestmark = pytest.mark.slow
 
 
 def _verdicts(name: str, data: Any) -> tuple[bool, bool]:

@@ -23,6 +23,9 @@ from hostile import corpus
 from conftest import REPO, become_nobody, nobody_can_run_python, run_inprocess
 from registry_helpers import sample_repo, snapshot
 
+# Slow (170 subprocess cases and the schema mutation corpus): CI runs it; `pytest -m slow` runs it here.
+pytestmark = pytest.mark.slow
+
 CASES = corpus.subprocess_cases()
 MEMORY_LIMIT = 1 << 30
 TIME_LIMIT = 30.0

@@ -23,6 +23,9 @@ from freezer.render import cell, code, text
 from conftest import REPO, Run, assert_clean_failure, run_cli
 from registry_helpers import code_commit, commit_all, set_drafts
 
+# Slow (hostile input classes, each in its own registry and subprocess): CI runs it; `pytest -m slow` runs it here.
+pytestmark = pytest.mark.slow
+
 # What may never reach a terminal raw: C0 controls but tab and newline, DEL, C1, bidi controls.
 RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 

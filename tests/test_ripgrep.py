@@ -24,6 +24,9 @@ from freezer.grep import PINNED_VERSION, count, flag_problems, locate
 from conftest import assert_clean_failure, run_cli
 from registry_helpers import set_drafts
 
+# Slow (the differential test: 334 cases through Gate B and through rg): CI runs it; `pytest -m slow` runs it here.
+pytestmark = pytest.mark.slow
+
 FILES: dict[str, bytes] = {
     "src/nums.rs": (
         b"let year = 2024;\nlet a = f12(3);\nlet aaa = 1;\nfoobar fobar fooobar\nfoo{,2}\n"

@@ -14,6 +14,9 @@ import pytest
 
 from conftest import assert_clean_failure, run_cli
 
+# Slow (a real browser): CI runs it; `pytest -m slow` runs it here.
+pytestmark = pytest.mark.slow
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 PAYLOAD = '<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2">'
 

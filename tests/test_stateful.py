@@ -29,6 +29,9 @@ from freezer.errors import VersionExists
 
 from registry_helpers import commit_all, make_registry, snapshot
 
+# Slow (a state machine of random registry operations): CI runs it; `pytest -m slow` runs it here.
+pytestmark = pytest.mark.slow
+
 _CACHE = Path(tempfile.mkdtemp(prefix="freezer-stateful-"))
 
 

@@ -25,6 +25,9 @@ from freezer.model import Manifest
 
 from conftest import EXAMPLES
 
+# Slow (the template rendered with every optional field omitted): CI runs it; `pytest -m slow` runs it here.
+pytestmark = pytest.mark.slow
+
 SHA = "0123456789abcdef0123456789abcdef01234567"
 _CANDIDATES = ("abc1234", "abc", "a", "fixture-1", "src/a.rs")
 

@@ -15,6 +15,9 @@ from hostile.corpus import YAML_TEXTS
 from freezer import yamlfast, yamlload
 from freezer.yamlload import Limits
 
+# Slow (the fast YAML path against the located builder on every YAML text): CI runs it; `pytest -m slow` runs it here.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parent.parent
 REPO_YAML = sorted(
     p for p in REPO.glob("**/*.y*ml") if ".venv" not in p.parts and ".git" not in p.parts and p.is_file()
