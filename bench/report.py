@@ -89,7 +89,8 @@ def _sides(rows: list[dict[str, Any]]) -> list[str]:
 
 def write_markdown(results: dict[str, Any], path: Path) -> None:
     facts = results["machine"]
-    rows = results["workloads"]
+    # A side's name may hold a pipe (git archive | tar -x), which would split a table cell.
+    rows = json.loads(json.dumps(results["workloads"]).replace("|", "\\\\|"))
     lines = [
         "# Benchmarks",
         "",
