@@ -29,10 +29,11 @@ class YamlDocument:
 
     def locate(self, path: JsonPath) -> tuple[int | None, int | None]:
         """Line and column (1-based) of the value at ``path`` or its nearest parent."""
-        if not self.marks and self.source is not None:
+        if self.source is not None:
             from freezer.yamlload import positions  # imported here: the rules never need PyYAML otherwise
 
-            self.marks = positions(self.source)
+            # Once: an empty document has no positions, and must not be read again for each problem.
+            self.marks, self.source = positions(self.source), None
         for cut in range(len(path), -1, -1):
             mark = self.marks.get(tuple(path[:cut]))
             if mark is not None:

@@ -90,6 +90,7 @@ def test_a_problem_found_later_is_located_from_the_kept_text(tmp_path: Path) -> 
     doc = yamlload.load_file(path).document
     assert doc is not None and not doc.marks and doc.source is not None
     assert doc.locate(("ground_truth", 0, "line")) == (4, 5)  # a value is located at its key
+    assert doc.source is None and doc.marks  # worked out once, then kept
     assert doc.problem(("ground_truth", 0, "file"), "m", "rule").line == 3
 
 
