@@ -22,17 +22,23 @@ TEMPLATE_COPY = "METHOD.md.j2"
 DELTA = "delta.json"
 COMPARABILITY = "comparability.json"
 GITATTRIBUTES = ".gitattributes"
-VERSION_LABEL = re.compile(r"^v?([1-9][0-9]{0,5})$")
+# Names and labels are checked whole, with fullmatch: a pattern's `$` would also accept a trailing newline.
+VERSION_LABEL = re.compile(r"v?([1-9][0-9]{0,5})")
 # The one grammar of a version label, used by every command: v2, 2 and graph_v2 name the same version.
-_LABEL = re.compile(r"^(?:(?P<suite>[a-z][a-z0-9_-]*)_v|v)?(?P<number>[1-9][0-9]{0,5})$")
+_LABEL = re.compile(r"(?:(?P<suite>[a-z][a-z0-9_-]*)_v|v)?(?P<number>[1-9][0-9]{0,5})")
 
 
 def parse_label(label: str) -> tuple[str | None, int]:
-    """(suite or None, number) for ``v2``, ``2`` or ``graph_v2``."""
-    match = _LABEL.match(label.strip())
+    """(suite or None, number) for ``v2``, ``2`` or ``graph_v2``; nothing else, not even a space or newline."""
+    match = _LABEL.fullmatch(label)
     if not match:
-        near = _LABEL.match(re.sub(r"(?<![0-9])0+(?=[1-9])", "", label.strip().lower()))
-        hint = f"labels are lower-case, without leading zeros: {near.group(0)}" if near else None
+        near = _LABEL.fullmatch(re.sub(r"(?<![0-9])0+(?=[1-9])", "", label.strip().lower()))
+        if near is None:
+            hint = None
+        elif label.strip() != label:
+            hint = f"a label holds no space or line break: {near.group(0)}"
+        else:
+            hint = f"labels are lower-case, without leading zeros: {near.group(0)}"
         raise UsageError(f"{label!r} is not a version: write it as v2, 2 or <suite>_v2", hint=hint)
     return match.group("suite"), int(match.group("number"))
 
@@ -82,11 +88,11 @@ class FrozenVersion:
 
 
 def _named_like_versions(suite: SuiteConfig) -> list[tuple[int, Path]]:
-    pattern = re.compile(rf"^{re.escape(suite.name)}_v([1-9][0-9]*)$")
+    pattern = re.compile(rf"{re.escape(suite.name)}_v([1-9][0-9]*)")
     found = []
     if suite.versions.is_dir():
         for entry in suite.versions.iterdir():
-            match = pattern.match(entry.name)
+            match = pattern.fullmatch(entry.name)
             if match:
                 found.append((int(match.group(1)), entry))
     return sorted(found)
