@@ -1,32 +1,41 @@
 """``freezer next``: start the drafts of the next version from the latest frozen one.
 
-The drafts are edited as text so the author's comments and layout survive:
+version.yaml is edited where the YAML parser says its fields are
+(:mod:`freezer.versionedit`), so the author's comments and layout survive:
 the version is bumped, the tool-surface commits are emptied (they are the
 commits since the previous build, so none carry over), and the pinned SHA
 gets a TODO, since only the author knows which commit the new fixtures were
 written against. A drafts folder that is missing or empty is first filled
-with the frozen drafts (version.yaml, fixtures, assets). ``versions/`` is
-only read.
+with the frozen drafts (version.yaml, fixtures, assets), each file checked
+against the manifest while it is copied (:mod:`freezer.frozencopy`).
+
+Everything is built under the registry lock in ``.freezer/staging/`` and
+renamed into place only once all of it is built: a refused or failed next
+leaves the drafts exactly as they were. ``versions/`` is only read.
 """
 
 from __future__ import annotations
 
-import re
+import errno
+import os
 import shutil
+import stat
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 from freezer import registry
 from freezer.config import SuiteConfig
-from freezer.errors import InvalidInput, UsageError
+from freezer.drafts import RESERVED, VERSION_NAME
+from freezer.errors import FreezerError, IntegrityError, InvalidInput, UsageError
+from freezer.frozencopy import copy_verified, manifest_files
 from freezer.paths import require_safe
-from freezer.problems import Problem, display_path
-from freezer.yamlload import load_bytes
+from freezer.problems import display_path
+from freezer.snapshot import FsOps, clear_stale_staging, registry_lock, work_dir, write_all
+from freezer.versionedit import TODO, next_version_text
+from freezer.yamlload import MAX_BYTES, read_bytes
 
-_VERSION = re.compile(r"^version:[ \t]*(\d+)[ \t]*$", re.M)
-_COMMITS = re.compile(r"^tool_surface_commits:.*\n(?:(?:[ \t-].*)?\n)*", re.M)
-_PINNED = re.compile(r"^pinned_sha:", re.M)
-TODO = "# TODO(freezer next): set pinned_sha to the commit the fixtures of this version were checked against\n"
+__all__ = ["TODO", "NextResult", "start_next"]
 
 
 @dataclass
@@ -36,58 +45,145 @@ class NextResult:
     copied: int  # files copied from the latest frozen version (0 when the drafts were kept)
 
 
-def _copy_frozen(root: Path, frozen: registry.FrozenVersion, drafts: Path) -> int:
-    manifest = frozen.manifest()
-    generated = (
-        registry.DELTA,
-        registry.COMPARABILITY,
-        registry.TEMPLATE_COPY,
-        registry.GITATTRIBUTES,
-        "fixture.schema.json",
-    )
-    names = [rel for rel in manifest["files"] if rel not in generated]
+def _new_file(path: Path, data: bytes, mode: int | None = None) -> None:
+    """A new file holding ``data``, with ``mode`` (default: what the umask gives a new file)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags, 0o666 if mode is None else 0o600)
+    try:
+        write_all(fd, data)
+        if mode is not None:
+            os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+
+
+def _sync_tree(folder: Path) -> None:
+    """Every byte under ``folder`` on disk before a rename makes it visible (one syncfs where there is one)."""
+    fs = FsOps()
+    if fs.syncfs(folder):
+        return
+    for here, _dirs, names in os.walk(folder):
+        for name in names:
+            fs.fsync_path(Path(here) / name)
+        fs.fsync_path(Path(here))
+
+
+def _read_version(path: Path, display: str) -> bytes:
+    raw, problem = read_bytes(path, display, MAX_BYTES)
+    if raw is None:
+        assert problem is not None
+        raise InvalidInput(f"{display}: cannot be read", [problem])
+    return raw
+
+
+def _copy_drafts(root: Path, suite: SuiteConfig, frozen: registry.FrozenVersion, staging: Path) -> int:
+    """The frozen drafts of ``frozen`` copied into ``staging``, each file matching the manifest."""
+    files = manifest_files(frozen.manifest(), display_path(frozen.path / registry.MANIFEST))
+    names = sorted(rel for rel in files if rel not in RESERVED)
+    if VERSION_NAME not in names:
+        raise IntegrityError(
+            f"{display_path(frozen.path / registry.MANIFEST)}: lists no {VERSION_NAME}; nothing was copied",
+            hint="run freezer audit on that version",
+        )
     for rel in names:
-        target = require_safe(root, drafts / rel, "a draft file", folder=False)
-        require_safe(root, target.parent, "a drafts folder").mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(frozen.path / rel, target)  # the copy is writable: these are drafts again
+        target = require_safe(root, staging / rel, "a staged draft file", folder=False)
+        folder = require_safe(root, target.parent, "a staged drafts folder")
+        folder.mkdir(parents=True, exist_ok=True)
+        copy_verified(root, frozen.path / rel, target, files[rel], suite.max_file_bytes)
     return len(names)
+
+
+def _missing_levels(root: Path, folder: Path) -> list[Path]:
+    """The folders from ``root`` down to ``folder`` that do not exist yet, top first."""
+    return [level for level in reversed([folder, *folder.parents]) if level.is_relative_to(root) and not level.exists()]
+
+
+def _fill(root: Path, suite: SuiteConfig, latest: registry.FrozenVersion, drafts: Path, staging: Path) -> NextResult:
+    staging.mkdir()
+    copied = _copy_drafts(root, suite, latest, staging)
+    version = staging / VERSION_NAME
+    edited = next_version_text(
+        _read_version(version, display_path(version)),
+        display_path(latest.path / VERSION_NAME),
+        latest.number,
+        latest.name,
+    )
+    os.unlink(version)
+    _new_file(version, edited)
+    _sync_tree(staging)
+    made: list[Path] = []
+    try:
+        for level in _missing_levels(root, drafts.parent):
+            require_safe(root, level, "a folder of the drafts").mkdir()
+            made.append(level)
+        require_safe(root, drafts, "the drafts folder")
+        os.rename(staging, drafts)  # onto a missing path or an empty folder, never onto a file or a link
+    except OSError as exc:
+        for level in reversed(made):
+            level.rmdir()
+        if exc.errno in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR):
+            raise FreezerError(
+                f"{display_path(drafts)} changed while freezer next ran; it was left as it is", hint="run it again"
+            ) from None
+        raise FreezerError(f"{display_path(drafts)}: cannot be written ({exc.strerror or exc}); nothing was") from None
+    FsOps().fsync_path(drafts.parent)
+    return NextResult(latest.number + 1, drafts, copied)
+
+
+def _bump(root: Path, latest: registry.FrozenVersion, drafts: Path, staging: Path) -> NextResult:
+    version_file = drafts / VERSION_NAME
+    display = display_path(version_file)
+    try:
+        info = os.lstat(version_file)
+    except FileNotFoundError:
+        raise UsageError(f"{display} is missing; the drafts folder is not empty, so it is kept") from None
+    if not stat.S_ISLNK(info.st_mode) and not stat.S_ISREG(info.st_mode):
+        raise UsageError(f"{display}: is not a regular file (a FIFO, socket, device or folder)", hint="replace it")
+    require_safe(root, version_file, "the drafts' version.yaml", folder=False)
+    edited = next_version_text(_read_version(version_file, display), display, latest.number, latest.name)
+    staging.mkdir()
+    temporary = staging / VERSION_NAME
+    _new_file(temporary, edited, stat.S_IMODE(info.st_mode))
+    FsOps().fsync_path(temporary)
+    require_safe(root, version_file, "the drafts' version.yaml", folder=False)
+    try:
+        os.replace(temporary, version_file)
+    except OSError as exc:
+        raise FreezerError(f"{display}: cannot be replaced ({exc.strerror or exc}); it was left as it is") from None
+    FsOps().fsync_path(drafts)
+    return NextResult(latest.number + 1, drafts, 0)
+
+
+def _latest(suite: SuiteConfig) -> registry.FrozenVersion:
+    versions = registry.frozen_versions(suite)
+    if not versions:
+        raise UsageError(f"suite {suite.name!r} has no frozen version yet; cut v1 first")
+    return versions[-1]
+
+
+def _has_entries(drafts: Path) -> bool:
+    try:
+        with os.scandir(drafts) as entries:
+            return any(True for _ in entries)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise FreezerError(f"{display_path(drafts)}: cannot be read ({exc.strerror})") from None
 
 
 def start_next(root: Path, suite: SuiteConfig) -> NextResult:
     """Start the next version's drafts; ``root`` is the registry's, where every write must stay."""
-    versions = registry.frozen_versions(suite)
-    if not versions:
-        raise UsageError(f"suite {suite.name!r} has no frozen version yet; cut v1 first")
-    latest = versions[-1]
-    upcoming = latest.number + 1
-    drafts = require_safe(root, suite.drafts, "the drafts folder")
-    copied = 0
-    if not drafts.exists() or not any(drafts.iterdir()):
-        drafts.mkdir(parents=True, exist_ok=True)
-        copied = _copy_frozen(root, latest, drafts)
-    version_file = require_safe(root, drafts / "version.yaml", "the drafts' version.yaml", folder=False)
-    if not version_file.is_file():
-        raise UsageError(f"{display_path(version_file)} is missing; the drafts folder is not empty, so it is kept")
-    text = version_file.read_text(encoding="utf-8")
-    match = _VERSION.search(text)
-    if match is None:
-        raise InvalidInput(
-            f"{display_path(version_file)}: no 'version: N' line to bump",
-            [Problem(display_path(version_file), None, None, ("version",), "write it as version: N", "rule")],
-        )
-    current = int(match.group(1))
-    if current == upcoming:
-        raise UsageError(f"the drafts already say version {upcoming}: the next version is started")
-    if current != latest.number:
-        raise UsageError(
-            f"the drafts say version {current}, but the latest frozen version is {latest.name}; "
-            f"set version: {upcoming} by hand if these drafts are meant for it"
-        )
-    text = _VERSION.sub(f"version: {upcoming}", text, count=1)
-    text = _COMMITS.sub("tool_surface_commits: []  # the commits since the previous build, when there are any\n", text)
-    if TODO not in text:
-        text = _PINNED.sub(TODO.rstrip("\n") + "\npinned_sha:", text, count=1)
-    if load_bytes(text.encode("utf-8"), display_path(version_file)).document is None:
-        raise UsageError(f"{display_path(version_file)}: editing it would break its YAML; edit it by hand")
-    version_file.write_text(text, encoding="utf-8")
-    return NextResult(upcoming, drafts, copied)
+    _latest(suite)  # refused before anything is written, the lock's folder included
+    require_safe(root, suite.drafts, "the drafts folder")
+    with registry_lock(root):
+        clear_stale_staging(root)
+        latest = _latest(suite)  # read again under the lock: a cut may have finished meanwhile
+        drafts = require_safe(root, suite.drafts, "the drafts folder")
+        staging_root = require_safe(root, work_dir(root) / "staging", "the staging folder")
+        staging = staging_root / f"next-{suite.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        try:
+            if _has_entries(drafts):
+                return _bump(root, latest, drafts, staging)
+            return _fill(root, suite, latest, drafts, staging)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
