@@ -46,7 +46,8 @@ def glob_regex(glob: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(char))
         index += 1
-    return re.compile("".join(out).rstrip("/") + "(?:/.*)?$")
+    # \Z and DOTALL: a file name may hold a newline, and "$" would also match before a final one.
+    return re.compile("".join(out).rstrip("/") + "(?:/.*)?\\Z", re.DOTALL)
 
 
 def _bracket(body: str, glob: str) -> str:
