@@ -237,9 +237,10 @@ def test_new_files_get_0644_less_the_umask(reg: tuple[Path, Path]) -> None:
     try:
         assert run_inprocess("yank", "graph_v1", "--reason", "x", "--key", str(key), cwd=root).code == 0
         assert run_inprocess("checkpoint", "--key", str(key), cwd=root).code == 0
+        assert run_inprocess("sign", "graph_v1", "--key", str(key), cwd=root).code == 0  # via replace_file too
     finally:
         os.umask(previous)
-    for name in ("status.jsonl", "checkpoint.json"):
+    for name in ("status.jsonl", "checkpoint.json", "signatures/graph_v1.dsse.json"):
         assert stat.S_IMODE((root / name).stat().st_mode) == 0o640, name
 
 
