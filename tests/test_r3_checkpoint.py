@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hostile.r3_checkpoint import BAD_DOCUMENTS, BAD_HEADS, STATE_FILES
 
 from conftest import assert_clean_failure, run_cli, run_inprocess
 from registry_helpers import commit_all
@@ -81,24 +82,6 @@ def _graph(root: Path, **change: Any) -> dict[str, Any]:
     return {"suites": heads, "at": AT}
 
 
-BAD_HEADS = [
-    ("versions-text", {"versions": "5"}, "$.payload.suites.graph.versions", "must be an integer"),
-    ("versions-null", {"versions": None}, "$.payload.suites.graph.versions", "must be an integer"),
-    ("versions-bool", {"versions": True}, "$.payload.suites.graph.versions", "must be an integer"),
-    ("versions-float", {"versions": 2.0}, "$.payload.suites.graph.versions", "must be an integer"),
-    ("versions-zero", {"versions": 0}, "$.payload.suites.graph.versions", "from 1 to"),
-    ("versions-negative", {"versions": -3}, "$.payload.suites.graph.versions", "from 1 to"),
-    ("versions-huge", {"versions": 10**30}, "$.payload.suites.graph.versions", "from 1 to"),
-    ("latest-number", {"latest": 2}, "$.payload.suites.graph.latest", "is not a version of suite graph"),
-    ("latest-other-suite", {"latest": "api_v2"}, "$.payload.suites.graph.latest", "is not a version of suite graph"),
-    ("latest-newline", {"latest": "graph_v2\n"}, "$.payload.suites.graph.latest", "is not a version"),
-    ("latest-below-count", {"latest": "graph_v1"}, "$.payload.suites.graph.latest", "cannot be the latest of 2"),
-    ("manifest-short", {"manifest_sha256": "abc"}, "$.payload.suites.graph.manifest_sha256", "is not a sha256"),
-    ("manifest-list", {"manifest_sha256": []}, "$.payload.suites.graph.manifest_sha256", "is not a sha256"),
-    ("extra-field", {"note": "x"}, "$.payload.suites.graph", "unknown note"),
-]
-
-
 def _payload_cases(root: Path) -> dict[str, tuple[Any, str, str]]:
     heads = _heads(root)
     without = {**heads, "graph": {k: v for k, v in heads["graph"].items() if k != "latest"}}
@@ -155,19 +138,7 @@ def test_a_validly_signed_payload_of_the_wrong_shape_is_a_located_problem(reg: t
     _expect_located(root, where, says)
 
 
-@pytest.mark.parametrize(
-    "text, says",
-    [
-        ('{"payload": 5, "signature": {"keyid": "k", "sig": "s"}}', "must be the base64"),
-        ('{"payload": "!!", "signature": {"keyid": "k", "sig": "s"}}', "not the base64"),
-        ('{"payload": "e30=", "signature": "s"}', "keyid and sig"),
-        ('{"payload": "e30=", "signature": {"keyid": "k", "sig": 5}}', "keyid and sig"),
-        ('{"payload": "e30=", "payload": "e30=", "signature": {}}', "appears twice"),
-        ('{"payload": "e30="}', "exactly payload and signature"),
-        ("[" * 100_000, "nested too deeply"),
-        ('{"payload": NaN}', "NaN"),
-    ],
-)
+@pytest.mark.parametrize("text, says", BAD_DOCUMENTS)
 def test_a_malformed_checkpoint_document_is_a_clean_problem(reg: tuple[Path, Path], text: str, says: str) -> None:
     root, _ = reg
     (root / "checkpoint.json").write_text(text)
@@ -268,9 +239,7 @@ def _audit_in_time(root: Path) -> Any:
     )
 
 
-@pytest.mark.parametrize(
-    "kind", ["fifo", "link-to-dev-zero", "link-to-a-file", "directory", "oversized", "damaged", "bad-shape"]
-)
+@pytest.mark.parametrize("kind", STATE_FILES)
 def test_a_state_file_that_is_not_a_plain_record_is_reported_and_left_alone(
     reg: tuple[Path, Path], tmp_path: Path, state: Path, kind: str
 ) -> None:
