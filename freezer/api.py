@@ -39,7 +39,10 @@ class FrozenSet:
     fixtures: list[dict[str, Any]]
 
     digests: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
-    status: VersionStatus = CURRENT  # yanked or deprecated by the registry's status log
+    status: VersionStatus = CURRENT  # yanked or deprecated by the verified events of the status log
+    # Lines of status.jsonl that are not status (unsigned, not allowed, out of chain, malformed):
+    # reported here and by a StatusLogWarning, never obeyed.
+    status_problems: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def pinned_sha(self) -> str:
@@ -67,15 +70,20 @@ class YankedWarning(UserWarning):
     """The version was withdrawn (freezer yank); it loads only by its exact name."""
 
 
+class StatusLogWarning(UserWarning):
+    """The registry's status log holds lines that are not status (each named by file:line); they were
+    ignored, so a version they yank is not yanked. ``freezer audit`` reports them too."""
+
+
 def load(version: str, registry: str | os.PathLike[str] | None = None, suite: str | None = None) -> FrozenSet:
     """Load and verify frozen ``version`` (``graph_v2``, or ``v2`` when the registry has one suite;
     ``latest`` is the newest version that is not yanked). A yanked version warns with its reason."""
     try:
         cfg = config_mod.load(Path(registry) if registry is not None else None)
-        known = lifecycle.statuses(cfg.root)
+        known = lifecycle.status_log(cfg.root)
         if version == "latest":
             one = cfg.suite(suite)
-            usable = [v for v in registry_mod.frozen_versions(one) if known.get(v.name, CURRENT).status != "yanked"]
+            usable = [v for v in registry_mod.frozen_versions(one) if known.of(v.name).status != "yanked"]
             if not usable:
                 raise UsageError(f"suite {one.name!r} has no version that is not yanked")
             frozen = usable[-1]
@@ -85,7 +93,15 @@ def load(version: str, registry: str | os.PathLike[str] | None = None, suite: st
         raise UsageError(exc.message, hint=_api_hint(exc.hint)) from None
     data = browse.read(frozen, verify=True, deep=True)
     digests = browse.score_digests(data)
-    status = known.get(frozen.name, CURRENT)
+    status = known.of(frozen.name)
+    problems = tuple(str(p) for p in known.problems)
+    if problems:
+        listed = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
+        warnings.warn(
+            f"the status log holds lines that are not status, ignored: {listed} (run freezer audit)",
+            StatusLogWarning,
+            stacklevel=2,
+        )
     if status.status == "yanked":
         warnings.warn(f"{frozen.name} is yanked: {status.reason or 'no reason given'}", YankedWarning, stacklevel=2)
     return FrozenSet(
@@ -97,6 +113,7 @@ def load(version: str, registry: str | os.PathLike[str] | None = None, suite: st
         version=data.version,
         fixtures=data.fixtures,
         digests=digests,
+        status_problems=problems,
     )
 
 

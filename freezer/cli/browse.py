@@ -26,10 +26,10 @@ def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fm
     cfg = config_mod.load(registry)
     suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
     rows = [browse.summary_row(s, v) for s in suites for v in registry_mod.frozen_versions(s)]
-    _add_status(cfg, rows)
+    known = _add_status(cfg, rows)
     failed = any(r["hashes"] != "ok" for r in rows)
     if fmt == "json":
-        return output.say_json("list", {"versions": rows}, ok=not failed)
+        return output.say_json("list", _with_log({"versions": rows}, known), ok=not failed and not known.problems)
     else:
         header = ("version", "pinned", "cut", "landed", "dropped", "classes", "hashes", "status")
         table = [header] + [
@@ -50,14 +50,30 @@ def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fm
             output.say("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
     if failed:
         output.say("✗ a version's files do not match their hashes: run freezer audit for the full report")
-    return EXIT_INVALID if failed else EXIT_OK
+    return EXIT_INVALID if _say_log(known) or failed else EXIT_OK
 
 
-def _add_status(cfg: config_mod.RegistryConfig, rows: list[dict[str, Any]]) -> None:
-    """Each row's status by the registry's status log (current unless yanked or deprecated)."""
-    known = lifecycle.statuses(cfg.root)
+def _add_status(cfg: config_mod.RegistryConfig, rows: list[dict[str, Any]]) -> lifecycle.StatusLog:
+    """Each row's status by the verified events of the status log (current unless yanked or
+    deprecated); the view is returned so its problems are reported too."""
+    known = lifecycle.status_log(cfg.root)
     for row in rows:
-        row["status"] = known.get(row["version"], lifecycle.CURRENT).to_json()
+        row["status"] = known.of(row["version"]).to_json()
+    return known
+
+
+def _with_log(result: dict[str, Any], known: lifecycle.StatusLog) -> dict[str, Any]:
+    """``result`` with the status log's problems, when it has any (the JSON shape of list, show, log)."""
+    return {**result, "status_log": [p.to_json() for p in known.problems]} if known.problems else result
+
+
+def _say_log(known: lifecycle.StatusLog) -> bool:
+    """Report every line of the status log that is not status; whether there was one."""
+    for problem in known.problems:
+        output.say(f"✗ {problem}")
+    if known.problems:
+        output.say("✗ the status log holds lines that are not status; they were ignored (run freezer audit)")
+    return bool(known.problems)
 
 
 @app.command()
@@ -74,19 +90,18 @@ def show(
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, version, suite)
     data = browse.read(browse.find(one, version))
-    status = lifecycle.statuses(cfg.root).get(data.frozen.name, lifecycle.CURRENT)
+    known = lifecycle.status_log(cfg.root)
+    status = known.of(data.frozen.name)
     if fmt == "json":
-        return output.say_json(
-            "show",
-            {
-                "name": data.frozen.name,
-                "status": status.to_json(),
-                "manifest_sha256": data.frozen.manifest_sha256(),
-                "manifest": data.manifest,
-                "version": data.version,
-                "fixtures": data.fixtures,
-            },
-        )
+        shown = {
+            "name": data.frozen.name,
+            "status": status.to_json(),
+            "manifest_sha256": data.frozen.manifest_sha256(),
+            "manifest": data.manifest,
+            "version": data.version,
+            "fixtures": data.fixtures,
+        }
+        return output.say_json("show", _with_log(shown, known), ok=not known.problems)
     manifest = data.manifest
     output.say(f"{manifest['name']}  pinned {manifest['pinned_sha']['full']}  cut {manifest['cut_at']}")
     output.say(f"  manifest sha256 {data.frozen.manifest_sha256()}")
@@ -109,7 +124,7 @@ def show(
         if fixture["status"] == "dropped":
             extra = f"dropped at {fixture['dropped']['stage']}"
         output.say(f"    {fixture['task_id']:<45} {fixture['class']:<8} {fixture['status']:<8} {extra}")
-    return EXIT_OK
+    return EXIT_INVALID if _say_log(known) else EXIT_OK
 
 
 @app.command()
@@ -151,11 +166,20 @@ def compare(
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, old, suite)
-    records = browse.compare(one, browse.find(one, old), browse.find(one, new), arm)
+    pair = (browse.find(one, old), browse.find(one, new))
+    records = browse.compare(one, pair[0], pair[1], arm)
+    known = lifecycle.status_log(cfg.root)
     if fmt == "json":
-        return output.say_json("compare", {"arms": [record.to_json() for record in records]})
+        compared: dict[str, Any] = {"arms": [record.to_json() for record in records]}
+        compared["statuses"] = {v.name: known.of(v.name).to_json() for v in pair}
+        return output.say_json("compare", _with_log(compared, known), ok=not known.problems)
     first = records[0]
     output.say(f"{first.old} → {first.new}: which scores can be compared")
+    for frozen in pair:
+        status = known.of(frozen.name)
+        if status.status != "current":
+            instead = f"; use {status.superseded_by}" if status.superseded_by else ""
+            output.say(f"  ⚠ {frozen.name} is {status.status}: {status.reason or 'no reason given'}{instead}")
     tasks = list(first.classes)
     width = max([len("fixture"), *map(len, tasks)])
     arms = [record.arm for record in records]
@@ -173,7 +197,7 @@ def compare(
         )
         for task, reason in record.excluded.items():
             output.say(f"  ✗ {task}: {reason}")
-    return EXIT_OK
+    return EXIT_INVALID if _say_log(known) else EXIT_OK
 
 
 @app.command()
@@ -185,9 +209,10 @@ def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatO
     cfg = config_mod.load(registry)
     suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
     rows = [row for one in suites for row in browse.log_rows(one)]
-    _add_status(cfg, rows)
+    known = _add_status(cfg, rows)
+    broken = any("error" in row for row in rows)
     if fmt == "json":
-        return output.say_json("log", {"versions": rows}, ok=not any("error" in row for row in rows))
+        return output.say_json("log", _with_log({"versions": rows}, known), ok=not broken and not known.problems)
     for row in rows:
         if "error" in row:
             output.say(f"{row['version']}  cannot be read: {row['error']} (run freezer audit)")
@@ -199,7 +224,7 @@ def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatO
             f"{row['version']}  {row['cut_at'][:10]}  {row['pinned_sha'][:8]}  "
             f"{row['landed']} landed, {row['dropped']} dropped  {moved}"
         )
-    return EXIT_INVALID if any("error" in row for row in rows) else EXIT_OK
+    return EXIT_INVALID if _say_log(known) or broken else EXIT_OK
 
 
 @app.command()
