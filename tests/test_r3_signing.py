@@ -139,8 +139,6 @@ def test_a_skipped_line_does_not_hide_a_good_one(reg: Path, tmp_path: Path) -> N
     verified = run_cli("verify", "graph_v2", cwd=reg)
     assert verified.code == 0 and "✓ graph_v2: signed by alice@example.org" in verified.out, verified.text
     assert "⚠ allowed_signers:1: bad options: unknown option at 'command=" in verified.out, verified.out
-    listed = json.loads(run_cli("verify", "graph_v2", "--format", "json", cwd=reg).out)["result"]["allowed_signers"]
-    assert [p["line"] for p in listed] == [1]
 
 
 def test_principals_are_reported_as_ssh_keygen_matches_them(reg: Path, tmp_path: Path) -> None:
