@@ -172,3 +172,39 @@ CASES = [
     _case("principals-over-4k", b",".join([b"y" * 1000] * 5) + b",alice@example.org <A>\n", stricter=True),
     _case("options-over-4k", b'alice@example.org namespaces="freezer,' + b"z" * 4100 + b'" <A>\n', stricter=True),
 ]
+
+
+def generated(public: bytes, count: int, seed: int) -> list[bytes]:
+    """``count`` allowed_signers lines built from the grammar's parts and then spoiled at random:
+    principals with wildcards, negations and quotes, option lists good and bad, keys good and bad,
+    comments, blanks and line ends; about one in ten allows the signer."""
+    import random
+
+    chance = random.Random(seed)
+    a64 = public.split()[1]
+    spoilers = [b" ", b"\t", b"\r", b'"', b"\\", b"#", b"=", b",", b"!", b"*", b"\f", b"Z", b"x"]
+    names = [b"alice@example.org", b"*", b"*@example.org", b"?lice@example.org", b"bob@example.org"]
+    names += [b"!alice@example.org", b"!bob@example.org", b"", b'"alice@example.org"', b'"al ice"', b"!*"]
+    options = [b"cert-authority", b"CERT-AUTHORITY", b'namespaces="freezer"', b'namespaces="git"']
+    options += [b'namespaces="fre*"', b'namespaces="*,!freezer"', b'namespaces="git,freezer"', b"namespaces=freezer"]
+    options += [b'namespaces="freezer', b'valid-after="20250101"', b'valid-after="20270101"']
+    options += [b'valid-before="20300101"']
+    options += [b'valid-before="20260101Z"', b'valid-after="20261399"', b'valid-after="2026 101"', b'command="x"']
+    options += [b'valid-after="20260601000000z"', b'valid-before="20260601000000UTC"', b'valid-after="00000000"']
+    options += [b"no-pty", b"", b'namespaces="a\\"b,freezer"', b'namespaces="a b,freezer"']
+    keys = [public, public, public, b"ssh-ed25519\t" + a64, b"ssh-rsa " + a64, b"ssh-ed25519 " + a64[:-4]]
+    keys += [b"ssh-ed25519  " + a64, b"ssh-ed25519 " + a64[:10] + b"\f" + a64[10:], b"ssh-ed25519 " + a64 + b"="]
+    keys += [b"ssh-ed25519", b"SSH-ED25519 " + a64]
+    lines = []
+    for _ in range(count):
+        parts = [chance.choice([b"", b" ", b"\t"]), b",".join(chance.choices(names, k=chance.randint(1, 3)))]
+        parts.append(chance.choice([b" ", b"  ", b"\t", b""]))
+        if chance.random() < 0.6:
+            parts += [chance.choice([b",", b",,"]).join(chance.choices(options, k=chance.randint(1, 3))), b" "]
+        parts += [chance.choice(keys), chance.choice([b"", b" comment", b' "q', b" # c", b"\tx y"])]
+        text = b"".join(parts)
+        if chance.random() < 0.2:
+            at = chance.randrange(len(text) + 1)
+            text = text[:at] + chance.choice(spoilers) + text[at:]
+        lines.append(text + chance.choice([b"\n", b"\r\n", b""]))
+    return lines
