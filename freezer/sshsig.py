@@ -1,31 +1,36 @@
-"""SSH signatures (OpenSSH's SSHSIG format) with Ed25519 keys, and git's allowed_signers file.
+"""SSH signatures (OpenSSH's SSHSIG format) with Ed25519 keys, checked against git's allowed_signers.
 
 The format is OpenSSH's PROTOCOL.sshsig, so a signature made here verifies with
 ``ssh-keygen -Y verify`` and one made by ``ssh-keygen -Y sign`` verifies here:
 the key developers already use for git signs benchmark versions, offline.
 Only Ed25519 is accepted; it is what ``ssh-keygen -t ed25519`` makes and what
-git's SSH signing recommends.
+git's SSH signing recommends. Who may sign is read by :mod:`freezer.allowed_signers`,
+exactly as ``ssh-keygen -Y verify`` reads the file.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import re
 import struct
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from freezer.errors import InvalidInput, UsageError
-from freezer.problems import Problem, display_path
-from freezer.reading import read_whole
+from freezer import allowed_signers
+from freezer.allowed_signers import ALLOWED_SIGNERS as ALLOWED_SIGNERS
+from freezer.allowed_signers import AllowedSigner
+from freezer.errors import UsageError
+from freezer.problems import display_path
+from freezer.reading import ReadRefused, read_bounded
 
 MAGIC = b"SSHSIG"
 HASH = "sha512"
 KEY_TYPE = "ssh-ed25519"
 ARMOR_BEGIN = "-----BEGIN SSH SIGNATURE-----"
 ARMOR_END = "-----END SSH SIGNATURE-----"
+# An OpenSSH Ed25519 private key is about 400 bytes; anything near this is not one.
+MAX_KEY_BYTES = 64 << 10
 
 
 class SignatureError(Exception):
@@ -80,9 +85,9 @@ def load_private_key(path: Path) -> object:
 
     shown = display_path(path)
     try:
-        data = read_whole(path)
-    except OSError as exc:
-        raise UsageError(f"{shown}: cannot read the key: {exc.strerror or exc}") from None
+        data = read_bounded(path, MAX_KEY_BYTES)
+    except ReadRefused as exc:
+        raise UsageError(f"{shown}: cannot read the key: {exc}") from None
     try:
         key = load_ssh_private_key(data, password=None)
     except TypeError:
@@ -134,11 +139,19 @@ def unarmor(text: str) -> bytes:
         raise SignatureError("the signature is not base64") from None
 
 
-def verify(message: bytes, blob: bytes, namespace: str) -> bytes:
-    """Check ``blob`` over ``message`` in ``namespace``; returns the signer's public key blob."""
-    from cryptography.exceptions import InvalidSignature
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+@dataclass(frozen=True)
+class Signature:
+    """An SSHSIG blob's parts, read but not yet checked."""
 
+    public: bytes  # the signer's public key blob
+    namespace: bytes
+    hash_name: bytes
+    raw: bytes  # the Ed25519 signature
+
+
+def parse(blob: bytes) -> Signature:
+    """The parts of an Ed25519 SSHSIG blob, without any cryptography (so who signed can be checked
+    against the allowed signers first); :class:`SignatureError` when it is not one."""
     if not blob.startswith(MAGIC):
         raise SignatureError("not an SSH signature")
     offset = len(MAGIC)
@@ -152,126 +165,48 @@ def verify(message: bytes, blob: bytes, namespace: str) -> bytes:
     signature, offset = _read_string(blob, offset)
     if offset != len(blob):
         raise SignatureError("trailing bytes after the signature")
-    if signed_namespace.decode(errors="replace") != namespace:
-        raise SignatureError(f"signed for namespace {signed_namespace.decode(errors='replace')!r}, not {namespace!r}")
     if hash_name not in (b"sha512", b"sha256"):
         raise SignatureError("unknown hash in the signature")
     key_type, inner = _read_string(public, 0)
-    key_bytes, _ = _read_string(public, inner)
+    key_bytes, inner = _read_string(public, inner)
     sig_type, sig_offset = _read_string(signature, 0)
-    raw, _ = _read_string(signature, sig_offset)
-    if key_type != KEY_TYPE.encode() or sig_type != KEY_TYPE.encode() or len(key_bytes) != 32:
+    raw, sig_offset = _read_string(signature, sig_offset)
+    if key_type != KEY_TYPE.encode() or sig_type != KEY_TYPE.encode() or len(key_bytes) != 32 or len(raw) != 64:
         raise SignatureError(f"only {KEY_TYPE} signatures are accepted")
+    if inner != len(public) or sig_offset != len(signature):
+        raise SignatureError("trailing bytes after the signature")
+    return Signature(public, signed_namespace, hash_name, raw)
+
+
+def verify(message: bytes, blob: bytes, namespace: str) -> bytes:
+    """Check ``blob`` over ``message`` in ``namespace``; returns the signer's public key blob."""
+    return check(message, parse(blob), namespace)
+
+
+def check(message: bytes, signature: Signature, namespace: str) -> bytes:
+    """The cryptography of :func:`verify`, for a signature already parsed."""
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    if signature.namespace.decode(errors="replace") != namespace:
+        shown = signature.namespace.decode(errors="replace")
+        raise SignatureError(f"signed for namespace {shown!r}, not {namespace!r}")
+    key_bytes = _read_string(signature.public, _read_string(signature.public, 0)[1])[0]
+    signed = _signed_data(namespace, message, signature.hash_name.decode())
     try:
-        Ed25519PublicKey.from_public_bytes(key_bytes).verify(raw, _signed_data(namespace, message, hash_name.decode()))
+        Ed25519PublicKey.from_public_bytes(key_bytes).verify(signature.raw, signed)
     except InvalidSignature:
         raise SignatureError("the signature does not match the signed data") from None
-    return public
-
-
-@dataclass(frozen=True)
-class AllowedSigner:
-    principals: tuple[str, ...]
-    key: bytes  # public key blob
-    namespaces: tuple[str, ...] | None  # None: any
-    valid_after: float | None
-    valid_before: float | None
-    line: int
-
-    def allows(self, namespace: str, when: float) -> str | None:
-        """Why this entry does not allow a signature in ``namespace`` at ``when`` (None: it does)."""
-        if self.namespaces is not None and not any(_glob(p, namespace) for p in self.namespaces):
-            return f"allowed_signers line {self.line} limits the key to namespaces {', '.join(self.namespaces)}"
-        if self.valid_after is not None and when < self.valid_after:
-            return f"allowed_signers line {self.line}: the key is not valid yet (valid-after)"
-        if self.valid_before is not None and when >= self.valid_before:
-            return f"allowed_signers line {self.line}: the key expired (valid-before)"
-        return None
-
-
-def _glob(pattern: str, text: str) -> bool:
-    import fnmatch
-
-    return fnmatch.fnmatchcase(text, pattern)
-
-
-_OPTION = re.compile(r'([A-Za-z-]+)(?:="([^"]*)"|=([^\s,]*))?')
-
-
-def _timestamp(value: str) -> float | None:
-    """git/ssh-keygen's YYYYMMDD[HHMM[SS]] (local time, or UTC with a trailing Z)."""
-    utc = value.endswith("Z")
-    digits = value[:-1] if utc else value
-    formats = {8: "%Y%m%d", 12: "%Y%m%d%H%M", 14: "%Y%m%d%H%M%S"}
-    if not digits.isdigit() or len(digits) not in formats:
-        return None
-    import calendar
-
-    parsed = time.strptime(digits, formats[len(digits)])
-    return float(calendar.timegm(parsed) if utc else time.mktime(parsed))
-
-
-ALLOWED_SIGNERS = "allowed_signers"
+    return signature.public
 
 
 def registry_signers(root: Path) -> list[AllowedSigner]:
-    """The registry's ``allowed_signers`` (none when it has no such file)."""
-    path = root / ALLOWED_SIGNERS
-    if not path.exists() and not path.is_symlink():
-        return []
-    return parse_allowed_signers(path)
+    """The lines of the registry's ``allowed_signers`` that ssh-keygen reads (none without the file)."""
+    return list(allowed_signers.read(root).entries)
 
 
 def permits(signers: list[AllowedSigner], public: bytes, namespace: str, when: float | None = None) -> bool:
-    """Whether some entry allows key ``public`` to sign in ``namespace`` at ``when`` (default: now)."""
+    """Whether some line allows key ``public`` to sign in ``namespace`` at ``when`` (default: now),
+    as ``ssh-keygen -Y verify`` would for one of the line's principals."""
     moment = time.time() if when is None else when
-    return any(entry.key == public and entry.allows(namespace, moment) is None for entry in signers)
-
-
-def parse_allowed_signers(path: Path) -> list[AllowedSigner]:
-    """git's allowed_signers format: ``principals [options] keytype base64 [comment]``."""
-    shown = display_path(path)
-    try:
-        text = read_whole(path).decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{shown}: cannot read the allowed signers: {exc}") from None
-    signers, problems = [], []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        principals, _, rest = line.partition(" ")
-        rest = rest.strip()
-        options: dict[str, str | None] = {}
-        if rest and not rest.startswith(("ssh-", "ecdsa-", "sk-")):
-            option_text, _, rest = rest.partition(" ")
-            for match in _OPTION.finditer(option_text):
-                options[match.group(1).lower()] = match.group(2) if match.group(2) is not None else match.group(3)
-        try:
-            key = public_blob(rest.strip())
-        except SignatureError as exc:
-            problems.append(Problem(shown, number, None, (), f"{exc} (only {KEY_TYPE} keys are used)", "signers"))
-            continue
-        times = {}
-        for name in ("valid-after", "valid-before"):
-            value = options.get(name)
-            if value is not None:
-                times[name] = _timestamp(value)
-                if times[name] is None:
-                    problems.append(
-                        Problem(shown, number, None, (), f"{name}={value!r} is not YYYYMMDD[HHMM[SS]]", "signers")
-                    )
-        namespaces = options.get("namespaces")
-        signers.append(
-            AllowedSigner(
-                tuple(principals.split(",")),
-                key,
-                tuple(namespaces.split(",")) if namespaces else None,
-                times.get("valid-after"),
-                times.get("valid-before"),
-                number,
-            )
-        )
-    if problems:
-        raise InvalidInput(f"{shown}: the allowed signers file is invalid", problems)
-    return signers
+    return any(entry.allows(public, namespace, moment) for entry in signers)

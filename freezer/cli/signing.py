@@ -87,7 +87,7 @@ def verify(
     fmt: FormatOption = None,
 ) -> int:
     """Check each version's signatures against allowed_signers; exit 1 unless every one is signed."""
-    from freezer import browse, signing
+    from freezer import allowed_signers, browse, signing
     from freezer import registry as registry_mod
 
     fmt = check_format(fmt, ("text", "json"))
@@ -108,6 +108,10 @@ def verify(
         output.say(status_line(status))
         for problem in status.problems:
             output.say(f"    ✗ {problem}")
+    if ok:
+        # Lines of allowed_signers that ssh-keygen skips (an unsigned version lists them already).
+        for line in allowed_signers.read(cfg.root).problems:
+            output.say(f"  ⚠ {line.location()}: {line.message} (ssh-keygen skips this line too)")
     return EXIT_OK if ok else EXIT_INVALID
 
 
