@@ -26,8 +26,6 @@ import json
 import os
 import stat
 import time
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,12 +33,12 @@ from typing import Any
 from freezer import allowed_signers, attest, audit, registry, sshsig
 from freezer.attest import SIGNATURES
 from freezer.config import RegistryConfig, SuiteConfig
-from freezer.errors import FreezerError, IntegrityError, LockBusy, UsageError
+from freezer.errors import IntegrityError, UsageError
 from freezer.filenames import safe_file_name
 from freezer.paths import replace_file, require_safe, unsafe_folder_reason
 from freezer.problems import display_path
 from freezer.reading import ReadRefused, read_bounded, read_whole
-from freezer.snapshot import registry_lock
+from freezer.snapshot import lock_wait_seconds, registry_lock
 
 NAMESPACE = "freezer"
 ALLOWED_SIGNERS = sshsig.ALLOWED_SIGNERS
@@ -50,10 +48,6 @@ MAX_SIGNATURES = 256
 MAX_SIGNATURE_CHARS = 4096
 _ENVELOPE_SLACK = 64 << 10
 MAX_SIGNATURE_FILE_BYTES = 64 << 10
-# The registry lock is held for milliseconds by another sign, so wait for it a little
-# (until snapshot.registry_lock can wait by itself).
-_LOCK_ATTEMPTS = 100
-_LOCK_PAUSE = 0.1
 
 
 def envelope_path(root: Path, name: str) -> Path:
@@ -143,42 +137,6 @@ def signed_message(suite: SuiteConfig, frozen: registry.FrozenVersion) -> bytes:
     return attest.pae(attest.PAYLOAD_TYPE, statement_of(suite, frozen))
 
 
-@contextmanager
-def _lock(root: Path) -> Iterator[None]:
-    """The registry lock, waited for a bounded time when another command holds it."""
-    with ExitStack() as stack:
-        for attempt in range(_LOCK_ATTEMPTS):
-            try:
-                stack.enter_context(registry_lock(root))
-                break
-            except LockBusy:
-                if attempt + 1 == _LOCK_ATTEMPTS:
-                    raise
-                time.sleep(_LOCK_PAUSE)
-        yield
-
-
-def _new_file_mode() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-def _keep_mode(path: Path, mode: int) -> None:
-    """Give the replaced envelope the mode it had (replace_file's temporary file is 0600)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
-        try:
-            if stat.S_IMODE(os.fstat(fd).st_mode) != mode:
-                os.fchmod(fd, mode)
-        finally:
-            os.close(fd)
-    except OSError as exc:
-        raise FreezerError(
-            f"{display_path(path)}: signed, but its mode could not be set back to {mode:o} ({exc.strerror})"
-        ) from None
-
-
 def sign(
     config: RegistryConfig,
     suite: SuiteConfig,
@@ -208,17 +166,15 @@ def sign(
     keyid = sshsig.fingerprint(public)
     path = require_safe(config.root, envelope_path(config.root, frozen.name), "the signature file", folder=False)
     encoded = base64.b64encode(payload).decode()
-    with _lock(config.root):
+    with registry_lock(config.root, wait=lock_wait_seconds()):
         # Re-read under the lock: a parallel sign may have added its signature since.
         envelope: dict[str, Any] = {"payloadType": attest.PAYLOAD_TYPE, "payload": encoded, "signatures": []}
-        mode = _new_file_mode()
         if _envelope_present(config.root, path):
-            mode = stat.S_IMODE(os.lstat(path).st_mode)
             envelope = _read_envelope(path, payload)
             _check_addable(envelope, encoded, public, keyid, frozen.name, path)
         envelope["signatures"].append({"keyid": keyid, "sig": base64.b64encode(blob).decode()})
+        # replace_file keeps the envelope's mode (a new one gets 0644 less the umask).
         replace_file(config.root, path, json.dumps(envelope, indent=2, sort_keys=True) + "\n", "the signature file")
-        _keep_mode(path, mode)
     return keyid
 
 
