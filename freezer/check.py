@@ -47,7 +47,8 @@ def _frozen_problem(path: str, message: str, line: int | None = None) -> Problem
 
 
 def _version_pattern(suite: str) -> re.Pattern[str]:
-    return re.compile(rf"^{re.escape(suite)}_v([1-9][0-9]*)$")
+    """A version folder's name; used with ``fullmatch`` only (``$`` would let a trailing newline by)."""
+    return re.compile(rf"{re.escape(suite)}_v([1-9][0-9]*)")
 
 
 def _base_layouts(tree: BaseTree, base: str, report: CheckReport) -> dict[str, FrozenLayout]:
@@ -101,22 +102,24 @@ def _config_changes(
 
 def _frozen_in_base(tree: BaseTree, layout: FrozenLayout) -> list[str]:
     pattern = _version_pattern(layout.name)
-    return sorted(name for name in tree.names(layout.versions) if pattern.match(name))
+    return sorted(name for name in tree.names(layout.versions) if pattern.fullmatch(name))
 
 
-def _guard_frozen(
-    git: RegistryGit, base: str, layout: FrozenLayout, frozen: list[str], root: Path, report: CheckReport
-) -> None:
-    specs = [f"{layout.versions}/{name}" for name in frozen]
-    for status, path in git.changes(base, specs):
-        name = path[len(layout.versions) + 1 :].split("/", 1)[0]
-        verb = _VERBS.get(status[:1], "changed")
-        report.problems.append(
-            _frozen_problem(
-                display_path(root / path),
-                f"frozen file {verb}: {name} was frozen in {base[:8]} and may never change",
-                None if status[:1] == "D" else 1,
+def _guard_frozen(git: RegistryGit, base: str, frozen: dict[str, list[str]], root: Path, report: CheckReport) -> None:
+    """No file of a version frozen in the base (``frozen``: versions folder → version names) changes."""
+    folders = {f"{versions}/{name}": name for versions, names in frozen.items() for name in names}
+    for change in git.changes(base, sorted(folders)):
+        name = next((n for folder, n in folders.items() if change.path.startswith(folder + "/")), change.path)
+        verb = _VERBS.get(change.status, "changed")
+        message = f"frozen file {verb}: {name} was frozen in {base[:8]} and may never change"
+        if not change.staged:
+            message += (
+                " (only the working tree differs, the index holds the frozen entry: an edit not yet "
+                "committed, or a conversion that .gitattributes asks a checkout to make, such as ident, "
+                "working-tree-encoding or a filter)"
             )
+        report.problems.append(
+            _frozen_problem(display_path(root / change.path), message, None if change.status == "D" else 1)
         )
 
 
@@ -137,10 +140,10 @@ def _new_versions(config: RegistryConfig, frozen_by_folder: dict[str, set[str]],
         ]
         pattern = _version_pattern(suite.name)
         for entry in sorted(os.listdir(suite.versions)):
-            if entry in frozen or entry.startswith(".") or any(n.match(entry) for n in neighbours):
+            if entry in frozen or entry.startswith(".") or any(n.fullmatch(entry) for n in neighbours):
                 continue
             shown = display_path(suite.versions / entry)
-            match = pattern.match(entry)
+            match = pattern.fullmatch(entry)
             if not match:
                 report.problems.append(_frozen_problem(shown, f"not part of any version of suite {suite.name!r}"))
                 continue
@@ -220,7 +223,7 @@ def check(config: RegistryConfig, base: str | None) -> CheckReport:
         if not frozen:
             continue
         frozen_by_folder.setdefault(layout.versions, set()).update(frozen)
-        _guard_frozen(git, base_sha, layout, frozen, config.root, report)
         _config_changes(layout, frozen, config, base_sha, report)
+    _guard_frozen(git, base_sha, {f: sorted(n) for f, n in frozen_by_folder.items()}, config.root, report)
     _new_versions(config, frozen_by_folder, report)
     return report
