@@ -17,13 +17,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hostile.r3_git import CONVERSIONS, DRIVERS, FROZEN, ID_FILE
 from test_git_policy import marker_program, plain_git
 
 from conftest import assert_clean_failure, run_cli
 from registry_helpers import commit_all, make_registry, set_drafts
-
-FROZEN = "versions/graph_v1"
-ID_FILE = f"{FROZEN}/fixtures/locate-register-tools.yaml"  # holds "$Id$", for the ident vector
 
 
 @pytest.fixture(scope="module")
@@ -79,25 +77,19 @@ def live_vector(root: Path, marker: Path, *git_args: str) -> None:
     marker.unlink()
 
 
-# (name, config keys, attribute, a plain git command that runs the program)
-DRIVERS: list[tuple[str, dict[str, str], str, tuple[str, ...]]] = [
-    ("filter-clean", {"filter.x.clean": "{script}"}, "filter=x", ("diff", "--name-status", "HEAD")),
-    ("filter-process", {"filter.x.process": "{script}"}, "filter=x", ("diff", "--name-status", "HEAD")),
-    ("filter-smudge", {"filter.x.smudge": "{script}"}, "filter=x", ("checkout", "--", FROZEN)),
-    ("diff-textconv", {"diff.x.textconv": "{script}"}, "diff=x", ("diff", "HEAD~1", "HEAD")),
-    ("diff-command", {"diff.x.command": "{script}"}, "diff=x", ("diff", "HEAD~1", "HEAD")),
-    ("diff-external", {"diff.external": "{script}"}, "text", ("diff", "HEAD~1", "HEAD")),
-]
-
-
 @pytest.mark.parametrize(("name", "keys", "attribute", "fire"), DRIVERS, ids=[d[0] for d in DRIVERS])
 def test_drivers_in_the_registry_never_run(
     registry: Path, tmp_path: Path, name: str, keys: dict[str, str], attribute: str, fire: tuple[str, ...]
 ) -> None:
-    commit_attributes(registry, f"* {attribute}\n")
+    if attribute:
+        commit_attributes(registry, attribute + "\n")
+    else:
+        commit_all(registry, "an empty commit, so that HEAD~1 is the frozen one")
     script, marker = marker_program(tmp_path, name)
+    outside = tmp_path / "outside.attributes"
+    outside.write_text("* filter=x diff=x\n", encoding="utf-8")
     for key, value in keys.items():
-        plain_git("config", key, value.format(script=script), cwd=registry, check=True)
+        plain_git("config", key, value.format(script=script, attributes=outside), cwd=registry, check=True)
     frozen_bytes = (registry / ID_FILE).read_bytes()
     if fire[0] == "checkout":
         (registry / ID_FILE).unlink()  # a smudge filter runs when git writes a file out
@@ -142,13 +134,6 @@ def test_a_merge_driver_never_runs(registry: Path, tmp_path: Path) -> None:
     result = run_cli("check", "--base", "other", cwd=registry)
     assert result.code == 0, result.text
     assert not marker.exists()
-
-
-# (name, .gitattributes line, what the checkout makes of the frozen file)
-CONVERSIONS = [
-    ("ident", f"{FROZEN}/** ident\n", ID_FILE, b"$Id: "),
-    ("working-tree-encoding", f"{FROZEN}/*.md working-tree-encoding=UTF-16\n", f"{FROZEN}/METHOD.md", b"\xff\xfe"),
-]
 
 
 @pytest.mark.parametrize(("name", "line", "path", "written"), CONVERSIONS, ids=[c[0] for c in CONVERSIONS])

@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hostile.r3_git import NO_GIT, SEARCHES
 
 from conftest import assert_clean_failure, run_cli
 from registry_helpers import commit_all, make_registry
@@ -44,19 +45,11 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return root, marker
 
 
-# PATH values whose empty or relative entry comes before the folder of the real git.
-SEARCHES = [
-    pytest.param(f":{GIT_DIR}", id="leading-empty"),
-    pytest.param(f"/nonexistent::{GIT_DIR}", id="middle-empty"),
-    pytest.param(f".:{GIT_DIR}", id="dot"),
-    pytest.param(f"bin:{GIT_DIR}", id="relative"),
-]
-
-
 @pytest.mark.skipif(REAL_GIT is None, reason="git is not installed")
-@pytest.mark.parametrize("search", SEARCHES)
+@pytest.mark.parametrize("search", [pytest.param(value, id=name) for name, value in SEARCHES])
 def test_the_registry_git_never_runs(hostile: tuple[Path, Path], search: str) -> None:
     root, marker = hostile
+    search = search.format(git=GIT_DIR)
     for where in (root, root / "sample-code"):
         # The vector is live: a plain lookup with this PATH runs the planted git.
         subprocess.run(["git", "--version"], cwd=where, env={"PATH": search}, capture_output=True, check=False)
@@ -70,10 +63,7 @@ def test_the_registry_git_never_runs(hostile: tuple[Path, Path], search: str) ->
     assert run_cli("check", "--base", "HEAD", cwd=root, env={"PATH": search}).code == 0
 
 
-@pytest.mark.parametrize(
-    "search",
-    [pytest.param("/nonexistent:", id="trailing-empty"), pytest.param("", id="empty"), pytest.param(".", id="dot")],
-)
+@pytest.mark.parametrize("search", [pytest.param(value, id=name) for name, value in NO_GIT])
 def test_no_real_git_is_a_clear_message_not_the_planted_one(hostile: tuple[Path, Path], search: str) -> None:
     root, marker = hostile
     subprocess.run(["git", "--version"], cwd=root, env={"PATH": search}, capture_output=True, check=False)
