@@ -6,8 +6,10 @@ change under review cannot switch the guard off: no file of a version frozen
 in the base may be modified, deleted or renamed whatever the working config
 now says, and a config change that moves, drops or narrows anything frozen is
 reported. Every version that is new in the working tree must verify and
-chain to its predecessor. The cost follows the diff: git compares trees, and
-only new versions are audited.
+chain to its predecessor. git is asked only for stored object ids (the base's
+tree, the index) and freezer hashes the frozen files on disk itself, so no
+attribute-driven program runs and no checkout conversion hides a change; only
+new versions are audited.
 """
 
 from __future__ import annotations
