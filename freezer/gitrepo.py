@@ -284,7 +284,7 @@ class CodeRepo:
     def matching_paths(self, sha: str, glob: str) -> list[str]:
         """Paths at ``sha`` that the tool-surface glob matches, with git's ``:(glob)`` rules."""
         pattern = glob_regex(glob)
-        return [path for path in self.tree(sha) if pattern.match(path)]
+        return [path for path in self.tree(sha) if pattern.fullmatch(path)]
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         code, _, err = git_status(

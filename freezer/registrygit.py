@@ -8,6 +8,7 @@ the working tree is read by :mod:`freezer.worktree`, never through git.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +40,7 @@ class Staged:
     mode: str
     object_id: str
     unmerged: bool
-    skip_worktree: bool  # a sparse checkout leaves it out of the working tree on purpose
+    skip_worktree: bool  # a sparse checkout leaves it out of the working tree
 
 
 def _index_status(was: Entry | None, now: Staged | None) -> str | None:
@@ -158,9 +159,9 @@ class RegistryGit:
         for path in sorted(recorded.keys() | staged.keys()):
             was, now = recorded.get(path), staged.get(path)
             in_index = _index_status(was, now)
-            in_tree = None
-            if was is not None and not (now is not None and now.skip_worktree):
-                in_tree = working.status(path, was)
+            in_tree = None if was is None else working.status(path, was)
+            if in_tree == "D" and now is not None and now.skip_worktree:
+                in_tree = None  # a sparse checkout leaves it out on purpose; if it is there, it is compared
             if in_index or in_tree:
                 status = max((s for s in (in_index, in_tree) if s), key=_SEVERITY.index)
                 found.append(Change(status, path, staged=in_index is not None))
@@ -211,19 +212,35 @@ class BaseTree:
 
     def __exit__(self, *exc: object) -> None:
         assert self._proc.stdin is not None and self._proc.stdout is not None
-        self._proc.stdin.close()
+        with contextlib.suppress(OSError):  # git has already gone; _object said why
+            self._proc.stdin.close()
         self._proc.wait()
         self._proc.stdout.close()
 
     def _object(self, path: str) -> tuple[str, bytes] | None:
+        """(type, bytes) of ``path`` at the commit, or None if the commit has no such path. An object
+        git cannot read (a partial clone's blob or tree, never fetched) is an error, never "absent":
+        a base read as holding nothing would pass any change as new."""
         assert self._proc.stdin is not None and self._proc.stdout is not None
         if "\n" in path:
             return None
-        self._proc.stdin.write(f"{self._ref}:./{path}\n".encode("utf-8", "surrogateescape"))
-        self._proc.stdin.flush()
-        header = self._proc.stdout.readline().split()
-        if len(header) != 3:
-            return None  # "missing": not in that commit
+        request = f"{self._ref}:./{path}".encode("utf-8", "surrogateescape")
+        try:
+            self._proc.stdin.write(request + b"\n")
+            self._proc.stdin.flush()
+            line = self._proc.stdout.readline()
+        except OSError:
+            line = b""
+        header = line.split()
+        if line == request + b" missing\n":
+            return None  # not in that commit
+        if len(header) != 3 or not header[2].isdigit():
+            shown = f"{path} at {self._ref[:8]}"
+            raise GitError(
+                f"git cannot read {shown} in the registry repository (an object missing from a partial or "
+                "shallow clone?); freezer never fetches, and cannot tell what was frozen without it",
+                hint="check in a full clone (actions/checkout: no filter, fetch-depth: 0), or fetch the base first",
+            )
         data = self._proc.stdout.read(int(header[2]))
         self._proc.stdout.read(1)
         return header[1].decode("ascii"), data
