@@ -23,7 +23,7 @@ from test_git_policy import marker_program, plain_git
 
 from conftest import run_cli
 
-REAL_GIT = shutil.which("git")
+REAL_GIT = shutil.which("git") or "git"
 END = "--end-of-call--"
 
 
@@ -41,7 +41,8 @@ def wrapper(folder: Path, log: Path) -> Path:
 
 def calls(log: Path) -> list[list[str]]:
     """Each logged call as (subcommand, its arguments), the policy's global options removed."""
-    found, current = [], []
+    found: list[list[str]] = []
+    current: list[str] = []
     for arg in log.read_bytes().decode("utf-8", "surrogateescape").split("\0"):
         if arg == END:
             found.append(current)
@@ -81,7 +82,7 @@ def assert_only_reads(log: Path, writes: bool) -> None:
     log.unlink()
 
 
-@pytest.mark.skipif(REAL_GIT is None, reason="git is not installed")
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_every_git_call_reads_stored_objects_only(tmp_path: Path) -> None:
     log = tmp_path / "git.log"
     env = {"PATH": f"{wrapper(tmp_path / 'bin', log)}:{Path(REAL_GIT).parent}"}
