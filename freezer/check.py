@@ -6,8 +6,10 @@ change under review cannot switch the guard off: no file of a version frozen
 in the base may be modified, deleted or renamed whatever the working config
 now says, and a config change that moves, drops or narrows anything frozen is
 reported. Every version that is new in the working tree must verify and
-chain to its predecessor. The cost follows the diff: git compares trees, and
-only new versions are audited.
+chain to its predecessor. git is asked only for stored object ids (the base's
+tree, the index) and freezer hashes the frozen files on disk itself, so no
+attribute-driven program runs and no checkout conversion hides a change; only
+new versions are audited.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ def _frozen_problem(path: str, message: str, line: int | None = None) -> Problem
 
 
 def _version_pattern(suite: str) -> re.Pattern[str]:
-    return re.compile(rf"^{re.escape(suite)}_v([1-9][0-9]*)$")
+    """A version folder's name; used with ``fullmatch`` only (``$`` would let a trailing newline by)."""
+    return re.compile(rf"{re.escape(suite)}_v([1-9][0-9]*)")
 
 
 def _base_layouts(tree: BaseTree, base: str, report: CheckReport) -> dict[str, FrozenLayout]:
@@ -101,22 +104,24 @@ def _config_changes(
 
 def _frozen_in_base(tree: BaseTree, layout: FrozenLayout) -> list[str]:
     pattern = _version_pattern(layout.name)
-    return sorted(name for name in tree.names(layout.versions) if pattern.match(name))
+    return sorted(name for name in tree.names(layout.versions) if pattern.fullmatch(name))
 
 
-def _guard_frozen(
-    git: RegistryGit, base: str, layout: FrozenLayout, frozen: list[str], root: Path, report: CheckReport
-) -> None:
-    specs = [f"{layout.versions}/{name}" for name in frozen]
-    for status, path in git.changes(base, specs):
-        name = path[len(layout.versions) + 1 :].split("/", 1)[0]
-        verb = _VERBS.get(status[:1], "changed")
-        report.problems.append(
-            _frozen_problem(
-                display_path(root / path),
-                f"frozen file {verb}: {name} was frozen in {base[:8]} and may never change",
-                None if status[:1] == "D" else 1,
+def _guard_frozen(git: RegistryGit, base: str, frozen: dict[str, list[str]], root: Path, report: CheckReport) -> None:
+    """No file of a version frozen in the base (``frozen``: versions folder → version names) changes."""
+    folders = {f"{versions}/{name}": name for versions, names in frozen.items() for name in names}
+    for change in git.changes(base, sorted(folders)):
+        name = next((n for folder, n in folders.items() if change.path.startswith(folder + "/")), change.path)
+        verb = _VERBS.get(change.status, "changed")
+        message = f"frozen file {verb}: {name} was frozen in {base[:8]} and may never change"
+        if not change.staged:
+            message += (
+                " (only the working tree differs, the index holds the frozen entry: an edit not yet "
+                "committed, or a conversion that .gitattributes asks a checkout to make, such as ident, "
+                "working-tree-encoding or a filter)"
             )
+        report.problems.append(
+            _frozen_problem(display_path(root / change.path), message, None if change.status == "D" else 1)
         )
 
 
@@ -137,10 +142,10 @@ def _new_versions(config: RegistryConfig, frozen_by_folder: dict[str, set[str]],
         ]
         pattern = _version_pattern(suite.name)
         for entry in sorted(os.listdir(suite.versions)):
-            if entry in frozen or entry.startswith(".") or any(n.match(entry) for n in neighbours):
+            if entry in frozen or entry.startswith(".") or any(n.fullmatch(entry) for n in neighbours):
                 continue
             shown = display_path(suite.versions / entry)
-            match = pattern.match(entry)
+            match = pattern.fullmatch(entry)
             if not match:
                 report.problems.append(_frozen_problem(shown, f"not part of any version of suite {suite.name!r}"))
                 continue
@@ -220,7 +225,7 @@ def check(config: RegistryConfig, base: str | None) -> CheckReport:
         if not frozen:
             continue
         frozen_by_folder.setdefault(layout.versions, set()).update(frozen)
-        _guard_frozen(git, base_sha, layout, frozen, config.root, report)
         _config_changes(layout, frozen, config, base_sha, report)
+    _guard_frozen(git, base_sha, {f: sorted(n) for f, n in frozen_by_folder.items()}, config.root, report)
     _new_versions(config, frozen_by_folder, report)
     return report

@@ -1,33 +1,19 @@
-"""Every git call freezer makes goes through this module, under one policy.
+"""Read-only access to the code repository (``code_repo``), under the git policy.
 
-freezer only reads git repositories, and a registry pull request can choose
-which repository that is (``code_repo``). So git may do nothing on its own
-behalf: every call runs with the environment and ``-c`` options of
-:data:`POLICY_ENV` and :data:`POLICY_CONFIG`:
+Every git call freezer makes runs under the policy of :mod:`freezer.gitpolicy`
+(no program, no fetch, no outside config, one absolute git); its names are
+re-exported here, where callers have always found them. On top of it, the code
+repository must be a clone with a working tree, whose top level is the
+configured folder: a bare repository, or a git directory laid out as plain
+files (``HEAD``, ``config``, ``objects/``), is refused.
 
-* no network and no lazy fetch: a partial clone's missing object is reported,
-  never fetched (``GIT_NO_LAZY_FETCH``, and a transport allow-list that names
-  no protocol, which also keeps ``core.sshCommand``, ``core.gitProxy``,
-  ``remote.*.uploadpack`` and ``ext::`` URLs from ever running);
-* no external programs: no fsmonitor, hooks, pager, signature verification
-  (``log.showSignature``/``gpg.program``), external diff or textconv;
-* no system or user config and no inherited ``GIT_*`` variables, so a hook
-  environment (``GIT_DIR``, ``GIT_INDEX_FILE``) cannot redirect a call;
-* no optional locks: reading never rewrites the index;
-* the code repository must be a clone with a working tree, whose top level is
-  the configured folder: a bare repository, or a git directory laid out as
-  plain files (``HEAD``, ``config``, ``objects/``), is refused.
-
-Refs that come from users are checked before they reach git, so that a
-value such as ``--output=x`` can never be read as an option. Blob contents
-are read through one long-lived ``git cat-file --batch`` process, and each
-commit's tree listing is read once.
+Only stored objects are read: tree listings (each commit's once) and blobs,
+through one long-lived ``git cat-file --batch`` process; never the working
+tree, so no checkout filter or attribute applies.
 """
 
 from __future__ import annotations
 
-import os
-import re
 import subprocess
 import threading
 from collections.abc import Iterator, Sequence
@@ -35,64 +21,39 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from freezer.errors import GitError, UsageError
+from freezer.errors import GitError
+from freezer.gitpolicy import (
+    DETERMINISTIC_ENV,
+    POLICY_CONFIG,
+    POLICY_ENV,
+    cat_file_batch,
+    check_ref,
+    git_argv,
+    git_env,
+    git_executable,
+    git_status,
+    run_git,
+)
 from freezer.globs import glob_regex
 from freezer.problems import display_path
 
 if TYPE_CHECKING:
     from freezer.trees import TreeCache
 
-_SAFE_REF = re.compile(r"^[A-Za-z0-9._/@{}~^+-]+$")
-
-POLICY_ENV = {
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_NO_LAZY_FETCH": "1",
-    # An allow-list naming no real protocol: every transport is refused before it connects.
-    "GIT_ALLOW_PROTOCOL": "none",
-    "GIT_TERMINAL_PROMPT": "0",
-    "GIT_OPTIONAL_LOCKS": "0",
-    "GIT_PAGER": "cat",
-}
-POLICY_CONFIG = (
-    "protocol.allow=never",
-    "core.fsmonitor=false",
-    "core.hooksPath=" + os.devnull,
-    "core.pager=cat",
-    "log.showSignature=false",
-    "safe.bareRepository=explicit",
-    "color.ui=never",
-    "commit.gpgSign=false",
-    "tag.gpgSign=false",
-)
-_POLICY_ARGV = ["git", "--no-pager", *(arg for pair in POLICY_CONFIG for arg in ("-c", pair))]
-
-# Fixed identity for the commits freezer makes itself (the demo and the tests).
-DETERMINISTIC_ENV = {
-    "GIT_AUTHOR_NAME": "freezer demo",
-    "GIT_AUTHOR_EMAIL": "demo@freezer.invalid",
-    "GIT_COMMITTER_NAME": "freezer demo",
-    "GIT_COMMITTER_EMAIL": "demo@freezer.invalid",
-}
-
-
-def git_argv(args: list[str]) -> list[str]:
-    return [*_POLICY_ARGV, *args]
-
-
-def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The caller's environment without any ``GIT_*`` variable, plus the policy."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
-    return {**env, **POLICY_ENV, **(extra or {})}
-
-
-def check_ref(ref: str, what: str = "ref") -> str:
-    """Refuse refs that git could read as options or that hold odd characters."""
-    if not ref or ref.startswith("-"):
-        raise GitError(f"{what} {ref!r} looks like an option; refusing to pass it to git")
-    if not _SAFE_REF.match(ref) or ".." in ref:
-        raise GitError(f"{what} {ref!r} is not a valid git ref or commit id")
-    return ref
+__all__ = [
+    "DETERMINISTIC_ENV",
+    "POLICY_CONFIG",
+    "POLICY_ENV",
+    "CodeRepo",
+    "Commit",
+    "cat_file_batch",
+    "check_ref",
+    "git_argv",
+    "git_env",
+    "git_executable",
+    "git_status",
+    "run_git",
+]
 
 
 @dataclass(frozen=True)
@@ -323,7 +284,7 @@ class CodeRepo:
     def matching_paths(self, sha: str, glob: str) -> list[str]:
         """Paths at ``sha`` that the tool-surface glob matches, with git's ``:(glob)`` rules."""
         pattern = glob_regex(glob)
-        return [path for path in self.tree(sha) if pattern.match(path)]
+        return [path for path in self.tree(sha) if pattern.fullmatch(path)]
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         code, _, err = git_status(
@@ -371,43 +332,3 @@ class CodeRepo:
     def count(self, excluded: str, tip: str) -> int:
         """How many commits ``tip`` has that ``excluded`` has not."""
         return int(self._git("rev-list", "--count", check_ref(tip), f"^{check_ref(excluded)}").strip())
-
-
-def cat_file_batch(cwd: Path) -> subprocess.Popen[bytes]:
-    """A ``git cat-file --batch`` process under the policy, for reading many objects in one process."""
-    return subprocess.Popen(
-        git_argv(["cat-file", "--batch"]),
-        cwd=cwd,
-        env=git_env(),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-
-
-def git_status(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    """Run git under the policy; (exit code, stdout, stderr). A file name that is not UTF-8 keeps
-    its bytes as surrogates. Refs that come from users are checked with :func:`check_ref` first."""
-    try:
-        result = subprocess.run(
-            git_argv(args), cwd=cwd, env=git_env(env), capture_output=True, stdin=subprocess.DEVNULL, check=False
-        )
-    except FileNotFoundError:
-        if not Path(cwd).is_dir():
-            raise GitError(f"{display_path(cwd)} is not a folder") from None
-        raise UsageError(
-            "git is not installed or not on PATH; freezer reads repositories with it",
-            hint="install git (e.g. apt-get install git)",
-        ) from None
-    except NotADirectoryError:
-        raise GitError(f"{display_path(cwd)} is not a folder") from None
-    stderr = result.stderr.decode("utf-8", errors="replace")
-    return result.returncode, result.stdout.decode("utf-8", errors="surrogateescape"), stderr
-
-
-def run_git(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
-    """Run git under the policy; its output as text, or :class:`GitError` with git's message."""
-    code, out, err = git_status(args, cwd, env)
-    if code != 0:
-        raise GitError(f"git {' '.join(args[:2])} failed in {display_path(cwd)}: {err.strip()}")
-    return out

@@ -1,0 +1,112 @@
+"""The git object id of a working-tree file, computed by freezer rather than by git.
+
+``git diff`` against the working tree runs the file through git's conversion
+machinery: a ``filter=`` driver's clean program, ``ident``,
+``working-tree-encoding``, line-ending conversion, all chosen by a committed
+``.gitattributes`` and the repository's config. The guard must neither run
+those programs nor let a conversion hide a change, so it reads the working
+tree itself: each path is looked up without following a link on the way
+(a path beyond a link or a file does not exist, as for git), a link is
+compared as a link (its target is the blob), a regular file by its raw bytes,
+hashed as git hashes a blob (``sha1("blob <size>\\0" + bytes)``, or SHA-256 in
+a SHA-256 repository). Anything else (a FIFO, a socket, a device, a folder
+where a file was) is never opened.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from pathlib import Path
+
+_CHUNK = 1 << 20
+# (mode, object id) of a tree entry, as ``git ls-tree`` lists it.
+Entry = tuple[str, str]
+
+
+def blob_id(data: bytes, algorithm: str = "sha1") -> str:
+    """The object id git gives a blob holding ``data``."""
+    return hashlib.new(algorithm, b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def algorithm_of(object_id: str) -> str:
+    return "sha256" if len(object_id) == 64 else "sha1"
+
+
+class WorkingTree:
+    """Files under one folder of the working tree, looked up the way git would see them raw."""
+
+    def __init__(self, root: Path) -> None:
+        self._root = os.fsencode(root)
+        self._folders: dict[bytes, bool] = {b"": True}
+
+    def _is_folder(self, rel: bytes) -> bool:
+        """Is ``rel`` (under the root) a real folder, reached through real folders only?"""
+        known = self._folders.get(rel)
+        if known is None:
+            known = self._is_folder(rel.rpartition(b"/")[0])
+            if known:
+                try:
+                    known = stat.S_ISDIR(os.lstat(self._path(rel)).st_mode)
+                except OSError:
+                    known = False
+            self._folders[rel] = known
+        return known
+
+    def _path(self, rel: bytes) -> bytes:
+        return os.path.join(self._root, rel)
+
+    def status(self, path: str, recorded: Entry) -> str | None:
+        """How the working tree's ``path`` differs from the recorded entry: ``D`` (gone), ``T``
+        (another kind of file), ``M`` (other bytes or another link target), or None (the same)."""
+        mode, object_id = recorded
+        rel = os.fsencode(path)
+        parts = rel.split(b"/")
+        if any(part in (b"", b".", b"..") or part.lower() == b".git" for part in parts):
+            return "D"  # no checkout writes such a path
+        if not self._is_folder(rel.rpartition(b"/")[0]):
+            return "D"
+        try:
+            info = os.lstat(self._path(rel))
+        except OSError:
+            return "D"
+        if mode == "160000":  # a submodule: a folder, whose own repository is not the registry's
+            return None if stat.S_ISDIR(info.st_mode) else "T"
+        if mode == "120000":
+            if not stat.S_ISLNK(info.st_mode):
+                return "T"
+            try:
+                target = os.readlink(self._path(rel))
+            except OSError:
+                return "D"
+            return None if blob_id(target, algorithm_of(object_id)) == object_id else "M"
+        if not stat.S_ISREG(info.st_mode):
+            return "T"
+        return None if self._file_id(rel, algorithm_of(object_id)) == object_id else "M"
+
+    def _file_id(self, rel: bytes, algorithm: str) -> str | None:
+        """The blob id of a regular file's bytes, or None if it is not one when opened."""
+        try:
+            fd = os.open(self._path(rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            return None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return None
+            digest = hashlib.new(algorithm, b"blob %d\0" % info.st_size)
+            remaining = info.st_size
+            while remaining > 0:
+                chunk = os.read(fd, min(remaining, _CHUNK))
+                if not chunk:
+                    return None  # shrank while read: not the recorded bytes
+                digest.update(chunk)
+                remaining -= len(chunk)
+            if os.read(fd, 1):
+                return None  # grew while read
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        return digest.hexdigest()
