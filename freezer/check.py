@@ -23,6 +23,7 @@ from freezer import checkpoint, lifecycle, registry
 from freezer.attest import SIGNATURES
 from freezer.config import CONFIG_NAME, FrozenLayout, RegistryConfig, frozen_layouts
 from freezer.errors import FreezerError
+from freezer.paths import unsafe_folder_reason
 from freezer.problems import Problem, display_path
 from freezer.reading import read_whole
 from freezer.registrygit import BaseTree, RegistryGit
@@ -177,10 +178,17 @@ def _guard_envelopes(root: Path, before: dict[str, bytes | None], report: CheckR
     """A signature, once committed, stays: an envelope may only gain signatures over the same payload."""
     import json
 
+    folder_reason = unsafe_folder_reason(root, root / SIGNATURES)
     for name, old in sorted(before.items()):
         rel = f"{SIGNATURES}/{name}"
         path = root / rel
         if old is None:
+            continue
+        if folder_reason is not None:
+            # Never read an envelope through a link: what lies outside the registry proves nothing.
+            report.problems.append(
+                _frozen_problem(rel, f"the signatures folder {folder_reason}; it must be a real folder")
+            )
             continue
         if not path.exists() and not path.is_symlink():
             report.problems.append(

@@ -331,3 +331,18 @@ def test_sign_waits_for_the_registry_lock(reg: Path, tmp_path: Path) -> None:
 
 def _fingerprint(key: Path) -> str:
     return sshsig.fingerprint(sshsig.public_blob(public_of(key)))
+
+
+def test_check_never_reads_committed_envelopes_through_a_link(reg: Path, tmp_path: Path) -> None:
+    signed_by(reg, tmp_path)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(reg)]
+    subprocess.run([*git, "add", "-A"], check=True, capture_output=True)
+    subprocess.run([*git, "commit", "-q", "-m", "signed", "--no-verify"], check=True, capture_output=True)
+    assert run_cli("check", "--base", "HEAD", cwd=reg).code == 0
+    outside = tmp_path / "outside"
+    shutil.copytree(reg / "signatures", outside)
+    shutil.rmtree(reg / "signatures")
+    (reg / "signatures").symlink_to(outside)
+    checked = run_cli("check", "--base", "HEAD", cwd=reg)
+    assert_clean_failure(checked)
+    assert "signatures/graph_v2.dsse.json" in checked.out and "link" in checked.out, checked.text
