@@ -48,7 +48,18 @@ class CutResult:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-GITATTRIBUTES_TEXT = b"# Written by freezer: every byte of this version must survive checkout unchanged.\n* -text\n"
+# No line-ending conversion, no filter, no ident expansion, no re-encoding: whatever the
+# registry's root .gitattributes says, a checkout writes the frozen bytes as they are.
+# (!working-tree-encoding, not -: git refuses a boolean for that attribute.)
+GITATTRIBUTES_TEXT = (
+    b"# Written by freezer: every byte of this version must survive checkout unchanged.\n"
+    b"* -text -filter -ident !working-tree-encoding\n"
+)
+# What freezer 0.3 and earlier wrote; a re-cut of such a version is not a difference of inputs.
+_EARLIER_GITATTRIBUTES = (
+    b"# Written by freezer: every byte of this version must survive checkout unchanged.\n* -text\n",
+)
+_GITATTRIBUTES_HASHES = {hashlib.sha256(text).hexdigest() for text in (GITATTRIBUTES_TEXT, *_EARLIER_GITATTRIBUTES)}
 
 
 def dumps_json(data: Any) -> bytes:
@@ -238,6 +249,8 @@ def _differences(existing: registry.FrozenVersion, files: dict[str, bytes]) -> l
         )
         return found
     for rel in sorted(set(frozen["files"]) | set(fresh["files"])):
+        if rel == registry.GITATTRIBUTES and frozen["files"].get(rel) in _GITATTRIBUTES_HASHES:
+            continue  # written by freezer, not an input
         shown = labels.get(rel, rel)
         if rel not in fresh["files"]:
             found.append(f"{shown} is frozen but no longer in the drafts")
