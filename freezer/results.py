@@ -8,7 +8,7 @@ only fixtures comparable between every pair of them (for the row's arm) may be
 pooled; every other fixture is named with its reason, and each run is
 re-aggregated on the common subset.
 
-Files are streamed (freezer.jsonlines), and nothing is kept per row: each
+Files are streamed (freezer.jsonlines, freezer.strictjson), and nothing is kept per row: each
 (version, arm, run) keeps a count, a pass count and a sum. Only when some
 fixture must be left out of the pool are the files read a second time, to
 total each run again on the common subset. So memory is bounded by the
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from freezer import browse, jsonlines, registry
+from freezer import browse, jsonlines, registry, strictjson
 from freezer.comparability import default_arms
 from freezer.config import RegistryConfig, SuiteConfig
 from freezer.errors import UsageError
@@ -67,6 +67,10 @@ class ResultsReport:
     @property
     def problem_count(self) -> int:
         return len(self.problems) + self.problems_not_shown
+
+    @property
+    def has_room(self) -> bool:
+        return len(self.problems) < MAX_PROBLEMS
 
     def room(self) -> bool:
         """Whether another problem would be kept (if not, it is only counted, and costs no message)."""
@@ -159,7 +163,7 @@ class _Rows:
         if self.common is not None or not self.report.room():
             return
         if col is None:
-            col = jsonlines.value_column(self.raw.decode("utf-8"), where) if self.raw else 1
+            col = strictjson.value_column(self.raw.decode("utf-8"), where) if self.raw else 1
         self.report.problems.append(Problem(self.shown, self.number, col, where, message, "results"))
 
     def _line(self, raw: bytes | None) -> None:
@@ -167,8 +171,8 @@ class _Rows:
             self._problem((), f"line is over the {jsonlines.MAX_LINE_BYTES}-byte limit for a result row", 1)
             return
         try:
-            data = jsonlines.parse_line(raw)
-        except jsonlines.LineRefused as exc:
+            data = strictjson.parse_line(raw, locate=self.common is None and self.report.has_room)
+        except strictjson.LineRefused as exc:
             self._problem(exc.path, exc.message, exc.col)
             return
         if not is_row(data):

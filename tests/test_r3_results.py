@@ -172,6 +172,21 @@ def test_a_million_valid_rows_stream_in_bounded_time_and_memory(demo: Path, tmp_
     assert peak < 200 * 1024  # KiB: the 170 MB file is never held
 
 
+def test_locating_many_long_refused_lines_stays_fast(demo: Path, tmp_path: Path) -> None:
+    """Each kept refusal is located by a second walk; the walk steps over what the C scanner reads
+    whole, and a line past the kept problems is not walked at all."""
+    row = {"manifest_sha256": _sha(demo), "task_id": "locate-loopaudit-variants", "arm": "grep-only", "score": 1}
+    line = json.dumps({**row, "x": [[0]] * 10_000})[:-1] + ', "score": 0}\n'  # ~50 kB, a key given twice
+    path = tmp_path / "long.jsonl"
+    path.write_text(line * 300)
+    start = time.monotonic()
+    result = run_inprocess("results", "check", str(path), cwd=demo)
+    assert time.monotonic() - start < 30
+    lines = result.out.splitlines()
+    assert lines[-1] == "✗ 300 problem(s) in 1 file(s)"
+    assert lines[0].startswith(f"{path}:1:") and "$.score: key 'score' is given twice" in lines[0]
+
+
 def test_a_line_separator_inside_a_row_does_not_split_it(demo: Path, tmp_path: Path) -> None:
     """JSON Lines ends a line at LF only: U+2028, U+2029, NEL, VT, FF or a file separator inside
     a string are characters of the row (or, raw controls, an error at their column), never a new line."""

@@ -89,6 +89,7 @@ def _folder(folder: Path, sha: str) -> Path:
 BIG = 10 << 20  # a 10 MB value
 HALF_MIB = 1 << 19
 KEY = 300_000
+SIBLING = ', "x": [' + ",".join(["[0]"] * 100_000) + "]"  # 400 kB the walk must step over
 
 
 def generated() -> list[ResultsCase]:
@@ -131,6 +132,18 @@ def generated() -> list[ResultsCase]:
             _text("objects.jsonl", lambda sha: _row(sha, extra=', "x": ' + '{"a": ' * 150 + "1" + "}" * 150) + "\n"),
             1,
             "{file}:1:773: $: nested more than 100 levels deep",
+        ),
+        ResultsCase(
+            "a-duplicate-key-after-a-big-sibling",
+            _text("sibling.jsonl", lambda sha: _row(sha, extra=SIBLING + ', "meta": {"seed": 1, "seed": 2}') + "\n"),
+            1,
+            "{file}:1:400202: $.meta.seed: key 'seed' is given twice (first at column 400191): give it once",
+        ),
+        ResultsCase(
+            "nan-past-the-walk-budget-is-refused-at-column-one",
+            _text("flat.jsonl", lambda sha: _row(sha, extra=', "x": [' + "0," * 200_000 + "NaN]") + "\n"),
+            1,
+            "{file}:1:1: $: NaN is not JSON (JSON has no NaN or infinity): write a number",
         ),
         ResultsCase(
             "an-over-long-line-does-not-hide-the-next",
