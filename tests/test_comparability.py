@@ -250,12 +250,13 @@ def test_results_check_refuses_unknown_versions_and_wrong_digests(demo_root: Pat
     result = run_cli("results", "check", str(results), cwd=demo_root)
     assert_clean_failure(result)
     out = result.out
-    assert "r.jsonl:1: $.manifest_sha256: names no frozen version of this registry" in out
-    assert "r.jsonl:2: $.fixture_digest: does not match graph_v2's fixture" in out
+    # Issue 23 added the column to every location (file:line:col).
+    assert "r.jsonl:1:21: $.manifest_sha256: names no frozen version of this registry" in out
+    assert "r.jsonl:2:182: $.fixture_digest: does not match graph_v2's fixture" in out
     assert "r.jsonl:3:" not in out
-    assert "r.jsonl:4: $.task_id: 'nope' is not a landed fixture of graph_v2" in out
-    assert "r.jsonl:5: $.score:" in out
-    assert "r.jsonl:6: $: not JSON" in out
+    assert "r.jsonl:4:100: $.task_id: 'nope' is not a landed fixture of graph_v2" in out
+    assert "r.jsonl:5:150: $.score:" in out
+    assert "r.jsonl:6:2: $: not JSON" in out
 
 
 # The record every version carries.
@@ -339,5 +340,5 @@ def test_a_hostile_results_file_is_a_problem_not_a_crash(demo_root: Path, tmp_pa
     results.write_text("[" * 100_000 + "]" * 100_000 + "\n" + '"a string"\n[1]\n')
     result = run_cli("results", "check", str(results), cwd=demo_root)
     assert_clean_failure(result)
-    assert "deep.jsonl:1: $: not JSON" in result.out
+    assert "deep.jsonl:1:101: $: nested more than 100 levels deep" in result.out  # issue 23: located
     assert "deep.jsonl:2:" in result.out and "deep.jsonl:3:" in result.out

@@ -5,6 +5,12 @@ answers ``--version`` before importing typer so that the cheapest call stays
 cheap, lets :mod:`freezer.cli.hooks` answer the plain forms of the hook
 commands (also without typer), and sends everything else through
 :mod:`freezer.cli.app`.
+
+Whatever the output is, ``main`` returns with nothing left for the
+interpreter to flush: a full device (``>/dev/full``) gets one message on
+stderr and exit 1, a reader that went away (``| head``) gets exit 141 and
+silence, and Python never prints "Exception ignored" at exit. An encoding
+that cannot hold a character (``PYTHONIOENCODING=ascii``) gets it escaped.
 """
 
 from __future__ import annotations
@@ -19,11 +25,32 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if sys.stdout is None:
         # Started with fd 1 closed: whatever the command did, nobody could read what it says.
-        if sys.stderr is not None:
-            print("freezer: error: standard output is closed; redirect it (e.g. >/dev/null) instead", file=sys.stderr)
+        _tell("freezer: error: standard output is closed; redirect it (e.g. >/dev/null) instead")
         return 2
+    from freezer.cli.terminal import never_fail_to_encode
+
+    never_fail_to_encode(sys.stdout)
+    never_fail_to_encode(sys.stderr)
+    try:
+        code = _answer(args)
+        sys.stdout.flush()  # a full device or a closed pipe shows up here, not in the interpreter's exit
+        return code
+    except BrokenPipeError:
+        # The reader went away (freezer audit | head): nothing is wrong with freezer or the input.
+        _discard(sys.stdout)
+        return 141  # freezer.errors.EXIT_BROKEN_PIPE
+    except OSError as exc:
+        # Writing the output failed, even while reporting something else.
+        _discard(sys.stdout)
+        _tell(f"freezer: error: writing the output: {exc.strerror or exc}")
+        return 1
+    finally:
+        _settle(sys.stderr)
+
+
+def _answer(args: list[str]) -> int:
     if args in (["--version"], ["-V"]):
-        print(f"freezer {__version__}")
+        sys.stdout.write(f"freezer {__version__}\n")
         return 0
     from freezer.cli.output import json_command as output_json_command
     from freezer.cli.output import say, say_error, say_json_error
@@ -36,34 +63,32 @@ def main(argv: list[str] | None = None) -> int:
         args = _enter_directory(args)
         json_command = output_json_command(args)
         code = _dispatch(args)
-        sys.stdout.flush()  # a closed pipe shows up here, not in the interpreter's exit
+        sys.stdout.flush()
         return code
     except BrokenPipeError:
-        # The reader went away (freezer audit | head): nothing is wrong with freezer or the input.
-        _discard_stdout()
+        _discard(sys.stdout)
         return EXIT_BROKEN_PIPE
     except FreezerError as exc:
+        say_error(exc)  # first: should stdout fail, the reason is on stderr already
         if json_command:
             say_json_error(json_command, exc)
-        say_error(exc)
         return exc.exit_code
     except OSError as exc:
         # Unforeseen file-system failures (the output device full, a folder gone mid-run) are the
         # environment's, not a bug: say which file and why.
-        _settle_stdout()
+        _settle(sys.stdout)
         where = f"{display_path(exc.filename)}: " if exc.filename else "writing the output: "
         say(f"freezer: error: {where}{exc.strerror or exc}", err=True)
         return EXIT_INVALID
     except KeyboardInterrupt:
-        print("freezer: interrupted", file=sys.stderr)
+        _tell("freezer: interrupted")
         return 130
     except Exception as exc:
         if os.environ.get("FREEZER_DEBUG"):
             raise
-        print(
+        _tell(
             f"freezer: internal error: {type(exc).__name__}: {visible(str(exc))}\n"
-            "  this is a bug in freezer; rerun with FREEZER_DEBUG=1 for the traceback and report it",
-            file=sys.stderr,
+            "  this is a bug in freezer; rerun with FREEZER_DEBUG=1 for the traceback and report it"
         )
         return EXIT_INVALID
 
@@ -101,18 +126,31 @@ def _dispatch(args: list[str]) -> int:
     return run(args)
 
 
-def _settle_stdout() -> None:
-    """Flush what is pending, or drop it if the output cannot take it (so exit prints no 'Exception ignored')."""
+def _tell(text: str) -> None:
+    """A last-resort message on stderr; if stderr cannot take it either, nothing more can be said."""
+    stream = sys.stderr
+    if stream is None:
+        return
     try:
-        sys.stdout.flush()
+        stream.write(text + "\n")
+        stream.flush()
     except (OSError, ValueError):
-        _discard_stdout()
+        _discard(stream)
 
 
-def _discard_stdout() -> None:
-    """Point stdout at /dev/null so the interpreter's final flush does not fail again."""
+def _settle(stream: object) -> None:
+    """Flush what is pending, or drop it if the stream cannot take it (so exit prints no 'Exception ignored')."""
+    try:
+        stream.flush()  # type: ignore[attr-defined]
+    except (OSError, ValueError, AttributeError):
+        _discard(stream)
+
+
+def _discard(stream: object) -> None:
+    """Point the stream's file descriptor at /dev/null, so the interpreter's final flush cannot fail again."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):  # no real file descriptor (tests redirect stdout)
+        os.dup2(devnull, stream.fileno())  # type: ignore[attr-defined]
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (tests redirect the streams)
         pass

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from freezer.cli.terminal import colour_marks
+from freezer.cli.terminal import colour_marks, plain_marks
 from freezer.errors import FreezerError
 from freezer.escape import github_data, github_property, json_safe, visible, visible_block
 from freezer.problems import Problem, format_json_path
@@ -27,8 +27,10 @@ def resolve_format(requested: str | None) -> str:
 def say(text: str = "", *, err: bool = False) -> None:
     """Print one line of output. Every character that could act on a terminal is shown escaped,
     newlines included, so no piece of data can forge a line, a colour or a cursor move; only
-    then is the line's leading mark coloured (when the stream takes colour)."""
-    _write(colour_marks(visible(text), sys.stderr if err else sys.stdout) + "\n", err)
+    then is the line's leading mark coloured (when the stream takes colour), and the marks spelt in
+    ASCII when the stream's encoding cannot hold them."""
+    stream = sys.stderr if err else sys.stdout
+    _write(plain_marks(colour_marks(visible(text), stream), stream) + "\n", err)
 
 
 def say_block(text: str, *, err: bool = False) -> None:
@@ -47,7 +49,7 @@ def say_error(exc: FreezerError) -> None:
 def progress(text: str) -> None:
     """A transient status line on a terminal's stderr (rewritten in place), nothing when redirected."""
     if sys.stderr.isatty():
-        _write(f"\r\033[K· {visible(text)}", True)
+        _write(plain_marks(f"\r\033[K· {visible(text)}", sys.stderr), True)
 
 
 def end_progress() -> None:
@@ -57,6 +59,8 @@ def end_progress() -> None:
 
 def _write(text: str, err: bool) -> None:
     stream = sys.stderr if err else sys.stdout
+    if stream is None:  # started with that descriptor closed (2>&-): nobody can read it
+        return
     stream.write(text)
     if err:
         stream.flush()

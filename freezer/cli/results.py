@@ -18,7 +18,10 @@ app.add_typer(results_app, name="results")
 
 @results_app.command("check")
 def check(
-    files: Annotated[list[Path], typer.Argument(help="Result files, JSON Lines (freezer schema results).")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(help="Result files, JSON Lines (freezer schema results), each up to 1 GiB."),
+    ],
     registry: RegistryOption = None,
     fmt: FormatOption = None,
 ) -> int:
@@ -39,11 +42,14 @@ def check(
                 "excluded": report.excluded,
                 "runs": [run.to_json() for run in report.runs],
                 "problems": [p.to_json() for p in report.problems],
+                "problems_not_shown": report.problems_not_shown,
             },
             ok=report.ok,
         )
     for line in output.problem_lines(report.problems, fmt):
         output.say(line)
+    if report.problems_not_shown:
+        output.say(f"  … and {report.problems_not_shown} more problem(s), not shown")
     for arm, excluded in report.excluded.items():
         if excluded:
             output.say(
@@ -60,5 +66,5 @@ def check(
         output.say(f"✓ {report.rows} row(s) can be compared as they are")
         return EXIT_OK
     if report.problems:
-        output.say(f"✗ {len(report.problems)} problem(s) in {len(files)} file(s)")
+        output.say(f"✗ {report.problem_count} problem(s) in {len(files)} file(s)")
     return EXIT_INVALID

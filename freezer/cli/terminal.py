@@ -11,17 +11,73 @@ need a bar, so the hook commands start no slower.
 
 from __future__ import annotations
 
+import codecs
+import contextlib
 import os
 import re
 import sys
 import time
+from functools import cache
 from typing import IO, Any
 
 _MARKS = {"✓": "32", "✗": "31", "⚠": "33"}  # green, red, yellow
+# What freezer's own marks and arrows become on a stream whose encoding cannot hold them (ASCII, Latin-1).
+_PLAIN = {"✓": "OK", "✗": "FAIL", "⚠": "WARN", "→": "->", "…": "...", "—": "--", "–": "-", "·": "*", "∅": "(none)"}
+ESCAPE_UNENCODABLE = "freezer-escape-unencodable"
 _LEADING_MARK = re.compile(r"^(\s*)([✓✗⚠])")
 # Work shorter than this finishes before a bar would help; drawing one would only flicker.
 BAR_AFTER_SECONDS = 0.3
 _REDRAW_EVERY = 0.1
+
+
+def _escape_unencodable(error: UnicodeError) -> tuple[str, int]:
+    """Codec error handler: each character the encoding cannot hold becomes a ``\\uXXXX`` escape
+    (a surrogate pair beyond the BMP), so text stays readable and JSON stays valid JSON."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    escaped = []
+    for char in error.object[error.start : error.end]:
+        code = ord(char)
+        if code > 0xFFFF:
+            code -= 0x10000
+            escaped.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
+        else:
+            escaped.append(f"\\u{code:04x}")
+    return "".join(escaped), error.end
+
+
+codecs.register_error(ESCAPE_UNENCODABLE, _escape_unencodable)
+
+
+def never_fail_to_encode(stream: IO[str] | None) -> None:
+    """Make ``stream`` take any text: what its encoding (PYTHONIOENCODING=ascii, a C locale) cannot
+    hold is written as an escape instead of raising UnicodeEncodeError. Covers every writer: freezer's
+    own, typer's help and usage, and the last-resort messages of freezer.cli.main."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is None:
+        return
+    with contextlib.suppress(ValueError, OSError, LookupError):  # a closed or odd stream stays as it is
+        reconfigure(errors=ESCAPE_UNENCODABLE)
+
+
+@cache
+def _plain_table(encoding: str) -> dict[int, str]:
+    table = {}
+    for char, plain in _PLAIN.items():
+        try:
+            char.encode(encoding)
+        except (UnicodeEncodeError, LookupError):
+            table[ord(char)] = plain
+    return table
+
+
+def plain_marks(line: str, stream: IO[str]) -> str:
+    """``line`` with freezer's marks and arrows in ASCII when ``stream``'s encoding cannot hold them."""
+    encoding = getattr(stream, "encoding", None)
+    if not isinstance(encoding, str):
+        return line
+    table = _plain_table(encoding.lower())
+    return line.translate(table) if table else line
 
 
 def colour_enabled(stream: IO[str]) -> bool:

@@ -33,9 +33,9 @@ BAD_DOCUMENTS = [
     ('{"payload": "!!", "signature": {"keyid": "k", "sig": "s"}}', "not the base64"),
     ('{"payload": "e30=", "signature": "s"}', "keyid and sig"),
     ('{"payload": "e30=", "signature": {"keyid": "k", "sig": 5}}', "keyid and sig"),
-    ('{"payload": "e30=", "payload": "e30=", "signature": {}}', "appears twice"),
+    ('{"payload": "e30=", "payload": "e30=", "signature": {}}', "is given twice"),
     ('{"payload": "e30="}', "exactly payload and signature"),
-    ("[" * 100_000, "nested too deeply"),
+    ("[" * 100_000, "levels deep"),
     ('{"payload": NaN}', "NaN"),
 ]
 

@@ -106,15 +106,15 @@ FORGERIES = [
     ),
     Forgery("not-json", _raw(lambda prev: b'{"event": "yank", "version": "graph_v2",\n'), "not JSON"),
     Forgery("not-an-object", _raw(lambda prev: b'["yank", "graph_v2"]\n'), "not a JSON object"),
-    Forgery("duplicate-key", _duplicate_key, "appears twice"),
+    Forgery("duplicate-key", _duplicate_key, "is given twice"),
     Forgery(
         "not-utf8", _raw(lambda prev: line_of(yank_of("graph_v2", prev)).replace(b"forged", b"\xff\xfe")), "not UTF-8"
     ),
-    Forgery("nested", _raw(lambda prev: b"[" * 200_000 + b"\n"), "nested too deeply"),
+    Forgery("nested", _raw(lambda prev: b"[" * 200_000 + b"\n"), "levels deep"),
     Forgery(
         "nan",
         _raw(lambda prev: line_of(yank_of("graph_v2", prev))[:-2] + b', "sig": NaN}\n'),
-        "NaN is not a JSON number",
+        "NaN is not JSON",
     ),
     Forgery(
         "version-a-list",
