@@ -88,15 +88,22 @@ RECORDED_MARKDOWN_RULES = (3,)
 # or close emphasis), links, images, footnotes and reference definitions (``[``, ``]``, and ``!``
 # before ``[``), GitHub's math (``$``) and the table pipe. ``<``, ``>`` and ``&`` (autolinks, raw
 # HTML, entities) become entities first. ``(`` opens nothing once no ``]`` can precede it.
-_INLINE = re.compile(r"[\\`*~\[\]|$]|!(?=\[)|(?<![^\W_])_|_(?![^\W_])")
+_INLINE = re.compile(r"[\\`*~\[\]|$]|!(?=\[)|_(?:(?<![^\W_]_)|(?![^\W_]))")
 # GitHub's bare-URL autolinks start at a scheme's "://" or at "www.": escaping that colon or dot
 # keeps the text plain there and shows it unchanged.
-_BARE_URL = re.compile(r":(?=//)|(?<=[wW]{3})\.")
+_BARE_URL = re.compile(r":(?=//)|\.(?<=[wW]{3}\.)")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return "\\" + match.group()
 
 
 def _inline_plain(line: str) -> str:
-    line = _INLINE.sub(lambda m: "\\" + m.group(), visible(line).translate(_HTML))
-    return _BARE_URL.sub(lambda m: "\\" + m.group(), line)
+    text = visible(line).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    # Most values (a status, a class, a version name) hold nothing to escape: skip the substitution.
+    if _INLINE.search(text):
+        text = _INLINE.sub(_escaped, text)
+    return _BARE_URL.sub(_escaped, text) if _BARE_URL.search(text) else text
 
 
 def cell_v3(value: Any) -> str:

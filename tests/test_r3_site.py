@@ -255,6 +255,17 @@ def test_the_text_reads_as_typed(payload: str) -> None:
         assert " ".join(shown.split()).removeprefix("head ") == " ".join(payload.split())
 
 
+def test_escaping_leaves_ordinary_text_readable() -> None:
+    """Only what could open markup is escaped: identifiers, parentheses and plain punctuation stay."""
+    assert render.text_v3("graph_v1 run_deterministic (see 3.2), a-b: ok! 50%") == (
+        "graph_v1 run_deterministic (see 3.2), a-b: ok! 50%"
+    )
+    assert (
+        render.cell_v3("__init__ _x_ a*b ![i](u) $5 ~x~") == "\\_\\_init\\_\\_ \\_x\\_ a\\*b \\!\\[i\\](u) \\$5 \\~x\\~"
+    )
+    assert render.cell_v3("see https://a.test and WWW.b.test") == "see https\\://a.test and WWW\\.b.test"
+
+
 _ALPHABET = st.characters(codec="ascii", exclude_categories=["Cc"]) | st.sampled_from(["\n", "é", "ü", "\t"])
 
 
