@@ -486,3 +486,56 @@ def test_no_page_and_no_markdown_view_sends_a_request(reg: Path, tmp_path: Path)
         assert len(pages) >= 6
     finally:
         recorder.stop()
+
+
+def _reseal(version: Path, rel: str, text: str) -> None:
+    """Rewrite one frozen file and every hash that covers it, as a hand-made pull request could:
+    the version passes the integrity check that the site runs."""
+    import hashlib
+
+    from freezer.cut import sha256sums
+
+    for path in [version, *version.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    (version / rel).write_text(text, encoding="utf-8")
+    manifest = json.loads((version / "manifest.json").read_text())
+    manifest["files"][rel] = hashlib.sha256((version / rel).read_bytes()).hexdigest()
+    (version / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    files = {p.relative_to(version).as_posix(): p.read_bytes() for p in version.rglob("*") if p.is_file()}
+    del files["SHA256SUMS"]
+    (version / "SHA256SUMS").write_bytes(sha256sums(files))
+
+
+@pytest.mark.parametrize(
+    ("task_id", "readable"),
+    [
+        ("\x1b[31mred", False),
+        ("a\u202eb", False),
+        ("nul\x00x", False),
+        ("../../\x1b]8;;http://x\x07index", False),
+        ("tab\there", True),
+        ("../line\nbreak", True),
+    ],
+    ids=repr,
+)
+def test_a_hand_made_version_with_control_characters_in_an_id(
+    reg: Path, tmp_path: Path, task_id: str, readable: bool
+) -> None:
+    """Validation refuses these ids, but a pull request can commit a frozen version holding one, its
+    hashes made to match: freezer's reader refuses the controls it refuses in drafts (the site stops
+    with the file named, writing nothing), and tab and newline, which data may hold, get a mapped page."""
+    root = _own_suite(reg, [{"task_id": "one", "status": "landed"}])
+    _reseal(root / "versions/api_v1", "fixtures/f000.yaml", f"task_id: {json.dumps(task_id)}\nstatus: landed\n")
+    out = tmp_path / "site"
+    result = run_cli("site", str(out), cwd=root)
+    if not readable:
+        assert_clean_failure(result)
+        assert "f000.yaml: frozen file cannot be read" in result.text and not out.exists()
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["registry"]
+        return
+    assert result.code == 0, result.text
+    files = snapshot(out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["registry", "site"]
+    [page] = [rel for rel in files if rel.startswith("api/fixtures/")]
+    assert page == f"api/fixtures/{safe_file_name(task_id)}.html"
+    assert re.fullmatch(r"api/fixtures/[a-z0-9._-]*~[0-9a-f]{16}\.html", page)
