@@ -90,14 +90,17 @@ def load_frozen_drafts(
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The version draft and fixtures of a frozen version, reading only its YAML files."""
     folders: set[str] = set()
-    files = {rel: read_whole(_inside(frozen, rel, folders)) for rel in manifest["files"] if rel.endswith(YAML_SUFFIXES)}
+    files = {
+        rel: read_whole(frozen_file(frozen, rel, folders)) for rel in manifest["files"] if rel.endswith(YAML_SUFFIXES)
+    }
     return load_yaml_files(files, fixture_names(manifest))
 
 
-def _inside(frozen: registry.FrozenVersion, rel: str, checked: set[str]) -> Path:
+def frozen_file(frozen: registry.FrozenVersion, rel: str, checked: set[str]) -> Path:
     """The file a manifest names, refused unless it lies inside the version, reached through no link:
     an unverified manifest (``freezer list`` reads one) must not make freezer read elsewhere. Each
-    folder is checked once (``checked``); the file itself is opened without following a link."""
+    folder is checked once (``checked``); open the file itself without following a link, as
+    :func:`freezer.reading.read_whole` does."""
     try:
         parts = relative_parts(rel)
         folder = "/".join(parts[:-1])
