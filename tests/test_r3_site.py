@@ -262,13 +262,14 @@ def test_a_site_of_fixtures_with_nothing_but_task_id_and_status(reg: Path, tmp_p
         {"task_id": "bare-landed", "status": "landed"},
         {"task_id": "bare-other", "status": "landed"},
         {"task_id": "own-fields", "status": "landed", "instruction": "Print hello.", "timeout_s": 30},
+        {"task_id": "bare-dropped", "status": "dropped", "dropped": {"stage": "drafting", "reason": "why"}},
     ]
     root = _own_suite(reg, fixtures)
     files = _site(root, tmp_path / "site")
     version = files["api/api_v1/index.html"].decode()
     for fixture in fixtures:
-        task = fixture["task_id"]
-        assert f'<tr><td><a href="../fixtures/{task}.html">{task}</a></td><td></td><td>landed</td></tr>' in version
+        task, status = fixture["task_id"], fixture["status"]
+        assert f'<tr><td><a href="../fixtures/{task}.html">{task}</a></td><td></td><td>{status}</td></tr>' in version
         assert f"History of {task}" in files[f"api/fixtures/{task}.html"].decode()
     assert b"bare-landed" in files["api/index.html"]
     assert run_cli("audit", "--no-code", cwd=root).code == 0
