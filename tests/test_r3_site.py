@@ -13,6 +13,8 @@ import os
 import re
 import shutil
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +39,6 @@ from freezer.errors import FreezerError, IntegrityError, LockBusy, UsageError
 from freezer.filenames import safe_file_name
 from freezer.site import MARKER, markdown_html
 from freezer.sitewriter import UnsafeSitePath, write_site
-from freezer.snapshot import registry_lock
 
 from conftest import EXAMPLES, assert_clean_failure, run_cli
 from registry_helpers import commit_all, snapshot
@@ -230,6 +231,31 @@ def test_without_an_atomic_exchange_the_site_is_still_replaced_whole(
     assert [p.name for p in tmp_path.iterdir()] == ["site"]
 
 
+@contextmanager
+def _lock_held_elsewhere(root: Path) -> Iterator[None]:
+    """The registry lock held by another process (a cut, a sign) for the block."""
+    import subprocess
+    import sys
+
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from pathlib import Path; from freezer.snapshot import registry_lock\n"
+            "with registry_lock(Path(sys.argv[1])):\n    print('held', flush=True); sys.stdin.read()",
+            str(root),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        yield
+    finally:
+        holder.communicate(timeout=60)
+
+
 def test_a_site_inside_the_registry_takes_the_lock_and_the_path_guard(reg: Path, tmp_path: Path) -> None:
     before = snapshot(reg / "drafts")
     for inside in ("drafts/graph/site", "versions/graph_v9", ".git/site", ".freezer/site", "."):
@@ -247,7 +273,7 @@ def test_a_site_inside_the_registry_takes_the_lock_and_the_path_guard(reg: Path,
     from freezer import site
 
     files = site.build(config_mod.load(reg))
-    with registry_lock(reg), pytest.raises(LockBusy):
+    with _lock_held_elsewhere(reg), pytest.raises(LockBusy):
         site.write(reg / "site", files)
     assert not (reg / "site").exists()
     site.write(reg / "site", files)
