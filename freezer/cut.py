@@ -31,6 +31,7 @@ from freezer.model import Checks, Manifest
 from freezer.problems import display_path
 from freezer.provenance import ResolvedProvenance
 from freezer.reading import MAX_TEMPLATE_BYTES, read_whole
+from freezer.render import MARKDOWN_RULES
 from freezer.snapshot import FsOps, clear_stale_staging, registry_lock, write_version
 from freezer.steps import Progress, Step, StepLog, no_progress
 from freezer.validate import FixtureSet, validate_suite
@@ -147,6 +148,7 @@ def record(
     checks = Checks(hashlib.sha256(template).hexdigest(), resolved.grep, suite.dimensions).to_json()
     if fixture_schema is not None:
         checks["fixture_schema"] = fixture_schema
+    checks["markdown_rules"] = MARKDOWN_RULES  # so audit renders METHOD.md with the same filters
     manifest: dict[str, Any] = {
         "manifest_format": 3 if comparability is not None else 2,
         "suite": suite.name,

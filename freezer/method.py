@@ -11,13 +11,18 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from freezer import registry
 from freezer.errors import IntegrityError
+from freezer.escape import visible
 from freezer.grep import rg_command
+from freezer.paths import unsafe_reason
+from freezer.problems import display_path
 from freezer.reading import read_whole
-from freezer.render import TemplateProblem, render_method
+from freezer.relpaths import relative_parts
+from freezer.render import RECORDED_MARKDOWN_RULES, TemplateProblem, render_method
 from freezer.resources import schema as schemas_data
 from freezer.yamlload import YAML_SUFFIXES, load_bytes
 
@@ -84,8 +89,29 @@ def load_frozen_drafts(
     frozen: registry.FrozenVersion, manifest: dict[str, Any]
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The version draft and fixtures of a frozen version, reading only its YAML files."""
-    files = {rel: read_whole(frozen.path / rel) for rel in manifest["files"] if rel.endswith(YAML_SUFFIXES)}
+    folders: set[str] = set()
+    files = {
+        rel: read_whole(frozen_file(frozen, rel, folders)) for rel in manifest["files"] if rel.endswith(YAML_SUFFIXES)
+    }
     return load_yaml_files(files, fixture_names(manifest))
+
+
+def frozen_file(frozen: registry.FrozenVersion, rel: str, checked: set[str]) -> Path:
+    """The file a manifest names, refused unless it lies inside the version, reached through no link:
+    an unverified manifest (``freezer list`` reads one) must not make freezer read elsewhere. Each
+    folder is checked once (``checked``); open the file itself without following a link, as
+    :func:`freezer.reading.read_whole` does."""
+    try:
+        parts = relative_parts(rel)
+        folder = "/".join(parts[:-1])
+        reason = None if folder in checked else unsafe_reason(frozen.path, frozen.path / folder)
+    except ValueError as exc:
+        reason = str(exc)
+    if reason is not None:
+        where = f"{display_path(frozen.path)}/{registry.MANIFEST}"
+        raise IntegrityError(f"{where}: the file '{visible(rel)}' it lists {reason}")
+    checked.add(folder)
+    return frozen.path / rel
 
 
 # The shape of a schema: its properties' shapes, and its items' shape (None for no array).
@@ -276,11 +302,24 @@ def method_from_files(
         "audit_command": f"freezer audit {manifest['name']}",
         "grep_commands": [f["grep_command"] for f in landed if f["grep_command"]],
         "grep_oracle": (manifest.get("checks") or {}).get("grep"),
-        # Format 2 renders prose with 0.2's Markdown rules; format 1 keeps 0.1's, byte for byte.
-        "markdown_rules": 2 if manifest["manifest_format"] >= 2 else 1,
+        "markdown_rules": markdown_rules(manifest),
         "directory": shlex.quote(manifest["name"]),
     }
     return render_method(template, context, template_name)
+
+
+def markdown_rules(manifest: Mapping[str, Any]) -> int:
+    """The Markdown rules a version's METHOD.md was rendered with: recorded since rules 3; before,
+    format 2 rendered prose with 0.2's rules and format 1 keeps 0.1's, byte for byte."""
+    recorded = (manifest.get("checks") or {}).get("markdown_rules")
+    if recorded is None:
+        return 2 if manifest["manifest_format"] >= 2 else 1
+    if type(recorded) is not int or recorded not in RECORDED_MARKDOWN_RULES:
+        raise IntegrityError(
+            f"manifest.json: checks.markdown_rules is {str(recorded)[:40]!r}, which this freezer does not know",
+            hint="a newer freezer cut it: upgrade freezer to render and audit it",
+        )
+    return recorded
 
 
 def _is_asset(rel: str) -> bool:

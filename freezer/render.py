@@ -4,8 +4,12 @@ The fixture data is passed to the template as variables and is never parsed
 as template code, so ``{{ 7*7 }}`` in a fixture stays literal. Filters escape
 every piece of data for the Markdown context it lands in: table cells cannot
 gain columns or rows, prose cannot open headings, lists, tables or HTML, and
-verbatim blocks use a fence longer than any backtick run inside them.
-Rendering is a pure function of its inputs.
+verbatim blocks use a fence longer than any backtick run inside them. Since
+Markdown rules 3, neither can open any inline markup: no link, image,
+autolink, reference definition, emphasis or code span, in CommonMark or in
+GitHub's Markdown. Each version records the rules it was rendered with, so an
+old METHOD.md re-renders byte for byte. Rendering is a pure function of its
+inputs.
 """
 
 from __future__ import annotations
@@ -73,9 +77,75 @@ def text_v2(value: Any) -> str:
     return "\n".join(out)
 
 
+# The Markdown rules newly cut versions render with, recorded in the manifest (checks.markdown_rules).
+MARKDOWN_RULES = 3
+# Rules a manifest can record (1 and 2 are never recorded: the manifest format implies them).
+RECORDED_MARKDOWN_RULES = (3,)
+
+# Every character that can open inline markup in CommonMark or in GitHub's Markdown, escaped
+# where it could: backslash escapes, code spans, emphasis and strikethrough (``*``, ``~``, and
+# ``_`` unless between two letters or digits, where CommonMark's flanking rules never let it open
+# or close emphasis), links, images, footnotes and reference definitions (``[``, ``]``, and ``!``
+# before ``[``), GitHub's math (``$``) and the table pipe. ``<``, ``>`` and ``&`` (autolinks, raw
+# HTML, entities) become entities first. ``(`` opens nothing once no ``]`` can precede it.
+_INLINE = re.compile(r"[\\`*~\[\]|$]|!(?=\[)|_(?:(?<![^\W_]_)|(?![^\W_]))")
+# GitHub's bare-URL autolinks start at a scheme's "://" or at "www.": escaping that colon or dot
+# keeps the text plain there and shows it unchanged.
+_BARE_URL = re.compile(r":(?=//)|\.(?<=[wW]{3}\.)")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return "\\" + match.group()
+
+
+def _inline_plain(line: str) -> str:
+    text = visible(line).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    # Most values (a status, a class, a version name) hold nothing to escape: skip the substitution.
+    if _INLINE.search(text):
+        text = _INLINE.sub(_escaped, text)
+    return _BARE_URL.sub(_escaped, text) if _BARE_URL.search(text) else text
+
+
+def cell_v3(value: Any) -> str:
+    """A value made safe for one Markdown table cell, as Markdown rules 3 render it: besides the
+    pipe, every character that could open inline markup is escaped, so a cell never holds a link
+    or an image."""
+    if value is None:
+        return "—"
+    return _inline_plain(" ".join(str(value).split())) or "—"
+
+
+def text_v3(value: Any) -> str:
+    """Free text as Markdown prose, as Markdown rules 3 render it: :func:`text_v2`'s block rules
+    (no line can start a block construct, each line break is a hard break), and no character can
+    open inline markup, so the text never becomes a link, an image or an autolink."""
+    lines = []
+    for line in _LINE_END.split(str(value)):
+        line = _inline_plain(line).lstrip()
+        line = _ORDERED.sub(lambda m: m.group(1) + "\\" + m.group(2), line)
+        lines.append(_OTHER_BLOCK.sub(lambda m: m.group(1) + "\\" + m.group(2), line))
+    out = []
+    for index, line in enumerate(lines):
+        follows = index + 1 < len(lines) and lines[index + 1] != ""
+        out.append(line + ("\\" if line and follows else ""))
+    return "\n".join(out)
+
+
+def _recorded_rules(context: Any) -> Any:
+    # From the render's arguments, not the template's own variables: a template cannot choose
+    # weaker rules than its version records.
+    return context.parent.get("markdown_rules", 1)
+
+
 def _text_filter(context: Any, value: Any) -> str:
     """Versions record which Markdown rules rendered them, so an old METHOD.md re-renders unchanged."""
+    if _recorded_rules(context) >= 3:
+        return text_v3(value)
     return text_v2(value) if context.get("markdown_rules", 1) >= 2 else text(value)
+
+
+def _cell_filter(context: Any, value: Any) -> str:
+    return cell_v3(value) if _recorded_rules(context) >= 3 else cell(value)
 
 
 def fence(value: Any, info: str = "") -> str:
@@ -180,7 +250,9 @@ def _environment() -> Environment:
     )
     from jinja2 import pass_context
 
-    env.filters.update({"cell": cell, "text": pass_context(_text_filter), "fence": fence, "code": code})
+    env.filters.update(
+        {"cell": pass_context(_cell_filter), "text": pass_context(_text_filter), "fence": fence, "code": code}
+    )
     env.loader = _refusing_loader()
     return env
 

@@ -2,23 +2,27 @@
 
 Pages are built from the same engines as METHOD.md, ``diff`` and ``compare``
 (no second copy of the delta logic), rendered by Jinja2 with autoescaping, and
-METHOD.md is turned into HTML by markdown-it-py with raw HTML disabled, so no
-fixture text can inject markup or script. Every link is relative, nothing
-needs JavaScript, and the same registry gives byte-identical files (no clock,
-everything sorted). The build returns the files; the CLI writes them.
+METHOD.md is turned into HTML by markdown-it-py with raw HTML, links, images,
+autolinks and link reference definitions all disabled, so no fixture text can
+inject markup or script, or make a page load or link anything. Every name that
+comes from data (suite, version, task id) becomes a file name through
+:func:`freezer.filenames.safe_file_name`, and every link is built from those
+same names, URL-escaped; :mod:`freezer.sitewriter` refuses any path that would
+leave the site's folder. Every link is relative, nothing needs JavaScript, and
+the same registry gives byte-identical files (no clock, everything sorted). The
+build returns the files; the CLI writes them.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import os
 import re
-import shutil
-import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from freezer import __version__, browse, lifecycle, parallel, registry, resources, signing
 from freezer.comparability import compare, default_arms, fixture_class, fixture_digests
@@ -26,11 +30,10 @@ from freezer.config import RegistryConfig, SuiteConfig
 from freezer.delta import compute as compute_delta
 from freezer.delta import field_changes
 from freezer.deltatext import delta_lines
-from freezer.errors import UsageError
-from freezer.problems import display_path
+from freezer.filenames import safe_file_name
 from freezer.reading import read_whole
-
-MARKER = ".freezer-site"
+from freezer.sitewriter import MARKER as MARKER
+from freezer.sitewriter import write_site
 
 
 @dataclass
@@ -56,6 +59,7 @@ def _environment() -> Any:
         finalize=lambda value: inert(value) if isinstance(value, str) else value,
     )
     environment.filters["short"] = lambda sha: str(sha)[:8]
+    environment.filters["url"] = url
     return environment
 
 
@@ -72,21 +76,55 @@ def inert(text: str) -> str:
     return _BIDI.sub(lambda match: f"[U+{ord(match.group()):04X}]", text)
 
 
+# Markdown that could make a page load or link anything: METHOD.md quotes fixture text, and a
+# version frozen before the filters escaped [, ! and ( holds it as it was typed.
+_REFUSED_RULES = ["link", "image", "autolink", "linkify", "reference", "html_block", "html_inline"]
+_REFUSED_TOKENS = frozenset({"link_open", "link_close", "image", "html_inline", "html_block"})
+
+
 def markdown_html(text: str) -> str:
-    """CommonMark to HTML with raw HTML shown as text (METHOD.md quotes fixture text verbatim), its
-    headings one level down so they nest under the page's own title."""
+    """CommonMark to HTML with raw HTML, links, images, autolinks and reference definitions shown as
+    text (METHOD.md quotes fixture text verbatim), its headings one level down so they nest under the
+    page's own title."""
     from markdown_it import MarkdownIt
 
-    parser = MarkdownIt("commonmark", {"html": False}).enable("table")
+    parser = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table").disable(_REFUSED_RULES)
     tokens = parser.parse(inert(text))
     for token in tokens:
         if token.type in ("heading_open", "heading_close"):
             token.tag = f"h{min(int(token.tag[1]) + 1, 6)}"
-    return str(parser.renderer.render(tokens, parser.options, {}))
+        if token.children:
+            token.children = _inline_without_links(token.children)
+    return str(parser.renderer.render([t for t in tokens if t.type not in _REFUSED_TOKENS], parser.options, {}))
 
 
-def _fixture_file(task_id: str) -> str:
-    return f"fixtures/{task_id}.html"
+def _inline_without_links(children: Sequence[Any]) -> list[Any]:
+    """Defence behind the disabled rules: no link, image or raw HTML token reaches the renderer."""
+    kept = []
+    for child in children:
+        if child.type in ("image", "html_inline"):
+            child.type, child.tag, child.attrs, child.children = "text", "", {}, None
+        elif child.type in ("link_open", "link_close"):
+            continue
+        kept.append(child)
+    return kept
+
+
+def url(rel: Any) -> str:
+    """A relative link as an href: every part URL-escaped (the parts are already safe file names)."""
+    return quote(str(rel), safe="/")
+
+
+def _fixture_file(task_id: Any) -> str:
+    return f"fixtures/{safe_file_name(str(task_id))}.html"
+
+
+def _version_folder(name: str) -> str:
+    return safe_file_name(name)
+
+
+def _diff_file(before: str, after: str) -> str:
+    return f"diff/{safe_file_name(before)}..{safe_file_name(after)}.html"
 
 
 def _suite_pages(config: RegistryConfig, suite: SuiteConfig, environment: Any) -> tuple[dict[str, str], dict[str, Any]]:
@@ -109,10 +147,15 @@ def _suite_pages(config: RegistryConfig, suite: SuiteConfig, environment: Any) -
     for (before, after), pair in zip(itertools.pairwise(versions), itertools.pairwise(sides), strict=True):
         meanings = pair[1].manifest.checks.dimensions or suite.dimensions
         delta = compute_delta(list(pair), meanings, full=True)
-        name = f"diff/{before.frozen.name}..{after.frozen.name}.html"
+        name = _diff_file(before.frozen.name, after.frozen.name)
         diffs.append({"from": before.frozen.name, "to": after.frozen.name, "path": name})
         pages[name] = _template(environment, "diff.html.j2").render(
-            root="../../", suite=suite.name, delta=delta, text="\n".join(delta_lines(delta))
+            root="../../",
+            suite=suite.name,
+            delta=delta,
+            text="\n".join(delta_lines(delta)),
+            before_page=f"../{_version_folder(before.frozen.name)}/index.html",
+            after_page=f"../{_version_folder(after.frozen.name)}/index.html",
         )
     histories = _histories(versions)
     methods = _methods_html([page.frozen.path / registry.METHOD for page in versions])
@@ -123,7 +166,7 @@ def _suite_pages(config: RegistryConfig, suite: SuiteConfig, environment: Any) -
             if (page.frozen.path / "provenance.json").is_file()
             else None
         )
-        pages[f"{page.frozen.name}/index.html"] = _template(environment, "version.html.j2").render(
+        pages[f"{_version_folder(page.frozen.name)}/index.html"] = _template(environment, "version.html.j2").render(
             root="../../",
             suite=suite.name,
             page=page,
@@ -132,23 +175,28 @@ def _suite_pages(config: RegistryConfig, suite: SuiteConfig, environment: Any) -
             method_html=methods[index],
             statement=statement,
             comparisons=comparisons,
-            fixtures=[f for f in page.data.fixtures],
-            fixture_file=_fixture_file,
+            fixtures=[_fixture_row(f) for f in page.data.fixtures],
         )
     for task_id, rows in sorted(histories.items()):
         pages[_fixture_file(task_id)] = _template(environment, "fixture.html.j2").render(
             root="../../", suite=suite.name, task_id=task_id, rows=rows
         )
     pages["index.html"] = _template(environment, "suite.html.j2").render(
-        root="../", suite=suite.name, versions=versions, log=log, diffs=diffs, fixtures=sorted(histories)
+        root="../",
+        suite=suite.name,
+        versions=[{"page": v, "path": f"{_version_folder(v.frozen.name)}/index.html"} for v in versions],
+        log=log,
+        diffs=diffs,
+        fixtures=[{"task_id": task, "path": _fixture_file(task)} for task in sorted(histories)],
     )
+    folder = safe_file_name(suite.name)
     entry = {
         "name": suite.name,
-        "path": f"{suite.name}/index.html",
+        "path": f"{folder}/index.html",
         "versions": [
             {
                 "name": v.frozen.name,
-                "path": f"{suite.name}/{v.frozen.name}/index.html",
+                "path": f"{folder}/{_version_folder(v.frozen.name)}/index.html",
                 "manifest_sha256": v.frozen.manifest_sha256(),
                 "pinned_sha": v.data.manifest["pinned_sha"]["full"],
                 "status": v.status.to_json(),
@@ -157,10 +205,21 @@ def _suite_pages(config: RegistryConfig, suite: SuiteConfig, environment: Any) -
             }
             for v in versions
         ],
-        "fixtures": {task: f"{suite.name}/{_fixture_file(task)}" for task in sorted(histories)},
-        "diffs": [{**d, "path": f"{suite.name}/{d['path']}"} for d in diffs],
+        "fixtures": {task: f"{folder}/{_fixture_file(task)}" for task in sorted(histories)},
+        "diffs": [{**d, "path": f"{folder}/{d['path']}"} for d in diffs],
     }
     return pages, entry
+
+
+def _fixture_row(fixture: dict[str, Any]) -> dict[str, Any]:
+    """What a version page shows of a fixture: freezer needs only task_id and status, whatever the
+    suite's schema, so every other field may be absent."""
+    return {
+        "task_id": fixture["task_id"],
+        "path": f"../{_fixture_file(fixture['task_id'])}",
+        "class": fixture.get("class"),
+        "status": fixture["status"],
+    }
 
 
 def _methods_html(paths: list[Path]) -> list[str]:
@@ -223,6 +282,7 @@ def _histories(versions: list[VersionPage]) -> dict[str, list[dict[str, Any]]]:
             histories.setdefault(task, []).append(
                 {
                     "version": page.frozen.name,
+                    "path": f"../{_version_folder(page.frozen.name)}/index.html",
                     "status": fixture["status"],
                     "class": change,
                     "fields": [
@@ -239,14 +299,25 @@ def _shown(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def build(config: RegistryConfig) -> dict[str, bytes]:
+class SiteFiles(dict[str, bytes]):
+    """Every file of the site by relative path, and where the registry is (so writing it there
+    takes the registry lock, and never lands in a folder freezer keeps for its own files)."""
+
+    registry_root: Path | None = None
+    protected: tuple[Path, ...] = ()
+
+
+def build(config: RegistryConfig) -> SiteFiles:
     """Every file of the site, by relative path."""
     environment = _environment()
-    files: dict[str, bytes] = {}
+    files = SiteFiles()
+    files.registry_root = config.root
+    files.protected = tuple(folder for suite in config.suites.values() for folder in (suite.drafts, suite.versions))
     suites = []
     for name in sorted(config.suites):
         pages, entry = _suite_pages(config, config.suites[name], environment)
-        files.update({f"{name}/{rel}": text.encode("utf-8") for rel, text in pages.items()})
+        folder = safe_file_name(name)
+        files.update({f"{folder}/{rel}": text.encode("utf-8") for rel, text in pages.items()})
         suites.append(entry)
     files["index.html"] = _template(environment, "index.html.j2").render(root="", suites=suites).encode("utf-8")
     index = {"generator": f"freezer {__version__}", "site_format": 1, "suites": suites}
@@ -256,30 +327,9 @@ def build(config: RegistryConfig) -> dict[str, bytes]:
 
 
 def write(out: Path, files: dict[str, bytes]) -> None:
-    """Write the site to ``out``: a new or empty folder, or a site freezer built there before (replaced
-    as a whole, so a reader never sees half of it). Any other folder is refused, never emptied."""
-    if out.is_symlink() or (out.exists() and not out.is_dir()):
-        raise UsageError(f"{display_path(out)} is not a folder", hint="name a new folder for the site")
-    replacing = out.is_dir() and any(out.iterdir())
-    if replacing and not (out / MARKER).is_file():
-        raise UsageError(
-            f"{display_path(out)} is not empty and holds no site built by freezer",
-            hint="name a new or empty folder; freezer never empties one it did not make",
-        )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
-    try:
-        for rel, data in sorted(files.items()):
-            target = staging / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-        if out.exists():
-            retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-            os.replace(out, retired / "site")
-            os.replace(staging, out)
-            shutil.rmtree(retired)
-        else:
-            os.replace(staging, out)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging)
+    """Write the site to ``out``: a new or empty folder, or a site freezer built before (replaced
+    as a whole, so a reader never sees half of it). Any other folder is refused, never emptied;
+    a path that would leave ``out`` refuses the whole site before anything is written."""
+    registry_root = files.registry_root if isinstance(files, SiteFiles) else None
+    protected = files.protected if isinstance(files, SiteFiles) else ()
+    write_site(out, files, registry_root=registry_root, protected=protected)
