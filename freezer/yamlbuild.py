@@ -1,0 +1,205 @@
+"""The located builder: plain data from parser events, the position of every value, and every problem.
+
+Building values from events (instead of ``yaml.load``) lets freezer refuse
+duplicate keys, which ``yaml.load`` silently resolves to the last; refuse
+anchors, aliases, tags and directives (``freezer.yamlhazards``) and scalars
+that YAML 1.1 and 1.2 read differently (``freezer.yamlscalars``) where they
+are written; bound depth and size; and remember the line and column of each
+value for messages. Problems are collected, not raised, so one pass shows
+every mistake in a file (up to :data:`MAX_PROBLEMS`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from yaml import events as ev
+
+from freezer import yamlhazards
+from freezer.escape import unsafe_char
+from freezer.problems import JsonPath, Problem
+from freezer.yamlscalars import resolve
+
+MAX_PROBLEMS = 100
+
+
+class _Frame:
+    __slots__ = ("container", "firsts", "is_map", "key", "path")
+
+    def __init__(self, container: Any, path: JsonPath) -> None:
+        self.container = container
+        self.path = path
+        self.key: Any = _NO_KEY
+        self.is_map = isinstance(container, dict)
+        self.firsts: dict[str, int] = {}
+
+
+_NO_KEY = object()
+
+
+class LocatedBuilder:
+    """Turns parser events into plain Python data, checking as it goes."""
+
+    def __init__(self, display: str, text: str, max_nodes: int, max_depth: int) -> None:
+        self.display = display
+        self.text = text
+        self.max_nodes = max_nodes
+        self.max_depth = max_depth
+        self.problems: list[Problem] = []
+        self.stack: list[_Frame] = []
+        self.marks: dict[JsonPath, tuple[int, int]] = {}
+        self.nodes = 0
+        self.documents = 0
+        self.result: Any = None
+        self.fatal = False
+
+    def add(self, line: int | None, col: int | None, path: JsonPath, message: str) -> None:
+        if len(self.problems) > MAX_PROBLEMS:
+            return
+        if len(self.problems) == MAX_PROBLEMS:
+            message = f"more than {MAX_PROBLEMS} problems in this file; stopped here (fix those above first)"
+            self.fatal = True
+        self.problems.append(Problem(self.display, line, col, path, message, "yaml"))
+
+    def _problem(self, mark: Any, path: JsonPath, message: str) -> None:
+        self.add(mark.line + 1, mark.column + 1, path, message)
+
+    def _stop(self, mark: Any, path: JsonPath, message: str) -> None:
+        self._problem(mark, path, message)
+        self.fatal = True
+
+    def _child_path(self) -> JsonPath | None:
+        if not self.stack:
+            return ()
+        top = self.stack[-1]
+        if top.is_map:
+            if top.key is _NO_KEY:
+                return None  # this value is a key
+            return (*top.path, top.key)
+        return (*top.path, len(top.container))
+
+    def _where(self, key: str | None = None) -> JsonPath:
+        """The path of the node being read; a key is named by its own text."""
+        path = self._child_path()
+        if path is None:
+            return (*self.stack[-1].path, key) if key is not None else self.stack[-1].path
+        return path
+
+    def _count(self, mark: Any) -> bool:
+        self.nodes += 1
+        if self.nodes > self.max_nodes:
+            self._stop(
+                mark,
+                self._child_path() or (),
+                f"document holds more than {self.max_nodes} values; refusing to load it (split the data)",
+            )
+            return False
+        return True
+
+    def feed(self, event: Any) -> None:
+        if isinstance(event, ev.ScalarEvent):
+            self._scalar(event)
+        elif isinstance(event, (ev.MappingStartEvent, ev.SequenceStartEvent)):
+            self._start(event)
+        elif isinstance(event, (ev.MappingEndEvent, ev.SequenceEndEvent)):
+            frame = self.stack.pop()
+            self._attach(frame.container, event.start_mark, None)
+        elif isinstance(event, ev.AliasEvent):
+            self._problem(event.start_mark, self._where(), yamlhazards.alias_message(event.anchor or ""))
+            if self._count(event.start_mark):
+                self._attach(None, event.start_mark, event.start_mark)  # never expanded
+        elif isinstance(event, ev.DocumentStartEvent):
+            self.documents += 1
+            if self.documents > 1:
+                self._stop(event.start_mark, (), "expected one YAML document, found several")
+            elif event.version is not None or event.tags:
+                self._problem(event.start_mark, (), yamlhazards.directive_message(event.version, event.tags))
+
+    def _start(self, event: Any) -> None:
+        if len(self.stack) >= self.max_depth:
+            self._stop(event.start_mark, self._child_path() or (), f"nested deeper than {self.max_depth} levels")
+            return
+        if not self._count(event.start_mark):
+            return
+        path = self._child_path()
+        if path is None:
+            self._stop(event.start_mark, self.stack[-1].path, "a mapping key must be a plain string")
+            return
+        if event.anchor is not None:
+            self._problem(event.start_mark, path, yamlhazards.anchor_message(event.anchor, None, None))
+        if event.tag is not None:
+            self._problem(event.start_mark, path, yamlhazards.tag_message(event.tag))
+        self.marks.setdefault(path, (event.start_mark.line + 1, event.start_mark.column + 1))
+        container: Any = {} if isinstance(event, ev.MappingStartEvent) else []
+        self.stack.append(_Frame(container, path))
+
+    def _scalar(self, event: Any) -> None:
+        if not self._count(event.start_mark):
+            return
+        value, refusal = resolve(event)
+        if event.anchor is not None:
+            plain = event.value if not event.style and event.tag is None else None
+            self._problem(event.start_mark, self._where(event.value), self._anchor(event, plain))
+        if refusal is not None:
+            self._problem(event.start_mark, self._where(event.value), refusal)
+        elif isinstance(value, str):
+            bad = unsafe_char(value)
+            if bad is not None:
+                path = self._child_path()
+                what = "text" if path is not None else "key"
+                self._problem(
+                    event.start_mark,
+                    path if path is not None else (*self.stack[-1].path, value),
+                    f"the {what} holds the control character {bad}; freezer refuses control, bidirectional "
+                    "and separator characters in data (they can forge terminal output or hide text)",
+                )
+        self._attach(value, event.start_mark, event.start_mark)
+
+    def _anchor(self, event: Any, plain: str | None) -> str:
+        start, end = event.start_mark, event.end_mark
+        same_line = plain is not None and start.line == end.line and 0 <= start.index < end.index
+        written = self.text[start.index : end.index] if same_line else None
+        return yamlhazards.anchor_message(event.anchor, plain, written)
+
+    def _attach(self, value: Any, mark: Any, value_mark: Any) -> None:
+        if not self.stack:
+            self.result = value
+            if value_mark is not None:
+                self.marks[()] = (value_mark.line + 1, value_mark.column + 1)
+            return
+        top = self.stack[-1]
+        if not top.is_map:
+            if value_mark is not None:
+                item_path = (*top.path, len(top.container))
+                self.marks[item_path] = (value_mark.line + 1, value_mark.column + 1)
+            top.container.append(value)
+            return
+        if top.key is _NO_KEY:
+            self._set_key(top, value, mark)
+            return
+        top.container[top.key] = value
+        top.key = _NO_KEY
+
+    def _set_key(self, top: _Frame, key: Any, mark: Any) -> None:
+        line = mark.line + 1
+        if not isinstance(key, str):
+            kind = "a boolean" if isinstance(key, bool) else type(key).__name__
+            if key is None:
+                kind = "null"
+            self._problem(mark, top.path, f"mapping key {key!r} was read as {kind}; quote it to make it a string")
+            key = str(key)
+        if key in top.firsts:
+            self._problem(
+                mark,
+                (*top.path, key),
+                f"duplicate key {shown_key(key)} (first defined on line {top.firsts[key]}); "
+                "YAML would silently keep only the last one",
+            )
+        else:
+            top.firsts[key] = line
+        top.key = key
+        self.marks.setdefault((*top.path, key), (line, mark.column + 1))
+
+
+def shown_key(key: str) -> str:
+    return yamlhazards.shown(key, 80)
