@@ -105,9 +105,10 @@ class LocatedBuilder:
             frame = self.stack.pop()
             self._attach(frame.container, event.start_mark, None)
         elif isinstance(event, ev.AliasEvent):
-            self._problem(event.start_mark, self._where(), yamlhazards.alias_message(event.anchor or ""))
+            written = f"*{event.anchor}"  # never expanded: the alias stands for its own text
+            self._problem(event.start_mark, self._where(written), yamlhazards.alias_message(event.anchor or ""))
             if self._count(event.start_mark):
-                self._attach(None, event.start_mark, event.start_mark)  # never expanded
+                self._attach(written, event.start_mark, event.start_mark)
         elif isinstance(event, ev.DocumentStartEvent):
             self.documents += 1
             if self.documents > 1:
@@ -128,7 +129,7 @@ class LocatedBuilder:
         if event.anchor is not None:
             self._problem(event.start_mark, path, yamlhazards.anchor_message(event.anchor, None, None))
         if event.tag is not None:
-            self._problem(event.start_mark, path, yamlhazards.tag_message(event.tag))
+            self._problem(event.start_mark, path, yamlhazards.tag_message(event.tag, scalar=False))
         self.marks.setdefault(path, (event.start_mark.line + 1, event.start_mark.column + 1))
         container: Any = {} if isinstance(event, ev.MappingStartEvent) else []
         self.stack.append(_Frame(container, path))
@@ -138,8 +139,8 @@ class LocatedBuilder:
             return
         value, refusal = resolve(event)
         if event.anchor is not None:
-            plain = event.value if not event.style and event.tag is None else None
-            self._problem(event.start_mark, self._where(event.value), self._anchor(event, plain))
+            plain = not event.style and event.tag is None and refusal is None
+            self._problem(event.start_mark, self._where(event.value), self._anchor(event, value if plain else _NO_KEY))
         if refusal is not None:
             self._problem(event.start_mark, self._where(event.value), refusal)
         elif isinstance(value, str):
@@ -155,11 +156,14 @@ class LocatedBuilder:
                 )
         self._attach(value, event.start_mark, event.start_mark)
 
-    def _anchor(self, event: Any, plain: str | None) -> str:
+    def _anchor(self, event: Any, value: Any) -> str:
+        """The anchor's message; ``value`` is what a plain scalar would load as, or _NO_KEY."""
+        if value is _NO_KEY:
+            return yamlhazards.anchor_message(event.anchor, None, None)
+        loads = "null" if value is None else yamlhazards.shown(value) if isinstance(value, str) else repr(value)
         start, end = event.start_mark, event.end_mark
-        same_line = plain is not None and start.line == end.line and 0 <= start.index < end.index
-        written = self.text[start.index : end.index] if same_line else None
-        return yamlhazards.anchor_message(event.anchor, plain, written)
+        one_line = start.line == end.line and 0 <= start.index < end.index
+        return yamlhazards.anchor_message(event.anchor, loads, self.text[start.index : end.index] if one_line else None)
 
     def _attach(self, value: Any, mark: Any, value_mark: Any) -> None:
         if not self.stack:

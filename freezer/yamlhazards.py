@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping
 
 _TAG = "tag:yaml.org,2002:"
-_QUOTE_HINT = "quote a value that starts with & or * (symbol: '&mut self')"
+_QUOTE_HINT = "quote a value that starts with & or * (symbol: '{example}')"
 _LINE_BREAKS = re.compile("[\x85\u2028\u2029]|\r(?!\n)")
 _BREAK_NAMES = {
     "\x85": "U+0085 (NEL, next line)",
@@ -36,27 +36,28 @@ def shown(text: str, limit: int = 40) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
-def tag_message(tag: str) -> str:
+def tag_message(tag: str, scalar: bool = True) -> str:
+    fix = "remove the tag (quote the value to make it text)" if scalar else "remove the tag"
     return (
         f"YAML tag {shown(tag.replace(_TAG, '!!'))[1:-1]} is not allowed: fixture files hold plain data only, "
-        "and no tag may construct an object or change a value; remove the tag (quote the value to make it text)"
+        f"and no tag may construct an object or change a value; {fix}"
     )
 
 
-def anchor_message(name: str, plain: str | None, written: str | None) -> str:
-    """An anchor; ``plain`` is the value it is attached to when that is a plain scalar, ``written`` its source."""
+def anchor_message(name: str, loads_as: str | None, written: str | None) -> str:
+    """An anchor; ``loads_as`` describes the plain scalar it is attached to, ``written`` is its source."""
     what = f"YAML anchor &{shown(name)[1:-1]} is not allowed: freezer refuses anchors and aliases"
-    if plain is not None:
-        what += f" (this value would load as {shown(plain)}, without the anchor)"
+    if loads_as is not None:
+        what += f" (this value would load as {loads_as}, without the anchor)"
     if written is not None and len(written) <= 60 and "'" not in written:
         return f"{what}; quote a value that starts with & or * ('{written}')"
-    return f"{what}; remove the anchor, or {_QUOTE_HINT}"
+    return f"{what}; remove the anchor, or {_QUOTE_HINT.format(example='&mut self')}"
 
 
 def alias_message(name: str) -> str:
     return (
         f"YAML alias *{shown(name)[1:-1]} is not allowed: freezer refuses anchors and aliases; "
-        f"write the value out, or {_QUOTE_HINT}"
+        f"write the value out, or {_QUOTE_HINT.format(example='*const u8')}"
     )
 
 

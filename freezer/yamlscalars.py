@@ -94,7 +94,8 @@ def _plain(value: str) -> Resolved:
             return value, f"{shown(value)} is not a finite number: NaN and infinities cannot be recorded"
         return float(value), None
     if kind == "merge":
-        return value, f"'<<' is a YAML merge key, a form of alias, which freezer refuses; {_quote_it(value)}"
+        fix = f"write the merged keys out, or {_quote_it(value)}"
+        return value, f"'<<' is a YAML merge key, a form of alias, which freezer refuses; {fix}"
     if kind == "value":
         return value, f"a plain '=' is YAML 1.1's value key but text to YAML 1.2; {_quote_it(value)}"
     return value, tag_message(kind)  # pragma: no cover - PyYAML has no other implicit type
