@@ -24,17 +24,19 @@ MAX_PROBLEMS = 100
 
 
 class _Frame:
-    __slots__ = ("container", "firsts", "is_map", "key", "path")
+    __slots__ = ("container", "firsts", "flow", "is_map", "key", "path")
 
-    def __init__(self, container: Any, path: JsonPath) -> None:
+    def __init__(self, container: Any, path: JsonPath, flow: bool) -> None:
         self.container = container
         self.path = path
+        self.flow = flow
         self.key: Any = _NO_KEY
         self.is_map = isinstance(container, dict)
         self.firsts: dict[str, int] = {}
 
 
 _NO_KEY = object()
+_NODES = (ev.ScalarEvent, ev.MappingStartEvent, ev.SequenceStartEvent, ev.AliasEvent)
 
 
 class LocatedBuilder:
@@ -50,6 +52,7 @@ class LocatedBuilder:
         self.marks: dict[JsonPath, tuple[int, int]] = {}
         self.nodes = 0
         self.documents = 0
+        self.flow_depth = 0
         self.result: Any = None
         self.fatal = False
 
@@ -97,12 +100,15 @@ class LocatedBuilder:
         return True
 
     def feed(self, event: Any) -> None:
+        if self.flow_depth and isinstance(event, _NODES):
+            self._flow_question(event)
         if isinstance(event, ev.ScalarEvent):
             self._scalar(event)
         elif isinstance(event, (ev.MappingStartEvent, ev.SequenceStartEvent)):
             self._start(event)
         elif isinstance(event, (ev.MappingEndEvent, ev.SequenceEndEvent)):
             frame = self.stack.pop()
+            self.flow_depth -= frame.flow
             self._attach(frame.container, event.start_mark, None)
         elif isinstance(event, ev.AliasEvent):
             written = f"*{event.anchor}"  # never expanded: the alias stands for its own text
@@ -115,6 +121,21 @@ class LocatedBuilder:
                 self._stop(event.start_mark, (), "expected one YAML document, found several")
             elif event.version is not None or event.tags:
                 self._problem(event.start_mark, (), yamlhazards.directive_message(event.version, event.tags))
+
+    def _flow_question(self, event: Any) -> None:
+        """A node right after a "?" in a flow collection: libyaml read the "?" as a key indicator."""
+        start, end = event.start_mark, event.end_mark
+        if start.index < 1 or self.text[start.index - 1] != "?":
+            return
+        if isinstance(event, ev.ScalarEvent) and not event.value and not event.style:
+            return  # "[?]": an empty key, which YAML 1.2 reads alike
+        if isinstance(event, ev.ScalarEvent) and start.line == end.line:
+            written = self.text[start.index : end.index]
+        else:  # a collection, or a scalar over several lines: what its line shows
+            line_end = self.text.find("\n", start.index)
+            written = self.text[start.index : line_end if line_end >= 0 else len(self.text)]
+        where = self._where(event.value if isinstance(event, ev.ScalarEvent) else None)
+        self.add(start.line + 1, start.column, where, yamlhazards.flow_question_message(written))
 
     def _start(self, event: Any) -> None:
         if len(self.stack) >= self.max_depth:
@@ -132,7 +153,9 @@ class LocatedBuilder:
             self._problem(event.start_mark, path, yamlhazards.tag_message(event.tag, scalar=False))
         self.marks.setdefault(path, (event.start_mark.line + 1, event.start_mark.column + 1))
         container: Any = {} if isinstance(event, ev.MappingStartEvent) else []
-        self.stack.append(_Frame(container, path))
+        flow = bool(event.flow_style)
+        self.flow_depth += flow
+        self.stack.append(_Frame(container, path, flow))
 
     def _scalar(self, event: Any) -> None:
         if not self._count(event.start_mark):

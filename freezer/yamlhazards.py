@@ -8,6 +8,10 @@
   (``!!bool 1`` would be false), so every tag is refused, ``!!str`` included.
 * Directives. ``%YAML`` and ``%TAG`` change nothing freezer reads, which is the
   part of YAML on which 1.1 and 1.2 agree, so a file stating otherwise is refused.
+* Where libyaml misreads YAML 1.2 (from the official YAML test suite): ``[?x]``
+  and ``{?x: 1}`` (the ``?`` taken as a key indicator, where 1.2 reads the
+  text ``?x``), and a file ending in a line of only spaces with no newline
+  (a block scalar before it keeps other whitespace).
 * Line breaks that only YAML sees. NEL, LS and PS are line breaks to YAML 1.1
   (libyaml) and not to YAML 1.2, grep or most editors, and a CR not followed by
   LF is one to libyaml but not to ``grep -n``: ``a: 1 # x<NEL>b: 2`` holds a key
@@ -72,8 +76,22 @@ def directive_message(version: tuple[int, int] | None, tags: Mapping[str, str] |
     )
 
 
-def line_break(text: str) -> tuple[int, int, str] | None:
-    """The first character that libyaml takes as a line break and ``grep -n`` does not: line, column, message."""
+def text_hazard(text: str) -> tuple[int, int, str] | None:
+    """What makes the whole file read other than it looks, before it is parsed: line, column, message."""
+    found = _line_break(text)
+    if found is None and text.endswith((" ", "\t")):
+        start = text.rfind("\n") + 1
+        if not text[start:].strip(" \t"):
+            message = (
+                "the file ends in a line of only spaces with no newline after it: libyaml reads a block scalar "
+                "before it unlike YAML 1.2 (the YAML test suite's JEF9 and L24T); end the file with a newline"
+            )
+            return text.count("\n") + 1, 1, message
+    return found
+
+
+def _line_break(text: str) -> tuple[int, int, str] | None:
+    """The first character that libyaml takes as a line break and ``grep -n`` does not."""
     match = _LINE_BREAKS.search(text)
     if match is None:
         return None
@@ -88,3 +106,26 @@ def line_break(text: str) -> tuple[int, int, str] | None:
         "and line numbers drift); replace it with a newline, or save the file with LF or CRLF line endings"
     )
     return line, start - line_start + 1, message
+
+
+# A "?" before a node in a flow collection: libyaml (and PyYAML) take it as a key indicator where YAML
+# 1.2 reads "?x" as text. The fast path gives up on any "?" that could be one; the located builder refuses
+# only a node that really follows a "?". The search starts at the "?" (a literal prefix is what keeps it
+# cheap: most fixtures hold a question mark in prose).
+_QUESTION_BEFORE_NODE = re.compile(r"\?[^\s,\[\]{}]")
+
+
+def may_hold_flow_question(text: str) -> bool:
+    for match in _QUESTION_BEFORE_NODE.finditer(text):
+        start = match.start()
+        if start == 0 or text[start - 1] in " \t\n\r[{,?:":
+            return True
+    return False
+
+
+def flow_question_message(written: str) -> str:
+    return (
+        f"{shown('?' + written)} in a flow collection: libyaml reads the ? as a key indicator (a key "
+        f"{shown(written)}), YAML 1.2 as the text {shown('?' + written)} (the YAML test suite's 652Z and HM87); "
+        "quote it for text, or put a space after the ? for a key"
+    )

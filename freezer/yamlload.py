@@ -125,7 +125,9 @@ def positions(text: str) -> dict[JsonPath, tuple[int, int]]:
 def _fast_data(text: str, limits: Limits) -> Any:
     """The data without positions, or GIVE_UP when the located builder must read it (and say why)."""
     # unsafe_char also finds every line break that only YAML sees (NEL, LS, PS, a lone CR).
-    if not NO_WILDCARD_RESOLVER or unsafe_char(text) is not None:
+    if not NO_WILDCARD_RESOLVER or unsafe_char(text) is not None or text.endswith((" ", "\t")):
+        return yamlfast.GIVE_UP
+    if "?" in text and yamlhazards.may_hold_flow_question(text):
         return yamlfast.GIVE_UP
     parser = _FastLoader(text)
     try:
@@ -141,7 +143,7 @@ def _fast_data(text: str, limits: Limits) -> Any:
 def _located(text: str, display: str, limits: Limits) -> LocatedBuilder:
     """Read ``text`` recording every position; problems (a syntax error too) are on the builder."""
     builder = LocatedBuilder(display, text, limits.max_nodes, limits.max_depth)
-    found = yamlhazards.line_break(text)
+    found = yamlhazards.text_hazard(text)
     if found is not None:  # parsed, it would not read as it looks, and lines would drift from grep -n
         builder.add(*found[:2], (), found[2])
         return builder

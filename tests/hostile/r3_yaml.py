@@ -167,6 +167,15 @@ HAZARDS: dict[str, tuple[str, list[Expected]]] = {
     "cr-cr-lf": ("a: 1\r\r\nb: 2\n", [(1, 5, "$", "carriage return")]),
     "nel-after-crlf-lines": ("a: 1\r\nb: 2 # \x85\r\n", [(2, 8, "$", "U+0085")]),
     "separators-counted": ("a: 1 # \x85\u2028\u2029\n", [(1, 8, "$", "(and 2 more in the file)")]),
+    # Where libyaml misreads YAML 1.2, found with the official YAML test suite (652Z, HM87, JEF9, L24T).
+    "flow-question-in-sequence": ("flags: [?x]\n", [(1, 9, "$.flags[0].x", "'?x' in a flow collection")]),
+    "flow-question-key": ("{ ?foo: bar,\nbar: 42\n}\n", [(1, 3, "$.foo", "a key 'foo'), YAML 1.2 as the text")]),
+    "flow-question-second-item": ("paths: [a, ?b]\n", [(1, 12, "$.paths[1].b", "'?b' in a flow collection")]),
+    "flow-question-quoted": ('a: [ ?"x" ]\n', [(1, 6, "$.a[0].x", "'?\"x\"' in a flow collection")]),
+    "flow-question-next-line": ("a: [\n  ?x\n]\n", [(2, 3, "$.a[0].x", "'?x' in a flow collection")]),
+    "blank-last-line-literal": ("- |+\n   ", [(2, 1, "$", "ends in a line of only spaces with no newline")]),
+    "blank-last-line-clip": ("foo: |\n  x\n   ", [(3, 1, "$", "end the file with a newline")]),
+    "blank-last-line-tab": ("a: 1\n\t", [(2, 1, "$", "ends in a line of only spaces")]),
     # The first hundred problems are reported, then a note.
     "many-problems": (
         "".join(f"k{i}: yes\n" for i in range(150)),
@@ -195,6 +204,10 @@ ACCEPTED: dict[str, tuple[str, Any]] = {
     "tab-in-text": ("a: x\ty\n", {"a": "x\ty"}),
     "quoted-merge-key": ("'<<': x\n", {"<<": "x"}),
     "hex-like-sha": ("sha: 0a1b2c3\n", {"sha": "0a1b2c3"}),
+    "question-marks-in-text": ("question: why? and ?x\n", {"question": "why? and ?x"}),
+    "block-question-is-text": ("- ?x\n- ? y\n", ["?x", {"y": None}]),
+    "flow-explicit-key": ("a: [? x]\n", {"a": [{"x": None}]}),
+    "trailing-spaces-after-content": ("a: x   ", {"a": "x"}),
 }
 
 
