@@ -2,19 +2,19 @@
 
 Almost every file freezer reads is valid, and a valid file's positions are
 never shown. This path builds the data alone and gives up at the first thing
-that would need a message: a tag, an anchor or alias, a key that is not a
-plain string or is repeated, a number that is not finite, an escape that
-makes a forbidden character, a second document, too much depth or too many
-values. The caller (``freezer.yamlload``) then reads the text again with the
-located builder, which reports it where it is written. For a document this
-path accepts, the data is the same as the located builder's
+that would need a message: a tag, an anchor or alias, a directive, a key that
+is not a plain string or is repeated, a scalar that ``freezer.yamlscalars``
+refuses (YAML 1.1 and 1.2 read it differently, or it is not a finite number),
+an escape that makes a forbidden character, a second document, too much depth
+or too many values. The caller (``freezer.yamlload``) then reads the text
+again with the located builder, which reports it where it is written. For a
+document this path accepts, the data is the same as the located builder's
 (tests/test_yaml_fast.py compares them), and positions are worked out only
 when a later check has something to say about the document.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from yaml import events as ev
@@ -33,7 +33,6 @@ def build(
     get_event: Any,
     resolve: Any,
     resolved_first: frozenset[str],
-    collection_tags: frozenset[str],
     max_nodes: int,
     max_depth: int,
     escapes_possible: bool,
@@ -63,10 +62,10 @@ def build(
                     return GIVE_UP
             else:
                 value, refusal = resolve(event)
-                if refusal is not None or (type(value) is float and not math.isfinite(value)):
+                if refusal is not None:
                     return GIVE_UP
         elif kind is _MAPPING_START or kind is _SEQUENCE_START:
-            if event.anchor is not None or (event.tag is not None and event.tag not in collection_tags):
+            if event.anchor is not None or event.tag is not None:
                 return GIVE_UP
             if len(containers) >= max_depth:
                 return GIVE_UP
@@ -77,7 +76,7 @@ def build(
             continue
         elif kind is ev.DocumentStartEvent:
             documents += 1
-            if documents > 1:
+            if documents > 1 or event.version is not None or event.tags:
                 return GIVE_UP
             continue
         elif kind is ev.AliasEvent:

@@ -2,7 +2,9 @@
 
 For each text: when the fast path builds data, the located builder builds the
 same data and finds no problem; when the located builder finds a problem, the
-fast path gives up (so the problem is reported where it is written).
+fast path gives up (so the problem is reported where it is written), and the
+loader reports exactly the located builder's problems, message and position.
+The texts include every hazard of issue 23's class 13 (tests/hostile/r3_yaml.py).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from hostile.corpus import YAML_TEXTS
+from hostile.r3_yaml import ACCEPTED, HAZARDS
 
 from freezer import yamlfast, yamlload
 from freezer.yamlload import Limits
@@ -52,11 +55,22 @@ EDGE_TEXTS: dict[str, str] = {
     "container-as-key": "? {a: 1}\n: b\n",
     "bidi-in-comment": "a: 1  # \u202e\n",
     "crlf": "a: 1\r\nb: two words\r\n",
+    "crlf-with-nel-in-comment": "a: 1 # x\x85b: 2\r\n",
+    "lone-cr-in-quoted": "a: 'x\ry'\n",
+    "escaped-nel-in-double-quotes": 'a: "x\\Ny"\n',
+    "escaped-ls-in-double-quotes": 'a: "x\\Ly"\n',
+    "anchor-in-nested-flow": "a: {b: [&x 1]}\n",
+    "yaml-1-2-directive": "%YAML 1.2\n--- a\n",
+    "tag-on-empty-value": "a: !!null\n",
+    "y-n-are-text": "y: n\n",
+    "octal-in-key-and-value": "010: 010\n",
 }
 
 
 def _texts() -> list[tuple[str, str]]:
     texts = [(name, text) for name, text in EDGE_TEXTS.items()]
+    texts += [(f"r3-{name}", text) for name, (text, _) in HAZARDS.items()]
+    texts += [(f"r3-accepted-{name}", text) for name, (text, _) in ACCEPTED.items()]
     for name, raw in YAML_TEXTS.items():
         decoded, _ = yamlload.decode(raw, name)
         if decoded is not None:
@@ -72,6 +86,7 @@ def test_fast_path_and_located_builder_agree(name: str, text: str) -> None:
     located = yamlload._located(text, name, Limits())
     if located.problems:
         assert fast is yamlfast.GIVE_UP, f"{name}: fast path accepted what the located builder refuses"
+        assert yamlload.load_bytes(text.encode("utf-8"), name).problems == located.problems
     elif fast is not yamlfast.GIVE_UP:
         assert fast == located.result
         assert type(fast) is type(located.result)
