@@ -32,7 +32,7 @@ def test_init_makes_a_registry_that_validates_and_never_overwrites(reg: Path, tm
         assert (root / rel).is_file(), rel
     assert (root / ".git").is_dir()
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=reg / "sample-code", capture_output=True, text=True)
-    assert f"pinned_sha: {head.stdout.strip()}" in (root / "drafts/bench/version.yaml").read_text()
+    assert f'pinned_sha: "{head.stdout.strip()}"' in (root / "drafts/bench/version.yaml").read_text()
     # Each YAML file names its schema for the editor, by a path that exists.
     for rel in ("freezer.yaml", "drafts/bench/version.yaml", "drafts/bench/fixtures/example-task.yaml"):
         first = (root / rel).read_text().splitlines()[0]
