@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from freezer import sshsig, strictjson
+from freezer import allowed_signers, sshsig, strictjson
 from freezer.errors import FreezerError, UsageError
 from freezer.paths import replace_file, require_safe
 from freezer.problems import Problem, display_path
@@ -187,12 +187,15 @@ def _verified(root: Path, data: bytes, when: float | None) -> StatusLog:
 
     lines = _lines(data)
     try:
-        allowed = sshsig.registry_signers(root)
+        signers = allowed_signers.read(root)
     except FreezerError as exc:
         # Without a readable allow-list no event can be trusted: none is status.
         problem(f"no event can be verified: {exc.message}")
         problems.extend(getattr(exc, "problems", []))
         return StatusLog({}, tuple(problems), ())
+    # A line ssh-keygen skips allows nothing here either, and is reported beside the log's own problems.
+    problems.extend(signers.problems)
+    allowed = list(signers.entries)
     found: dict[str, VersionStatus] = {}
     events: list[dict[str, Any]] = []
     previous: str | None = None

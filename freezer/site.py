@@ -31,6 +31,7 @@ from freezer.delta import compute as compute_delta
 from freezer.delta import field_changes
 from freezer.deltatext import delta_lines
 from freezer.filenames import safe_file_name
+from freezer.problems import Problem
 from freezer.reading import read_whole
 from freezer.sitewriter import MARKER as MARKER
 from freezer.sitewriter import write_site
@@ -127,14 +128,15 @@ def _diff_file(before: str, after: str) -> str:
     return f"diff/{safe_file_name(before)}..{safe_file_name(after)}.html"
 
 
-def _suite_pages(config: RegistryConfig, suite: SuiteConfig, environment: Any) -> tuple[dict[str, str], dict[str, Any]]:
+def _suite_pages(
+    config: RegistryConfig, suite: SuiteConfig, environment: Any, known: lifecycle.StatusLog
+) -> tuple[dict[str, str], dict[str, Any]]:
     """Every page of one suite (paths relative to the suite's folder) and its index.json entry."""
-    known = lifecycle.statuses(config.root)
     versions = [
         VersionPage(
             frozen,
             browse.read(frozen),
-            known.get(frozen.name, lifecycle.CURRENT),
+            known.of(frozen.name),
             signing.verify(config, suite, frozen),
         )
         for frozen in registry.frozen_versions(suite)
@@ -305,6 +307,8 @@ class SiteFiles(dict[str, bytes]):
 
     registry_root: Path | None = None
     protected: tuple[Path, ...] = ()
+    # Lines of the status log that are not status: the site ignores them, the command reports them.
+    status_problems: tuple[Problem, ...] = ()
 
 
 def build(config: RegistryConfig) -> SiteFiles:
@@ -313,9 +317,11 @@ def build(config: RegistryConfig) -> SiteFiles:
     files = SiteFiles()
     files.registry_root = config.root
     files.protected = tuple(folder for suite in config.suites.values() for folder in (suite.drafts, suite.versions))
+    known = lifecycle.status_log(config.root)
+    files.status_problems = known.problems
     suites = []
     for name in sorted(config.suites):
-        pages, entry = _suite_pages(config, config.suites[name], environment)
+        pages, entry = _suite_pages(config, config.suites[name], environment, known)
         folder = safe_file_name(name)
         files.update({f"{folder}/{rel}": text.encode("utf-8") for rel, text in pages.items()})
         suites.append(entry)

@@ -117,11 +117,14 @@ def test_every_reader_reports_the_line_and_acts_only_on_verified_events(reg: tup
 
 
 def test_the_site_shows_only_verified_status(reg: tuple[Path, Keys], tmp_path: Path) -> None:
-    """The site reads lifecycle.statuses, which is the verified view's statuses."""
+    """The site reads the verified view once; the command reports the lines it ignored, as list does."""
     root, keys = reg
     _forge(root, keys, next(f for f in FORGERIES if f.id == "sig-AAAA"))
     built = run_inprocess("site", str(tmp_path / "site"), cwd=root)
-    assert built.code == 0, built.text
+    assert built.code == 1, built.text
+    assert "status.jsonl:" in built.out and "not status" in built.out, built.text
+    as_json = json.loads(run_inprocess("site", str(tmp_path / "site"), "--format", "json", cwd=root).out)
+    assert not as_json["ok"] and as_json["result"]["status_log"], as_json
     index = json.loads((tmp_path / "site" / "index.json").read_text())
     text = json.dumps(index)
     assert "forged" not in text  # the forged line's reason appears nowhere
@@ -174,7 +177,9 @@ def test_an_invalid_allowed_signers_makes_no_event_status(reg: tuple[Path, Keys]
     (root / "allowed_signers").write_text("alice@example.org ssh-rsa AAAA\n")
     view = _view(root)
     assert view.of("api_v1").status == "current"
-    assert "no event can be verified" in view.problems[0].message
+    # The line ssh-keygen skips is reported, and the event its key would have allowed is not status.
+    assert any(p.file.endswith("allowed_signers") and p.line == 1 for p in view.problems), view.problems
+    assert any("does not allow to change status" in p.message for p in view.problems), view.problems
     listed = run_inprocess("list", cwd=root)
     assert_clean_failure(listed)
     assert "allowed_signers:1" in listed.out

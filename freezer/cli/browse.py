@@ -258,9 +258,11 @@ def site(
     files = site_mod.build(cfg)
     site_mod.write(out, files)
     pages = sum(1 for rel in files if rel.endswith(".html"))
+    known = lifecycle.StatusLog(problems=files.status_problems)
     if fmt == "json":
-        return output.say_json("site", {"out": display_path(out), "pages": pages, "files": len(files)})
+        shown = _with_log({"out": display_path(out), "pages": pages, "files": len(files)}, known)
+        return output.say_json("site", shown, ok=not known.problems)
     output.say(
         f"✓ wrote {pages} page(s) and index.json to {display_path(out)}; open {display_path(out / 'index.html')}"
     )
-    return EXIT_OK
+    return EXIT_INVALID if _say_log(known) else EXIT_OK
