@@ -72,7 +72,9 @@ def _needed(rel: str) -> bool:
 def _parse_sums(data: bytes) -> dict[str, str] | None:
     sums: dict[str, str] = {}
     try:
-        for line in data.decode("utf-8").splitlines():
+        text = data.decode("utf-8")
+        # Lines end at LF only, as sha256sum reads them: str.splitlines would also split at U+2028.
+        for line in text.removesuffix("\n").split("\n") if text else []:
             digest, sep, rel = line.partition("  ")
             if not sep or len(digest) != 64:
                 return None

@@ -326,7 +326,7 @@ class CodeRepo:
                 continue
             head, _, names = record.partition("\n")
             sha, _, subject = head.partition("\x01")
-            commits.append(Commit(sha, subject, tuple(n for n in names.splitlines() if n)))
+            commits.append(Commit(sha, subject, tuple(n for n in names.split("\n") if n)))
         return commits
 
     def count(self, excluded: str, tip: str) -> int:

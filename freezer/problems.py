@@ -14,7 +14,7 @@ from typing import Any
 
 from freezer.escape import visible
 
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # fullmatch only: "$" lets "a\n" by
 
 JsonPath = tuple[str | int, ...]
 
@@ -43,7 +43,7 @@ def format_json_path(path: JsonPath) -> str:
     for part in path:
         if isinstance(part, int):
             out.append(f"[{part}]")
-        elif _IDENTIFIER.match(part):
+        elif _IDENTIFIER.fullmatch(part):
             out.append(f".{part}")
         else:
             escaped = part.replace("\\", "\\\\").replace("'", "\\'")

@@ -1,0 +1,27 @@
+"""Whole-name matching: globs, JSON path keys and SHA256SUMS lines, newlines and separators included."""
+
+from __future__ import annotations
+
+from freezer.globs import glob_regex
+
+
+def test_globs_match_whole_names_with_newlines() -> None:
+    assert glob_regex("tools/**").match("tools/x\ny.rs")
+    assert not glob_regex("*.yaml").match("a.yaml\n")
+    assert not glob_regex("fixtures/*.yaml").match("fixtures/a.yaml\n")
+    assert glob_regex("fixtures/*.yaml").match("fixtures/a.yaml")
+
+
+def test_json_paths_quote_a_key_with_a_newline() -> None:
+    from freezer.problems import format_json_path
+
+    assert format_json_path(("a\n",)) != "$.a\n"
+    assert format_json_path(("a",)) == "$.a"
+
+
+def test_sha256sums_lines_end_at_lf_only() -> None:
+    from freezer.audit import _parse_sums
+
+    digest = "0" * 64
+    parsed = _parse_sums(f"{digest}  a\u2028b.yaml\n{digest}  c.yaml\n".encode())
+    assert parsed == {"a\u2028b.yaml": digest, "c.yaml": digest}
