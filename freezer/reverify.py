@@ -27,12 +27,19 @@ from freezer.verdict import Failure, VersionAudit
 from freezer.yamlload import YAML_SUFFIXES, load_bytes
 
 
-def _fixture_docs(frozen: registry.FrozenVersion, data: dict[str, bytes], names: list[str] | None) -> list[Any]:
+def _fixture_docs(
+    frozen: registry.FrozenVersion, data: dict[str, bytes], names: list[str] | None, result: VersionAudit
+) -> list[Any]:
     docs = []
     for rel in sorted(data):
         if (rel in names) if names is not None else (rel.endswith(YAML_SUFFIXES) and rel != "version.yaml"):
-            loaded = load_bytes(data[rel], f"{display_path(frozen.path)}/{rel}")
-            if loaded.document is not None and loaded.document.data.get("status") == "landed":
+            shown = f"{display_path(frozen.path)}/{rel}"
+            loaded = load_bytes(data[rel], shown)
+            if loaded.document is None:
+                # A fixture that cannot be read has ground truth nobody re-checks: that is a failure.
+                first = loaded.problems[0].message if loaded.problems else "cannot be read"
+                result.code_failures.append(Failure(shown, f"the frozen fixture cannot be re-checked: {first}"))
+            elif loaded.document.data.get("status") == "landed":
                 docs.append(loaded.document)
     return docs
 
@@ -116,7 +123,7 @@ def check_code(
             result.code_failures.append(Failure(display_path(suite.code_repo), exc.message))
             result.code = "failed"
             return
-        docs = _fixture_docs(frozen, data, fixture_names(manifest.raw))
+        docs = _fixture_docs(frozen, data, fixture_names(manifest.raw), result)
         rg = locate()
         recorded = f"{manifest.checks.grep['engine']} {manifest.checks.grep['version']}"
         if recorded != f"{ENGINE} {rg.version}":
