@@ -45,6 +45,11 @@ def registry(frozen: Path, tmp_path: Path) -> Path:
 
 def commit_attributes(root: Path, text: str) -> None:
     (root / ".gitattributes").write_text(text, encoding="utf-8")
+    # A version cut since 0.4 unsets filter, ident and working-tree-encoding in its own
+    # .gitattributes, which beats the root's; $GIT_DIR/info/attributes beats both, so the
+    # vector still reaches the frozen files and the guard is tested where attributes win.
+    (root / ".git" / "info").mkdir(exist_ok=True)
+    (root / ".git" / "info" / "attributes").write_text(text, encoding="utf-8")
     plain_git("add", ".gitattributes", cwd=root, check=True)
     plain_git("commit", "-q", "-m", "attributes", cwd=root, check=True)
 
@@ -72,6 +77,12 @@ def assert_check_passes_without_running(root: Path, marker: Path) -> None:
 def live_vector(root: Path, marker: Path, *git_args: str) -> None:
     """The vector fires under plain git; then the marker is removed for freezer's turn."""
     touch_frozen(root)
+    # The drafts too: an attribute of lower precedence than a version's own .gitattributes
+    # (core.attributesFile) reaches only them, and plain git's diff still runs it there.
+    stamp = next(_STAMPS)
+    for path in (root / "drafts").rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            os.utime(path, (stamp, stamp))
     plain_git(*git_args, cwd=root)
     assert marker.exists(), f"git {' '.join(git_args)} did not run the program; the test proves nothing"
     marker.unlink()
