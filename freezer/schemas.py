@@ -161,7 +161,7 @@ def shape_errors(instance: Any) -> list[tuple[JsonPath, str]]:
     """:func:`schema_errors` against freezer's own shape, each message saying whose rule it is."""
     found = []
     for path, message in schema_errors(SHAPE, instance):
-        whose = f"freezer reads {path[0]} itself" if path else "freezer needs it of every fixture"
+        whose = f"freezer reads {path[0]} itself" if path else "a rule of freezer's own"
         found.append((path, f"{message} ({whose}, whatever the suite's schema allows)"))
     return found
 
