@@ -431,13 +431,15 @@ def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> It
 
 def _equality_key(value: Any) -> Any:
     """Equal under JSON Schema (1 == 1.0, true != 1, key order ignored) means an equal key. Numbers
-    become text, whose hash is randomised: integers chosen to share a hash cannot slow the set down."""
+    become bytes, whose hash is randomised: integers chosen to share a hash cannot slow the set down."""
     if isinstance(value, bool):
         return ("b", value)
     if isinstance(value, float) and value.is_integer():
-        return ("n", str(int(value)))
-    if isinstance(value, (int, float)):
-        return ("n", repr(value))
+        value = int(value)
+    if isinstance(value, int):
+        return ("n", value.to_bytes(value.bit_length() // 8 + 1, "little", signed=True))
+    if isinstance(value, float):
+        return ("f", repr(value))
     if isinstance(value, str):
         return ("s", value)
     if isinstance(value, list):

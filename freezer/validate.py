@@ -158,12 +158,17 @@ def _stopped(file: Path, fixture_schema: str, stopped: bounded.Stopped) -> FileR
     schema = display_path(fixture_schema.removeprefix("file:"))
     if stopped.reason.startswith("not checked"):
         message = f"{stopped.reason} (see above); fix the suite's schema {schema} and validate again"
-    else:
+    elif stopped.reason.startswith("did not finish"):
         doing = f", in the pattern {_quoted(stopped.doing)}" if stopped.doing else ""
         message = (
             f"checking it against the suite's schema {schema} {stopped.reason} and was stopped{doing}: "
             "a pattern that backtracks catastrophically on this value, or a schema too costly to apply; "
             f"simplify the schema ({SCHEMA_SECONDS_VARIABLE} sets the time allowed for each file)"
+        )
+    else:
+        message = (
+            f"checking it against the suite's schema {schema} {stopped.reason} and was stopped: "
+            "the schema is too costly to apply to this file; simplify it"
         )
     display = display_path(file)
     return FileResult(file, display, fixture_schema, None, [Problem(display, None, None, (), message, "schema")])

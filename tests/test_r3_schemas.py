@@ -150,6 +150,9 @@ def test_a_frozen_schema_is_vetted_like_a_suites() -> None:
     bad = json.dumps({"properties": {"x": {"$ref": "http://127.0.0.1:9/x.json"}}}).encode()
     with pytest.raises(suiteschema.SchemaRefused, match=r"fixture\.schema\.json:1:\d+: .*is not a definition"):
         schemas.frozen_custom_schema(bad, "versions/api_v1/fixture.schema.json")
+    cycle = {"properties": {"x": {"$ref": "#/$defs/a"}}, "$defs": {"a": {"$ref": "#/$defs/a"}}}
+    with pytest.raises(suiteschema.SchemaRefused, match="leads back to a schema that contains it"):
+        schemas.frozen_custom_schema(json.dumps(cycle).encode(), "fixture.schema.json")
     good = json.dumps({"$defs": {"a": {"type": "string"}}, "properties": {"x": {"$ref": "#/$defs/a"}}}).encode()
     assert schemas.frozen_custom_schema(good, "x")["properties"]["x"] == {"$ref": "#/$defs/a"}
 
@@ -159,3 +162,25 @@ def test_an_oversized_schema_is_refused_before_it_is_read(tmp_path: Path) -> Non
     result, _, _ = _run(r3_schemas.registry(tmp_path, spec), "validate")
     _clean(result, 1)
     assert "suite.schema.json: file is" in result.text and "over the 1048576-byte limit" in result.text
+
+
+def test_the_compiled_shape_agrees_with_jsonschema() -> None:
+    """freezer's shape is compiled like the shipped schemas: both verdicts agree on every example,
+    every shape case and every schema mutation of the hostile corpus."""
+    import yaml
+    from hostile import corpus
+
+    documents = [yaml.safe_load(p.read_text()) for p in sorted(EXAMPLES.glob("*/*/fixtures/*.yaml"))]
+    documents += [yaml.safe_load(p.read_text()) for p in SHAPE_CASES]
+    documents += [yaml.safe_load(text) for _, _, text in corpus.schema_cases()]
+    fast, reference = schemas.fast_validator(schemas.SHAPE), schemas.validator(schemas.SHAPE)
+    verdicts = []
+    for document in documents:
+        try:
+            fast(document)
+            fast_ok = True
+        except Exception:  # noqa: BLE001 - any refusal counts
+            fast_ok = False
+        verdicts.append((fast_ok, reference.is_valid(document)))
+    assert all(a == b for a, b in verdicts)
+    assert sum(a for a, _ in verdicts) >= 20 and sum(not a for a, _ in verdicts) >= 500
