@@ -8,8 +8,12 @@ Everything is read from git objects (no checkout). Each finding is a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
+from freezer import schemas
 from freezer.document import YamlDocument
 from freezer.gitrepo import CodeRepo
 from freezer.grep import GrepResult, Ripgrep, count_many, flag_problems, locate
@@ -95,13 +99,32 @@ def _brace_body_end(lines: list[str], start: int) -> int | None:
     return None
 
 
+# What reading a field of the wrong shape raises. A draft never gets here with one (validate checks
+# every field freezer reads against freezer's own shape), but a frozen file is read as it was written.
+_WRONG_SHAPE = (TypeError, AttributeError, KeyError, IndexError, ValueError)
+
+
+def _shaped(doc: YamlDocument, work: Callable[[], list[Problem]]) -> list[Problem]:
+    """``work()``; or, if a field it reads has the wrong shape, where (freezer's own shape says)."""
+    try:
+        return work()
+    except _WRONG_SHAPE:
+        wrong = [doc.problem(path, message, "schema") for path, message in schemas.shape_errors(doc.data)]
+        if not wrong:
+            raise  # not the data's shape: a bug, shown as one
+        return wrong
+
+
 def check_sites(repo: CodeRepo, sha: str, doc: YamlDocument) -> list[Problem]:
     """Every ground-truth and trap site must exist at ``sha`` and say what the fixture claims."""
     found: list[Problem] = []
     short = sha[:8]
     for key in SITE_LISTS:
-        for index, raw in enumerate(doc.data.get(key) or []):
+        for index, raw in enumerate(_list(doc.data.get(key) or [])):
+            _list(raw.get("members") or [])
             site = Site.from_data(raw)
+            if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in site.lines):
+                raise ValueError("a line number that is not a positive integer")  # lines[-1] would read the last
             base = (key, index)
             entry = repo.tree(sha).get(site.file)
             if entry is None:
@@ -172,7 +195,7 @@ def _scope_problems(tree: Path, sha: str, doc: YamlDocument) -> list[Problem]:
 
 
 def _flags(doc: YamlDocument) -> list[str]:
-    return list(doc.data["naive_grep"].get("flags") or [])
+    return [_text(flag) for flag in _list(doc.data["naive_grep"].get("flags") or [])]
 
 
 def check_gate_b_all(repo: CodeRepo, sha: str, docs: list[YamlDocument], rg: Ripgrep | None = None) -> list[Problem]:
@@ -185,15 +208,41 @@ def check_gate_b_all(repo: CodeRepo, sha: str, docs: list[YamlDocument], rg: Rip
     tree = repo.checkout(sha)
     found: list[Problem] = []
     runnable = []
+    jobs: list[tuple[str, list[str], list[str]]] = []
     for doc in docs:
-        problems = _scope_problems(tree, sha, doc)
+        problems = _shaped(doc, partial(_scope_problems, tree, sha, doc))
+        if not problems:
+            problems = _shaped(doc, partial(_job, doc, jobs))
         found.extend(problems)
         if not problems:
             runnable.append(doc)
-    jobs = [(d.data["naive_grep"]["pattern"], list(d.data["naive_grep"]["paths"]), _flags(d)) for d in runnable]
     for doc, result in zip(runnable, count_many(rg, tree, jobs), strict=True):
         found.extend(_judge(doc, result, rg, sha))
     return found
+
+
+def _job(doc: YamlDocument, jobs: list[tuple[str, list[str], list[str]]]) -> list[Problem]:
+    """Add the rg run of ``doc``'s naive grep to ``jobs``, reading every field Gate B needs first
+    (a field of the wrong shape raises here, for :func:`_shaped`, and not in the middle of a batch)."""
+    grep, gate = doc.data["naive_grep"], doc.data["gate_b"]
+    for key in ("expected_matches", "expected_files"):
+        if not isinstance(gate[key], int):
+            raise TypeError(f"gate_b.{key} is not an integer")
+    jobs.append((_text(grep["pattern"]), [_text(scope) for scope in _list(grep["paths"])], _flags(doc)))
+    return []
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected text, got {type(value).__name__}")
+    return value
+
+
+def _list(value: Any) -> list[Any]:
+    """``value`` if it is a list: a string is iterable too, and would be read letter by letter."""
+    if not isinstance(value, list):
+        raise TypeError(f"expected a list, got {type(value).__name__}")
+    return value
 
 
 def _judge(doc: YamlDocument, result: GrepResult, rg: Ripgrep, sha: str) -> list[Problem]:
@@ -229,12 +278,12 @@ def check_oracle(repo: CodeRepo, sha: str, doc: YamlDocument) -> list[Problem]:
     oracle = doc.data.get("oracle") or {}
     tree = repo.tree(sha)
     truth_text = ""
-    for site in doc.data.get("ground_truth") or []:
+    for site in _list(doc.data.get("ground_truth") or []):
         data = repo.read(sha, site["file"])
         truth_text += data.decode("utf-8", errors="replace") if data else ""
     found: list[Problem] = []
     for key in ("must_include", "must_not_include"):
-        for index, entry in enumerate(oracle.get(key) or []):
+        for index, entry in enumerate(_list(oracle.get(key) or [])):
             pathlike = _PATHLIKE.match(entry)
             if pathlike:
                 path = entry.rsplit(":", 1)[0] if pathlike.group(1) else entry
@@ -256,11 +305,11 @@ def check_fixtures(
     repo: CodeRepo, sha: str, docs: list[YamlDocument], *, oracle: bool = False, rg: Ripgrep | None = None
 ) -> dict[str, list[Problem]]:
     """Every check against the code for the landed fixtures among ``docs``, by fixture file."""
-    landed = [doc for doc in docs if doc.data.get("status") == "landed"]
-    found: dict[str, list[Problem]] = {doc.display: check_sites(repo, sha, doc) for doc in landed}
+    landed = [doc for doc in docs if isinstance(doc.data, dict) and doc.data.get("status") == "landed"]
+    found = {doc.display: _shaped(doc, partial(check_sites, repo, sha, doc)) for doc in landed}
     for problem in check_gate_b_all(repo, sha, landed, rg):
         found[problem.file].append(problem)
     if oracle:
         for doc in landed:
-            found[doc.display].extend(check_oracle(repo, sha, doc))
+            found[doc.display].extend(_shaped(doc, partial(check_oracle, repo, sha, doc)))
     return found

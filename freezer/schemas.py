@@ -4,19 +4,23 @@ Building a validator is far more expensive than running it, so each schema
 is compiled once per process. Messages are rewritten so that an oversized
 value never floods the terminal and an unexpected key is reported at its own
 line rather than at its parent.
+
+A suite's own schema (``file:<path>``) is vetted by :mod:`freezer.suiteschema`
+and applied by jsonschema alone. Whatever it says, every field freezer itself
+reads is checked against freezer's own shape for it (``shape``: the shipped
+fixture schemas' definitions of those fields, with no field required but
+``task_id`` and ``status`` and every other field free).
 """
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from freezer import resources
-from freezer.errors import FreezerError
+from freezer import resources, suiteschema
 from freezer.problems import JsonPath
-from freezer.reading import read_whole
+from freezer.suiteschema import MAX_SCHEMA_BYTES
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
@@ -24,10 +28,11 @@ if TYPE_CHECKING:
 
 FIXTURE = "fixture"
 GENERIC = "generic"
-MAX_SCHEMA_BYTES = 1 << 20
 VERSION = "version"
 REGISTRY = "registry"
 MANIFEST = "manifest"
+SHAPE = "shape"  # derived: what freezer itself reads of a fixture (see freezer_shape)
+__all__ = ["MAX_SCHEMA_BYTES"]
 
 _MAX_SHOWN = 60
 
@@ -36,30 +41,56 @@ def _is_strict_integer(_checker: Any, instance: Any) -> bool:
     return isinstance(instance, int) and not isinstance(instance, bool)
 
 
+# Fields whose shipped definitions carry the built-in kinds' naming conventions (a pattern, a list
+# of values); a suite with its own schema keeps its own names, so freezer asks only for text.
+_CONVENTIONS = ("task_id", "class", "difficulty")
+
+
+def freezer_shape() -> dict[str, Any]:
+    """What freezer itself reads of a fixture, whatever the suite's schema: each field's definition
+    from the shipped schemas (generic's, and the graph kind's for its own fields), and the rules
+    between fields that freezer relies on (a dropped fixture says why), with no field required
+    but ``task_id`` and ``status`` and unknown fields free."""
+    generic, graph = resources.schema(GENERIC), resources.schema(FIXTURE)
+    properties = {**graph["properties"], **generic["properties"]}
+    for key in _CONVENTIONS:
+        plain = {k: v for k, v in properties[key].items() if k not in ("pattern", "enum")}
+        properties[key] = {**plain, "type": "string", "minLength": 1}
+        properties[key].setdefault("maxLength", 200)
+    return {
+        "$schema": generic["$schema"],
+        "$id": "https://freezer.dev/schemas/shape.schema.json",
+        "title": "what freezer reads of a fixture under a suite's own schema",
+        "type": "object",
+        "required": ["task_id", "status"],
+        "properties": properties,
+        "allOf": [rule for rule in generic["allOf"] if set(rule["then"]) == {"required"}],
+        "$defs": generic["$defs"],
+    }
+
+
+def builtin(name: str) -> dict[str, Any]:
+    """A schema freezer ships (or derives from what it ships), by name."""
+    return freezer_shape() if name == SHAPE else resources.schema(name)
+
+
+@cache
 def _schema(name: str) -> dict[str, Any]:
-    """A built-in schema by name, or a suite's own by ``file:<path>``."""
+    """A built-in schema by name, or a suite's own (vetted) by ``file:<path>``."""
     if name.startswith("file:"):
-        loaded: dict[str, Any] = json.loads(read_whole(name[5:], MAX_SCHEMA_BYTES))
-        return loaded
-    return resources.schema(name)
+        return suiteschema.load(Path(name[5:]))
+    return builtin(name)
 
 
 def custom_schema_problem(path: Path) -> str | None:
-    """Why the file at ``path`` is not a usable Draft 2020-12 schema, or None."""
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
+    """Why the suite schema at ``path`` cannot be used (located in it), or None."""
+    return suiteschema.problem(path)
 
-    try:
-        schema = json.loads(read_whole(path, MAX_SCHEMA_BYTES))
-    except (FreezerError, ValueError, RecursionError) as exc:
-        return f"the fixture schema is not readable JSON: {exc.message if isinstance(exc, FreezerError) else exc}"
-    if not isinstance(schema, dict):
-        return "the fixture schema must be a JSON object"
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        return f"the fixture schema is not a valid Draft 2020-12 schema: {exc.message}"
-    return None
+
+def frozen_custom_schema(data: bytes, display: str) -> dict[str, Any]:
+    """A version's frozen ``fixture.schema.json``, vetted as a suite schema is;
+    :class:`freezer.suiteschema.SchemaRefused` says why it cannot be used."""
+    return suiteschema.vetted(data, display)
 
 
 @cache
@@ -67,6 +98,8 @@ def validator(name: str) -> Validator:
     from jsonschema import Draft202012Validator, validators
 
     schema = _schema(name)
+    if name.startswith("file:"):
+        return suiteschema.validator(schema)  # vetted by _schema; never compiled to Python
     Draft202012Validator.check_schema(schema)
     # 268.0 is no line number: "integer" means an integer as written, not any integral number.
     strict: Any = validators.extend(  # type: ignore[no-untyped-call]
@@ -82,7 +115,7 @@ def fast_validator(name: str) -> Any:
     import importlib
 
     if name.startswith("file:"):
-        return None  # a suite's own schema: jsonschema alone
+        return None  # a suite's own schema: jsonschema alone (generating Python from it is code injection)
     try:
         return importlib.import_module(f"freezer._compiled.{name}").validate
     except ImportError:  # pragma: no cover - a broken install; jsonschema alone still works
@@ -105,16 +138,31 @@ def schema_errors(name: str, instance: Any) -> list[tuple[JsonPath, str]]:
             return []
         except Exception as exc:  # noqa: BLE001 - any refusal sends the document to the reference validator
             fast_error = exc
+    from referencing.exceptions import Unresolvable
+
     found: list[tuple[JsonPath, str]] = []
     root = _schema(name)
-    for error in validator(name).iter_errors(instance):
-        for item in _describe(error, root):
-            if item not in found:  # one error per missing field would repeat the whole list each time
-                found.append(item)
+    try:
+        for error in validator(name).iter_errors(instance):
+            for item in _describe(error, root):
+                if item not in found:  # one error per missing field would repeat the whole list each time
+                    found.append(item)
+    except (RecursionError, Unresolvable) as exc:
+        # Only a suite's own schema can get here: the vetting keeps references local and acyclic.
+        return [((), f"the suite's schema cannot be applied to this document: {_shown(str(exc))}")]
     if not found and fast_error is not None:
         path = tuple(getattr(fast_error, "path", None) or ())[1:]
         found.append((path, str(getattr(fast_error, "message", fast_error)).removeprefix("data.")))
     found.sort(key=lambda item: tuple(str(p) for p in item[0]))
+    return found
+
+
+def shape_errors(instance: Any) -> list[tuple[JsonPath, str]]:
+    """:func:`schema_errors` against freezer's own shape, each message saying whose rule it is."""
+    found = []
+    for path, message in schema_errors(SHAPE, instance):
+        whose = f"freezer reads {path[0]} itself" if path else "a rule of freezer's own"
+        found.append((path, f"{message} ({whose}, whatever the suite's schema allows)"))
     return found
 
 

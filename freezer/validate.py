@@ -2,6 +2,8 @@
 
 Every layer reports all of its problems. A file that fails the YAML or the
 schema layer is left out of the semantic rules, which assume well-formed data.
+A suite's own schema is applied in forked children bounded in time and memory
+(:func:`freezer.bounded.map_bounded`), never in this process.
 """
 
 from __future__ import annotations
@@ -14,15 +16,16 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from freezer import drafts, parallel, rules, schemas
+from freezer import bounded, drafts, parallel, rules, schemas
 from freezer.config import CONFIG_NAME, RegistryConfig, SuiteConfig, load_config
 from freezer.document import YamlDocument
 from freezer.errors import InvalidInput, UsageError
 from freezer.escape import visible
+from freezer.pathscan import Owners, collect_files, group_files
 from freezer.problems import Problem, display_path
 from freezer.reading import read_whole
 from freezer.steps import Progress, no_progress
-from freezer.yamlload import YAML_SUFFIXES, load_file
+from freezer.yamlload import load_file
 
 VERSION_NAME = "version.yaml"
 
@@ -48,99 +51,6 @@ class Report:
     @property
     def ok(self) -> bool:
         return not self.problems
-
-
-def _collect(paths: list[Path]) -> tuple[list[Path], list[Problem]]:
-    """YAML files under ``paths``; symlinks, unreadable folders and unprintable names are reported."""
-    files: list[Path] = []
-    problems: list[Problem] = []
-
-    def unreadable(exc: OSError) -> None:
-        where = Path(exc.filename) if exc.filename else Path(".")
-        problems.append(_file_problem(where, f"folder cannot be read: {exc.strerror}"))
-
-    for path in paths:
-        if path.is_symlink():
-            problems.append(_symlink_problem(path))
-        elif path.is_dir():
-            found_before, problems_before = len(files), len(problems)
-            for folder, dirs, names in os.walk(path, onerror=unreadable):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(names):
-                    if name.startswith(".") or not name.endswith(YAML_SUFFIXES):
-                        continue
-                    found = Path(folder) / name
-                    if found.is_symlink():
-                        problems.append(_symlink_problem(found))
-                    elif visible(name) != name:
-                        problems.append(
-                            _file_problem(found, "the file name holds a control or direction-changing character")
-                        )
-                    else:
-                        files.append(found)
-                for name in dirs:
-                    if (Path(folder) / name).is_symlink():
-                        problems.append(_symlink_problem(Path(folder) / name))
-            if len(files) == found_before and len(problems) == problems_before:
-                problems.append(_file_problem(path, "no fixture files (*.yaml, *.yml) in this folder"))
-        elif path.exists() or path.suffix in YAML_SUFFIXES:
-            files.append(path)
-        else:
-            raise UsageError(f"{display_path(path)}: no such file or folder")
-    return files, problems
-
-
-def _file_problem(path: Path, message: str) -> Problem:
-    return Problem(display_path(path), None, None, (), message, "file")
-
-
-def _symlink_problem(path: Path) -> Problem:
-    return Problem(
-        display_path(path),
-        None,
-        None,
-        (),
-        "is a symbolic link; drafts must be regular files so a frozen version holds their bytes",
-        "file",
-    )
-
-
-def _group(files: list[Path]) -> dict[Path | None, list[Path]]:
-    """Assign each file to the deepest folder among them that holds a version.yaml."""
-    roots = sorted({f.parent.resolve() for f in files if f.name == VERSION_NAME}, key=lambda p: -len(p.parts))
-    groups: dict[Path | None, list[Path]] = {}
-    owners: dict[Path, Path | None] = {}  # by folder: thousands of drafts share a handful of folders
-    for file in files:
-        if file.parent not in owners:
-            resolved = file.parent.resolve()
-            owners[file.parent] = next((r for r in roots if resolved.is_relative_to(r)), None)
-        groups.setdefault(owners[file.parent], []).append(file)
-    return groups
-
-
-def _drafts_owner(
-    root: Path | None, config: RegistryConfig | None, registries: dict[Path, RegistryConfig | None]
-) -> SuiteConfig | None:
-    """The suite whose drafts folder is ``root``, in ``config`` or in the registry around ``root``."""
-    if root is None:
-        return None
-    if config is None:
-        from freezer.config import find_root
-        from freezer.errors import FreezerError
-
-        try:
-            found = find_root(root)
-        except FreezerError:
-            found = None
-        if found is not None and found not in registries:
-            try:
-                registries[found] = load_config(found / CONFIG_NAME)
-            except FreezerError:
-                registries[found] = None  # an unreadable registry around the folder: validate it as a graph set
-        config = registries.get(found) if found is not None else None
-    if config is None:
-        return None
-    return next((s for s in config.suites.values() if s.drafts.resolve() == root), None)
 
 
 def _suite_for(config: RegistryConfig | None, version: YamlDocument | None) -> SuiteConfig | None:
@@ -180,14 +90,20 @@ def check_file(file: Path, fixture_schema: str = schemas.FIXTURE) -> FileResult:
         return FileResult(file, display, kind, None, loaded.problems)
     doc = loaded.document
     errors = schemas.schema_errors(kind, doc.data)
+    if kind.startswith("file:"):
+        # The suite's schema may allow anything; what freezer reads must still have freezer's shape.
+        said = {path for path, _ in errors}
+        errors += [(path, message) for path, message in schemas.shape_errors(doc.data) if path not in said]
     if errors:
         return FileResult(file, display, kind, None, [doc.problem(path, msg, "schema") for path, msg in errors])
-    if kind.startswith("file:"):
-        missing = rules.identity_problems(doc)
-        if missing:
-            return FileResult(file, display, kind, None, missing)
     found = rules.fixture_rules(doc) if kind != schemas.VERSION else []
     return FileResult(file, display, kind, doc, found)
+
+
+# Each file checked against a suite's own schema gets this long (counted from the one before) and
+# the child doing it this much more memory; then it is stopped and reported.
+SCHEMA_SECONDS_VARIABLE = "FREEZER_SCHEMA_SECONDS"
+SCHEMA_MEMORY = 512 << 20
 
 
 def check_files(
@@ -196,6 +112,8 @@ def check_files(
     """Check files, on every core when there are many; results keep the input order."""
     workers = parallel.workers() if len(files) >= PARALLEL_FROM else 1
     check = partial(check_file, fixture_schema=fixture_schema)
+    if fixture_schema.startswith("file:"):
+        return _check_bounded(files, fixture_schema, workers, progress)
     results: list[FileResult] = []
     with _without_cyclic_gc():
         if workers < 2:
@@ -208,6 +126,57 @@ def check_files(
                 results.append(result)
                 progress(len(results), len(files))
             return results
+
+
+def _check_bounded(files: list[Path], fixture_schema: str, workers: int, progress: Progress) -> list[FileResult]:
+    """:func:`check_file` under a suite's own schema, in bounded children: one per core, each
+    working through its share, so a runaway pattern stops one file and not the whole validate."""
+    schemas.validator(fixture_schema)  # vetted and built once, here, before the children fork
+    seconds = _schema_seconds()
+    check = partial(check_file, fixture_schema=fixture_schema)
+    with _without_cyclic_gc():
+        outcomes = bounded.map_bounded(
+            check, files, seconds=seconds, memory=SCHEMA_MEMORY, workers=workers, progress=progress
+        )
+    return [
+        outcome if isinstance(outcome, FileResult) else _stopped(file, fixture_schema, outcome)
+        for file, outcome in zip(files, outcomes, strict=True)
+    ]
+
+
+def _schema_seconds() -> float:
+    try:
+        seconds = float(os.environ.get(SCHEMA_SECONDS_VARIABLE, "10"))
+    except ValueError:
+        raise UsageError(f"{SCHEMA_SECONDS_VARIABLE} must be a number of seconds") from None
+    if not 0 < seconds < 86400:
+        raise UsageError(f"{SCHEMA_SECONDS_VARIABLE} must be a number of seconds between 0 and 86400")
+    return seconds
+
+
+def _stopped(file: Path, fixture_schema: str, stopped: bounded.Stopped) -> FileResult:
+    schema = display_path(fixture_schema.removeprefix("file:"))
+    if stopped.reason.startswith("not checked"):
+        message = f"{stopped.reason} (see above); fix the suite's schema {schema} and validate again"
+    elif stopped.reason.startswith("did not finish"):
+        doing = f", in the pattern {_quoted(stopped.doing)}" if stopped.doing else ""
+        message = (
+            f"checking it against the suite's schema {schema} {stopped.reason} and was stopped{doing}: "
+            "a pattern that backtracks catastrophically on this value, or a schema too costly to apply; "
+            f"simplify the schema ({SCHEMA_SECONDS_VARIABLE} sets the time allowed for each file)"
+        )
+    else:
+        message = (
+            f"checking it against the suite's schema {schema} {stopped.reason} and was stopped: "
+            "the schema is too costly to apply to this file; simplify it"
+        )
+    display = display_path(file)
+    return FileResult(file, display, fixture_schema, None, [Problem(display, None, None, (), message, "schema")])
+
+
+def _quoted(text: str) -> str:
+    shown = visible(text)
+    return repr(shown if len(shown) <= 80 else shown[:77] + "...")
 
 
 @contextmanager
@@ -230,36 +199,72 @@ def validate_paths(
     suite: SuiteConfig | None = None,
     progress: Progress = no_progress,
 ) -> Report:
-    """Validate files and folders; ``suite`` pins the suite every draft must belong to."""
-    files, problems = _collect(paths)
-    report = Report(files=len(files), problems=problems)
-    groups = _group(files)
+    """Validate files and folders; ``suite`` pins the suite every draft must belong to.
+
+    A folder that is (or holds) a suite's drafts folder is validated exactly as ``freezer validate``
+    validates that suite (assets, refused files, canary). A file inside a suite's drafts is checked
+    against that suite's schema, and its assets against that suite's drafts.
+    """
+    owners = Owners(config, suite)
+    whole = [] if suite else owners.whole_suites(paths)
+    report = Report()
+    for one in whole:
+        part = validate_suite(one, progress)
+        report.files += part.files
+        report.sets.extend(part.sets)
+        report.problems.extend(part.problems)
+    files, problems = collect_files(paths, skip=frozenset(one.drafts.resolve() for one in whole))
+    report.files += len(files)
+    report.problems.extend(problems)
+    by_schema: dict[str, list[Path]] = {}
+    for file in files:
+        owner = owners.of(file)
+        by_schema.setdefault(owner.schema_key if owner else schemas.FIXTURE, []).append(file)
     results: dict[Path, FileResult] = {}
-    registries: dict[Path, RegistryConfig | None] = {}  # each registry's config read once
-    for root, members in groups.items():
-        # A folder that is a suite's drafts is checked against that suite's fixture schema.
-        owner = suite or _drafts_owner(root, config, registries)
-        schema_key = owner.schema_key if owner else schemas.FIXTURE
+    for schema_key, members in by_schema.items():
         results.update((result.path, result) for result in check_files(members, schema_key, progress))
-    for root, members in groups.items():
+    for root, members in group_files(files).items():
         fixture_set = FixtureSet(root)
         for file in members:
             _collect_result(results[file], fixture_set, report)
         if fixture_set.version is not None:
-            owner = suite or _suite_for(config, fixture_set.version)
+            # A version.yaml inside a suite's drafts must be that suite's, as a whole-suite validate says.
+            placed = owners.of(fixture_set.files[fixture_set.version.display])
+            owner = placed or _suite_for(config, fixture_set.version)
             report.problems.extend(
                 rules.version_rules(
-                    fixture_set.version,
-                    owner.dimensions if owner else None,
-                    suite.name if suite else None,
+                    fixture_set.version, owner.dimensions if owner else None, placed.name if placed else None
                 )
             )
         # Acceptance counts would be wrong while a fixture cannot be read; its own problems say why.
         version = fixture_set.version if not fixture_set.unreadable else None
         report.problems.extend(rules.set_rules(version, fixture_set.fixtures))
+        report.problems.extend(_file_rules(owners, fixture_set))
         report.sets.append(fixture_set)
     report.problems.sort(key=lambda p: (p.file, p.line or 0, p.col or 0, p.message))
     return report
+
+
+def _file_rules(owners: Owners, fixture_set: FixtureSet) -> list[Problem]:
+    """The checks a whole-suite validate runs on each fixture: its assets exist, it carries the canary."""
+    found: list[Problem] = []
+    by_suite: dict[str, tuple[SuiteConfig, list[YamlDocument]]] = {}
+    for doc in fixture_set.fixtures:
+        owner = owners.of(fixture_set.files[doc.display])
+        if owner is not None:
+            by_suite.setdefault(owner.name, (owner, []))[1].append(doc)
+    for owner, docs in by_suite.values():
+        found.extend(rules.asset_rules(docs, owners.assets_of(owner)))
+        found.extend(_canary_problems(owner, docs, fixture_set))
+    return found
+
+
+def _canary_problems(suite: SuiteConfig, docs: list[YamlDocument], fixture_set: FixtureSet) -> list[Problem]:
+    if not suite.canary:
+        return []
+    texts = {doc.display: read_whole(fixture_set.files[doc.display]) for doc in docs}
+    message = "does not carry the suite's canary string (freezer.yaml canary); add it, e.g. as a comment"
+    return [Problem(display, 1, 1, (), message, "rule") for display in rules.missing_canary(suite.canary, texts)]
 
 
 def _collect_result(result: FileResult, fixture_set: FixtureSet, report: Report) -> None:
@@ -301,11 +306,7 @@ def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Repo
     version = fixture_set.version if not fixture_set.unreadable else None
     report.problems.extend(rules.set_rules(version, fixture_set.fixtures))
     report.problems.extend(rules.asset_rules(fixture_set.fixtures, set(collected.assets)))
-    if suite.canary:
-        texts = {doc.display: read_whole(fixture_set.files[doc.display]) for doc in fixture_set.fixtures}
-        for display in rules.missing_canary(suite.canary, texts):
-            message = "does not carry the suite's canary string (freezer.yaml canary); add it, e.g. as a comment"
-            report.problems.append(Problem(display, 1, 1, (), message, "rule"))
+    report.problems.extend(_canary_problems(suite, fixture_set.fixtures, fixture_set))
     report.sets.append(fixture_set)
     if collected.version is None:
         version_file = suite.drafts / VERSION_NAME

@@ -1,0 +1,186 @@
+"""Issue 23, classes 1, 10 and 11: a suite's own schema is hostile input.
+
+Each case is data: ``tests/cases/schemas/*.json`` (a schema, a fixture, what
+the one clear message must say and how long it may take) and
+``tests/cases/shapes/*.yaml`` (a fixture whose first line says where and how it
+must be refused under a schema that only asks for ``task_id``). Every case
+runs the real CLI in this process over a real registry in ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hostile import r3_schemas
+
+from freezer import schemas, suiteschema
+
+from conftest import EXAMPLES, REPO, Run, run_inprocess
+from registry_helpers import snapshot
+
+SCHEMA_CASES = sorted((REPO / "tests/cases/schemas").glob("*.json"))
+SHAPE_CASES = sorted((REPO / "tests/cases/shapes").glob("*.yaml"))
+
+
+def _run(root: Path, *args: str) -> tuple[Run, float, list[str]]:
+    """The CLI in this process; its exit, output, seconds, and every warning it raised."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        start = time.monotonic()
+        result = run_inprocess(*args, cwd=root)
+        seconds = time.monotonic() - start
+    return result, seconds, [f"{w.category.__name__}: {w.message}" for w in caught]
+
+
+def _clean(result: Run, code: int) -> None:
+    assert result.code == code, result.text
+    assert "Traceback" not in result.text and "internal error" not in result.text, result.text
+
+
+@pytest.mark.parametrize("case", SCHEMA_CASES, ids=[p.stem for p in SCHEMA_CASES])
+def test_schema_case(tmp_path: Path, case: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec: dict[str, Any] = json.loads(case.read_text())
+    root = r3_schemas.registry(tmp_path, spec)
+    for name, value in spec.get("env", {}).items():
+        monkeypatch.setenv(name, value)
+    before = snapshot(root)
+    result, seconds, caught = _run(root, "validate")
+    _clean(result, spec["exit"])
+    for expected in spec["expect"]:
+        assert expected in result.text, result.text
+    assert caught == [], caught
+    assert seconds < spec.get("seconds", 5), f"{seconds:.1f} s"
+    assert snapshot(root) == before
+    if spec["exit"]:
+        assert r3_schemas.SCHEMA in result.text or r3_schemas.FIXTURE in result.text, result.text
+
+
+def test_refusals_name_the_schema_file_line_column_and_path(tmp_path: Path) -> None:
+    spec = json.loads((REPO / "tests/cases/schemas/ref-under-items.json").read_text())
+    result, _, _ = _run(r3_schemas.registry(tmp_path, spec), "validate")
+    line = next(line for line in result.text.splitlines() if "$ref" in line)
+    assert line.startswith("  freezer.yaml:7:5: $.suites.api.schema: suite.schema.json:9:13: ")
+    assert "$.properties.x.items.properties.y['$ref']: 'http://127.0.0.1:9/x.schema.json' is not a definition" in line
+
+
+def test_a_refused_schema_stops_every_command_at_the_config(tmp_path: Path) -> None:
+    spec = json.loads((REPO / "tests/cases/schemas/ref-file-secret.json").read_text())
+    root = r3_schemas.registry(tmp_path, spec)
+    for args in (["validate"], ["cut", "api_v1", "--dry-run"], ["status"], ["list"], ["audit"], ["check"]):
+        result, _, _ = _run(root, *args)
+        _clean(result, 1)
+        assert "suite.schema.json:" in result.text and "'file:///etc/passwd' is not a definition" in result.text
+        assert "root:" not in result.text  # nothing of /etc/passwd comes back
+
+
+@pytest.mark.parametrize("case", SHAPE_CASES, ids=[p.stem for p in SHAPE_CASES])
+def test_a_field_freezer_reads_keeps_freezers_shape(tmp_path: Path, case: Path) -> None:
+    text = case.read_text()
+    expected = text.splitlines()[0].removeprefix("# expect: ")
+    root = r3_schemas.registry(tmp_path, {"schema": {"type": "object", "required": ["task_id"]}, "fixture": text})
+    result, _, caught = _run(root, "validate")
+    _clean(result, 1)
+    assert caught == []
+    assert f"{r3_schemas.FIXTURE}{expected}" in result.out, result.out
+    if case.stem != "not-a-mapping":  # that one the suite's own schema refuses first
+        assert "whatever the suite's schema allows" in result.out
+
+
+@pytest.mark.parametrize("name", ["metadata-list", "graph-tool-path-number", "ground-truth-number", "oracle-list"])
+def test_a_cut_under_a_loose_schema_stops_at_validate_with_the_place(tmp_path: Path, name: str) -> None:
+    text = (REPO / "tests/cases/shapes" / f"{name}.yaml").read_text()
+    root = r3_schemas.registry(tmp_path, {"schema": {"required": ["task_id"]}, "fixture": text})
+    result, _, _ = _run(root, "cut", "api_v1", "--dry-run")
+    _clean(result, 1)
+    assert "cut refused at step 'validate'" in result.text and "template failed to render" not in result.text
+    assert f"{r3_schemas.FIXTURE}{text.splitlines()[0].removeprefix('# expect: ')}" in result.text
+
+
+def test_the_shape_is_the_shipped_definitions() -> None:
+    """One source: each field's shape is its shipped definition, bar the built-in kinds' naming rules."""
+    shape = schemas.freezer_shape()
+    generic, graph = schemas.builtin("generic"), schemas.builtin("fixture")
+    assert generic["$defs"] == graph["$defs"] == shape["$defs"]
+    for name, definition in shape["properties"].items():
+        shipped = generic["properties"].get(name) or graph["properties"][name]
+        if name in ("task_id", "class", "difficulty"):
+            assert definition["type"] == "string" and "pattern" not in definition and "enum" not in definition
+        else:
+            assert definition == shipped, name
+    assert set(shape["properties"]) == set(generic["properties"]) | set(graph["properties"])
+    assert shape["required"] == ["task_id", "status"]
+    # Every valid built-in fixture has freezer's shape: the shape only relaxes them.
+    for path in sorted(EXAMPLES.glob("*/*/fixtures/*.yaml")):
+        import yaml
+
+        assert schemas.shape_errors(yaml.safe_load(path.read_text())) == [], path
+
+
+def test_a_custom_schema_never_reaches_fastjsonschema(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fastjsonschema turns a schema into Python source and runs it: never for a registry's schema."""
+    import fastjsonschema
+
+    calls: list[str] = []
+
+    def spy(name: str) -> Any:
+        real = getattr(fastjsonschema, name)
+
+        def called(*args: Any, **kwargs: Any) -> Any:
+            calls.append(name)
+            return real(*args, **kwargs)
+
+        return called
+
+    for name in ("compile", "compile_to_code"):
+        monkeypatch.setattr(fastjsonschema, name, spy(name))
+    spec = json.loads((REPO / "tests/cases/schemas/allowed-local-refs.json").read_text())
+    root = r3_schemas.registry(tmp_path, spec)
+    for args in (["validate"], ["validate", "drafts/api"], ["status"], ["cut", "api_v1", "--dry-run"]):
+        _run(root, *args)
+    assert schemas.fast_validator(f"file:{root / 'suite.schema.json'}") is None
+    assert calls == []
+
+
+def test_a_frozen_schema_is_vetted_like_a_suites() -> None:
+    bad = json.dumps({"properties": {"x": {"$ref": "http://127.0.0.1:9/x.json"}}}).encode()
+    with pytest.raises(suiteschema.SchemaRefused, match=r"fixture\.schema\.json:1:\d+: .*is not a definition"):
+        schemas.frozen_custom_schema(bad, "versions/api_v1/fixture.schema.json")
+    cycle = {"properties": {"x": {"$ref": "#/$defs/a"}}, "$defs": {"a": {"$ref": "#/$defs/a"}}}
+    with pytest.raises(suiteschema.SchemaRefused, match="leads back to a schema that contains it"):
+        schemas.frozen_custom_schema(json.dumps(cycle).encode(), "fixture.schema.json")
+    good = json.dumps({"$defs": {"a": {"type": "string"}}, "properties": {"x": {"$ref": "#/$defs/a"}}}).encode()
+    assert schemas.frozen_custom_schema(good, "x")["properties"]["x"] == {"$ref": "#/$defs/a"}
+
+
+def test_an_oversized_schema_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    spec = {"schema_text": '{"description": "' + "x" * (1 << 20) + '"}'}
+    result, _, _ = _run(r3_schemas.registry(tmp_path, spec), "validate")
+    _clean(result, 1)
+    assert "suite.schema.json: file is" in result.text and "over the 1048576-byte limit" in result.text
+
+
+def test_the_compiled_shape_agrees_with_jsonschema() -> None:
+    """freezer's shape is compiled like the shipped schemas: both verdicts agree on every example,
+    every shape case and every schema mutation of the hostile corpus."""
+    import yaml
+    from hostile import corpus
+
+    documents = [yaml.safe_load(p.read_text()) for p in sorted(EXAMPLES.glob("*/*/fixtures/*.yaml"))]
+    documents += [yaml.safe_load(p.read_text()) for p in SHAPE_CASES]
+    documents += [yaml.safe_load(text) for _, _, text in corpus.schema_cases()]
+    fast, reference = schemas.fast_validator(schemas.SHAPE), schemas.validator(schemas.SHAPE)
+    verdicts = []
+    for document in documents:
+        try:
+            fast(document)
+            fast_ok = True
+        except Exception:  # noqa: BLE001 - any refusal counts
+            fast_ok = False
+        verdicts.append((fast_ok, reference.is_valid(document)))
+    assert all(a == b for a, b in verdicts)
+    assert sum(a for a, _ in verdicts) >= 20 and sum(not a for a, _ in verdicts) >= 500
