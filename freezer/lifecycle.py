@@ -149,7 +149,9 @@ def _claimed_key(blob: bytes) -> bytes | None:
     return key if len(key) == length else None
 
 
-def _signature_problem(event: dict[str, Any], allowed: list[allowed_signers.AllowedSigner], when: float | None) -> str | None:
+def _signature_problem(
+    event: dict[str, Any], allowed: list[allowed_signers.AllowedSigner], when: float | None
+) -> str | None:
     try:
         blob = base64.b64decode(event["sig"], validate=True)
     except ValueError:

@@ -31,8 +31,8 @@ def wrapper(folder: Path, log: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     script = folder / "git"
     script.write_text(
-        f"#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done >> '{log}'\n"
-        f"printf '%s\\0' '{END}' >> '{log}'\nexec '{REAL_GIT}' \"$@\"\n",
+        # One printf, so one append: git calls made in parallel never interleave their records.
+        f"#!/bin/sh\nprintf '%s\\0' \"$@\" '{END}' >> '{log}'\nexec '{REAL_GIT}' \"$@\"\n",
         encoding="utf-8",
     )
     script.chmod(0o755)
