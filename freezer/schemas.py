@@ -14,6 +14,7 @@ fixture schemas' definitions of those fields, with no field required but
 
 from __future__ import annotations
 
+import copy
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,29 +45,37 @@ def _is_strict_integer(_checker: Any, instance: Any) -> bool:
 # Fields whose shipped definitions carry the built-in kinds' naming conventions (a pattern, a list
 # of values); a suite with its own schema keeps its own names, so freezer asks only for text.
 _CONVENTIONS = ("task_id", "class", "difficulty")
+# The built-in kinds' editorial limits (how long a text, how a path is spelled): a suite's own schema
+# sets its own; freezer needs the structure, which the file size limit already bounds.
+_EDITORIAL = ("maxLength", "pattern")
 
 
 def freezer_shape() -> dict[str, Any]:
     """What freezer itself reads of a fixture, whatever the suite's schema: each field's definition
-    from the shipped schemas (generic's, and the graph kind's for its own fields), and the rules
-    between fields that freezer relies on (a dropped fixture says why), with no field required
-    but ``task_id`` and ``status`` and unknown fields free."""
+    from the shipped schemas (generic's, and the graph kind's for its own fields) without their
+    editorial limits, the rules between fields freezer relies on (a dropped fixture says why),
+    no field required but ``task_id`` and ``status``, and unknown fields free."""
     generic, graph = resources.schema(GENERIC), resources.schema(FIXTURE)
-    properties = {**graph["properties"], **generic["properties"]}
+    shape = copy.deepcopy(
+        {
+            "$schema": generic["$schema"],
+            "$id": "https://freezer.dev/schemas/shape.schema.json",
+            "title": "what freezer reads of a fixture under a suite's own schema",
+            "type": "object",
+            "required": ["task_id", "status"],
+            "properties": {**graph["properties"], **generic["properties"]},
+            "allOf": [rule for rule in generic["allOf"] if set(rule["then"]) == {"required"}],
+            "$defs": generic["$defs"],
+        }
+    )
+    for node, _ in suiteschema.subschemas(shape):
+        if isinstance(node, dict):
+            for keyword in _EDITORIAL:
+                node.pop(keyword, None)
     for key in _CONVENTIONS:
-        plain = {k: v for k, v in properties[key].items() if k not in ("pattern", "enum")}
-        properties[key] = {**plain, "type": "string", "minLength": 1}
-        properties[key].setdefault("maxLength", 200)
-    return {
-        "$schema": generic["$schema"],
-        "$id": "https://freezer.dev/schemas/shape.schema.json",
-        "title": "what freezer reads of a fixture under a suite's own schema",
-        "type": "object",
-        "required": ["task_id", "status"],
-        "properties": properties,
-        "allOf": [rule for rule in generic["allOf"] if set(rule["then"]) == {"required"}],
-        "$defs": generic["$defs"],
-    }
+        plain = {k: v for k, v in shape["properties"][key].items() if k != "enum"}
+        shape["properties"][key] = {**plain, "type": "string", "minLength": 1}
+    return shape
 
 
 def builtin(name: str) -> dict[str, Any]:

@@ -180,7 +180,7 @@ def _check(schema: Any) -> None:
     if not isinstance(schema, dict):
         raise _Refusal((), "the fixture schema must be a JSON object")
     _check_depth(schema)
-    nodes = list(_subschemas(schema))
+    nodes = list(subschemas(schema))
     if len(nodes) > MAX_SUBSCHEMAS:
         raise _Refusal((), f"the schema holds {len(nodes):,} subschemas, over the limit of {MAX_SUBSCHEMAS:,}")
     for node, path in nodes:  # before the metaschema's regex format check compiles (and caches) them
@@ -227,7 +227,8 @@ def _children(node: dict[str, Any]) -> Iterator[tuple[Any, JsonPath]]:
                 yield child, (key, name)
 
 
-def _subschemas(root: dict[str, Any]) -> Iterator[tuple[Any, JsonPath]]:
+def subschemas(root: dict[str, Any]) -> Iterator[tuple[Any, JsonPath]]:
+    """Every schema in ``root`` (itself included), by where it is: not values that merely look like one."""
     stack: list[tuple[Any, JsonPath]] = [(root, ())]
     while stack:
         node, path = stack.pop()
