@@ -13,6 +13,7 @@ from freezer.delta import compute as compute_delta
 from freezer.errors import FreezerError, IntegrityError, UsageError
 from freezer.method import fixture_names, load_frozen_drafts, load_yaml_files
 from freezer.model import Manifest
+from freezer.problems import display_path
 from freezer.reading import read_whole
 
 
@@ -114,11 +115,14 @@ def groups_of(frozen: registry.FrozenVersion, manifest: Manifest) -> dict[str, s
 
     kind = (manifest.checks.fixture_schema or {}).get("kind", "graph")
     if kind == "custom":
+        from freezer.schemas import MAX_SCHEMA_BYTES, frozen_custom_schema  # jsonschema: only when needed
+
+        path = frozen.path / "fixture.schema.json"
         try:
-            schema = json.loads(read_whole(frozen.path / "fixture.schema.json"))
-        except (OSError, ValueError, FreezerError) as exc:
-            raise IntegrityError(f"{frozen.name}: its fixture schema cannot be read ({exc})") from None
-        return comparability.field_groups(schema if isinstance(schema, dict) else {})
+            schema = frozen_custom_schema(read_whole(path, MAX_SCHEMA_BYTES), display_path(path))
+        except FreezerError as exc:  # SchemaRefused is one: a frozen copy is vetted as a suite schema is
+            raise IntegrityError(f"{frozen.name}: its fixture schema cannot be used ({exc.message})") from None
+        return comparability.field_groups(schema)
     return comparability.builtin_groups(kind)
 
 

@@ -63,6 +63,16 @@ def fixture_names(manifest: Mapping[str, Any]) -> list[str] | None:
     return list(contents["fixtures"]) if isinstance(contents, dict) else None
 
 
+def frozen_fixture_files(manifest: Mapping[str, Any]) -> list[str]:
+    """Which files of a frozen version are its fixtures: what its manifest lists (format 2 on; a
+    suite may freeze JSON fixtures, or YAML assets beside YAML fixtures), else, for format 1,
+    every YAML file but version.yaml. The one answer every reader of a frozen version uses."""
+    names = fixture_names(manifest)
+    if names is not None:
+        return sorted(names)
+    return sorted(rel for rel in manifest["files"] if rel.endswith(YAML_SUFFIXES) and rel != "version.yaml")
+
+
 def load_yaml_files(
     files: dict[str, bytes], fixtures: list[str] | None = None
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -88,11 +98,12 @@ def load_yaml_files(
 def load_frozen_drafts(
     frozen: registry.FrozenVersion, manifest: dict[str, Any]
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The version draft and fixtures of a frozen version, reading only its YAML files."""
+    """The version draft and fixtures of a frozen version, reading only those files."""
     folders: set[str] = set()
-    files = {
-        rel: read_whole(frozen_file(frozen, rel, folders)) for rel in manifest["files"] if rel.endswith(YAML_SUFFIXES)
-    }
+    # Every listed path is checked, read or not: a manifest that names a file outside its version is refused.
+    paths = {rel: frozen_file(frozen, rel, folders) for rel in manifest["files"]}
+    wanted = ["version.yaml", *frozen_fixture_files(manifest)]
+    files = {rel: read_whole(paths[rel]) for rel in wanted if rel in paths}
     return load_yaml_files(files, fixture_names(manifest))
 
 
@@ -196,11 +207,17 @@ def fixture_schema_of(manifest: dict[str, Any], files: dict[str, bytes]) -> dict
     """The fixture schema a version was cut under: its kind's, or the suite's own frozen copy."""
     recorded = (manifest.get("checks") or {}).get("fixture_schema") or {"kind": "graph"}
     if recorded["kind"] == "custom":
+        from freezer.schemas import frozen_custom_schema
+        from freezer.suiteschema import SchemaRefused
+
+        if FROZEN_SCHEMA not in files:
+            raise IntegrityError(f"{FROZEN_SCHEMA}: the suite's frozen fixture schema cannot be read")
         try:
-            loaded: dict[str, Any] = json.loads(files[FROZEN_SCHEMA])
-        except (KeyError, ValueError, RecursionError):
-            raise IntegrityError(f"{FROZEN_SCHEMA}: the suite's frozen fixture schema cannot be read") from None
-        return loaded
+            # Vetted as a suite schema is: a frozen copy in a pull request is as untrusted (a $ref cycle
+            # would make the shape walk below loop forever).
+            return frozen_custom_schema(files[FROZEN_SCHEMA], FROZEN_SCHEMA)
+        except SchemaRefused as exc:
+            raise IntegrityError(f"{FROZEN_SCHEMA}: {exc.message}") from None
     return schemas_data("generic" if recorded["kind"] == "generic" else "fixture")
 
 
@@ -257,6 +274,7 @@ def method_from_files(
     manifest = json.loads(manifest_bytes)
     version, fixtures = parsed if parsed is not None else load_yaml_files(files, fixture_names(manifest))
     fixture_schema = fixture_schema_of(manifest, files)
+    fixture_files = set(frozen_fixture_files(manifest))
     delta = json.loads(files[registry.DELTA])
     try:
         template = files[registry.TEMPLATE_COPY].decode("utf-8")
@@ -290,7 +308,7 @@ def method_from_files(
         "fixtures": ordered,
         "landed": landed,
         "landed_classes": sorted({f["class"] for f in landed if f.get("class")}),
-        "assets": sorted(rel for rel in manifest["files"] if _is_asset(rel)),
+        "assets": sorted(rel for rel in manifest["files"] if _is_asset(rel, fixture_files)),
         "dropped": [f for f in ordered if f["status"] == "dropped"],
         "gate_c_rows": _gate_c_rows(ordered),
         "delta": _complete_delta(delta),
@@ -322,6 +340,8 @@ def markdown_rules(manifest: Mapping[str, Any]) -> int:
     return recorded
 
 
-def _is_asset(rel: str) -> bool:
+def _is_asset(rel: str, fixture_files: set[str]) -> bool:
     generated = (registry.DELTA, registry.COMPARABILITY, registry.TEMPLATE_COPY, registry.GITATTRIBUTES, FROZEN_SCHEMA)
-    return rel not in generated and not rel.endswith(YAML_SUFFIXES)
+    # YAML assets stay unlisted, as every METHOD.md since 0.1 rendered them: an older one must
+    # re-render byte for byte.
+    return rel not in generated and rel not in fixture_files and not rel.endswith(YAML_SUFFIXES)

@@ -625,3 +625,26 @@ def test_a_hand_made_version_with_control_characters_in_an_id(
     [page] = [rel for rel in files if rel.startswith("api/fixtures/")]
     assert page == f"api/fixtures/{safe_file_name(task_id)}.html"
     assert re.fullmatch(r"api/fixtures/[a-z0-9._-]*~[0-9a-f]{16}\.html", page)
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"},
+        {"oneOf": [True]},
+        {"$ref": "http://127.0.0.1:9/x.json"},
+    ],
+    ids=["ref-cycle", "boolean-branch", "remote-ref"],
+)
+def test_a_frozen_schema_is_vetted_as_a_suite_schema_is(reg: Path, schema: dict[str, Any]) -> None:
+    """A hand-made version in a pull request carries its own fixture.schema.json: it must not loop,
+    crash or reach out when audit, list or the site read it."""
+    root = _own_suite(reg, [{"task_id": "one", "status": "landed"}])
+    _reseal(root / "versions/api_v1", "fixture.schema.json", json.dumps(schema))
+    for command in (["audit", "--no-code", "api_v1"], ["site", str(reg / "out")]):
+        result = run_cli(*command, cwd=root, timeout=60)
+        assert_clean_failure(result)
+        assert "fixture.schema.json" in result.text, (command, result.text)
+    # show checks hashes only and never reads the schema; a fixture without class shows as "-".
+    shown = run_cli("show", "api_v1", cwd=root, timeout=60)
+    assert shown.code == 0 and "internal error" not in shown.text, shown.text

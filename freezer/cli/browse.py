@@ -123,7 +123,7 @@ def show(
         )
         if fixture["status"] == "dropped":
             extra = f"dropped at {fixture['dropped']['stage']}"
-        output.say(f"    {fixture['task_id']:<45} {fixture['class']:<8} {fixture['status']:<8} {extra}")
+        output.say(f"    {fixture['task_id']:<45} {fixture.get('class') or '-':<8} {fixture['status']:<8} {extra}")
     return EXIT_INVALID if _say_log(known) else EXIT_OK
 
 
