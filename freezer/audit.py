@@ -21,12 +21,11 @@ from freezer.attest import STATEMENT
 from freezer.config import SuiteConfig
 from freezer.errors import FreezerError
 from freezer.hashing import PendingHashes
-from freezer.method import FROZEN_SCHEMA
+from freezer.method import FROZEN_SCHEMA, frozen_fixture_files
 from freezer.problems import display_path
 from freezer.reading import read_whole
 from freezer.steps import Progress, Step, no_progress
 from freezer.verdict import Failure, VersionAudit
-from freezer.yamlload import YAML_SUFFIXES
 
 GENERATED = (registry.MANIFEST, registry.METHOD, registry.SUMS)
 
@@ -64,9 +63,11 @@ def _read(path: str) -> bytes:
     return read_whole(path)
 
 
-def _needed(rel: str) -> bool:
-    needed = (registry.DELTA, registry.COMPARABILITY, registry.TEMPLATE_COPY, FROZEN_SCHEMA)
-    return rel.endswith(YAML_SUFFIXES) or rel in needed
+def _needed(manifest: dict[str, Any]) -> set[str]:
+    """The files an audit reads again (to re-render and re-check): version.yaml, the fixtures the
+    manifest lists, the delta, the comparability record, the template and the frozen schema."""
+    derived = (registry.DELTA, registry.COMPARABILITY, registry.TEMPLATE_COPY, FROZEN_SCHEMA)
+    return {"version.yaml", *frozen_fixture_files(manifest), *derived}
 
 
 def _parse_sums(data: bytes) -> dict[str, str] | None:
@@ -131,7 +132,8 @@ def check_integrity(
             fail(rel, "stray file: not part of the frozen version")
         # Only the drafts, the delta and the template are needed again (to re-render and re-check);
         # other data files are verified by their hashes and are not held in memory.
-        data = {rel: _read(files[rel]) for rel in manifest["files"] if rel in files and _needed(rel)}
+        needed = _needed(manifest)
+        data = {rel: _read(files[rel]) for rel in manifest["files"] if rel in files and rel in needed}
         rendered = VersionAudit(result.name, result.path)
         broke: Exception | None = None
         if deep:

@@ -40,7 +40,8 @@ def manifest_entry(
             found = comparability.fixture_digests(fixture, groups, asset_hashes)
             digests[fixture["task_id"]] = {**found, "score": comparability.score_digest(found)}
     return {
-        "arms": {arm: list(needs) for arm, needs in arms.items()},
+        # Canonical order: the manifest is written with sorted keys, and the record is recomputed from it.
+        "arms": {arm: list(arms[arm]) for arm in sorted(arms)},
         "groups": dict(sorted(groups.items())),
         "fixtures": digests,
     }

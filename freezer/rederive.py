@@ -12,13 +12,12 @@ from freezer.config import SuiteConfig
 from freezer.delta import compute as compute_delta
 from freezer.delta import side
 from freezer.errors import FreezerError
-from freezer.method import fixture_names, load_frozen_drafts, load_yaml_files, method_from_files
+from freezer.method import fixture_names, frozen_fixture_files, load_frozen_drafts, load_yaml_files, method_from_files
 from freezer.model import Manifest
 from freezer.problems import display_path
 from freezer.reading import read_whole
 from freezer.steps import Step
 from freezer.verdict import Failure, VersionAudit
-from freezer.yamlload import YAML_SUFFIXES
 
 
 def check_rendered(
@@ -156,7 +155,7 @@ def _check_delta(
     if manifest.get("canary"):
         from freezer.rules import missing_canary
 
-        texts = {rel: data[rel] for rel in data if rel.endswith(YAML_SUFFIXES) and rel != "version.yaml"}
+        texts = {rel: data[rel] for rel in frozen_fixture_files(manifest) if rel in data}
         for rel in missing_canary(manifest["canary"], texts):
             result.failures.append(Failure(f"{display_path(result.path)}/{rel}", "does not carry the canary string"))
     if manifest["manifest_format"] >= 3:
