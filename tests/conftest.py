@@ -115,6 +115,18 @@ def reg(tmp_path: Path, cache_root: Path) -> Path:
     return make_registry(tmp_path, cache_root)
 
 
+@pytest.fixture
+def api(reg: Path) -> Path:
+    """The tests' registry with the generic example suite beside the graph suite."""
+    from registry_helpers import API_SUITE, commit_all
+
+    config = reg / "freezer.yaml"
+    config.write_text(config.read_text() + API_SUITE)
+    shutil.copytree(EXAMPLES / "generic" / "v1", reg / "drafts" / "api")
+    commit_all(reg, "api drafts")
+    return reg
+
+
 def run_inprocess(*args: str, cwd: Path) -> Run:
     """Run the CLI in this process (same code path as the console script, minus the interpreter start)."""
     import contextlib

@@ -6,13 +6,17 @@ import shutil
 from pathlib import Path
 
 from freezer.demo.build import build_sample_repo
-from freezer.demo.registry import CONFIG
+from freezer.demo.registry import API_CONFIG, CONFIG
 from freezer.demo.samplecode import TOOL_SURFACE
 from freezer.gitrepo import DETERMINISTIC_ENV, run_git
 
 from conftest import EXAMPLES
 
 _SAMPLE_CACHE: dict[str, Path] = {}
+
+
+# The demo's api suite (the generic example), as freezer demo configures it.
+API_SUITE = API_CONFIG.format(globs="\n".join(f"      - {glob!r}" for glob in TOOL_SURFACE))
 
 
 def sample_repo(cache_root: Path) -> Path:

@@ -7,24 +7,11 @@ record (config order, a guess at which files are fixtures).
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
-import pytest
 import yaml
-from test_suites_and_assets import API_SUITE
 
-from conftest import EXAMPLES, run_cli
-from registry_helpers import commit_all
-
-
-@pytest.fixture
-def api(reg: Path) -> Path:
-    config = reg / "freezer.yaml"
-    config.write_text(config.read_text() + API_SUITE)
-    shutil.copytree(EXAMPLES / "generic" / "v1", reg / "drafts" / "api")
-    commit_all(reg, "api drafts")
-    return reg
+from conftest import run_cli
 
 
 def _add_to_suite(root: Path, lines: str) -> None:

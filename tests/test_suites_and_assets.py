@@ -14,24 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from freezer.demo.registry import API_CONFIG
-from freezer.demo.samplecode import TOOL_SURFACE
-
 from conftest import EXAMPLES, assert_clean_failure, run_cli
-from registry_helpers import commit_all
-
-# The demo's api suite, as freezer demo configures it.
-API_SUITE = API_CONFIG.format(globs="\n".join(f"      - {glob!r}" for glob in TOOL_SURFACE))
-
-
-@pytest.fixture
-def api(reg: Path) -> Path:
-    """The tests' registry with the generic example suite beside the graph suite."""
-    config = reg / "freezer.yaml"
-    config.write_text(config.read_text() + API_SUITE)
-    shutil.copytree(EXAMPLES / "generic" / "v1", reg / "drafts" / "api")
-    commit_all(reg, "api drafts")
-    return reg
+from registry_helpers import API_SUITE, commit_all
 
 
 def _edit(path: Path, old: str, new: str) -> None:
