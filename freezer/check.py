@@ -15,7 +15,6 @@ new versions are audited.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,11 +46,6 @@ class CheckReport:
 
 def _frozen_problem(path: str, message: str, line: int | None = None) -> Problem:
     return Problem(path, line, None, (), message, "frozen")
-
-
-def _version_pattern(suite: str) -> re.Pattern[str]:
-    """A version folder's name; used with ``fullmatch`` only (``$`` would let a trailing newline by)."""
-    return re.compile(rf"{re.escape(suite)}_v([1-9][0-9]*)")
 
 
 def _base_layouts(tree: BaseTree, base: str, report: CheckReport) -> dict[str, FrozenLayout]:
@@ -104,8 +98,7 @@ def _config_changes(
 
 
 def _frozen_in_base(tree: BaseTree, layout: FrozenLayout) -> list[str]:
-    pattern = _version_pattern(layout.name)
-    return sorted(name for name in tree.names(layout.versions) if pattern.fullmatch(name))
+    return sorted(name for name in tree.names(layout.versions) if registry.number_in_name(layout.name, name))
 
 
 def _guard_frozen(git: RegistryGit, base: str, frozen: dict[str, list[str]], root: Path, report: CheckReport) -> None:
@@ -137,20 +130,17 @@ def _new_versions(config: RegistryConfig, frozen_by_folder: dict[str, set[str]],
         frozen = frozen_by_folder.get(folder, set())
         # Suites may share a versions folder: each checks its own entries, and leaves the others' alone.
         neighbours = [
-            _version_pattern(other.name)
-            for other in config.suites.values()
-            if other is not suite and other.versions == suite.versions
+            other.name for other in config.suites.values() if other is not suite and other.versions == suite.versions
         ]
-        pattern = _version_pattern(suite.name)
         for entry in sorted(os.listdir(suite.versions)):
-            if entry in frozen or entry.startswith(".") or any(n.fullmatch(entry) for n in neighbours):
+            if entry in frozen or entry.startswith(".") or any(registry.number_in_name(n, entry) for n in neighbours):
                 continue
             shown = display_path(suite.versions / entry)
-            match = pattern.fullmatch(entry)
-            if not match:
+            number = registry.number_in_name(suite.name, entry)
+            if number is None:
                 report.problems.append(_frozen_problem(shown, f"not part of any version of suite {suite.name!r}"))
                 continue
-            version = registry.FrozenVersion(suite.name, int(match.group(1)), suite.versions / entry)
+            version = registry.FrozenVersion(suite.name, number, suite.versions / entry)
             result, _ = audit.integrity(suite, version)
             report.new_versions.append(entry)
             for failure in result.failures:

@@ -85,10 +85,10 @@ def check_head(suite: Any, head: Any, where: JsonPath) -> dict[str, Any]:
     if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_VERSIONS:
         raise Malformed((*where, "versions"), f"must be an integer from 1 to {MAX_VERSIONS}, not {count!r}")
     latest = head["latest"]
-    match = re.fullmatch(rf"{re.escape(suite)}_v([1-9][0-9]{{0,5}})", latest) if isinstance(latest, str) else None
-    if match is None:
+    latest_number = registry.number_in_name(suite, latest, bounded=True)
+    if latest_number is None:
         raise Malformed((*where, "latest"), f"{latest!r} is not a version of suite {suite}")
-    if int(match.group(1)) < count:
+    if latest_number < count:
         raise Malformed((*where, "latest"), f"{latest} cannot be the latest of {count} versions")
     digest = head["manifest_sha256"]
     if not isinstance(digest, str) or not _HEX64.fullmatch(digest):

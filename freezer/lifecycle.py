@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from freezer import allowed_signers, sshsig, strictjson
+from freezer import allowed_signers, registry, sshsig, strictjson
 from freezer.errors import FreezerError, UsageError
 from freezer.paths import replace_file, require_safe
 from freezer.problems import Problem, display_path
@@ -117,14 +117,15 @@ def _shape(event: dict[str, Any]) -> str | None:
     suite, version = event["suite"], event["version"]
     if not isinstance(suite, str) or not _SUITE.fullmatch(suite):
         return f"suite {suite!r} is not a suite name"
-    pattern = rf"{re.escape(suite)}_v[1-9][0-9]{{0,5}}"
-    if not isinstance(version, str) or not re.fullmatch(pattern, version):
+    number = registry.number_in_name(suite, version, bounded=True)
+    if number is None:
         return f"version {version!r} is not a version of suite {suite}"
     if kind == "deprecate":
         successor = event.get("superseded_by")
-        if not isinstance(successor, str) or not re.fullmatch(pattern, successor):
+        later = registry.number_in_name(suite, successor, bounded=True)
+        if later is None:
             return f"superseded_by {successor!r} is not a version of suite {suite}"
-        if int(successor.rpartition("_v")[2]) <= int(version.rpartition("_v")[2]):
+        if later <= number:
             return f"{successor} does not supersede {version}: it is not later"
     reason = event.get("reason")
     if reason is not None and not (isinstance(reason, str) and len(reason) <= _MAX_TEXT):

@@ -98,7 +98,9 @@ def _missing_levels(root: Path, folder: Path) -> list[Path]:
     return [level for level in reversed([folder, *folder.parents]) if level.is_relative_to(root) and not level.exists()]
 
 
-def _fill(root: Path, suite: SuiteConfig, latest: registry.FrozenVersion, drafts: Path, staging: Path) -> NextResult:
+def _fill(
+    root: Path, suite: SuiteConfig, latest: registry.FrozenVersion, upcoming: int, drafts: Path, staging: Path
+) -> NextResult:
     staging.mkdir()
     copied = _copy_drafts(root, suite, latest, staging)
     version = staging / VERSION_NAME
@@ -107,6 +109,7 @@ def _fill(root: Path, suite: SuiteConfig, latest: registry.FrozenVersion, drafts
         display_path(latest.path / VERSION_NAME),
         latest.number,
         latest.name,
+        upcoming,
     )
     os.unlink(version)
     _new_file(version, edited)
@@ -127,10 +130,10 @@ def _fill(root: Path, suite: SuiteConfig, latest: registry.FrozenVersion, drafts
             ) from None
         raise FreezerError(f"{display_path(drafts)}: cannot be written ({exc.strerror or exc}); nothing was") from None
     FsOps().fsync_path(drafts.parent)
-    return NextResult(latest.number + 1, drafts, copied)
+    return NextResult(upcoming, drafts, copied)
 
 
-def _bump(root: Path, latest: registry.FrozenVersion, drafts: Path, staging: Path) -> NextResult:
+def _bump(root: Path, latest: registry.FrozenVersion, upcoming: int, drafts: Path, staging: Path) -> NextResult:
     version_file = drafts / VERSION_NAME
     display = display_path(version_file)
     try:
@@ -140,7 +143,7 @@ def _bump(root: Path, latest: registry.FrozenVersion, drafts: Path, staging: Pat
     if not stat.S_ISLNK(info.st_mode) and not stat.S_ISREG(info.st_mode):
         raise UsageError(f"{display}: is not a regular file (a FIFO, socket, device or folder)", hint="replace it")
     require_safe(root, version_file, "the drafts' version.yaml", folder=False)
-    edited = next_version_text(_read_version(version_file, display), display, latest.number, latest.name)
+    edited = next_version_text(_read_version(version_file, display), display, latest.number, latest.name, upcoming)
     staging.mkdir()
     temporary = staging / VERSION_NAME
     _new_file(temporary, edited, stat.S_IMODE(info.st_mode))
@@ -151,14 +154,15 @@ def _bump(root: Path, latest: registry.FrozenVersion, drafts: Path, staging: Pat
     except OSError as exc:
         raise FreezerError(f"{display}: cannot be replaced ({exc.strerror or exc}); it was left as it is") from None
     FsOps().fsync_path(drafts)
-    return NextResult(latest.number + 1, drafts, 0)
+    return NextResult(upcoming, drafts, 0)
 
 
-def _latest(suite: SuiteConfig) -> registry.FrozenVersion:
+def _latest(suite: SuiteConfig) -> tuple[registry.FrozenVersion, int]:
+    """The latest frozen version, and the number the next one gets."""
     versions = registry.frozen_versions(suite)
     if not versions:
         raise UsageError(f"suite {suite.name!r} has no frozen version yet; cut v1 first")
-    return versions[-1]
+    return versions[-1], registry.next_free(suite, versions)
 
 
 def _has_entries(drafts: Path) -> bool:
@@ -177,13 +181,13 @@ def start_next(root: Path, suite: SuiteConfig) -> NextResult:
     require_safe(root, suite.drafts, "the drafts folder")
     with registry_lock(root):
         clear_stale_staging(root)
-        latest = _latest(suite)  # read again under the lock: a cut may have finished meanwhile
+        latest, upcoming = _latest(suite)  # read again under the lock: a cut may have finished meanwhile
         drafts = require_safe(root, suite.drafts, "the drafts folder")
         staging_root = require_safe(root, work_dir(root) / "staging", "the staging folder")
         staging = staging_root / f"next-{suite.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         try:
             if _has_entries(drafts):
-                return _bump(root, latest, drafts, staging)
-            return _fill(root, suite, latest, drafts, staging)
+                return _bump(root, latest, upcoming, drafts, staging)
+            return _fill(root, suite, latest, upcoming, drafts, staging)
         finally:
             shutil.rmtree(staging, ignore_errors=True)

@@ -22,16 +22,17 @@ TEMPLATE_COPY = "METHOD.md.j2"
 DELTA = "delta.json"
 COMPARABILITY = "comparability.json"
 GITATTRIBUTES = ".gitattributes"
-# Names and labels are checked whole, with fullmatch: a pattern's `$` would also accept a trailing newline.
-VERSION_LABEL = re.compile(r"v?([1-9][0-9]{0,5})")
-# The one grammar of a version label, used by every command: v2, 2 and graph_v2 name the same version.
-_LABEL = re.compile(r"(?:(?P<suite>[a-z][a-z0-9_-]*)_v|v)?(?P<number>[1-9][0-9]{0,5})")
+# The one grammar of a version's label and of its folder's name, used by every module: v2, 2 and
+# graph_v2 name the same version. Always fullmatch: a pattern's `$` would also accept a trailing newline.
+_LABEL = re.compile(r"(?:(?P<suite>[a-z][a-z0-9_-]*)_v|v)?(?P<number>[1-9][0-9]*)")
+# A label names at most this number (a folder named past it is still found, and reported).
+MAX_LABEL_NUMBER = 999_999
 
 
 def parse_label(label: str) -> tuple[str | None, int]:
     """(suite or None, number) for ``v2``, ``2`` or ``graph_v2``; nothing else, not even a space or newline."""
     match = _LABEL.fullmatch(label)
-    if not match:
+    if not match or int(match.group("number")) > MAX_LABEL_NUMBER:
         near = _LABEL.fullmatch(re.sub(r"(?<![0-9])0+(?=[1-9])", "", label.strip().lower()))
         if near is None:
             hint = None
@@ -53,6 +54,16 @@ def parse_version(label: str, suite: str | None = None) -> int:
 
 def version_name(suite: str, number: int) -> str:
     return f"{suite}_v{number}"
+
+
+def number_in_name(suite: str, name: object, *, bounded: bool = False) -> int | None:
+    """N when ``name`` is exactly ``<suite>_vN`` (by the one label grammar), else None; ``bounded``
+    also refuses a number past what a label can name."""
+    match = _LABEL.fullmatch(name) if isinstance(name, str) else None
+    if match is None or match.group("suite") != suite:
+        return None
+    number = int(match.group("number"))
+    return None if bounded and number > MAX_LABEL_NUMBER else number
 
 
 @dataclass(frozen=True)
@@ -88,13 +99,12 @@ class FrozenVersion:
 
 
 def _named_like_versions(suite: SuiteConfig) -> list[tuple[int, Path]]:
-    pattern = re.compile(rf"{re.escape(suite.name)}_v([1-9][0-9]*)")
     found = []
     if suite.versions.is_dir():
         for entry in suite.versions.iterdir():
-            match = pattern.fullmatch(entry.name)
-            if match:
-                found.append((int(match.group(1)), entry))
+            number = number_in_name(suite.name, entry.name)
+            if number is not None:
+                found.append((number, entry))
     return sorted(found)
 
 
@@ -121,6 +131,7 @@ def previous_of(suite: SuiteConfig, number: int) -> FrozenVersion | None:
     return earlier[-1] if earlier else None
 
 
-def next_free(suite: SuiteConfig) -> int:
-    versions = frozen_versions(suite)
+def next_free(suite: SuiteConfig, versions: list[FrozenVersion] | None = None) -> int:
+    """The one next-version rule: one past the latest frozen version (``versions`` when already listed)."""
+    versions = frozen_versions(suite) if versions is None else versions
     return versions[-1].number + 1 if versions else 1

@@ -46,7 +46,7 @@ def suite_status(suite: SuiteConfig) -> SuiteStatus:
     versions = registry.frozen_versions(suite)
     status = SuiteStatus(
         suite.name,
-        versions[-1].number + 1 if versions else 1,
+        registry.next_free(suite, versions),
         version_doc.data["version"] if version_doc is not None else None,
         len(report.problems),
     )

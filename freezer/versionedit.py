@@ -132,8 +132,8 @@ def _refuse(document: YamlDocument, message: str, hint: str = "edit it by hand")
     )
 
 
-def next_version_text(raw: bytes, display: str, latest: int, latest_name: str) -> bytes:
-    """``raw`` (a version.yaml saying ``version: latest``) edited for version ``latest + 1``."""
+def next_version_text(raw: bytes, display: str, latest: int, latest_name: str, upcoming: int) -> bytes:
+    """``raw`` (a version.yaml saying ``version: latest``) edited for version ``upcoming``."""
     loaded = load_bytes(raw, display)
     if loaded.document is None:
         raise InvalidInput(f"{display}: cannot be read as YAML; fix it before freezer next", loaded.problems)
@@ -141,7 +141,6 @@ def next_version_text(raw: bytes, display: str, latest: int, latest_name: str) -
     data: Any = document.data
     if not isinstance(data, dict):
         raise _refuse(document, "is not a mapping of fields, so it has no version to bump")
-    upcoming = latest + 1
     current = data.get("version")
     if type(current) is not int:
         raise _refuse(document, "no 'version: N' to bump", hint="write the version as a number: version: N")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from freezer.errors import UsageError
 from freezer.globs import glob_regex
 
 
@@ -25,3 +28,20 @@ def test_sha256sums_lines_end_at_lf_only() -> None:
     digest = "0" * 64
     parsed = _parse_sums(f"{digest}  a\u2028b.yaml\n{digest}  c.yaml\n".encode())
     assert parsed == {"a\u2028b.yaml": digest, "c.yaml": digest}
+
+
+def test_one_label_grammar_names_folders_and_labels() -> None:
+    from freezer.registry import number_in_name, parse_label
+
+    assert number_in_name("graph", "graph_v2") == 2
+    assert number_in_name("my_suite", "my_suite_v12") == 12
+    assert number_in_name("graph", "graph_v2\n") is None
+    assert number_in_name("graph", "other_v2") is None
+    assert number_in_name("graph", "graph_v02") is None
+    assert number_in_name("graph", "graph_v1234567") == 1234567  # found, so it is reported
+    assert number_in_name("graph", "graph_v1234567", bounded=True) is None
+    assert number_in_name("graph", 2) is None
+    assert parse_label("graph_v2") == ("graph", 2)
+    assert parse_label("v999999") == (None, 999999)
+    with pytest.raises(UsageError):
+        parse_label("v1000000")

@@ -64,8 +64,7 @@ def complete_next(incomplete: str) -> list[str]:
         cfg = config_mod.load(None)
         upcoming = []
         for one in cfg.suites.values():
-            frozen = registry_mod.frozen_versions(one)
-            upcoming.append(registry_mod.version_name(one.name, frozen[-1].number + 1 if frozen else 1))
+            upcoming.append(registry_mod.version_name(one.name, registry_mod.next_free(one)))
     except (FreezerError, OSError):
         return []
     return [name for name in upcoming if name.startswith(incomplete)]

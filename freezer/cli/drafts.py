@@ -204,8 +204,7 @@ def _next_free(cfg: config_mod.RegistryConfig, suite: str | None) -> str | None:
         one = cfg.suite(suite)
     except UsageError:
         return None
-    frozen = registry_mod.frozen_versions(one)
-    upcoming = frozen[-1].number + 1 if frozen else 1
+    upcoming = registry_mod.next_free(one)
     return f"the next free version of {one.name} is v{upcoming}: freezer cut v{upcoming}"
 
 
