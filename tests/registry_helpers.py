@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 from freezer.demo.build import build_sample_repo
@@ -10,7 +11,7 @@ from freezer.demo.registry import API_CONFIG, CONFIG
 from freezer.demo.samplecode import TOOL_SURFACE
 from freezer.gitrepo import DETERMINISTIC_ENV, run_git
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, run_cli
 
 _SAMPLE_CACHE: dict[str, Path] = {}
 
@@ -80,3 +81,20 @@ def set_build_sha(version_yaml: Path, sha: str) -> None:
         "  path: /Users/daniel/.cargo/bin/orbit\n", f"  path: /Users/daniel/.cargo/bin/orbit\n  build_sha: {sha}\n"
     )
     version_yaml.write_text(text, encoding="utf-8")
+
+
+def ssh_key(path: Path) -> Path:
+    """A fresh Ed25519 key pair at ``path`` and ``path.pub``, made by ssh-keygen itself."""
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", path.name, "-f", str(path)], check=True)
+    return path
+
+
+def demo_signed_by_alice(base: Path) -> tuple[Path, Path]:
+    """A demo registry under ``base`` whose allowed_signers names alice, and alice's key."""
+    root = base / "demo"
+    assert run_cli("demo", str(root), timeout=300).code == 0
+    key = ssh_key(base / "alice")
+    public = " ".join(key.with_suffix(".pub").read_text().split()[:2])
+    (root / "allowed_signers").write_text(f"alice@example.org {public}\n")
+    commit_all(root, "allowed signers")
+    return root, key

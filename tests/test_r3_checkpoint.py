@@ -16,28 +16,16 @@ import pytest
 from hostile.r3_checkpoint import BAD_DOCUMENTS, BAD_HEADS, STATE_FILES
 
 from conftest import assert_clean_failure, run_cli, run_inprocess
-from registry_helpers import commit_all
+from registry_helpers import commit_all, demo_signed_by_alice
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
 
 AT = "2026-01-02T03:04:05Z"
 
 
-def _key(path: Path) -> Path:
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", path.name, "-f", str(path)], check=True)
-    return path
-
-
 @pytest.fixture(scope="module")
 def signed_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    base = tmp_path_factory.mktemp("r3-checkpoint")
-    root = base / "demo"
-    assert run_cli("demo", str(root), timeout=300).code == 0
-    key = _key(base / "alice")
-    public = " ".join(key.with_suffix(".pub").read_text().split()[:2])
-    (root / "allowed_signers").write_text(f"alice@example.org {public}\n")
-    commit_all(root, "allowed signers")
-    return root, key
+    return demo_signed_by_alice(tmp_path_factory.mktemp("r3-checkpoint"))
 
 
 @pytest.fixture

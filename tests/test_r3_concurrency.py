@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, assert_clean_failure, run_cli, run_inprocess
-from registry_helpers import commit_all
+from registry_helpers import demo_signed_by_alice
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
 
@@ -64,21 +64,9 @@ def race(
     return [(process.wait(timeout=120), process.communicate()[0]) for process, _ in racers]
 
 
-def _key(path: Path) -> Path:
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", path.name, "-f", str(path)], check=True)
-    return path
-
-
 @pytest.fixture(scope="module")
 def signed_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    base = tmp_path_factory.mktemp("r3-concurrency")
-    root = base / "demo"
-    assert run_cli("demo", str(root), timeout=300).code == 0
-    key = _key(base / "alice")
-    public = " ".join(key.with_suffix(".pub").read_text().split()[:2])
-    (root / "allowed_signers").write_text(f"alice@example.org {public}\n")
-    commit_all(root, "allowed signers")
-    return root, key
+    return demo_signed_by_alice(tmp_path_factory.mktemp("r3-concurrency"))
 
 
 @pytest.fixture
