@@ -11,10 +11,11 @@ inside a row are characters of that row, not line breaks, unlike
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from freezer.reading import ReadRefused, open_regular
 
 MAX_FILE_BYTES = 1 << 30  # 1 GiB: ~6 million result rows
 MAX_LINE_BYTES = 1 << 20  # a result row is a short object; 1 MiB leaves room for extra fields
@@ -47,32 +48,21 @@ class FileLines:
             self._fd = -1
 
 
+# How a results file is told it cannot be opened, where the generic wording would not say what to do.
+_REFUSED = {
+    "folder": "is a folder; name the results files in it (e.g. runs/*.jsonl)",
+    "link": "is a symbolic link; name the file it points to",
+}
+
+
 def open_lines(path: Path) -> FileLines:
     """Open ``path`` for :class:`FileLines`; :class:`FileRefused` says why not."""
-    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        raise FileRefused("file not found (check the path)") from None
-    except IsADirectoryError:
-        raise FileRefused("is a folder; name the results files in it (e.g. runs/*.jsonl)") from None
-    except OSError as exc:
-        if os.path.islink(path):
-            raise FileRefused("is a symbolic link; name the file it points to") from None
-        raise FileRefused(f"cannot open: {exc.strerror or exc}") from None
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise FileRefused("is a folder; name the results files in it (e.g. runs/*.jsonl)")
-        if not stat.S_ISREG(info.st_mode):
-            raise FileRefused("is not a regular file (FIFO, socket or device); refusing to read it")
-        if info.st_size > MAX_FILE_BYTES:
-            raise FileRefused(
-                f"file is {info.st_size} bytes, over the {MAX_FILE_BYTES}-byte limit for a results file; split it"
-            )
-    except BaseException:
-        os.close(fd)
-        raise
+        fd, info = open_regular(path, MAX_FILE_BYTES)
+    except ReadRefused as exc:
+        if exc.kind == "large":
+            raise FileRefused(f"{exc} for a results file; split it") from None
+        raise FileRefused(_REFUSED.get(exc.kind, str(exc))) from None
     return FileLines(Path(path), (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns), fd)
 
 

@@ -20,30 +20,48 @@ MAX_TEMPLATE_BYTES = 1 << 20
 
 
 class ReadRefused(Exception):
-    """Why a file was not read; the text is meant for the user."""
+    """Why a file was not read; the text is meant for the user. ``kind`` lets a caller word it for
+    its own files: missing, folder, link, special, large or unreadable."""
+
+    def __init__(self, message: str, kind: str = "unreadable") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def open_regular(path: Path | str, limit: int) -> tuple[int, os.stat_result]:
+    """An open descriptor (and its stat) of a regular file of at most ``limit`` bytes, opened
+    without following a link or blocking on a FIFO or device; :class:`ReadRefused` says why not.
+    The caller closes the descriptor."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise ReadRefused("file not found (check the path)", "missing") from None
+    except IsADirectoryError:
+        raise ReadRefused("is a directory, expected a file", "folder") from None
+    except PermissionError:
+        raise ReadRefused("permission denied: the file is not readable") from None
+    except OSError as exc:
+        kind = "link" if os.path.islink(path) else "unreadable"
+        raise ReadRefused(f"cannot open: {exc.strerror}", kind) from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise ReadRefused("is a directory, expected a file", "folder")
+        if not stat.S_ISREG(info.st_mode):
+            raise ReadRefused("is not a regular file (FIFO, socket or device); refusing to read it", "special")
+        if info.st_size > limit:
+            raise ReadRefused(f"file is {info.st_size} bytes, over the {limit}-byte limit", "large")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
 
 
 def read_bounded(path: Path | str, limit: int) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes, never blocking on a FIFO or device,
     never following a link; :class:`ReadRefused` says why not."""
+    fd, _ = open_regular(path, limit)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        raise ReadRefused("file not found (check the path)") from None
-    except IsADirectoryError:
-        raise ReadRefused("is a directory, expected a file") from None
-    except PermissionError:
-        raise ReadRefused("permission denied: the file is not readable") from None
-    except OSError as exc:
-        raise ReadRefused(f"cannot open: {exc.strerror}") from None
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise ReadRefused("is a directory, expected a file")
-        if not stat.S_ISREG(info.st_mode):
-            raise ReadRefused("is not a regular file (FIFO, socket or device); refusing to read it")
-        if info.st_size > limit:
-            raise ReadRefused(f"file is {info.st_size} bytes, over the {limit}-byte limit")
         chunks = []
         remaining = limit + 1
         while remaining > 0:
