@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from hostile import r3_init_next as cases
+from hostile.corpus import bind_socket
 
 from conftest import REPO, Run, assert_clean_failure, run_cli
 from registry_helpers import commit_all, make_registry
@@ -247,7 +248,7 @@ def test_next_refuses_a_drafts_version_yaml_that_is_no_file(frozen: Path, kind: 
     if kind == "fifo":
         os.mkfifo(path)
     elif kind == "socket":
-        cases.bind_socket(path)
+        bind_socket(path)
     else:
         path.mkdir()
     before = tree_state(frozen / "drafts")

@@ -261,10 +261,11 @@ def test_a_signature_in_another_namespace_is_invalid(reg: Path, tmp_path: Path) 
     assert "signed for namespace 'git'" in verified.out, verified.out
 
 
-def _race(reg: Path, keys: list[Path]) -> list[tuple[int, str]]:
+def _start_signs(reg: Path, keys: list[Path]) -> list[subprocess.Popen[bytes]]:
+    """One real ``freezer sign graph_v2`` process per key, all started before any is waited for."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("FREEZER_DEBUG", None)
-    procs = [
+    return [
         subprocess.Popen(
             [sys.executable, "-m", "freezer", "sign", "graph_v2", "--key", str(key)],
             cwd=reg,
@@ -274,6 +275,10 @@ def _race(reg: Path, keys: list[Path]) -> list[tuple[int, str]]:
         )
         for key in keys
     ]
+
+
+def _race(reg: Path, keys: list[Path]) -> list[tuple[int, str]]:
+    procs = _start_signs(reg, keys)
     return [(proc.wait(timeout=120), proc.communicate()[0].decode()) for proc in procs]
 
 
@@ -309,18 +314,8 @@ def test_sign_waits_for_the_registry_lock(reg: Path, tmp_path: Path) -> None:
     keys = [keygen(tmp_path, f"w{i}") for i in range(4)]
     (reg / "allowed_signers").write_text("".join(f"w{i}@example.org {public_of(k)}\n" for i, k in enumerate(keys)))
     path = reg / "signatures/graph_v2.dsse.json"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
     with registry_lock(reg):
-        procs = [
-            subprocess.Popen(
-                [sys.executable, "-m", "freezer", "sign", "graph_v2", "--key", str(key)],
-                cwd=reg,
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-            )
-            for key in keys
-        ]
+        procs = _start_signs(reg, keys)
         time.sleep(4)
         assert not path.exists(), "a sign wrote the envelope while the registry lock was held"
         assert all(proc.poll() is None for proc in procs), [proc.communicate()[0] for proc in procs]

@@ -176,20 +176,25 @@ def _symlink(target: str, link: str = BAD) -> Callable[[Path], None]:
     return build
 
 
+def bind_socket(path: Path) -> None:
+    """A Unix socket at ``path``, left bound (a socket file where a fixture should be)."""
+    sock = socket.socket(socket.AF_UNIX)
+    previous = os.getcwd()
+    os.chdir(path.parent)  # AF_UNIX paths are short; bind by relative name
+    try:
+        sock.bind(path.name)
+    finally:
+        os.chdir(previous)
+        sock.close()
+
+
 def _special(kind: str) -> Callable[[Path], None]:
     def build(root: Path) -> None:
         path = root / BAD
         if kind == "fifo":
             os.mkfifo(path)
         elif kind == "socket":
-            sock = socket.socket(socket.AF_UNIX)
-            previous = os.getcwd()
-            os.chdir(path.parent)  # AF_UNIX paths are short; bind by relative name
-            try:
-                sock.bind(path.name)
-            finally:
-                os.chdir(previous)
-                sock.close()
+            bind_socket(path)
         elif kind == "dir":
             path.mkdir()
             (path / "inner.yaml").write_text("task_id: inner\n")

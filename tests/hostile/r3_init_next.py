@@ -6,11 +6,12 @@ one clear message must say. ``tests/test_r3_init_next.py`` runs them against rea
 from __future__ import annotations
 
 import os
-import socket
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from hostile.corpus import bind_socket
 
 # The frozen file each next case spoils: the last in copy order, so every other file is copied first.
 LAST_ASSET = "zz-assets/payload.bin"
@@ -42,17 +43,6 @@ INIT_LINKS = [
 
 # Suite names init must refuse: a trailing newline (which `$` lets through), controls, paths.
 BAD_SUITES = ["bench\n", "bench\r", "bench\x1b[31m", "bench\t", "../x", "a/b", "..", "Bench", "", "b" * 61, "bénch"]
-
-
-def bind_socket(path: Path) -> None:
-    sock = socket.socket(socket.AF_UNIX)
-    previous = os.getcwd()
-    os.chdir(path.parent)  # AF_UNIX paths are short; bind by relative name
-    try:
-        sock.bind(path.name)
-    finally:
-        os.chdir(previous)
-        sock.close()
 
 
 def _replace(rel: str, make: Callable[[Path, Path], None]) -> Callable[[Path, Path], None]:
