@@ -31,7 +31,6 @@ from freezer.delta import compute as compute_delta
 from freezer.delta import field_changes
 from freezer.deltatext import delta_lines
 from freezer.filenames import safe_file_name
-from freezer.problems import Problem
 from freezer.reading import read_whole
 from freezer.sitewriter import MARKER as MARKER
 from freezer.sitewriter import write_site
@@ -307,8 +306,8 @@ class SiteFiles(dict[str, bytes]):
 
     registry_root: Path | None = None
     protected: tuple[Path, ...] = ()
-    # Lines of the status log that are not status: the site ignores them, the command reports them.
-    status_problems: tuple[Problem, ...] = ()
+    # The verified status log the pages were built from: the command reports the lines it ignored.
+    status_log: lifecycle.StatusLog = lifecycle.StatusLog()
 
 
 def build(config: RegistryConfig) -> SiteFiles:
@@ -317,8 +316,7 @@ def build(config: RegistryConfig) -> SiteFiles:
     files = SiteFiles()
     files.registry_root = config.root
     files.protected = tuple(folder for suite in config.suites.values() for folder in (suite.drafts, suite.versions))
-    known = lifecycle.status_log(config.root)
-    files.status_problems = known.problems
+    known = files.status_log = lifecycle.status_log(config.root)
     suites = []
     for name in sorted(config.suites):
         pages, entry = _suite_pages(config, config.suites[name], environment, known)

@@ -258,7 +258,7 @@ def site(
     files = site_mod.build(cfg)
     site_mod.write(out, files)
     pages = sum(1 for rel in files if rel.endswith(".html"))
-    known = lifecycle.StatusLog(problems=files.status_problems)
+    known = files.status_log
     if fmt == "json":
         shown = _with_log({"out": display_path(out), "pages": pages, "files": len(files)}, known)
         return output.say_json("site", shown, ok=not known.problems)
