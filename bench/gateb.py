@@ -17,9 +17,9 @@ from pathlib import Path
 
 
 def gate(repo_path: Path, sha: str, fixtures_file: Path) -> int:
-    from freezer.document import YamlDocument
-    from freezer.gitrepo import CodeRepo
-    from freezer.groundtruth import check_gate_b_all
+    from freezer.git.gitrepo import CodeRepo
+    from freezer.parse.document import YamlDocument
+    from freezer.resolve.groundtruth import check_gate_b_all
 
     fixtures = json.loads(fixtures_file.read_text())
     docs = [YamlDocument(f"fx-{i}", data, {}) for i, data in enumerate(fixtures)]
@@ -29,7 +29,7 @@ def gate(repo_path: Path, sha: str, fixtures_file: Path) -> int:
 
 def tree(repo_path: Path, sha: str, _out: Path) -> int:
     """Write the tree out and remove it again (a cut does both); 1 if nothing was written."""
-    from freezer.gitrepo import CodeRepo
+    from freezer.git.gitrepo import CodeRepo
 
     with CodeRepo(repo_path) as repo:
         written = repo.checkout(sha)

@@ -16,9 +16,9 @@ from pathlib import Path
 
 
 def with_freezer(repo_path: Path, sha: str, refs: list[dict[str, object]]) -> int:
-    from freezer.document import YamlDocument
-    from freezer.gitrepo import CodeRepo
-    from freezer.groundtruth import check_sites
+    from freezer.git.gitrepo import CodeRepo
+    from freezer.parse.document import YamlDocument
+    from freezer.resolve.groundtruth import check_sites
 
     doc = YamlDocument("refs", {"ground_truth": refs}, {})
     with CodeRepo(repo_path) as repo:

@@ -20,7 +20,7 @@ from pathlib import Path
 def validate(files: list[str]) -> int:
     import yaml
 
-    from freezer._compiled.fixture import validate as compiled
+    from freezer.schema._compiled.fixture import validate as compiled
 
     bad = 0
     for name in files:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from freezer.api import Comparable, FrozenSet, comparable, load
-    from freezer.errors import FreezerError, IntegrityError
+    from freezer.domain.errors import FreezerError, IntegrityError
 
 __all__ = ["Comparable", "FreezerError", "FrozenSet", "IntegrityError", "__version__", "comparable", "load"]
 __version__ = "0.3.0"
@@ -19,7 +19,7 @@ def __getattr__(name: str) -> object:
 
         return getattr(api, name)
     if name in ("FreezerError", "IntegrityError"):
-        from freezer import errors
+        from freezer.domain import errors
 
         return getattr(errors, name)
     raise AttributeError(f"module 'freezer' has no attribute {name!r}")

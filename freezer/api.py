@@ -9,7 +9,7 @@
 
 :func:`load` verifies the version's integrity (every hash, the chain, the
 re-rendered METHOD.md) before it returns anything, and raises
-:class:`freezer.errors.IntegrityError` if the check fails.
+:class:`freezer.domain.errors.IntegrityError` if the check fails.
 """
 
 from __future__ import annotations
@@ -20,11 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from freezer import browse, lifecycle
-from freezer import config as config_mod
-from freezer import registry as registry_mod
-from freezer.errors import UsageError
-from freezer.lifecycle import CURRENT, VersionStatus
+from freezer.domain.errors import UsageError
+from freezer.query import browse
+from freezer.registry import config as config_mod
+from freezer.registry import registry as registry_mod
+from freezer.trust import lifecycle
+from freezer.trust.lifecycle import CURRENT, VersionStatus
 
 
 @dataclass(frozen=True)

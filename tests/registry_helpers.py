@@ -9,7 +9,7 @@ from pathlib import Path
 from freezer.demo.build import build_sample_repo
 from freezer.demo.registry import API_CONFIG, CONFIG
 from freezer.demo.samplecode import TOOL_SURFACE
-from freezer.gitrepo import DETERMINISTIC_ENV, run_git
+from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
 from conftest import EXAMPLES, run_cli
 

@@ -76,13 +76,15 @@ def _rewrite_consistently(version: Path, rel: str, old: str, new: str) -> None:
     SHA256SUMS to match, as a careful forger with freezer's own code would."""
     import hashlib
 
-    from freezer import browse, comparerecord, registry
-    from freezer import config as config_mod
-    from freezer.attest import statement_bytes
-    from freezer.config import DEFAULT_DIMENSIONS
-    from freezer.cut import dumps_json, sha256sums
-    from freezer.delta import compute
-    from freezer.method import method_from_files
+    from freezer.compare import comparerecord
+    from freezer.compare.delta import compute
+    from freezer.freeze.cut import dumps_json, sha256sums
+    from freezer.query import browse
+    from freezer.registry import config as config_mod
+    from freezer.registry import registry
+    from freezer.registry.config import DEFAULT_DIMENSIONS
+    from freezer.render.attest import statement_bytes
+    from freezer.render.method import method_from_files
 
     target = version / rel
     target.write_text(target.read_text().replace(old, new))

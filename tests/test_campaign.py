@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from freezer import config as config_mod
-from freezer.cut import cut
-from freezer.errors import FreezerError
-from freezer.snapshot import FsOps
+from freezer.domain.errors import FreezerError
+from freezer.freeze.cut import cut
+from freezer.freeze.snapshot import FsOps
+from freezer.registry import config as config_mod
 
 from conftest import REPO, assert_clean_failure, run_cli, run_inprocess
 from registry_helpers import commit_all, make_registry, set_drafts, snapshot

@@ -114,7 +114,7 @@ def test_list_show_diff(v1_frozen: Path) -> None:
 
 def test_python_api(v1_frozen: Path) -> None:
     import freezer
-    from freezer.errors import IntegrityError
+    from freezer.domain.errors import IntegrityError
 
     loaded = freezer.load("graph_v1", registry=v1_frozen)
     assert loaded.name == "graph_v1"

@@ -171,8 +171,8 @@ def test_bad_pinned_sha(reg: Path, sha: str, message: str) -> None:
 
 
 def test_option_like_refs_never_reach_git(reg: Path, tmp_path: Path) -> None:
-    from freezer.errors import GitError
-    from freezer.gitrepo import CodeRepo
+    from freezer.domain.errors import GitError
+    from freezer.git.gitrepo import CodeRepo
 
     pwned = tmp_path / "pwned"
     with CodeRepo(reg / "sample-code") as code:
@@ -183,8 +183,8 @@ def test_option_like_refs_never_reach_git(reg: Path, tmp_path: Path) -> None:
 
 
 def test_ambiguous_short_sha(tmp_path: Path) -> None:
-    from freezer.errors import GitError
-    from freezer.gitrepo import CodeRepo
+    from freezer.domain.errors import GitError
+    from freezer.git.gitrepo import CodeRepo
 
     repo = tmp_path / "many"
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
@@ -336,7 +336,7 @@ def test_registry_template_is_used_frozen_and_sandboxed(reg: Path) -> None:
 
 
 def test_templates_are_compiled_once_per_source() -> None:
-    from freezer.render import TemplateProblem, _compiled, _render, render_method
+    from freezer.render.render import TemplateProblem, _compiled, _render, render_method
 
     first, second = "# {{ name }}\n{{ note | text }}\n", "## {{ name }}!\n"
     context = {"name": "graph_v2", "note": "# not a heading"}

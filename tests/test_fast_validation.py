@@ -15,7 +15,7 @@ import pytest
 import yaml
 from hostile import corpus
 
-from freezer import compile_schemas, schemas
+from freezer.schema import compile_schemas, schemas
 
 from conftest import EXAMPLES, REPO
 

@@ -79,7 +79,7 @@ def test_a_missing_drafts_folder_does_not_block_auditing_what_is_frozen(reg: Pat
 def test_the_api_errors_are_importable_from_the_top() -> None:
     """Point 11."""
     import freezer
-    from freezer.errors import IntegrityError
+    from freezer.domain.errors import IntegrityError
 
     assert freezer.IntegrityError is IntegrityError and issubclass(freezer.IntegrityError, freezer.FreezerError)
 

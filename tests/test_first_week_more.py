@@ -132,8 +132,8 @@ def test_api_errors_name_the_argument(tmp_path: Path, monkeypatch: pytest.Monkey
 
 # Point 6: list and show check hashes, not the whole audit.
 def test_list_and_show_do_not_rerender_method(reg: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from freezer import rederive
-    from freezer.method import method_from_files as real
+    from freezer.guard import rederive
+    from freezer.render.method import method_from_files as real
 
     assert run_cli("cut", "v1", cwd=reg).code == 0
     rendered: list[int] = []
@@ -196,9 +196,9 @@ def test_colour_follows_no_color_and_force_color(reg: Path) -> None:
 
 
 def test_cut_tells_each_step_as_it_passes(reg: Path) -> None:
-    from freezer import config as config_mod
-    from freezer.cut import cut
-    from freezer.steps import StepLog
+    from freezer.domain.steps import StepLog
+    from freezer.freeze.cut import cut
+    from freezer.registry import config as config_mod
 
     heard: list[str] = []
     phases: list[str] = []

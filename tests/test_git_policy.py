@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from hostile import corpus
 
-from freezer.gitrepo import DETERMINISTIC_ENV, CodeRepo
+from freezer.git.gitrepo import DETERMINISTIC_ENV, CodeRepo
 
 from conftest import assert_clean_failure, run_cli
 from registry_helpers import commit_all, make_registry, sample_repo

@@ -1,4 +1,4 @@
-"""freezer.hashing: the same digests as hashlib, in this process or in forked children, and read errors reported."""
+"""freezer.runtime.hashing: the same digests as hashlib, here or in forked children, and read errors reported."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from freezer import hashing, parallel
+from freezer.runtime import hashing, parallel
 
 
 def _files(folder: Path, count: int, seed: int = 7) -> dict[str, str]:

@@ -120,7 +120,7 @@ def test_corpus_size() -> None:
 
 def test_read_error_is_a_clean_problem() -> None:
     """Root reads every file, so an unreadable draft is simulated by a file whose read fails (EIO)."""
-    from freezer.yamlload import load_file
+    from freezer.parse.yamlload import load_file
 
     mem = Path("/proc/self/mem")
     if not mem.exists():

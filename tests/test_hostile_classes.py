@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from freezer.cli.output import dumps, github_annotation
-from freezer.problems import Problem
-from freezer.render import cell, code, text
+from freezer.domain.problems import Problem
+from freezer.render.render import cell, code, text
 
 from conftest import REPO, Run, assert_clean_failure, run_cli
 from registry_helpers import code_commit, commit_all, set_drafts

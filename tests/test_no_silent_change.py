@@ -128,15 +128,15 @@ def test_narrowed_globs_cannot_hide_a_commit_at_cut(v2_frozen: Path) -> None:
 
 
 def test_audit_reports_a_commit_hidden_by_narrowed_globs(v2_frozen: Path) -> None:
-    from freezer import config as config_mod
-    from freezer import cut as cut_mod
-    from freezer import registry
-    from freezer.delta import side
-    from freezer.method import load_yaml_files
-    from freezer.model import Scan
-    from freezer.provenance import ResolvedProvenance
-    from freezer.snapshot import write_version
-    from freezer.yamlload import load_file
+    from freezer.compare.delta import side
+    from freezer.domain.model import Scan
+    from freezer.freeze import cut as cut_mod
+    from freezer.freeze.snapshot import write_version
+    from freezer.parse.yamlload import load_file
+    from freezer.registry import config as config_mod
+    from freezer.registry import registry
+    from freezer.render.method import load_yaml_files
+    from freezer.resolve.provenance import ResolvedProvenance
 
     hidden = code_commit(v2_frozen, {".orbitignore": "target/\nvendor/\n"}, "ignore vendor/")
     version = _draft_v3(v2_frozen)
@@ -369,7 +369,7 @@ def second():
     ],
 )
 def test_container_is_the_function_whose_body_encloses_the_line(text: str, line: int, expected: str | None) -> None:
-    from freezer.groundtruth import _container
+    from freezer.resolve.groundtruth import _container
 
     assert _container(text.splitlines(), line) == expected
 

@@ -30,8 +30,8 @@ from pathlib import Path
 import pytest
 from hostile.r3_signing import CASES, NAMESPACES, PRINCIPALS, TIMES, SignersCase, generated
 
-from freezer import allowed_signers, sshsig
-from freezer.sshgrammar import absolute_time
+from freezer.trust import allowed_signers, sshsig
+from freezer.trust.sshgrammar import absolute_time
 
 # Slow (about 1,200 ssh-keygen runs): CI runs it; `pytest -m slow` runs it here.
 pytestmark = [

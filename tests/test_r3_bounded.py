@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from freezer import bounded
-from freezer.gitrepo import CodeRepo
-from freezer.groundtruth import check_fixtures
-from freezer.yamlload import load_bytes
+from freezer.git.gitrepo import CodeRepo
+from freezer.parse.yamlload import load_bytes
+from freezer.resolve.groundtruth import check_fixtures
+from freezer.runtime import bounded
 
 from conftest import Run, run_inprocess
 from registry_helpers import commit_all, sample_repo

@@ -48,7 +48,7 @@ def _canonical(data: Any) -> bytes:
 
 def _signed_document(key: Path, payload: Any) -> str:
     """A checkpoint document whose signature over ``payload`` is valid, whatever its shape."""
-    from freezer import sshsig
+    from freezer.trust import sshsig
 
     blob = sshsig.sign(_canonical(payload), sshsig.load_private_key(key), "freezer-checkpoint")
     document = {
@@ -59,7 +59,8 @@ def _signed_document(key: Path, payload: Any) -> str:
 
 
 def _heads(root: Path) -> dict[str, Any]:
-    from freezer import checkpoint, config
+    from freezer.registry import config
+    from freezer.trust import checkpoint
 
     return checkpoint.heads(config.load(root))
 
@@ -206,7 +207,7 @@ def test_a_record_written_by_freezer_0_3_still_catches_a_replay(
 ) -> None:
     import hashlib
 
-    from freezer import config, registry
+    from freezer.registry import config, registry
 
     root, key = reg
     old = _checkpoint_without(root, key, tmp_path, "graph_v2")
@@ -275,8 +276,9 @@ def test_a_state_file_that_is_not_a_plain_record_is_reported_and_left_alone(
 def test_the_state_file_is_written_0600_by_rename_and_never_through_a_link(
     reg: tuple[Path, Path], tmp_path: Path, state: Path
 ) -> None:
-    from freezer import checkpoint, config
-    from freezer.checkpointstate import remember
+    from freezer.registry import config
+    from freezer.trust import checkpoint
+    from freezer.trust.checkpointstate import remember
 
     root, key = reg
     assert run_inprocess("checkpoint", "--key", str(key), cwd=root).code == 0

@@ -27,7 +27,8 @@ pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-
 _RACER = """
 import os, sys, time
 from pathlib import Path
-import freezer.cli.app, freezer.cli.signing, freezer.lifecycle, freezer.checkpoint, freezer.sshsig, freezer.browse
+import freezer.cli.app, freezer.cli.signing, freezer.query.browse
+import freezer.trust.lifecycle, freezer.trust.checkpoint, freezer.trust.sshsig
 import cryptography.hazmat.primitives.asymmetric.ed25519
 go, ready = Path(sys.argv[1]), Path(sys.argv[2])
 ready.touch()
@@ -78,7 +79,7 @@ def reg(signed_demo: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_parallel_yanks_and_deprecations_all_land_on_one_chain(reg: tuple[Path, Path], tmp_path: Path) -> None:
-    from freezer import lifecycle
+    from freezer.trust import lifecycle
 
     root, key = reg
     k = ["--key", str(key)]
@@ -114,7 +115,8 @@ def test_parallel_checkpoints_all_succeed_and_leave_one_that_verifies(reg: tuple
 
 
 def test_parallel_status_writers_and_checkpoints_together(reg: tuple[Path, Path], tmp_path: Path) -> None:
-    from freezer import checkpoint, config, lifecycle
+    from freezer.registry import config
+    from freezer.trust import checkpoint, lifecycle
 
     root, key = reg
     k = ["--key", str(key)]
@@ -126,7 +128,7 @@ def test_parallel_status_writers_and_checkpoints_together(reg: tuple[Path, Path]
 
 
 def test_a_writer_waits_for_the_lock_then_proceeds(reg: tuple[Path, Path]) -> None:
-    from freezer.snapshot import registry_lock
+    from freezer.freeze.snapshot import registry_lock
 
     root, key = reg
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -147,7 +149,7 @@ def test_a_writer_waits_for_the_lock_then_proceeds(reg: tuple[Path, Path]) -> No
 
 
 def test_a_writer_gives_up_after_the_timeout_with_a_clear_message(reg: tuple[Path, Path]) -> None:
-    from freezer.snapshot import registry_lock
+    from freezer.freeze.snapshot import registry_lock
 
     root, key = reg
     (root / "checkpoint.json").write_bytes(b"unchanged")
@@ -177,8 +179,8 @@ def test_a_bad_lock_timeout_is_a_usage_error(reg: tuple[Path, Path], value: str)
 
 
 def test_the_lock_without_wait_fails_at_once_as_the_cut_needs_and_is_reentrant(tmp_path: Path) -> None:
-    from freezer.errors import LockBusy
-    from freezer.snapshot import registry_lock
+    from freezer.domain.errors import LockBusy
+    from freezer.freeze.snapshot import registry_lock
 
     outcome: dict[str, tuple[str, float]] = {}
 
@@ -233,8 +235,8 @@ def test_new_files_get_0644_less_the_umask(reg: tuple[Path, Path]) -> None:
 
 
 def test_write_atomically_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None:
-    from freezer.errors import FreezerError
-    from freezer.paths import replace_file, write_atomically
+    from freezer.domain.errors import FreezerError
+    from freezer.runtime.paths import replace_file, write_atomically
 
     outside = tmp_path / "outside"
     outside.write_text("precious")

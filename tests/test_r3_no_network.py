@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 
 import freezer
-from freezer.gitrepo import DETERMINISTIC_ENV, run_git
-from freezer.resources import template_text
+from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
+from freezer.runtime.resources import template_text
 
 from conftest import EXAMPLES, Run, run_inprocess
 from registry_helpers import commit_all

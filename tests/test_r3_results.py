@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from hostile import r3_results
 
-from freezer.resultrow import is_row, row_problems
+from freezer.schema.resultrow import is_row, row_problems
 
 from conftest import REPO, run_cli, run_inprocess
 
@@ -292,7 +292,7 @@ def _mutations() -> list[dict[str, Any]]:
 def test_the_row_check_decides_as_the_schema_does() -> None:
     import jsonschema
 
-    from freezer import resources
+    from freezer.runtime import resources
 
     validator = jsonschema.Draft202012Validator(resources.schema("results"))
     rows = _mutations()
@@ -310,7 +310,7 @@ def test_where_the_row_check_is_stricter_than_pythons_jsonschema() -> None:
     And a run name is printed, so it may not hold a control, bidi or separator character."""
     import jsonschema
 
-    from freezer import resources
+    from freezer.runtime import resources
 
     validator = jsonschema.Draft202012Validator(resources.schema("results"))
     for row in (

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from hostile import r3_schemas
 
-from freezer import schemas, suiteschema
+from freezer.schema import schemas, suiteschema
 
 from conftest import EXAMPLES, REPO, Run, run_inprocess
 from registry_helpers import snapshot

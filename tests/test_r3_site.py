@@ -32,11 +32,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from freezer import render
-from freezer.errors import FreezerError, IntegrityError, LockBusy, UsageError
-from freezer.filenames import safe_file_name
-from freezer.site import MARKER, markdown_html
-from freezer.sitewriter import UnsafeSitePath, write_site
+from freezer.domain.errors import FreezerError, IntegrityError, LockBusy, UsageError
+from freezer.render import render
+from freezer.runtime.filenames import safe_file_name
+from freezer.site.site import MARKER, markdown_html
+from freezer.site.sitewriter import UnsafeSitePath, write_site
 
 from conftest import EXAMPLES, assert_clean_failure, run_cli
 from registry_helpers import API_SUITE, commit_all, snapshot
@@ -205,7 +205,7 @@ def _misses_while_replacing(out: Path) -> int:
 def test_a_reader_never_finds_the_site_missing_while_it_is_replaced(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from freezer import sitewriter
+    from freezer.site import sitewriter
 
     if sitewriter._EXCHANGE is None:
         pytest.skip("this platform has no atomic exchange; the site is replaced by two renames")
@@ -218,7 +218,7 @@ def test_a_reader_never_finds_the_site_missing_while_it_is_replaced(
 def test_without_an_atomic_exchange_the_site_is_still_replaced_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from freezer import sitewriter
+    from freezer.site import sitewriter
 
     monkeypatch.setattr(sitewriter, "_EXCHANGE", None)  # as on macOS: two renames
     out = tmp_path / "site"
@@ -238,7 +238,7 @@ def _lock_held_elsewhere(root: Path) -> Iterator[None]:
         [
             sys.executable,
             "-c",
-            "import sys; from pathlib import Path; from freezer.snapshot import registry_lock\n"
+            "import sys; from pathlib import Path; from freezer.freeze.snapshot import registry_lock\n"
             "with registry_lock(Path(sys.argv[1])):\n    print('held', flush=True); sys.stdin.read()",
             str(root),
         ],
@@ -266,8 +266,8 @@ def test_a_site_inside_the_registry_takes_the_lock_and_the_path_guard(reg: Path,
     result = run_cli("site", "linked/site", cwd=reg)
     assert_clean_failure(result)
     assert "symbolic link" in result.text and list(outside.iterdir()) == []
-    from freezer import config as config_mod
-    from freezer import site
+    from freezer.registry import config as config_mod
+    from freezer.site import site
 
     files = site.build(config_mod.load(reg))
     with _lock_held_elsewhere(reg), pytest.raises(LockBusy):
@@ -454,7 +454,7 @@ def test_old_versions_keep_their_rules_and_a_template_cannot_lower_them() -> Non
 
 @pytest.mark.parametrize("recorded", [4, "3", True, None, [3]], ids=repr)
 def test_rules_this_freezer_does_not_know_are_refused(recorded: Any) -> None:
-    from freezer.method import markdown_rules
+    from freezer.render.method import markdown_rules
 
     manifest = {"manifest_format": 3, "checks": {"markdown_rules": recorded}}
     if recorded is None:
@@ -469,8 +469,8 @@ def test_rules_this_freezer_does_not_know_are_refused(recorded: Any) -> None:
 
 @pytest.mark.parametrize("listed", ["../../../secret.yaml", "/tmp/secret.yaml", "fixtures/../../../secret.yaml"])
 def test_an_unverified_manifest_cannot_make_freezer_read_outside(reg: Path, tmp_path: Path, listed: str) -> None:
-    from freezer import registry
-    from freezer.method import load_frozen_drafts
+    from freezer.registry import registry
+    from freezer.render.method import load_frozen_drafts
 
     root = _own_suite(reg, [{"task_id": "one", "status": "landed"}])
     secret = tmp_path / "secret.yaml"
@@ -484,8 +484,8 @@ def test_an_unverified_manifest_cannot_make_freezer_read_outside(reg: Path, tmp_
 
 
 def test_a_linked_folder_in_a_version_is_not_read_through(reg: Path, tmp_path: Path) -> None:
-    from freezer import registry
-    from freezer.method import load_frozen_drafts
+    from freezer.registry import registry
+    from freezer.render.method import load_frozen_drafts
 
     root = _own_suite(reg, [{"task_id": "one", "status": "landed"}])
     elsewhere = tmp_path / "elsewhere"
@@ -576,7 +576,7 @@ def _reseal(version: Path, rel: str, text: str) -> None:
     the version passes the integrity check that the site runs."""
     import hashlib
 
-    from freezer.cut import sha256sums
+    from freezer.freeze.cut import sha256sums
 
     for path in [version, *version.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)

@@ -20,8 +20,8 @@ from hostile.r3_signing import CASES, SignersCase
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from freezer import allowed_signers
-from freezer.sshgrammar import absolute_time, b64_pton, glob, match_list
+from freezer.trust import allowed_signers
+from freezer.trust.sshgrammar import absolute_time, b64_pton, glob, match_list
 
 UTC_2026 = calendar.timegm((2026, 1, 1, 0, 0, 0))
 KEY = struct.pack(">I", 11) + b"ssh-ed25519" + struct.pack(">I", 32) + bytes(range(32))

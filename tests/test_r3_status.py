@@ -57,7 +57,7 @@ def _forge(root: Path, keys: Keys, forgery: Forgery) -> None:
 
 
 def _view(root: Path):  # type: ignore[no-untyped-def]
-    from freezer import lifecycle
+    from freezer.trust import lifecycle
 
     return lifecycle.status_log(root)
 

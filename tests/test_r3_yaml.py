@@ -26,8 +26,8 @@ from hostile.r3_yaml import ACCEPTED, HAZARDS, yaml_cases
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from freezer import yamlfast, yamlload
-from freezer.yamlload import Limits
+from freezer.parse import yamlfast, yamlload
+from freezer.parse.yamlload import Limits
 
 from conftest import REPO, assert_clean_failure, run_inprocess
 from registry_helpers import sample_repo, snapshot

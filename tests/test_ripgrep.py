@@ -1,7 +1,7 @@
 """Gate B by the real ripgrep: a differential test against rg run directly in a clone.
 
 Every case runs twice: through freezer's Gate B path (the commit's tree written
-out by freezer.trees, rg run by freezer.grep) and as an author would, ``rg
+out by freezer.git.trees, rg run by freezer.resolve.grep) and as an author would, ``rg
 FLAGS -c -e PATTERN PATHS`` in a real ``git clone`` checkout of the same
 commit. Counts must be equal, and so must accepting or refusing the pattern.
 The cases cover every disagreement the review found in 0.1.0's emulation.
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from freezer.gitrepo import DETERMINISTIC_ENV, CodeRepo, run_git
-from freezer.grep import PINNED_VERSION, count, flag_problems, locate
+from freezer.git.gitrepo import DETERMINISTIC_ENV, CodeRepo, run_git
+from freezer.resolve.grep import PINNED_VERSION, count, flag_problems, locate
 
 from conftest import assert_clean_failure, run_cli
 from registry_helpers import set_drafts

@@ -207,7 +207,7 @@ def _page_kind(url: str, out: Path) -> str:
 
 def test_bidirectional_controls_render_by_name() -> None:
     """freezer refuses them in drafts; a site of data from elsewhere still shows them inert."""
-    from freezer.site import inert, markdown_html
+    from freezer.site.site import inert, markdown_html
 
     assert inert("abc\u202edef\u2066ghi\u200f") == "abc[U+202E]def[U+2066]ghi[U+200F]"
     html = markdown_html("# Title\n\nevil \u202e<script>x()</script>")

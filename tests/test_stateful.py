@@ -22,10 +22,11 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from freezer import audit, check, registry
-from freezer import config as config_mod
-from freezer import cut as cut_mod
-from freezer.errors import VersionExists
+from freezer.domain.errors import VersionExists
+from freezer.freeze import cut as cut_mod
+from freezer.guard import audit, check
+from freezer.registry import config as config_mod
+from freezer.registry import registry
 
 from registry_helpers import commit_all, make_registry, snapshot
 

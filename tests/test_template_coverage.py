@@ -17,11 +17,12 @@ from typing import Any
 import pytest
 import yaml
 
-from freezer import resources, schemas
-from freezer.config import DEFAULT_DIMENSIONS
-from freezer.cut import assemble
-from freezer.delta import side
-from freezer.model import Manifest
+from freezer.compare.delta import side
+from freezer.domain.model import Manifest
+from freezer.freeze.cut import assemble
+from freezer.registry.config import DEFAULT_DIMENSIONS
+from freezer.runtime import resources
+from freezer.schema import schemas
 
 from conftest import EXAMPLES
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from freezer.validate import validate_paths
+from freezer.validate.validate import validate_paths
 
 from conftest import EXAMPLES, REPO, V2, assert_clean_failure, run_cli
 
@@ -186,8 +186,8 @@ def test_version_flag() -> None:
 def test_parallel_validation_matches_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import gc
 
-    from freezer import parallel
-    from freezer import validate as validate_mod
+    from freezer.runtime import parallel
+    from freezer.validate import validate as validate_mod
 
     if parallel.workers() < 2:
         pytest.skip("needs two cores and fork")

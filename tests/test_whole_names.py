@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from freezer.errors import UsageError
-from freezer.globs import glob_regex
+from freezer.domain.errors import UsageError
+from freezer.git.globs import glob_regex
 
 
 def test_globs_match_whole_names_with_newlines() -> None:
@@ -16,14 +16,14 @@ def test_globs_match_whole_names_with_newlines() -> None:
 
 
 def test_json_paths_quote_a_key_with_a_newline() -> None:
-    from freezer.problems import format_json_path
+    from freezer.domain.problems import format_json_path
 
     assert format_json_path(("a\n",)) != "$.a\n"
     assert format_json_path(("a",)) == "$.a"
 
 
 def test_sha256sums_lines_end_at_lf_only() -> None:
-    from freezer.audit import _parse_sums
+    from freezer.guard.audit import _parse_sums
 
     digest = "0" * 64
     parsed = _parse_sums(f"{digest}  a\u2028b.yaml\n{digest}  c.yaml\n".encode())
@@ -31,7 +31,7 @@ def test_sha256sums_lines_end_at_lf_only() -> None:
 
 
 def test_one_label_grammar_names_folders_and_labels() -> None:
-    from freezer.registry import number_in_name, parse_label
+    from freezer.registry.registry import number_in_name, parse_label
 
     assert number_in_name("graph", "graph_v2") == 2
     assert number_in_name("my_suite", "my_suite_v12") == 12

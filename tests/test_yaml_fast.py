@@ -15,8 +15,8 @@ import pytest
 from hostile.corpus import YAML_TEXTS
 from hostile.r3_yaml import ACCEPTED, HAZARDS
 
-from freezer import yamlfast, yamlload
-from freezer.yamlload import Limits
+from freezer.parse import yamlfast, yamlload
+from freezer.parse.yamlload import Limits
 
 # Slow (the fast YAML path against the located builder on every YAML text): CI runs it; `pytest -m slow` runs it here.
 pytestmark = pytest.mark.slow

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from freezer.demo.build import _write_tree, commit_env
 from freezer.demo.samplecode import HISTORY, base_tree
-from freezer.gitrepo import run_git
+from freezer.git.gitrepo import run_git
 
 TARGETS = {"indexer": "56117f6c", "descriptions": "5f861caf", "surface": "7e86d41c", "v2": "7df885db"}
 

@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (freezer audit | head): nothing is wrong with freezer or the input.
         _discard(sys.stdout)
-        return 141  # freezer.errors.EXIT_BROKEN_PIPE
+        return 141  # freezer.domain.errors.EXIT_BROKEN_PIPE
     except OSError as exc:
         # Writing the output failed, even while reporting something else.
         _discard(sys.stdout)
@@ -54,9 +54,9 @@ def _answer(args: list[str]) -> int:
         return 0
     from freezer.cli.output import json_command as output_json_command
     from freezer.cli.output import say, say_error, say_json_error
-    from freezer.errors import EXIT_BROKEN_PIPE, EXIT_INVALID, FreezerError
-    from freezer.escape import visible
-    from freezer.problems import display_path
+    from freezer.domain.errors import EXIT_BROKEN_PIPE, EXIT_INVALID, FreezerError
+    from freezer.domain.escape import visible
+    from freezer.domain.problems import display_path
 
     json_command = None
     try:
@@ -96,7 +96,7 @@ def _answer(args: list[str]) -> int:
 def _enter_directory(args: list[str]) -> list[str]:
     """``freezer -C DIR COMMAND``: run as if started in DIR, as ``git -C`` does (then the registry is
     found from there). After the command, ``-C`` keeps meaning ``--registry``."""
-    from freezer.errors import UsageError
+    from freezer.domain.errors import UsageError
 
     if not args or (args[0] not in ("-C", "--directory") and not args[0].startswith("--directory=")):
         return args

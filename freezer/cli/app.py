@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 import typer
 
 from freezer.cli import output
-from freezer.errors import EXIT_BROKEN_PIPE, EXIT_OK, FreezerError, UsageError
+from freezer.domain.errors import EXIT_BROKEN_PIPE, EXIT_OK, FreezerError, UsageError
 
 # Recent typer releases vendor click, older ones use the real package: find the
 # click exception base through typer itself so either works.
@@ -44,8 +44,8 @@ def complete_format(incomplete: str) -> list[str]:
 
 def complete_frozen(incomplete: str) -> list[str]:
     """Frozen version names of the registry around the current folder (nothing when there is none)."""
-    from freezer import config as config_mod
-    from freezer import registry as registry_mod
+    from freezer.registry import config as config_mod
+    from freezer.registry import registry as registry_mod
 
     try:
         cfg = config_mod.load(None)
@@ -57,8 +57,8 @@ def complete_frozen(incomplete: str) -> list[str]:
 
 def complete_next(incomplete: str) -> list[str]:
     """The version a cut would make now, for each suite."""
-    from freezer import config as config_mod
-    from freezer import registry as registry_mod
+    from freezer.registry import config as config_mod
+    from freezer.registry import registry as registry_mod
 
     try:
         cfg = config_mod.load(None)

@@ -7,20 +7,20 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from freezer import config as config_mod
-from freezer import lifecycle
 from freezer.cli import output
 from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format, complete_frozen
-from freezer.deltatext import delta_lines
-from freezer.errors import EXIT_INVALID, EXIT_OK
-from freezer.problems import display_path
+from freezer.domain.errors import EXIT_INVALID, EXIT_OK
+from freezer.domain.problems import display_path
+from freezer.registry import config as config_mod
+from freezer.render.deltatext import delta_lines
+from freezer.trust import lifecycle
 
 
 @app.command("list")
 def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> int:
     """Table of frozen versions: pinned SHA, cut date, fixtures, classes, integrity."""
-    from freezer import browse
-    from freezer import registry as registry_mod
+    from freezer.query import browse
+    from freezer.registry import registry as registry_mod
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
@@ -84,7 +84,7 @@ def show(
     fmt: FormatOption = None,
 ) -> int:
     """The manifest and the fixtures of one frozen version (verified first)."""
-    from freezer import browse
+    from freezer.query import browse
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
@@ -136,7 +136,7 @@ def diff(
     fmt: FormatOption = None,
 ) -> int:
     """What changed between two frozen versions (the engine behind METHOD.md's §Delta)."""
-    from freezer import browse
+    from freezer.query import browse
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
@@ -161,7 +161,7 @@ def compare(
     fmt: FormatOption = None,
 ) -> int:
     """Which fixtures' scores can be compared across two versions, for each arm, and why not."""
-    from freezer import browse
+    from freezer.query import browse
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
@@ -203,7 +203,7 @@ def compare(
 @app.command()
 def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> int:
     """One line per frozen version, newest first: date, pinned SHA, fixtures, what moved."""
-    from freezer import browse
+    from freezer.query import browse
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
@@ -232,9 +232,9 @@ def schema(
     name: Annotated[str, typer.Argument(help="fixture, generic, version, registry, manifest or output.")],
 ) -> int:
     """Print a shipped JSON Schema, for an editor or check-jsonschema, from any install."""
-    from freezer import resources
-    from freezer.compile_schemas import NAMES
-    from freezer.errors import UsageError
+    from freezer.domain.errors import UsageError
+    from freezer.runtime import resources
+    from freezer.schema.compile_schemas import NAMES
 
     # output and results describe what freezer prints and reads outside a registry; not compiled.
     shipped = (*NAMES, "output", "results", "provenance")
@@ -251,7 +251,7 @@ def site(
     fmt: FormatOption = None,
 ) -> int:
     """Render the registry as a static HTML site (no JavaScript, relative links, byte-identical rebuilds)."""
-    from freezer import site as site_mod
+    from freezer.site import site as site_mod
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)

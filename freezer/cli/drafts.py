@@ -7,13 +7,13 @@ from typing import Annotated, Optional
 
 import typer
 
-from freezer import config as config_mod
 from freezer.cli import hooks, output
 from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format, complete_next
 from freezer.cli.terminal import ProgressBar
-from freezer.errors import EXIT_INVALID, EXIT_OK, UsageError
-from freezer.problems import display_path
-from freezer.steps import Step, StepLog, told
+from freezer.domain.errors import EXIT_INVALID, EXIT_OK, UsageError
+from freezer.domain.problems import display_path
+from freezer.domain.steps import Step, StepLog, told
+from freezer.registry import config as config_mod
 
 
 @app.command()
@@ -34,7 +34,7 @@ def init(
     fmt: FormatOption = None,
 ) -> int:
     """Start a registry: freezer.yaml, a suite's drafts, a pre-commit hook, a CI workflow, editor schemas."""
-    from freezer import scaffold
+    from freezer.freeze import scaffold
 
     fmt = check_format(fmt, ("text", "json"))
     result = scaffold.init_registry(directory, suite_name, kind, code_repo)
@@ -83,7 +83,7 @@ def validate(
 @app.command()
 def status(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> int:
     """What a cut would do now: drafts valid, what moved since the latest version, undeclared commits."""
-    from freezer import status as status_mod
+    from freezer.freeze import status as status_mod
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
@@ -113,7 +113,7 @@ def status(suite: SuiteOption = None, registry: RegistryOption = None, fmt: Form
 @app.command("next")
 def next_version(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> int:
     """Start the drafts of the next version from the latest frozen one (versions/ is never touched)."""
-    from freezer import nextdraft
+    from freezer.freeze import nextdraft
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
@@ -139,7 +139,7 @@ def cut(
     fmt: FormatOption = None,
 ) -> int:
     """Freeze the drafts as versions/<suite>_vN: validate, verify at the pinned SHA, check provenance, write."""
-    from freezer import cut as cut_mod
+    from freezer.freeze import cut as cut_mod
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
@@ -196,7 +196,7 @@ def cut(
 
 def _next_free(cfg: config_mod.RegistryConfig, suite: str | None) -> str | None:
     """What to type instead of a label that is not one: the version a cut would make now."""
-    from freezer import registry as registry_mod
+    from freezer.registry import registry as registry_mod
 
     if suite is None and len(cfg.suites) != 1:
         return None

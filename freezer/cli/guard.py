@@ -6,22 +6,22 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from freezer import config as config_mod
 from freezer.cli import hooks, output
 from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format, complete_frozen
 from freezer.cli.signing import status_line
 from freezer.cli.terminal import ProgressBar
-from freezer.errors import EXIT_INVALID, EXIT_OK
-from freezer.problems import display_path
-from freezer.steps import no_progress, told
+from freezer.domain.errors import EXIT_INVALID, EXIT_OK
+from freezer.domain.problems import display_path
+from freezer.domain.steps import no_progress, told
+from freezer.registry import config as config_mod
 
 
 def _select_versions(
     cfg: config_mod.RegistryConfig, labels: list[str], suite: str | None
 ) -> dict[str, list[str] | None]:
     """Map suite name -> version names to audit (None: all of them)."""
-    from freezer import registry as registry_mod
-    from freezer.errors import UsageError
+    from freezer.domain.errors import UsageError
+    from freezer.registry import registry as registry_mod
 
     if not labels:
         names = [cfg.suite(suite).name] if suite else list(cfg.suites)
@@ -66,7 +66,7 @@ def audit(
     fmt: FormatOption = None,
 ) -> int:
     """Prove frozen versions are intact: hashes, chain, METHOD.md; and re-verify them against the code."""
-    from freezer import audit as audit_mod
+    from freezer.guard import audit as audit_mod
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
@@ -89,16 +89,16 @@ def audit(
     # Under --strict, a version whose code could not be checked, or whose fixtures went stale, fails too.
     strict_failures = {r.name for r in results if strict and (r.code_status == "unreachable" or r.stale)}
     signatures = _signatures(cfg, results)
-    from freezer import lifecycle
+    from freezer.trust import lifecycle
 
     log_problems = lifecycle.verify_log(cfg.root)
-    from freezer import checkpoint
+    from freezer.trust import checkpoint
 
     checkpoint_problems, signed_heads = checkpoint.verify(cfg)
     if signed_heads is not None and not checkpoint_problems:
         replay = checkpoint.remember(cfg, signed_heads)
         if replay:
-            from freezer.problems import Problem
+            from freezer.domain.problems import Problem
 
             checkpoint_problems.append(Problem(checkpoint.FILE, None, None, (), replay, "checkpoint"))
     log_problems += checkpoint_problems
@@ -156,8 +156,8 @@ def audit(
 
 def _signatures(cfg: config_mod.RegistryConfig, results: list[Any]) -> dict[str, Any]:
     """Each audited version's signature status (versions that failed their audit are not asked)."""
-    from freezer import registry as registry_mod
-    from freezer import signing
+    from freezer.registry import registry as registry_mod
+    from freezer.trust import signing
 
     by_name = {v.name: (one, v) for one in cfg.suites.values() for v in registry_mod.frozen_versions(one)}
     return {r.name: signing.verify(cfg, *by_name[r.name]) for r in results if r.ok and r.name in by_name}

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from freezer import config as config_mod
 from freezer.cli import output
 from freezer.cli.terminal import ProgressBar
-from freezer.errors import EXIT_INVALID, EXIT_OK
-from freezer.problems import display_path
-from freezer.steps import no_progress
+from freezer.domain.errors import EXIT_INVALID, EXIT_OK
+from freezer.domain.problems import display_path
+from freezer.domain.steps import no_progress
+from freezer.registry import config as config_mod
 
 # Long and short spellings of each option that takes a value, by command; mirrors the typer commands.
 _OPTIONS = {
@@ -69,7 +69,7 @@ def fast_path(args: list[str]) -> int | None:
 
 
 def run_check(base: str | None, registry: Path | None, fmt: str) -> int:
-    from freezer import check as check_mod
+    from freezer.guard import check as check_mod
 
     cfg = config_mod.load(registry)
     report = check_mod.check(cfg, base)
@@ -97,7 +97,7 @@ def run_check(base: str | None, registry: Path | None, fmt: str) -> int:
 
 
 def run_validate(paths: list[Path] | None, registry: Path | None, suite: str | None, fmt: str) -> int:
-    from freezer import validate as validate_mod
+    from freezer.validate import validate as validate_mod
 
     bar = ProgressBar("validating") if fmt == "text" else None
     progress = bar or no_progress
@@ -137,7 +137,7 @@ def _optional_config(registry: Path | None) -> config_mod.RegistryConfig | None:
 
 
 def _set_summary(fixture_set: object) -> str:
-    from freezer.validate import FixtureSet
+    from freezer.validate.validate import FixtureSet
 
     assert isinstance(fixture_set, FixtureSet)
     where = display_path(fixture_set.root) if fixture_set.root else "(loose files)"
@@ -155,7 +155,7 @@ def _set_summary(fixture_set: object) -> str:
 
 
 def _report_json(report: object) -> dict[str, object]:
-    from freezer.validate import Report
+    from freezer.validate.validate import Report
 
     assert isinstance(report, Report)
     sets = []

@@ -9,9 +9,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from freezer.cli.terminal import colour_marks, plain_marks
-from freezer.errors import FreezerError
-from freezer.escape import github_data, github_property, json_safe, visible, visible_block
-from freezer.problems import Problem, format_json_path
+from freezer.domain.errors import FreezerError
+from freezer.domain.escape import github_data, github_property, json_safe, visible, visible_block
+from freezer.domain.problems import Problem, format_json_path
 
 FORMATS = ("text", "json", "github")
 # The version of the JSON document every command prints with --format json (schemas/output.schema.json).
@@ -110,7 +110,7 @@ def document(command: str, result: Any, *, exit_code: int, error: FreezerError |
 
 def say_json(command: str, result: Any, *, ok: bool = True) -> int:
     """Print a command's result as the JSON document; returns the exit code it states."""
-    from freezer.errors import EXIT_INVALID, EXIT_OK
+    from freezer.domain.errors import EXIT_INVALID, EXIT_OK
 
     code = EXIT_OK if ok else EXIT_INVALID
     say_block(dumps(document(command, result, exit_code=code)))

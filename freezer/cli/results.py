@@ -7,10 +7,10 @@ from typing import Annotated
 
 import typer
 
-from freezer import config as config_mod
 from freezer.cli import output
 from freezer.cli.app import FormatOption, RegistryOption, app, check_format
-from freezer.errors import EXIT_INVALID, EXIT_OK
+from freezer.domain.errors import EXIT_INVALID, EXIT_OK
+from freezer.registry import config as config_mod
 
 results_app = typer.Typer(help="Check result files against the registry before comparing scores.", no_args_is_help=True)
 app.add_typer(results_app, name="results")
@@ -26,7 +26,7 @@ def check(
     fmt: FormatOption = None,
 ) -> int:
     """Refuse to pool scores across incomparable fixtures; re-aggregate each run on the common subset."""
-    from freezer import results
+    from freezer.query import results
 
     fmt = check_format(fmt)
     cfg = config_mod.load(registry)

@@ -7,11 +7,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from freezer import config as config_mod
 from freezer.cli import output
 from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format, complete_frozen
-from freezer.errors import EXIT_INVALID, EXIT_OK
-from freezer.problems import display_path
+from freezer.domain.errors import EXIT_INVALID, EXIT_OK
+from freezer.domain.problems import display_path
+from freezer.registry import config as config_mod
 
 VersionArgument = Annotated[str, typer.Argument(help="The version, e.g. graph_v2.", autocompletion=complete_frozen)]
 
@@ -28,7 +28,8 @@ def attest(
     """Print the version's in-toto provenance statement (SLSA v1), re-derived from its verified files."""
     import sys
 
-    from freezer import browse, signing
+    from freezer.query import browse
+    from freezer.trust import signing
 
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, version, suite)
@@ -58,7 +59,8 @@ def sign(
     fmt: FormatOption = None,
 ) -> int:
     """Add your signature to signatures/<version>.dsse.json (the frozen folder is not touched)."""
-    from freezer import browse, signing
+    from freezer.query import browse
+    from freezer.trust import signing
 
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, version, suite)
@@ -87,8 +89,9 @@ def verify(
     fmt: FormatOption = None,
 ) -> int:
     """Check each version's signatures against allowed_signers; exit 1 unless every one is signed."""
-    from freezer import allowed_signers, browse, signing
-    from freezer import registry as registry_mod
+    from freezer.query import browse
+    from freezer.registry import registry as registry_mod
+    from freezer.trust import allowed_signers, signing
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
@@ -116,7 +119,7 @@ def verify(
 
 
 def status_line(status: object) -> str:
-    from freezer.signing import SignatureStatus
+    from freezer.trust.signing import SignatureStatus
 
     assert isinstance(status, SignatureStatus)
     mark = "✓" if status.ok else "✗"
@@ -165,8 +168,9 @@ def _status_event(
     reason: str | None = None,
     superseded_by: str | None = None,
 ) -> int:
-    from freezer import browse, lifecycle
-    from freezer.errors import UsageError
+    from freezer.domain.errors import UsageError
+    from freezer.query import browse
+    from freezer.trust import lifecycle
 
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, version, suite)
@@ -196,7 +200,7 @@ def checkpoint(
     fmt: FormatOption = None,
 ) -> int:
     """Sign each suite's chain head (version count, latest manifest) into checkpoint.json; it only grows."""
-    from freezer import checkpoint as checkpoint_mod
+    from freezer.trust import checkpoint as checkpoint_mod
 
     cfg = config_mod.load(registry)
     fmt = check_format(fmt, ("text", "json"))

@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from freezer.demo.samplecode import HISTORY, Tree, base_tree
-from freezer.gitrepo import DETERMINISTIC_ENV, run_git
+from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
 EPOCH = 1776938400  # 2026-04-23T10:00:00Z, the day of the seed's tasks
 

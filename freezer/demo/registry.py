@@ -8,16 +8,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from freezer import config as config_mod
-from freezer import resources
-from freezer.audit import audit_suite
-from freezer.cut import CutResult, cut
 from freezer.demo.build import build_sample_repo
 from freezer.demo.samplecode import TOOL_SURFACE
-from freezer.errors import UsageError
-from freezer.gitrepo import DETERMINISTIC_ENV, run_git
-from freezer.problems import display_path
-from freezer.verdict import VersionAudit
+from freezer.domain.errors import UsageError
+from freezer.domain.problems import display_path
+from freezer.freeze.cut import CutResult, cut
+from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
+from freezer.guard.audit import audit_suite
+from freezer.guard.verdict import VersionAudit
+from freezer.registry import config as config_mod
+from freezer.runtime import resources
 
 CONFIG = """\
 # A freezer registry made by `freezer demo`.

@@ -29,7 +29,7 @@ def canonical(event: dict[str, Any]) -> bytes:
 
 def sign_event(key: Path, event: dict[str, Any], namespace: str = NAMESPACE) -> dict[str, Any]:
     """``event`` with its ``sig`` by ``key`` (an OpenSSH Ed25519 private key file)."""
-    from freezer import sshsig
+    from freezer.trust import sshsig
 
     blob = sshsig.sign(canonical(event), sshsig.load_private_key(key), namespace)
     return {**event, "sig": base64.b64encode(blob).decode()}

@@ -1,0 +1,1 @@
+"""What moved between versions (the delta) and which scores stay comparable."""

@@ -1,0 +1,212 @@
+"""Which scores can be compared across two versions, fixture by fixture and arm by arm.
+
+Every fixture gets three digests, one per group of its fields: what the agent
+sees (``input``), what grades it (``grading``) and what neither sees
+(``cosmetic``: notes, evidence, design history). Which field belongs to which
+group is said by the fixture schema itself (``x-freezer-group`` on each
+property); a field the schema does not place counts as input, so an unknown
+field can only make fewer scores comparable, never more.
+
+A digest is the sha256 of a canonical form of the parsed fixture, so key
+order, YAML formatting and comments never change it::
+
+    sha256("freezer-fixture-digest/1 " + group + "\\n" + canonical JSON)
+
+where the canonical JSON holds the group's fields, keys sorted, no spaces,
+UTF-8; a list of files (``assets``, ``graders``) becomes {path: sha256 of the
+frozen file}. The environment (pinned SHA, binary, tool-surface commits) is one
+digest per version.
+
+Whether a score is comparable also depends on the arm that produced it: a
+graph-tool arm depends on the tool surface, a grep-only arm does not. A suite
+declares its arms and what each depends on in freezer.yaml (``arms``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from freezer.compare.delta import Side
+from freezer.compare.delta import compute as compute_delta
+from freezer.domain.model import Fixture, Raw
+from freezer.runtime import resources
+from freezer.validate.rules import FILE_FIELDS
+
+GROUPS = ("input", "grading", "cosmetic")
+CLASSES = ("unchanged", "cosmetic", "changed", "added", "removed")
+_DIGEST_TAG = "freezer-fixture-digest/1"
+# The delta engine's names for what moved, as arms name them.
+_DELTA_NAMES = {"code under test": "code", "binary": "binary"}
+
+
+def canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+def field_groups(schema: Mapping[str, Any]) -> dict[str, str]:
+    """Field → group, from the ``x-freezer-group`` annotations of a fixture schema's properties."""
+    properties = schema.get("properties") or {}
+    return {
+        name: str(prop.get("x-freezer-group", "input")) for name, prop in properties.items() if isinstance(prop, dict)
+    }
+
+
+def builtin_groups(kind: str) -> dict[str, str]:
+    return field_groups(resources.schema("generic" if kind == "generic" else "fixture"))
+
+
+def fixture_digests(fixture: Raw, groups: Mapping[str, str], asset_hashes: Mapping[str, str]) -> dict[str, str]:
+    """The sha256 of each group of ``fixture``'s fields (identity fields, task_id and status, are in none)."""
+    parts: dict[str, dict[str, Any]] = {group: {} for group in GROUPS}
+    for key, value in fixture.items():
+        group = groups.get(key, "input")
+        if group in parts:
+            parts[group][key] = value
+    for fields in parts.values():
+        for key in FILE_FIELDS:  # a named file counts by its content, not its name alone
+            if isinstance(fields.get(key), list):
+                fields[key] = {str(rel): asset_hashes.get(str(rel), "") for rel in fields[key]}
+    return {
+        group: hashlib.sha256(f"{_DIGEST_TAG} {group}\n".encode() + canonical(parts[group])).hexdigest()
+        for group in GROUPS
+    }
+
+
+def score_digest(digests: Mapping[str, str]) -> str:
+    """One digest for what a score depends on at the fixture: its input and its grading."""
+    return hashlib.sha256(f"{digests['input']}:{digests['grading']}".encode()).hexdigest()
+
+
+def fixture_class(old: Mapping[str, str] | None, new: Mapping[str, str] | None) -> str:
+    """unchanged, cosmetic, changed, added or removed: computed from digests, never set by an author."""
+    if old is None:
+        return "added"
+    if new is None:
+        return "removed"
+    if old == new:
+        return "unchanged"
+    if old["input"] == new["input"] and old["grading"] == new["grading"]:
+        return "cosmetic"
+    return "changed"
+
+
+def default_arms(dimensions: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    return {"all": (*dimensions, "binary", "code")}
+
+
+def _changed_fields(old: Raw, new: Raw, groups: Mapping[str, str], wanted: set[str]) -> list[str]:
+    keys = sorted(set(old) | set(new))
+    return [k for k in keys if groups.get(k, "input") in wanted and old.get(k) != new.get(k)]
+
+
+@dataclass
+class PairRecord:
+    """Two versions compared for one arm."""
+
+    old: str
+    new: str
+    arm: str
+    depends_on: tuple[str, ...]
+    moved: list[str]  # what moved of what the arm depends on
+    classes: dict[str, str] = field(default_factory=dict)
+    comparable: list[str] = field(default_factory=list)
+    excluded: dict[str, str] = field(default_factory=dict)
+    digests: dict[str, str] = field(default_factory=dict)  # task id → score digest, comparable fixtures
+
+    @property
+    def subset_sha256(self) -> str:
+        lines = "".join(f"{task} {self.digests[task]}\n" for task in self.comparable)
+        return hashlib.sha256(lines.encode()).hexdigest()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "from": self.old,
+            "to": self.new,
+            "arm": self.arm,
+            "depends_on": list(self.depends_on),
+            "moved": self.moved,
+            "classes": self.classes,
+            "comparable": self.comparable,
+            "subset_sha256": self.subset_sha256,
+            "excluded": self.excluded,
+        }
+
+
+def _assets(side: Side) -> dict[str, str]:
+    return dict(side.manifest.files)
+
+
+def compare(
+    chain: Sequence[Side],
+    meanings: Mapping[str, str],
+    arms: Mapping[str, Sequence[str]],
+    groups: Mapping[str, str],
+) -> list[PairRecord]:
+    """One record per arm for ``chain[0]`` → ``chain[-1]`` (every version in between accumulates)."""
+    old, new = chain[0], chain[-1]
+    delta = compute_delta(chain, meanings)
+    moved_names = {_DELTA_NAMES.get(name, name) for name in delta["moved"]}
+    unknown = {_DELTA_NAMES.get(entry["dimension"], entry["dimension"]): entry["why"] for entry in delta["unknown"]}
+    landed_old = {t: f for t, f in old.fixtures.items() if f.get("status") == "landed"}
+    landed_new = {t: f for t, f in new.fixtures.items() if f.get("status") == "landed"}
+    digests_old = {t: fixture_digests(f, groups, _assets(old)) for t, f in landed_old.items()}
+    digests_new = {t: fixture_digests(f, groups, _assets(new)) for t, f in landed_new.items()}
+    classes = {
+        task: fixture_class(digests_old.get(task), digests_new.get(task))
+        for task in sorted(set(landed_old) | set(landed_new))
+    }
+    touching = delta["code"]["touching_ground_truth"] if delta["code"] else []
+    records = []
+    for arm, needs in arms.items():
+        suite_level = [n for n in needs if n != "code_sites"]
+        moved = [n for n in suite_level if n in moved_names]
+        record = PairRecord(old.name, new.name, arm, tuple(needs), moved, dict(classes))
+        for task, kind in classes.items():
+            reason = _exclusion(task, kind, record, unknown, touching, landed_old, landed_new, groups, delta)
+            if reason:
+                record.excluded[task] = reason
+            else:
+                record.comparable.append(task)
+                record.digests[task] = score_digest(digests_new[task])
+        records.append(record)
+    return records
+
+
+def _exclusion(
+    task: str,
+    kind: str,
+    record: PairRecord,
+    unknown: Mapping[str, str],
+    touching: Sequence[Mapping[str, Any]],
+    landed_old: Mapping[str, Raw],
+    landed_new: Mapping[str, Raw],
+    groups: Mapping[str, str],
+    delta: Mapping[str, Any],
+) -> str | None:
+    """Why ``task``'s scores cannot be compared for the record's arm (every reason), or None."""
+    if kind == "added":
+        return f"added in {record.new}"
+    if kind == "removed":
+        return f"not landed in {record.new}"
+    reasons = []
+    if record.moved:
+        reasons.append(f"moved for arm {record.arm}: {', '.join(record.moved)}")
+    if kind == "changed":
+        fields = _changed_fields(landed_old[task], landed_new[task], groups, {"input", "grading"})
+        reasons.append(f"changed what the agent sees or what grades it: {', '.join(fields)}")
+    blind = [n for n in record.depends_on if n in unknown and n != "code_sites"]
+    if blind:
+        reasons.append(f"cannot tell whether {', '.join(blind)} moved: {unknown[blind[0]]}")
+    if "code_sites" in record.depends_on:
+        if delta["code"] is None or not delta["code"]["recorded"]:
+            reasons.append("cannot tell whether its ground-truth files changed: the code history was not recorded")
+        else:
+            sites = Fixture.from_data(landed_new[task]).site_files()
+            hits = [c for c in touching if sites & set(c.get("paths") or [])]
+            if hits:
+                reasons.append(f"a commit between the pins touched its ground-truth files ({str(hits[0]['sha'])[:8]})")
+    return "; ".join(reasons) or None

@@ -1,0 +1,115 @@
+"""The comparability record every version carries (manifest format 3).
+
+At cut time the manifest records, under ``comparability``, the arms of the
+suite with what each depends on, the field groups of its fixture schema, and
+the digests of every landed fixture; ``comparability.json`` holds the record
+against every earlier version (newest first), one entry per arm: the class of
+each fixture, the comparable subset with its digest, and why each other
+fixture is excluded. Both are pure functions of frozen data, so the audit
+recomputes them and a later freezer.yaml cannot rewrite them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from freezer.compare import comparability
+from freezer.compare.delta import Side, side
+from freezer.domain.errors import FreezerError
+from freezer.domain.model import Manifest, Raw
+from freezer.registry import registry
+from freezer.registry.config import SuiteConfig
+from freezer.render.method import load_frozen_drafts
+
+RECORD_FORMAT = 1
+MANIFEST_KEY = "comparability"
+
+
+def manifest_entry(
+    arms: Mapping[str, Sequence[str]],
+    groups: Mapping[str, str],
+    fixtures: Sequence[Raw],
+    asset_hashes: Mapping[str, str],
+) -> dict[str, Any]:
+    """What the manifest records: the arms, the field groups, and each landed fixture's digests."""
+    digests = {}
+    for fixture in sorted(fixtures, key=lambda f: f["task_id"]):
+        if fixture.get("status") == "landed":
+            found = comparability.fixture_digests(fixture, groups, asset_hashes)
+            digests[fixture["task_id"]] = {**found, "score": comparability.score_digest(found)}
+    return {
+        # Canonical order: the manifest is written with sorted keys, and the record is recomputed from it.
+        "arms": {arm: list(arms[arm]) for arm in sorted(arms)},
+        "groups": dict(sorted(groups.items())),
+        "fixtures": digests,
+    }
+
+
+def environment_digest(manifest: Raw) -> str:
+    """One digest of the environment a version's fixtures run in: the pinned SHA, the binary as
+    frozen, and the tool-surface commits declared since the previous build."""
+    environment = {
+        "pinned_sha": manifest["pinned_sha"]["full"],
+        "binary": manifest["binary"],
+        "tool_surface_commits": [c["sha"] for c in manifest["tool_surface"]["commits"]],
+    }
+    return hashlib.sha256(b"freezer-environment-digest/1\n" + comparability.canonical(environment)).hexdigest()
+
+
+def record(current: Side, earlier: Sequence[Side], meanings: Mapping[str, str], entry: Mapping[str, Any]) -> Raw:
+    """comparability.json: ``current`` against every version in ``earlier`` (oldest first in the argument)."""
+    against = []
+    for index in reversed(range(len(earlier))):
+        chain = [*earlier[index:], current]
+        pairs = comparability.compare(chain, meanings, entry["arms"], entry["groups"])
+        against.append({"version": earlier[index].name, "arms": [pair.to_json() for pair in pairs]})
+    return {"comparability_format": RECORD_FORMAT, "version": current.name, "against": against}
+
+
+def earlier_sides(suite: SuiteConfig, number: int, *, verify: bool = False) -> list[Side]:
+    """Every frozen version of ``suite`` before ``number``, as the delta engine sees it; with
+    ``verify``, each one's files are checked against their hashes first (a cut must not record
+    comparability against a tampered version)."""
+    sides = []
+    for frozen in registry.frozen_versions(suite):
+        if frozen.number >= number:
+            break
+        if verify:
+            from freezer.query import browse
+
+            sides.append(browse.read(frozen).side())
+            continue
+        manifest = frozen.manifest()
+        version, fixtures = load_frozen_drafts(frozen, manifest)
+        sides.append(side(Manifest.from_data(manifest), version, fixtures))
+    return sides
+
+
+def recompute(suite: SuiteConfig, current: Side, manifest: Raw) -> tuple[Raw, Raw]:
+    """(manifest entry, comparability.json) recomputed from the frozen data; raises FreezerError,
+    OSError or ValueError when an earlier version cannot be read."""
+    recorded = manifest[MANIFEST_KEY]
+    asset_hashes = dict(current.manifest.files)
+    entry = manifest_entry(recorded["arms"], recorded["groups"], list(current.fixtures.values()), asset_hashes)
+    entry["environment"] = environment_digest(manifest)
+    meanings = current.manifest.checks.dimensions or suite.dimensions
+    return entry, record(current, earlier_sides(suite, current.manifest.number), meanings, entry)
+
+
+def frozen_differences(suite: SuiteConfig, current: Side, manifest: Raw, frozen_record: bytes) -> list[str]:
+    """What differs between the frozen comparability data and what the frozen inputs give now."""
+    try:
+        entry, fresh = recompute(suite, current, manifest)
+        frozen = json.loads(frozen_record)
+    except (FreezerError, OSError, ValueError, KeyError, TypeError) as exc:
+        detail = exc.message if isinstance(exc, FreezerError) else str(exc)
+        return [f"cannot be recomputed from the chain: {detail}"]
+    found = []
+    if entry != manifest[MANIFEST_KEY]:
+        found.append("the manifest's fixture digests do not match the frozen fixtures")
+    if fresh != frozen:
+        found.append("does not match the comparability recomputed from the chain")
+    return found

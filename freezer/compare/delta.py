@@ -1,0 +1,318 @@
+"""The delta engine: everything that changed between two versions of a suite.
+
+One engine serves METHOD.md's §Delta (at cut time, against the previous
+version), ``freezer diff`` (any two versions) and audit (which recomputes the
+frozen ``delta.json``). It is a pure function of frozen data: each version's
+manifest (what its checks used and recorded), its version.yaml and its
+fixtures. What differs between the two ends (fixtures, the set-level record,
+the binary, the pinned SHA, the checks) is compared end to end; what happened
+*between* them (tool-surface commits, code history) is accumulated over every
+version along the chain. A dimension that is unknown on either side is said
+to be unknown, never "did not move".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from freezer.compare.delta_v1 import field_changes as clipped_field_changes
+from freezer.compare.delta_v1 import flatten
+from freezer.domain.model import Manifest, Raw
+
+DELTA_FORMAT = 2
+# Fields of version.yaml shown in their own sections, not in the set-level record.
+_SHOWN_ELSEWHERE = ("suite", "version", "pinned_sha", "binary", "tool_surface_commits")
+
+
+@dataclass(frozen=True)
+class Side:
+    """One version as the engine sees it."""
+
+    manifest: Manifest
+    version: Raw
+    fixtures: Mapping[str, Raw]
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+
+def side(manifest: Manifest, version: Raw, fixtures: Sequence[Raw]) -> Side:
+    return Side(manifest, version, {f["task_id"]: f for f in fixtures})
+
+
+def _classes(fixtures: Mapping[str, Raw]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for fixture in fixtures.values():
+        if fixture.get("status") == "landed" and fixture.get("class"):
+            counts[fixture["class"]] = counts.get(fixture["class"], 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def field_changes(old: Raw, new: Raw, *, full: bool = False) -> list[dict[str, Any]]:
+    """Field-level differences by JSON path. Clipped text by default (what delta.json froze and
+    METHOD.md shows); ``full`` keeps each value as it is, for machines (``diff --format json``)."""
+    if not full:
+        return clipped_field_changes(dict(old), dict(new))
+    before, after = flatten(old), flatten(new)
+    changes: list[dict[str, Any]] = []
+    for path in sorted(set(before) | set(after)):
+        if path not in before:
+            changes.append({"path": path, "change": "added", "new": after[path]})
+        elif path not in after:
+            changes.append({"path": path, "change": "removed", "old": before[path]})
+        elif before[path] != after[path]:
+            a, b = before[path], after[path]
+            if isinstance(a, list) and isinstance(b, list):
+                added, removed = [x for x in b if x not in a], [x for x in a if x not in b]
+                changes.append({"path": path, "change": "items", "added": added, "removed": removed})
+            else:
+                changes.append({"path": path, "change": "changed", "old": a, "new": b})
+    return changes
+
+
+def fixture_delta(old: Mapping[str, Raw], new: Mapping[str, Raw], *, full: bool = False) -> dict[str, Any]:
+    """Fixtures added, removed and changed field by field, by task id. Unlike 0.1.0's (kept
+    unchanged in delta_v1 for its frozen versions), a fixture need not have a class."""
+
+    def brief(f: Raw) -> dict[str, Any]:
+        return {"task_id": f["task_id"], "class": f.get("class"), "status": f["status"]}
+
+    both = sorted(set(old) & set(new))
+    old_classes, new_classes = _classes(old), _classes(new)
+    return {
+        "added": [brief(new[t]) for t in sorted(set(new) - set(old))],
+        "removed": [brief(old[t]) for t in sorted(set(old) - set(new))],
+        "changed": [
+            {"task_id": t, "fields": field_changes(old[t], new[t], full=full)} for t in both if old[t] != new[t]
+        ],
+        "unchanged": [t for t in both if old[t] == new[t]],
+        "classes": {
+            "before": old_classes,
+            "after": new_classes,
+            "added": sorted(set(new_classes) - set(old_classes)),
+            "removed": sorted(set(old_classes) - set(new_classes)),
+        },
+    }
+
+
+def version_record(version: Raw) -> dict[str, Any]:
+    """The fields of version.yaml that §Delta lists as the set-level record."""
+    return {key: value for key, value in version.items() if key not in _SHOWN_ELSEWHERE}
+
+
+def _check_changes(old: Manifest, new: Manifest, full: bool) -> list[dict[str, Any]]:
+    hashed = 64 if full else 16
+    changes: list[dict[str, Any]] = []
+    if old.checks.template_sha256 != new.checks.template_sha256:
+        changes.append(
+            {
+                "path": "METHOD.md template (sha256)",
+                "change": "changed",
+                "old": old.checks.template_sha256[:hashed],
+                "new": new.checks.template_sha256[:hashed],
+            }
+        )
+    if old.globs != new.globs:
+        changes.append(
+            {
+                "path": "tool_surface globs",
+                "change": "items",
+                "added": [g for g in new.globs if g not in old.globs],
+                "removed": [g for g in old.globs if g not in new.globs],
+            }
+        )
+    before_schema = old.checks.fixture_schema or {"kind": "graph", "sha256": None}
+    after_schema = new.checks.fixture_schema or {"kind": "graph", "sha256": None}
+    if before_schema["kind"] != after_schema["kind"] or (
+        before_schema["sha256"] and after_schema["sha256"] and before_schema["sha256"] != after_schema["sha256"]
+    ):
+        changes.append(
+            {
+                "path": "fixture schema",
+                "change": "changed",
+                "old": f"{before_schema['kind']} {str(before_schema['sha256'] or '')[:hashed]}".strip(),
+                "new": f"{after_schema['kind']} {str(after_schema['sha256'] or '')[:hashed]}".strip(),
+            }
+        )
+    if old.checks.dimensions is not None and new.checks.dimensions is not None:
+        for change in field_changes(dict(old.checks.dimensions), dict(new.checks.dimensions), full=full):
+            changes.append({**change, "path": "dimension " + change["path"].removeprefix("$.")})
+    return changes
+
+
+def _oracle(manifest: Manifest) -> str:
+    return f"{manifest.checks.grep['engine']} {manifest.checks.grep['version']}"
+
+
+def _assets(manifest: Manifest) -> dict[str, str]:
+    contents = manifest.raw.get("contents")
+    names = contents["assets"] if isinstance(contents, dict) else []
+    return {rel: manifest.files.get(rel, "") for rel in names}
+
+
+def _asset_changes(old: Manifest, new: Manifest) -> dict[str, list[str]]:
+    before, after = _assets(old), _assets(new)
+    return {
+        "added": sorted(set(after) - set(before)),
+        "removed": sorted(set(before) - set(after)),
+        "changed": sorted(rel for rel in set(before) & set(after) if before[rel] != after[rel]),
+    }
+
+
+def _build_unknown(side_: Side) -> str | None:
+    binary = side_.manifest.binary
+    if binary.build_known:
+        return None
+    return f"{side_.name}: {binary.build_sha_unknown or 'no build SHA was recorded'}"
+
+
+def _surface(through: Sequence[Side], meanings: Mapping[str, str]) -> list[dict[str, Any]]:
+    # A list, not a mapping: the order of the dimensions is part of the rendered delta.
+    surface: list[dict[str, Any]] = [
+        {"dimension": name, "meaning": meaning, "commits": []} for name, meaning in meanings.items()
+    ]
+    slots = {entry["dimension"]: entry for entry in surface}
+    for version in through:
+        for commit in version.manifest.commits:
+            if commit.dimension not in slots:
+                slots[commit.dimension] = {"dimension": commit.dimension, "meaning": "", "commits": []}
+                surface.append(slots[commit.dimension])
+            slots[commit.dimension]["commits"].append(
+                {
+                    "version": version.name,
+                    "sha": commit.sha,
+                    "declared_as": commit.declared_as,
+                    "task": commit.task,
+                    "effect": commit.effect,
+                    "subject": commit.subject,
+                }
+            )
+    return surface
+
+
+def _code(through: Sequence[Side]) -> dict[str, Any]:
+    missing = [s.name for s in through if not s.manifest.code_history_recorded]
+    histories = [s.manifest.code_history for s in through if s.manifest.code_history is not None]
+    return {
+        "recorded": not missing,
+        "not_recorded_by": missing,
+        "ahead": sum(h.ahead for h in histories),
+        "behind": sum(h.behind for h in histories),
+        "touching_ground_truth": [dict(c) for h in histories for c in h.touching_ground_truth],
+    }
+
+
+def compute(
+    chain: Sequence[Side], meanings: Mapping[str, str], *, reversed_: bool = False, full: bool = False
+) -> dict[str, Any]:
+    """The delta from ``chain[0]`` to ``chain[-1]``, accumulating every version in between.
+
+    A one-element chain is a suite's first version: nothing to compare it with.
+    ``meanings`` are the suite's dimensions (name → meaning), in their order. ``full`` keeps
+    changed values whole (see :func:`field_changes`); delta.json and METHOD.md use the default.
+    """
+    new = chain[-1]
+    old = chain[0] if len(chain) > 1 else None
+    through = list(chain[1:]) if old else [new]
+    surface = _surface(through, meanings)
+    ends = [s for s in (old, new) if s is not None]
+    incomplete = [s for s in through if s.manifest.scan is not None and not s.manifest.scan.build_sha_known]
+    caveats = []
+    for version in incomplete:
+        tips = ", ".join(t[:8] for t in version.manifest.scan.tips) if version.manifest.scan else ""
+        which = (
+            "the pinned SHA and the declared commits"
+            if version.manifest.format >= 2
+            else "the pinned SHA; freezer 0.1.0 scanned no further"
+        )
+        caveats.append(
+            f"{version.name}: the binary's build SHA is unknown, so the tool-surface scan stopped at {tips} "
+            f"({which}). A tool-surface commit after those could be in the binary without being declared: "
+            "the tool-surface record of this version may be incomplete."
+        )
+    delta: dict[str, Any] = {
+        "delta_format": DELTA_FORMAT,
+        "from": old.name if old else None,
+        "to": new.name,
+        "reversed": reversed_,
+        "through": [s.name for s in through],
+        "tool_surface": surface,
+        "caveats": caveats,
+    }
+    unknown = [
+        {"dimension": "binary build", "why": why} for why in (_build_unknown(s) for s in ends) if why is not None
+    ]
+    if old is None:
+        delta.update(
+            {
+                "fixtures": None,
+                "assets": None,
+                "version_record": [],
+                "binary": [],
+                "checks": [],
+                "grep_oracle": {"before": None, "after": _oracle(new.manifest)},
+                "pinned_sha": None,
+                "code": None,
+                "moved": [],
+                "unmoved": [],
+                "unknown": unknown,
+            }
+        )
+        return delta
+    fixtures = fixture_delta(old.fixtures, new.fixtures, full=full)
+    assets = _asset_changes(old.manifest, new.manifest)
+    record = field_changes(version_record(old.version), version_record(new.version), full=full)
+    binary = field_changes(dict(old.manifest.binary.raw), dict(new.manifest.binary.raw), full=full)
+    checks = _check_changes(old.manifest, new.manifest, full)
+    code = _code(through)
+    if not code["recorded"]:
+        unknown.append(
+            {
+                "dimension": "code history",
+                "why": f"{', '.join(code['not_recorded_by'])} did not record the commits between pinned SHAs "
+                "(cut by freezer 0.1.0)",
+            }
+        )
+    moved: list[str] = []
+    unmoved: list[str] = []
+    fixtures_moved = bool(fixtures["added"] or fixtures["removed"] or fixtures["changed"])
+    (moved if fixtures_moved else unmoved).append("fixture set")
+    (moved if record else unmoved).append("version record")
+    if any(assets.values()) or _assets(old.manifest) or _assets(new.manifest):
+        (moved if any(assets.values()) else unmoved).append("assets")
+    for entry in surface:
+        if entry["commits"]:
+            moved.append(entry["dimension"])
+        elif incomplete:
+            unknown.append(
+                {
+                    "dimension": entry["dimension"],
+                    "why": "no commit is declared or found up to the scanned tips, but the build SHA is unknown",
+                }
+            )
+        else:
+            unmoved.append(entry["dimension"])
+    (moved if binary else unmoved).append("binary")
+    (moved if old.manifest.pinned_sha != new.manifest.pinned_sha else unmoved).append("code under test")
+    (moved if checks else unmoved).append("checks")
+    oracle = {"before": _oracle(old.manifest), "after": _oracle(new.manifest)}
+    (moved if oracle["before"] != oracle["after"] else unmoved).append("Gate B grep oracle")
+    delta.update(
+        {
+            "fixtures": fixtures,
+            "assets": assets,
+            "version_record": record,
+            "binary": binary,
+            "checks": checks,
+            "grep_oracle": oracle,
+            "pinned_sha": {"before": old.manifest.pinned_sha, "after": new.manifest.pinned_sha},
+            "code": code,
+            "moved": moved,
+            "unmoved": unmoved,
+            "unknown": unknown,
+        }
+    )
+    return delta

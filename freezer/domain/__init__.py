@@ -1,0 +1,1 @@
+"""The typed domain: errors, findings, fixtures, manifests. Imports nothing else of freezer."""

@@ -1,0 +1,135 @@
+"""The cut's checks against the code repository: pinned SHA, ground truth, Gate B, provenance.
+
+Each check stops the cut with every problem it found; what passed is told as a
+:class:`~freezer.domain.steps.Step`, and what is worth a look (an unpushed pin, an
+unknown build) as a warning.
+"""
+
+from __future__ import annotations
+
+from freezer.domain.errors import InvalidInput
+from freezer.domain.model import Fixture, Manifest
+from freezer.domain.problems import Problem
+from freezer.domain.steps import Step, StepLog
+from freezer.git.gitrepo import CodeRepo
+from freezer.registry.config import RegistryConfig, SuiteConfig
+from freezer.resolve.grep import PINNED_VERSION, locate
+from freezer.resolve.groundtruth import check_gate_b_all, check_sites
+from freezer.resolve.provenance import ResolvedProvenance, check_provenance, code_history, resolve_sha
+from freezer.validate.validate import FixtureSet
+
+
+def shown_repo_path(config: RegistryConfig, suite: SuiteConfig) -> str:
+    if suite.code_repo.is_relative_to(config.root):
+        return suite.code_repo.relative_to(config.root).as_posix()
+    return str(suite.code_repo)
+
+
+def fail(step: str, problems: list[Problem]) -> InvalidInput:
+    return InvalidInput(f"cut refused at step '{step}': {len(problems)} problem(s)", problems)
+
+
+def _check_surface_globs(repo: CodeRepo, suite: SuiteConfig, sha: str, warnings: list[str]) -> None:
+    """A tool surface that matches nothing would make the undeclared-commit scan vacuous."""
+    empty = [glob for glob in suite.tool_surface if not repo.matching_paths(sha, glob)]
+    where = suite.origin("tool_surface")
+    if len(empty) == len(suite.tool_surface):
+        file, _, line = where.rpartition(":")
+        raise InvalidInput(
+            "cut refused at step 'check provenance'",
+            [
+                Problem(
+                    file or where,
+                    int(line) if line.isdigit() else None,
+                    None,
+                    ("suites", suite.name, "tool_surface"),
+                    f"no tool_surface glob matches any file at {sha[:8]}; check their spelling "
+                    "(an empty tool surface would let every commit through undeclared)",
+                    "config",
+                )
+            ],
+        )
+    for glob in empty:
+        warnings.append(f"tool_surface glob {glob!r} matches no file at {sha[:8]} ({where})")
+
+
+def check_against_code(
+    config: RegistryConfig,
+    suite: SuiteConfig,
+    fixture_set: FixtureSet,
+    previous: Manifest | None,
+    steps: StepLog,
+    warnings: list[str],
+) -> ResolvedProvenance:
+    version = fixture_set.version
+    assert version is not None
+    with CodeRepo(suite.code_repo, suite.origin("code_repo")) as repo:
+        problems: list[Problem] = []
+        pinned = resolve_sha(repo, version, ("pinned_sha",), problems)
+        if pinned is None:
+            raise fail("resolve pinned SHA", problems)
+        steps.append(Step("pinned_sha", f"pinned SHA {version.data['pinned_sha']} resolves to {pinned}"))
+        landed = [d for d in fixture_set.fixtures if d.data["status"] == "landed"]
+        steps.now(f"verifying ground truth of {len(landed)} landed fixture(s)")
+        for doc in landed:
+            problems.extend(check_sites(repo, pinned, doc))
+        if problems:
+            raise fail("verify ground truth", problems)
+        sites = sum(len(d.data.get("ground_truth") or []) + len(d.data.get("traps") or []) for d in landed)
+        steps.append(
+            Step(
+                "ground_truth",
+                f"ground truth verified at {pinned[:8]}: {sites} site(s) in {len(landed)} landed fixture(s)",
+            )
+        )
+        rg = locate()
+        steps.now("reproducing Gate B with ripgrep")
+        if rg.explicit:
+            warnings.append(f"Gate B runs {rg.label}, not the pinned ripgrep {PINNED_VERSION}; the manifest says so")
+        problems.extend(check_gate_b_all(repo, pinned, landed, rg))
+        if problems:
+            raise fail("reproduce Gate B", problems)
+        gated = sum(1 for d in landed if d.data.get("naive_grep") and d.data.get("gate_b"))
+        steps.append(
+            Step("gate_b", f"Gate B reproduced at {pinned[:8]} by {rg.label} for {gated} fixture(s)")
+            if gated
+            else Step("gate_b", "Gate B: no landed fixture carries a naive grep and a Gate B record")
+        )
+        steps.now("scanning the tool surface for undeclared commits")
+        resolved, problems = check_provenance(repo, version, pinned, previous, suite.tool_surface)
+        if resolved is None:
+            raise fail("check provenance", problems)
+        _check_surface_globs(repo, suite, resolved.scan.tips[0], warnings)
+        tips = ", ".join(t[:8] for t in resolved.scan.tips)
+        if previous:
+            steps.append(
+                Step(
+                    "provenance",
+                    f"provenance: {len(resolved.commits)} declared tool-surface commit(s); none undeclared "
+                    f"between {previous.name} and {tips}",
+                )
+            )
+            watched = sorted({f for d in landed for f in Fixture.from_data(d.data).site_files()})
+            resolved.code_history = code_history(repo, previous.pinned_sha, pinned, watched)
+        else:
+            steps.append(
+                Step(
+                    "provenance",
+                    f"provenance: {len(resolved.commits)} declared commit(s); first version, "
+                    "no earlier build to scan from",
+                )
+            )
+        unpublished = repo.publication(pinned)
+        if unpublished:
+            warnings.append(
+                f"the pinned SHA {pinned[:8]} may exist only on this machine ({unpublished}): push it, "
+                "or an audit elsewhere cannot find it"
+            )
+        if not resolved.scan.build_sha_known:
+            warnings.append(
+                f"the binary's build SHA is unknown: the scan stopped at {tips}; METHOD.md says the tool-surface "
+                "record may be incomplete"
+            )
+        resolved.repo_identity = {**repo.identity, "configured_path": shown_repo_path(config, suite)}
+        resolved.grep = rg.describe()
+    return resolved

@@ -1,0 +1,270 @@
+"""``freezer init``: a new registry that works from its first commit.
+
+It writes freezer.yaml, one suite's drafts (a commented version.yaml and a
+fixture to copy), a pre-commit config and a GitHub Actions workflow that run
+the guard, and copies of the schemas for editors (each YAML file names its
+schema in a ``yaml-language-server`` modeline). Nothing existing is ever
+overwritten, and nothing is written through a link: the folder may come
+from a clone whose ``.freezer``, ``drafts`` or ``.github`` is a committed
+link to somewhere else. Every file is rendered and written in a temporary
+folder first, then placed with renames that refuse to replace anything,
+under the registry lock; if one fails, what was placed is removed again.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from freezer import __version__
+from freezer.domain.errors import FreezerError, UsageError
+from freezer.domain.problems import display_path
+from freezer.freeze.snapshot import WORK_DIR, registry_lock
+from freezer.git.gitrepo import git_status
+from freezer.runtime import resources
+from freezer.runtime.filenames import safe_file_name
+from freezer.runtime.paths import unsafe_reason
+
+KINDS = ("generic", "graph")
+_SUITE_NAME = re.compile(r"[a-z][a-z0-9_-]{0,59}")  # whole names only: fullmatch, never match
+_FALLBACK_EXAMPLE = "src/main.py"
+SCHEMAS_FOLDER = ".freezer/schemas"
+# Cuts keep their lock and staging in .freezer/; the schemas beside them are committed for editors.
+WORK_GITIGNORE = "# freezer's lock and staging folder; the schemas beside them are committed\n/lock\n/staging/\n"
+
+
+@dataclass
+class InitResult:
+    root: Path
+    suite: str
+    kind: str
+    written: list[str] = field(default_factory=list)
+    git_initialized: bool = False
+    pinned_sha: str | None = None
+    code_repo: str = ""
+
+
+def _quoted(text: str) -> str:
+    """A YAML scalar that reads back as ``text`` whatever it holds (a JSON string is valid YAML)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _code_facts(code_repo: Path) -> tuple[str | None, str]:
+    """HEAD of the code repository and a tracked file to point the example fixture at."""
+    code, head, _ = git_status(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], code_repo)
+    if code != 0:
+        return None, _FALLBACK_EXAMPLE
+    code, listed, _ = git_status(["ls-files", "-z"], code_repo)
+    names = [name for name in listed.split("\0") if name] if code == 0 else []
+    readable = [n for n in names if not n.startswith(".") and "\n" not in n]
+    return head.strip(), (readable[0] if readable else _FALLBACK_EXAMPLE)
+
+
+def _render(name: str, values: dict[str, object]) -> str:
+    from jinja2 import Environment, StrictUndefined
+
+    text = (resources.data_dir("templates") / "init" / name).read_text(encoding="utf-8")
+    environment = Environment(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
+    return environment.from_string(text).render(**values)
+
+
+def plan(target: Path, suite: str, kind: str, code_repo: Path | None) -> tuple[dict[str, str], InitResult]:
+    """Every file of the new registry (path relative to ``target`` → text), rendered, nothing written."""
+    if _SUITE_NAME.fullmatch(suite) is None:
+        raise UsageError(
+            f"{suite!r} is not a suite name: use lower-case letters, digits, '-' and '_', starting with a letter"
+        )
+    if kind not in KINDS:
+        raise UsageError(f"{kind!r} is not a suite kind: use one of {', '.join(KINDS)}")
+    result = InitResult(target, suite, kind)
+    pinned, example = None, _FALLBACK_EXAMPLE
+    if code_repo is not None:
+        if not code_repo.is_dir():
+            raise UsageError(f"{display_path(code_repo)} is not a folder", hint="pass the code repository's folder")
+        pinned, example = _code_facts(code_repo)
+        if pinned is None:
+            raise UsageError(
+                f"{display_path(code_repo)} is not a git repository with a commit",
+                hint="commit the code under test first; freezer pins its SHA",
+            )
+        written_path = os.path.relpath(code_repo.resolve(), target.resolve())
+    else:
+        written_path = "../code"
+    result.pinned_sha, result.code_repo = pinned, written_path
+    folder = f"drafts/{safe_file_name(suite)}"  # the name is plain, so this is the name itself
+    values: dict[str, object] = {
+        "suite": suite,
+        "kind": kind,
+        "version": 1,
+        "pinned_sha": pinned,
+        "code_repo_yaml": _quoted(written_path) + ("" if code_repo else "  # TODO: the code under test"),
+        "tool_surface_yaml": _quoted("tools/**") + "  # TODO: the paths of your tool's code",
+        "example_file": _quoted(example),
+        "example_name": _quoted(Path(example).name),
+        "freezer_version": __version__,
+    }
+    schema_names = ["registry", "version", "generic" if kind == "generic" else "fixture"]
+    files = {
+        "freezer.yaml": _render("freezer.yaml.j2", values),
+        f"{folder}/version.yaml": _render("version.yaml.j2", values),
+        f"{folder}/fixtures/example-task.yaml": _render(f"fixture-{kind}.yaml.j2", values),
+        ".pre-commit-config.yaml": _render("pre-commit-config.yaml", values),
+        ".github/workflows/freezer.yml": _render("github-workflow.yml.j2", values),
+        ".gitattributes": _render("gitattributes", values),
+        f"{WORK_DIR}/.gitignore": WORK_GITIGNORE,
+        **{f"{SCHEMAS_FOLDER}/{name}.schema.json": resources.schema_text(name) for name in schema_names},
+    }
+    return files, result
+
+
+def _place(target: Path) -> tuple[Path, Path]:
+    """(the registry's folder, the nearest folder of it that exists), both absolute. The folder the user
+    names is resolved once, as a registry root always is; below it, nothing freezer writes may be a link."""
+    absolute = Path(os.path.abspath(target))
+    if os.path.lexists(absolute):
+        if not absolute.is_dir():
+            raise UsageError(f"{display_path(target)} exists and is not a folder", hint="pick a new folder")
+        root = absolute.resolve()
+        return root, root
+    existing = absolute.parent
+    while not os.path.lexists(existing):
+        existing = existing.parent
+    if not existing.is_dir():
+        raise UsageError(f"{display_path(existing)} is not a folder", hint="pick a folder that can hold the registry")
+    real = existing.resolve()
+    return real / absolute.relative_to(existing), real
+
+
+def _refuse_unsafe(target: Path, base: Path, paths: dict[str, Path]) -> None:
+    """Refuse a link or a file on the way to any path init writes (the path guard's rule), then any path
+    that is taken: init never writes through a link and never overwrites."""
+    through: dict[str, str] = {}
+    taken = []
+    for rel, path in paths.items():
+        why = unsafe_reason(base, path)
+        if why is not None:
+            through.setdefault(why, rel)
+        elif os.path.lexists(path):
+            taken.append(rel)
+    if through:
+        found = "; ".join(f"{rel} {why}" for why, rel in through.items())
+        raise UsageError(
+            f"{display_path(target)}: freezer init writes only to real folders, never through a link: {found}",
+            hint="remove that link or file (git rm it if it is committed) and run init again, or init another folder",
+        )
+    if taken:
+        raise UsageError(
+            f"{display_path(target)} already has {', '.join(sorted(taken))}; freezer init never overwrites a file",
+            hint="init another folder, or move those files away first",
+        )
+
+
+def _needs_git_init(target: Path, root: Path, base: Path) -> bool:
+    """Whether the registry needs a ``git init``: not when it is inside a work tree already."""
+    code, inside, _ = git_status(["rev-parse", "--is-inside-work-tree"], base)
+    if code == 0 and inside.strip() == "true":
+        return False
+    if os.path.lexists(root / ".git"):
+        raise UsageError(
+            f"{display_path(target)}/.git exists, but git does not read it as a repository; "
+            "freezer init would run git init over it",
+            hint="remove it (or make it a real git folder), or init another folder",
+        )
+    return True
+
+
+def _entries_to_place(base: Path, paths: list[Path]) -> list[Path]:
+    """The topmost missing level of each path, relative to ``base``: each is placed in one rename."""
+    entries: set[Path] = set()
+    for path in paths:
+        level = base
+        for part in path.relative_to(base).parts:
+            level = level / part
+            if not os.path.lexists(level):
+                entries.add(level.relative_to(base))
+                break
+    return sorted(entries)
+
+
+def _place_entry(built: Path, path: Path) -> None:
+    """Move ``built`` to ``path``, which must not exist: a folder by rename (refused onto anything but
+    an empty folder), a file by a hard link (refused onto anything at all, a link included)."""
+    if built.is_dir():
+        os.rename(built, path)
+        return
+    try:
+        os.link(built, path, follow_symlinks=False)
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EMLINK):
+            raise
+        if os.path.lexists(path):  # a file system without hard links: check, then rename
+            raise FileExistsError(errno.EEXIST, "appeared while init ran", str(path)) from None
+        os.rename(built, path)
+
+
+def _remove_placed(placed: list[Path]) -> None:
+    for path in reversed(placed):
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def init_registry(
+    target: Path, suite: str = "bench", kind: str = "generic", code_repo: Path | None = None
+) -> InitResult:
+    """Create the registry in ``target`` (a new or empty folder, or one without any of its files).
+
+    Every file is built in a temporary folder beside the ones it goes to, then placed, each new
+    top-level entry in one rename; a failure removes what was placed, so nothing is left behind.
+    """
+    root, base = _place(target)
+    files, result = plan(root, suite, kind, code_repo)
+    result.root = target
+    paths = {rel: root / rel for rel in files}
+    _refuse_unsafe(target, base, paths)
+    git_init = _needs_git_init(target, root, base)
+    placed: list[Path] = []
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=".freezer-init-", dir=base))
+    except OSError as exc:
+        raise FreezerError(f"{display_path(target)}: cannot write the registry: {exc.strerror or exc}") from None
+    try:
+        for rel, text in files.items():
+            built = staging / paths[rel].relative_to(base)
+            built.parent.mkdir(parents=True, exist_ok=True)
+            with open(built, "x", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+        entries = _entries_to_place(base, list(paths.values()))
+        work = root / WORK_DIR
+        # The lock lives in .freezer/: a new .freezer (with its .gitignore) is placed first, then locked.
+        first = [entry for entry in entries if work == base / entry or work.is_relative_to(base / entry)]
+        for entry in first:
+            _place_entry(staging / entry, base / entry)
+            placed.append(base / entry)
+        with registry_lock(root):
+            rest = [entry for entry in entries if entry not in first]
+            _refuse_unsafe(target, base, {str(entry): base / entry for entry in rest})
+            for entry in rest:
+                _place_entry(staging / entry, base / entry)
+                placed.append(base / entry)
+    except BaseException as exc:
+        _remove_placed(placed)
+        if isinstance(exc, OSError):
+            raise FreezerError(
+                f"{display_path(target)}: cannot write the registry ({exc.strerror or exc}); nothing was written"
+            ) from None
+        raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    result.written = list(files)
+    if git_init:
+        initialized, _, _ = git_status(["init", "-q", "."], root)
+        result.git_initialized = initialized == 0
+    return result

@@ -1,0 +1,320 @@
+"""Writing a version directory atomically, under a registry lock.
+
+A version is built in a staging directory next to the versions folder (same
+filesystem), every file and directory is fsynced, and the staging directory
+is renamed into place: a crash leaves either no version or a complete one.
+Staging directories left by a killed cut are removed by the next cut, under
+the lock. The lock is an ``flock`` on a file under ``.freezer/``: the kernel
+releases it when its holder dies, so a killed cut never blocks the next.
+
+The filesystem calls go through :class:`FsOps` so tests can make any single
+step fail and check that nothing is left behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import hashlib
+import os
+import shutil
+import stat
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from freezer.domain.errors import FreezerError, LockBusy, UsageError
+from freezer.runtime.paths import require_safe
+
+WORK_DIR = ".freezer"
+READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
+
+
+def _load_syncfs() -> Callable[[int], int] | None:
+    try:
+        import ctypes
+        import ctypes.util
+
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        function: Callable[[int], int] = libc.syncfs
+        return function
+    except (OSError, AttributeError):
+        return None
+
+
+_SYNCFS = _load_syncfs() if sys.platform.startswith("linux") else None
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data``: os.write may write less than it was given."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+class FsOps:
+    """The filesystem steps of a cut; replaced in tests to inject faults."""
+
+    def mkdir(self, path: Path) -> None:
+        path.mkdir()
+
+    def write(self, path: Path, data: bytes) -> None:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
+        try:
+            write_all(fd, data)
+        finally:
+            os.close(fd)
+
+    def copy(self, source: Path, path: Path, sha256: str) -> None:
+        """Copy ``source`` in bounded chunks, hashing as it goes; it must still hash to ``sha256``."""
+        digest = hashlib.sha256()
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        src = os.open(source, flags)
+        try:
+            dst = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
+            try:
+                while chunk := os.read(src, 1 << 20):
+                    digest.update(chunk)
+                    write_all(dst, chunk)
+            finally:
+                os.close(dst)
+        finally:
+            os.close(src)
+        if digest.hexdigest() != sha256:
+            raise FreezerError(f"{source} changed while it was being frozen; nothing was written", hint="cut again")
+
+    def fsync_fd(self, fd: int) -> None:
+        os.fsync(fd)
+
+    def fsync_path(self, path: Path) -> None:
+        flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if path.is_dir() else 0)
+        fd = os.open(path, flags)
+        try:
+            self.fsync_fd(fd)
+        finally:
+            os.close(fd)
+
+    def syncfs(self, folder: Path) -> bool:
+        """Flush the whole filesystem holding ``folder`` in one call; False where that is not available."""
+        if _SYNCFS is None:
+            return False
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            if _SYNCFS(fd) != 0:
+                raise OSError(ctypes_errno(), "syncfs failed")
+        finally:
+            os.close(fd)
+        return True
+
+    def chmod(self, path: Path, mode: int) -> None:
+        os.chmod(path, mode)
+
+    def rename(self, source: Path, target: Path) -> None:
+        os.rename(source, target)
+
+
+def ctypes_errno() -> int:
+    import ctypes
+
+    return ctypes.get_errno()
+
+
+def work_dir(root: Path) -> Path:
+    """``.freezer/`` under the registry root, created with a .gitignore that hides it from git."""
+    path = require_safe(root, root / WORK_DIR, "the work folder")
+    if not path.is_dir():
+        try:
+            path.mkdir(exist_ok=True)
+            with contextlib.suppress(FileExistsError):  # a parallel command made it first
+                _write_new(path / ".gitignore", b"*\n")
+        except OSError as exc:
+            raise FreezerError(
+                f"cannot create {path}: {exc.strerror}",
+                hint="a cut writes its lock and staging there: run it where the registry is writable",
+            ) from None
+    return path
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+# How long a command that writes the registry (yank, deprecate, checkpoint, sign) waits for
+# another to finish before it gives up; FREEZER_LOCK_SECONDS changes it.
+LOCK_WAIT_SECONDS = 60.0
+_MAX_LOCK_WAIT_SECONDS = 3600.0
+_held = threading.local()
+
+
+def lock_wait_seconds() -> float:
+    """How long a writer waits for the registry lock: ``FREEZER_LOCK_SECONDS``, or 60 s."""
+    text = os.environ.get("FREEZER_LOCK_SECONDS")
+    if text is None or not text.strip():
+        return LOCK_WAIT_SECONDS
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= _MAX_LOCK_WAIT_SECONDS:  # NaN fails this too
+        raise UsageError(
+            f"FREEZER_LOCK_SECONDS={text!r} is not a number of seconds from 0 to {_MAX_LOCK_WAIT_SECONDS:.0f}"
+        )
+    return seconds
+
+
+@contextmanager
+def registry_lock(root: Path, *, wait: float | None = None) -> Iterator[None]:
+    """Hold the registry's lock for the block: an ``flock`` that dies with its holder.
+
+    ``wait=None`` fails at once with :class:`LockBusy` when another process holds it (a cut:
+    two cuts of the same version must not queue up); ``wait=N`` waits up to N seconds for the
+    holder to finish, so parallel writers serialise, then fails with :class:`LockBusy`. A writer
+    must re-read every file it changes inside the block. The lock is re-entrant within a thread:
+    a block nested in another for the same registry holds it already."""
+    lock_path = require_safe(root, work_dir(root) / "lock", "the lock file", folder=False)
+    held: set[str] = _held.__dict__.setdefault("paths", set())
+    key = str(lock_path)
+    if key in held:
+        yield
+        return
+    fd = _acquire(lock_path, wait)
+    held.add(key)
+    try:
+        yield
+    finally:
+        held.discard(key)
+        os.close(fd)
+
+
+def _acquire(lock_path: Path, wait: float | None) -> int:
+    deadline = time.monotonic() + (wait or 0.0)
+    pause = 0.005
+    replaced = 0
+    while True:
+        # O_NOFOLLOW: a link planted as the lock file must not make freezer create or open its target.
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(lock_path, flags, 0o644)
+        except OSError as exc:
+            raise FreezerError(f"cannot open the registry lock {lock_path}: {exc.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            if wait is None:
+                raise LockBusy(
+                    f"another freezer cut holds the registry lock ({lock_path})",
+                    hint="wait for it to finish; the lock is released when that process exits",
+                ) from None
+            if time.monotonic() >= deadline:
+                raise LockBusy(
+                    f"another freezer command held the registry lock ({lock_path}) for {wait:g} s; gave up waiting",
+                    hint="run again when it has finished (the lock is released when that process exits); "
+                    "FREEZER_LOCK_SECONDS sets how long to wait",
+                ) from None
+            time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+            pause = min(pause * 2, 0.1)
+            continue
+        try:
+            same = os.fstat(fd).st_ino == os.stat(lock_path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        # The lock file was removed or replaced while we waited: our lock guards nothing; retry.
+        os.close(fd)
+        replaced += 1
+        if replaced >= 5:
+            raise LockBusy(f"the registry lock {lock_path} keeps being replaced; is something deleting it?")
+
+
+def _staging_root(root: Path) -> Path:
+    path = require_safe(root, work_dir(root) / "staging", "the staging folder")
+    path.mkdir(exist_ok=True)
+    return path
+
+
+def clear_stale_staging(root: Path) -> int:
+    """Remove staging directories of cuts that died; call only while holding the lock."""
+    staging = _staging_root(root)
+    removed = 0
+    with os.scandir(staging) as entries:
+        for entry in entries:
+            # A link is removed as a link: nothing it points at is ever touched.
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                os.unlink(entry.path)
+            removed += 1
+    return removed
+
+
+def write_version(
+    root: Path,
+    target: Path,
+    files: dict[str, bytes],
+    fs: FsOps | None = None,
+    copies: dict[str, tuple[Path, str]] | None = None,
+) -> None:
+    """Create ``target`` (inside the registry ``root``) holding exactly ``files`` and the ``copies``
+    (rel -> (source, sha256), streamed and checked against the hash), or leave no trace."""
+    fs = fs or FsOps()
+    require_safe(root, target.parent, "the versions folder")
+    if target.exists() or target.is_symlink():
+        raise FreezerError(f"{target} already exists; a frozen version is never overwritten")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = _staging_root(root) / f"{target.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    try:
+        fs.mkdir(staging)
+        folders = {staging}
+        written = []
+        streamed = copies or {}
+        for rel in sorted([*files, *streamed]):
+            path = staging / rel
+            for parent in reversed(path.relative_to(staging).parents[:-1]):
+                folder = staging / parent
+                if folder not in folders:
+                    fs.mkdir(folder)
+                    folders.add(folder)
+            if rel in files:
+                fs.write(path, files[rel])
+            else:
+                fs.copy(streamed[rel][0], path, streamed[rel][1])
+            fs.chmod(path, READ_ONLY)
+            written.append(path)
+        # Every byte must be on disk before the rename makes the version visible. One syncfs
+        # does that for thousands of files at the cost of one call; elsewhere, fsync each.
+        if not fs.syncfs(staging):
+            for path in [*written, *sorted(folders, key=lambda p: -len(p.parts))]:
+                fs.fsync_path(path)
+        try:
+            fs.rename(staging, target)
+        except OSError as exc:
+            if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
+                raise FreezerError(f"{target} appeared during the cut; it was left untouched") from None
+            raise
+    except BaseException as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise FreezerError(
+                f"writing {target.name} failed ({exc.strerror or exc}); nothing was written",
+                hint="check free space and permissions of the versions folder, then cut again",
+            ) from None
+        raise
+    try:
+        fs.fsync_path(target.parent)
+    except BaseException as exc:
+        # The rename may not be durable: take the version back out rather than leave it in doubt.
+        shutil.rmtree(target, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise FreezerError(f"writing {target.name} failed ({exc.strerror or exc}); nothing was written") from None
+        raise

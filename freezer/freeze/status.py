@@ -1,0 +1,98 @@
+"""``freezer status``: what a cut would do now, without doing it.
+
+Fast by design: it validates the drafts, compares them with the latest frozen
+version field by field, and scans the code repository for tool-surface commits
+since that version's scan that the drafts do not declare. It renders no
+METHOD.md and audits nothing (``freezer audit`` does).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from freezer.compare.delta import field_changes, fixture_delta, version_record
+from freezer.domain.errors import FreezerError
+from freezer.git.gitrepo import CodeRepo
+from freezer.registry import registry
+from freezer.registry.config import SuiteConfig
+from freezer.render.method import load_frozen_drafts
+from freezer.resolve.provenance import scan_plan, undeclared
+from freezer.validate.validate import validate_suite
+
+
+@dataclass
+class SuiteStatus:
+    suite: str
+    next_version: int
+    drafts_version: int | None
+    problems: int
+    latest: str | None = None
+    fixtures: dict[str, list[str]] = field(default_factory=dict)  # added / removed / changed task ids
+    record: list[str] = field(default_factory=list)  # version.yaml paths that differ
+    pinned_sha: dict[str, str] | None = None  # {"before": latest's full SHA, "after": the drafts' SHA as written}
+    declared: int = 0
+    undeclared: list[dict[str, Any]] = field(default_factory=list)
+    code: str = "not checked"
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def suite_status(suite: SuiteConfig) -> SuiteStatus:
+    report = validate_suite(suite)
+    version_doc = next((s.version for s in report.sets if s.version is not None), None)
+    fixtures = {d.data["task_id"]: d.data for s in report.sets for d in s.fixtures}
+    versions = registry.frozen_versions(suite)
+    status = SuiteStatus(
+        suite.name,
+        registry.next_free(suite, versions),
+        version_doc.data["version"] if version_doc is not None else None,
+        len(report.problems),
+    )
+    if version_doc is not None:
+        status.declared = len(version_doc.data["tool_surface_commits"])
+    if not versions:
+        status.fixtures = {"added": sorted(fixtures), "removed": [], "changed": []}
+        return status
+    latest = versions[-1]
+    status.latest = latest.name
+    try:
+        old_version, old_fixtures = load_frozen_drafts(latest, latest.manifest())
+        manifest = latest.manifest_model()
+    except (FreezerError, KeyError, TypeError, ValueError, OSError):
+        status.code = f"{latest.name} cannot be read (run freezer audit)"
+        return status
+    compared = fixture_delta({f["task_id"]: f for f in old_fixtures}, fixtures)
+    status.fixtures = {
+        "added": [f["task_id"] for f in compared["added"]],
+        "removed": [f["task_id"] for f in compared["removed"]],
+        "changed": [f["task_id"] for f in compared["changed"]],
+    }
+    if version_doc is not None:
+        status.pinned_sha = {"before": manifest.pinned_sha, "after": str(version_doc.data["pinned_sha"])}
+        status.record = [
+            c["path"] for c in field_changes(version_record(old_version), version_record(version_doc.data))
+        ]
+    _scan(suite, manifest, version_doc.data if version_doc is not None else None, status)
+    return status
+
+
+def _scan(suite: SuiteConfig, manifest: Any, draft: dict[str, Any] | None, status: SuiteStatus) -> None:
+    """Tool-surface commits since the latest version's scan, up to the code repository's HEAD."""
+    try:
+        with CodeRepo(suite.code_repo, suite.origin("code_repo")) as repo:
+            declared = set()
+            for commit in (draft or {}).get("tool_surface_commits") or []:
+                try:
+                    declared.add(repo.resolve(str(commit["sha"])))
+                except FreezerError:
+                    continue
+            head = repo.resolve("HEAD")
+            # The scan a cut would run if the binary were built at HEAD.
+            scan = scan_plan(head, head, [], manifest, suite.tool_surface)
+            for commit in undeclared(repo, scan, declared):
+                status.undeclared.append({"sha": commit.sha, "subject": commit.subject, "paths": list(commit.paths)})
+            status.code = f"scanned up to HEAD {head[:8]}"
+    except FreezerError as exc:
+        status.code = f"unreachable: {exc.message}"

@@ -1,0 +1,334 @@
+"""Read-only access to the code repository (``code_repo``), under the git policy.
+
+Every git call freezer makes runs under the policy of :mod:`freezer.git.gitpolicy`
+(no program, no fetch, no outside config, one absolute git); its names are
+re-exported here, where callers have always found them. On top of it, the code
+repository must be a clone with a working tree, whose top level is the
+configured folder: a bare repository, or a git directory laid out as plain
+files (``HEAD``, ``config``, ``objects/``), is refused.
+
+Only stored objects are read: tree listings (each commit's once) and blobs,
+through one long-lived ``git cat-file --batch`` process; never the working
+tree, so no checkout filter or attribute applies.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from freezer.domain.errors import GitError
+from freezer.domain.problems import display_path
+from freezer.git.gitpolicy import (
+    DETERMINISTIC_ENV,
+    POLICY_CONFIG,
+    POLICY_ENV,
+    cat_file_batch,
+    check_ref,
+    git_argv,
+    git_env,
+    git_executable,
+    git_status,
+    run_git,
+)
+from freezer.git.globs import glob_regex
+
+if TYPE_CHECKING:
+    from freezer.git.trees import TreeCache
+
+__all__ = [
+    "DETERMINISTIC_ENV",
+    "POLICY_CONFIG",
+    "POLICY_ENV",
+    "CodeRepo",
+    "Commit",
+    "cat_file_batch",
+    "check_ref",
+    "git_argv",
+    "git_env",
+    "git_executable",
+    "git_status",
+    "run_git",
+]
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    subject: str
+    paths: tuple[str, ...]
+
+
+class CodeRepo:
+    """Read-only access to the git repository of the code under test."""
+
+    def __init__(self, path: Path, configured_at: str = "freezer.yaml") -> None:
+        self.path = path
+        where = f"{configured_at}: code_repo {display_path(path)}"
+        hint = "point code_repo in freezer.yaml at a clone of the code under test"
+        if not path.exists():
+            raise GitError(f"{where} does not exist", hint=hint)
+        if not path.is_dir():
+            raise GitError(f"{where} is not a folder", hint=hint)
+        self._require_clone(where, hint)
+        if not self._git("rev-list", "--all", "--max-count=1").strip():
+            raise GitError(f"{where} has no commits", hint=hint)
+        self._trees: dict[str, dict[str, tuple[str, str]]] = {}
+        self._blobs: dict[str, bytes] = {}
+        self._texts: dict[str, str | None] = {}
+        self._lines: dict[str, list[str]] = {}
+        self._batch: subprocess.Popen[bytes] | None = None
+        self._identity: dict[str, Any] | None = None
+        self._checkouts: TreeCache | None = None
+
+    def _require_clone(self, where: str, hint: str) -> None:
+        """A clone with a working tree whose top level is this folder, and nothing else."""
+        try:
+            top = Path(self._git("rev-parse", "--show-toplevel").strip()).resolve()
+        except GitError as exc:
+            if "bare repository" in exc.message or "must be run in a work tree" in exc.message:
+                raise GitError(
+                    f"{where} is a bare repository or a git directory laid out as plain files; "
+                    "freezer reads only a clone with a working tree",
+                    hint="clone the code under test (git clone URL FOLDER) and point code_repo at that folder",
+                ) from None
+            raise GitError(f"{where} is not a git repository", hint=hint) from None
+        if top != self.path.resolve():
+            raise GitError(f"{where} is not the top level of a git repository (that is {display_path(top)})", hint=hint)
+        if not (self.path / ".git").exists():
+            raise GitError(f"{where} has no .git: it is not a clone with a working tree", hint=hint)
+
+    def close(self) -> None:
+        if self._checkouts is not None:
+            self._checkouts.close()
+            self._checkouts = None
+        if self._batch is not None:
+            if self._batch.stdin:
+                self._batch.stdin.close()
+            self._batch.wait()
+            if self._batch.stdout:
+                self._batch.stdout.close()
+            self._batch = None
+
+    def __enter__(self) -> CodeRepo:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _git(self, *args: str) -> str:
+        return run_git(list(args), self.path)
+
+    def resolve(self, ref: str, what: str = "commit") -> str:
+        """The full 40-hex SHA of the commit ``ref`` names."""
+        check_ref(ref, what)
+        code, out, err = git_status(["rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}"], self.path)
+        if code == 0:
+            return out.strip()
+        if "ambiguous" in err:
+            raise GitError(
+                f"{what} {ref!r} is ambiguous in {display_path(self.path)}", hint="give more hex digits of the SHA"
+            )
+        shallow = (self.path / ".git" / "shallow").exists()
+        raise GitError(
+            f"{what} {ref!r} does not name a commit in the code repository {display_path(self.path)}",
+            hint="this is a shallow clone: fetch its whole history (git fetch --unshallow)"
+            if shallow
+            else "check the SHA, or fetch the history that contains it (freezer never fetches)",
+        )
+
+    def publication(self, sha: str) -> str | None:
+        """Why ``sha`` may exist only on this machine (no remote, or on no remote-tracking branch);
+        None when a remote branch holds it."""
+        if not self._git("remote").strip():
+            return "the code repository has no remote"
+        code, out, _ = git_status(["branch", "-r", "--contains", check_ref(sha)], self.path)
+        if code == 0 and not out.strip():
+            return "no remote-tracking branch of the code repository contains it"
+        return None
+
+    def subject(self, sha: str) -> str:
+        return self._git("log", "-1", "--no-walk", "--format=%s", "--end-of-options", check_ref(sha)).strip()
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """What identifies the repository: its root commits and its origin URL, if any."""
+        if self._identity is None:
+            roots = self._git("rev-list", "--max-parents=0", "HEAD").split()
+            code, out, _ = git_status(["config", "--get", "remote.origin.url"], self.path)
+            self._identity = {"root_commits": sorted(roots), "origin": out.strip() if code == 0 else None}
+        return self._identity
+
+    def tree(self, sha: str) -> dict[str, tuple[str, str]]:
+        """Every file path at ``sha`` mapped to (mode, blob sha); read once per commit."""
+        cached = self._trees.get(sha)
+        if cached is None:
+            cached = {}
+            listing = self._git("ls-tree", "-r", "-z", "--full-tree", sha)
+            for entry in listing.split("\0"):
+                if not entry:
+                    continue
+                meta, _, path = entry.partition("\t")
+                mode, kind, blob = meta.split()
+                if kind == "blob":
+                    cached[path] = (mode, blob)
+            self._trees[sha] = cached
+        return cached
+
+    def entries(self, sha: str) -> list[tuple[str, str, str, str]]:
+        """(mode, kind, object sha, path) of every entry of the tree at ``sha``, submodules included."""
+        listing = self._git("ls-tree", "-r", "-z", "--full-tree", check_ref(sha))
+        found = []
+        for entry in listing.split("\0"):
+            if entry:
+                meta, _, path = entry.partition("\t")
+                mode, kind, object_sha = meta.split()
+                found.append((mode, kind, object_sha, path))
+        return found
+
+    def stream_blobs(self, shas: list[str]) -> Iterator[bytes]:
+        """The bytes of each blob in ``shas``, in order, through a cat-file process of their own that is
+        fed from a thread: one round trip per blob would cost more than writing the file out."""
+        proc = cat_file_batch(self.path)
+        assert proc.stdin is not None and proc.stdout is not None
+        requests = b"".join(sha.encode("ascii") + b"\n" for sha in shas)
+
+        def feed() -> None:
+            assert proc.stdin is not None
+            try:
+                proc.stdin.write(requests)
+            except BrokenPipeError:
+                pass
+            finally:
+                proc.stdin.close()
+
+        feeder = threading.Thread(target=feed, daemon=True)
+        feeder.start()
+        try:
+            for sha in shas:
+                header = proc.stdout.readline().split()
+                if len(header) != 3:
+                    raise GitError(
+                        f"git cannot read object {sha} in {display_path(self.path)} (missing: a partial or damaged "
+                        "clone?); freezer never fetches",
+                        hint="make a full clone of the code under test and point code_repo at it",
+                    )
+                data = proc.stdout.read(int(header[2]))
+                proc.stdout.read(1)
+                yield data
+        finally:
+            proc.stdout.close()
+            proc.kill()
+            proc.wait()
+            feeder.join()
+
+    def checkout(self, sha: str) -> Path:
+        """The tree of ``sha`` written out as files, for ripgrep (:mod:`freezer.git.trees`)."""
+        if self._checkouts is None:
+            from freezer.git.trees import TreeCache
+
+            self._checkouts = TreeCache(self)
+        return self._checkouts.path(sha)
+
+    def blob(self, blob_sha: str, keep: bool = True) -> bytes:
+        """A blob's bytes, read through one long-lived ``git cat-file --batch`` process;
+        ``keep=False`` reads without keeping them (writing a whole tree out)."""
+        data = self._blobs.get(blob_sha)
+        if data is None:
+            if self._batch is None:
+                self._batch = cat_file_batch(self.path)
+            assert self._batch.stdin is not None and self._batch.stdout is not None
+            self._batch.stdin.write(blob_sha.encode("ascii") + b"\n")
+            self._batch.stdin.flush()
+            header = self._batch.stdout.readline().split()
+            if len(header) != 3:
+                raise GitError(
+                    f"git cannot read object {blob_sha} in {display_path(self.path)} (missing: a partial or damaged "
+                    "clone?); freezer never fetches",
+                    hint="make a full clone of the code under test and point code_repo at it",
+                )
+            data = self._batch.stdout.read(int(header[2]))
+            self._batch.stdout.read(1)  # the newline after the content
+            if keep:
+                self._blobs[blob_sha] = data
+        return data
+
+    def text(self, blob_sha: str) -> str | None:
+        """A blob decoded as text (undecodable bytes replaced), or None for a binary blob (a NUL byte)."""
+        if blob_sha not in self._texts:
+            data = self.blob(blob_sha)
+            self._texts[blob_sha] = None if b"\0" in data else data.decode("utf-8", errors="replace")
+        return self._texts[blob_sha]
+
+    def lines(self, blob_sha: str) -> list[str]:
+        """A blob's lines (the newline ending the last line starts no other), split once per blob
+        however many ground-truth sites and greps look into it."""
+        if blob_sha not in self._lines:
+            text = self.text(blob_sha)
+            if text is None:  # a site may point into a file rg would skip as binary
+                text = self.blob(blob_sha).decode("utf-8", errors="replace")
+            lines = text.split("\n")
+            if lines and lines[-1] == "":
+                lines.pop()
+            self._lines[blob_sha] = lines
+        return self._lines[blob_sha]
+
+    def read(self, sha: str, path: str) -> bytes | None:
+        entry = self.tree(sha).get(path)
+        return None if entry is None else self.blob(entry[1])
+
+    def matching_paths(self, sha: str, glob: str) -> list[str]:
+        """Paths at ``sha`` that the tool-surface glob matches, with git's ``:(glob)`` rules."""
+        pattern = glob_regex(glob)
+        return [path for path in self.tree(sha) if pattern.fullmatch(path)]
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        code, _, err = git_status(
+            ["merge-base", "--is-ancestor", check_ref(ancestor), check_ref(descendant)], self.path
+        )
+        if code > 1:
+            raise GitError(f"git merge-base failed in {display_path(self.path)}: {err.strip()}")
+        return code == 0
+
+    def commits_touching(
+        self,
+        excluded: Sequence[str],
+        tips: Sequence[str],
+        globs: Sequence[str],
+        magic: str = "glob",
+        walk: bool = True,
+    ) -> list[Commit]:
+        """Commits reachable from ``tips`` and from none of ``excluded``, touching ``globs``
+        (git pathspecs with ``magic``: "glob" for tool-surface globs, "literal" for file names).
+        Without ``walk``, only the ``tips`` themselves are looked at."""
+        if not globs or not tips:
+            return []
+        revs = [check_ref(t) for t in tips] + [f"^{check_ref(e)}" for e in excluded]
+        out = self._git(
+            "log",
+            *(() if walk else ("--no-walk=unsorted",)),
+            "--no-ext-diff",
+            "--no-textconv",
+            "--format=%x00%H%x01%s",
+            "--name-only",
+            "--no-renames",
+            *revs,
+            "--",
+            *(f":({magic}){g}" for g in globs),
+        )
+        commits = []
+        for record in out.split("\0"):
+            if not record.strip():
+                continue
+            head, _, names = record.partition("\n")
+            sha, _, subject = head.partition("\x01")
+            commits.append(Commit(sha, subject, tuple(n for n in names.split("\n") if n)))
+        return commits
+
+    def count(self, excluded: str, tip: str) -> int:
+        """How many commits ``tip`` has that ``excluded`` has not."""
+        return int(self._git("rev-list", "--count", check_ref(tip), f"^{check_ref(excluded)}").strip())

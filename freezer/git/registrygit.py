@@ -1,0 +1,263 @@
+"""The registry's own git repository, for the pre-merge guard (``freezer check``).
+
+Every call runs through :func:`freezer.git.gitpolicy.run_git`, under the same policy as
+the code repository's: no configured program, no fetch, no hooks. git is asked
+only about stored objects (commits, trees, blobs, the index's object ids);
+the working tree is read by :mod:`freezer.git.worktree`, never through git.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from freezer.domain.errors import GitError, UsageError
+from freezer.domain.problems import display_path
+from freezer.git.gitpolicy import cat_file_batch, check_ref, run_git
+from freezer.git.worktree import Entry, WorkingTree
+
+# git's empty tree: the base of a registry with nothing committed yet.
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+# Statuses from least to most telling: a path both restaged and deleted is reported deleted.
+_SEVERITY = ("A", "M", "T", "D", "U")
+
+
+@dataclass(frozen=True)
+class Change:
+    """A path of a frozen version that differs from the base."""
+
+    status: str  # A, M, T (another kind of file), D, U (unmerged), as git diff --name-status says
+    path: str  # relative to the registry root
+    staged: bool  # the index differs too; if not, only the working tree's bytes do
+
+
+@dataclass(frozen=True)
+class Staged:
+    """A path's entry in the index."""
+
+    mode: str
+    object_id: str
+    unmerged: bool
+    skip_worktree: bool  # a sparse checkout leaves it out of the working tree
+
+
+def _index_status(was: Entry | None, now: Staged | None) -> str | None:
+    """How the index's entry for a path differs from the base's."""
+    if now is None:
+        return None if was is None else "D"
+    if now.unmerged:
+        return "U"
+    if was is None:
+        return "A"
+    mode, object_id = was
+    if mode != now.mode:
+        return "T" if mode[:2] != now.mode[:2] else "M"
+    return None if object_id == now.object_id else "M"
+
+
+class RegistryGit:
+    """The registry's own git repository, for the pre-merge guard."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def _run(self, *args: str) -> str:
+        return run_git(list(args), self.root)
+
+    def is_repo(self) -> bool:
+        try:
+            return self._run("rev-parse", "--is-inside-work-tree").strip() == "true"
+        except GitError:
+            return False
+
+    def require_repo(self) -> None:
+        """Asked only once something failed: is the registry in a git repository at all?"""
+        if not self.is_repo():
+            raise UsageError(
+                f"{display_path(self.root)} is not a git repository; freezer check compares against a base ref"
+            )
+
+    def resolve(self, ref: str) -> str:
+        try:
+            check_ref(ref, "base ref")
+        except GitError as exc:  # --base is a command-line value: a usage error
+            raise UsageError(exc.message, hint="pass a branch, tag or commit id to --base") from None
+        try:
+            return self._run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}").strip()
+        except GitError:
+            self.require_repo()
+            raise UsageError(
+                f"base ref {ref!r} does not name a commit in the registry repository",
+                hint="fetch it first (e.g. git fetch origin main) or pass --base",
+            ) from None
+
+    def default_base(self) -> tuple[str, str]:
+        """The base a CI user expects: the pull request's target, the upstream, origin's default branch.
+
+        Under CI a base that is not fetched is an error, never a silent fallback: comparing with
+        HEAD would pass a committed tamper. A local run with none of them compares with HEAD and
+        says so.
+        """
+        target = os.environ.get("GITHUB_BASE_REF")
+        in_ci = bool(target) or os.environ.get("GITHUB_ACTIONS") == "true" or os.environ.get("CI") == "true"
+        candidates = [f"origin/{target}"] if target else ["@{upstream}", "origin/HEAD"]
+        for candidate in candidates:
+            try:
+                tip = self._run("rev-parse", "--verify", "--quiet", f"{candidate}^{{commit}}").strip()
+            except GitError:
+                continue
+            try:
+                base = self._run("merge-base", tip, "HEAD").strip()
+            except GitError:
+                raise UsageError(
+                    f"HEAD and {candidate} share no history in the registry repository, so freezer cannot tell "
+                    "what was frozen before this change",
+                    hint="fetch the full history (git fetch --unshallow, or actions/checkout with fetch-depth: 0) "
+                    "or pass --base",
+                ) from None
+            return base, f"merge-base of HEAD and {candidate}"
+        self.require_repo()
+        try:
+            head = self._run("rev-parse", "--verify", "--quiet", "HEAD^{commit}").strip()
+        except GitError:
+            # An unborn HEAD has no base to fetch, in CI or not: nothing can have been frozen yet.
+            return EMPTY_TREE, "nothing committed yet: every version is new"
+        if in_ci:
+            wanted = f"origin/{target}" if target else "the branch this change merges into"
+            raise UsageError(
+                f"the base {wanted} is not fetched, so freezer cannot tell what was frozen before this change",
+                hint=(f"fetch it first (git fetch origin {target}; " if target else "pass --base REF (")
+                + "with actions/checkout, set fetch-depth: 0)",
+            )
+        return (
+            head,
+            "HEAD: no upstream branch or origin/HEAD found, so only uncommitted changes are checked; pass --base",
+        )
+
+    def at(self, ref: str) -> BaseTree:
+        """Files and folders of commit ``ref``, read through one ``git cat-file --batch``."""
+        return BaseTree(self.root, ref)
+
+    def changes(self, base: str, folders: list[str]) -> list[Change]:
+        """Every difference under ``folders`` between ``base`` and what the change holds: its index
+        (what a commit records) or its working tree (what freezer reads).
+
+        git is asked only for stored object ids (``ls-tree``, ``ls-files -s``), which neither runs a
+        filter nor reads the working tree; :class:`~freezer.git.worktree.WorkingTree` hashes the working
+        tree's raw bytes itself. So no ``filter=``, ``diff=`` or ``merge=`` driver runs, and a
+        conversion a checkout applied (``ident``, ``working-tree-encoding``, a smudge filter) is a
+        change, as it is to every reader of the file."""
+        if not folders:
+            return []
+        specs = [f":(literal){folder.rstrip('/')}/" for folder in folders]
+        recorded = self._recorded(base, specs)
+        staged = self._staged(specs)
+        working = WorkingTree(self.root)
+        found = []
+        for path in sorted(recorded.keys() | staged.keys()):
+            was, now = recorded.get(path), staged.get(path)
+            in_index = _index_status(was, now)
+            in_tree = None if was is None else working.status(path, was)
+            if in_tree == "D" and now is not None and now.skip_worktree:
+                in_tree = None  # a sparse checkout leaves it out on purpose; if it is there, it is compared
+            if in_index or in_tree:
+                status = max((s for s in (in_index, in_tree) if s), key=_SEVERITY.index)
+                found.append(Change(status, path, staged=in_index is not None))
+        return found
+
+    def _recorded(self, ref: str, specs: list[str]) -> dict[str, Entry]:
+        """path → (mode, object id) of every entry of ``ref`` under ``specs`` (object sizes would cost
+        git a read of every object's header, more than hashing the files)."""
+        out = self._run("ls-tree", "-r", "-z", check_ref(ref), "--", *specs)
+        entries: dict[str, Entry] = {}
+        for record in out.split("\0"):
+            meta, tab, path = record.partition("\t")
+            fields = meta.split()
+            if tab and len(fields) == 3:
+                entries[path] = (fields[0], fields[2])
+        return entries
+
+    def _staged(self, specs: list[str]) -> dict[str, Staged]:
+        """path → what the index holds for it under ``specs`` (``ls-files -s`` reads no file)."""
+        out = self._run("ls-files", "-s", "-t", "-z", "--", *specs)
+        entries: dict[str, Staged] = {}
+        for record in out.split("\0"):
+            meta, tab, path = record.partition("\t")
+            fields = meta.split()
+            if not tab or len(fields) != 4:
+                continue
+            tag, mode, object_id, stage = fields
+            known = entries.get(path)
+            entries[path] = Staged(
+                mode,
+                object_id,
+                stage != "0" or (known is not None and known.unmerged),
+                tag.upper() == "S",
+            )
+        return entries
+
+
+class BaseTree:
+    """Read blobs and folder listings of one commit through a single ``git cat-file --batch``:
+    the pre-merge check reads a config and a folder or two, and each git process costs ~4 ms."""
+
+    def __init__(self, root: Path, ref: str) -> None:
+        self._ref = check_ref(ref)
+        self._proc = cat_file_batch(root)
+
+    def __enter__(self) -> BaseTree:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        with contextlib.suppress(OSError):  # git has already gone; _object said why
+            self._proc.stdin.close()
+        self._proc.wait()
+        self._proc.stdout.close()
+
+    def _object(self, path: str) -> tuple[str, bytes] | None:
+        """(type, bytes) of ``path`` at the commit, or None if the commit has no such path. An object
+        git cannot read (a partial clone's blob or tree, never fetched) is an error, never "absent":
+        a base read as holding nothing would pass any change as new."""
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        if "\n" in path:
+            return None
+        request = f"{self._ref}:./{path}".encode("utf-8", "surrogateescape")
+        try:
+            self._proc.stdin.write(request + b"\n")
+            self._proc.stdin.flush()
+            line = self._proc.stdout.readline()
+        except OSError:
+            line = b""
+        header = line.split()
+        if line == request + b" missing\n":
+            return None  # not in that commit
+        if len(header) != 3 or not header[2].isdigit():
+            shown = f"{path} at {self._ref[:8]}"
+            raise GitError(
+                f"git cannot read {shown} in the registry repository (an object missing from a partial or "
+                "shallow clone?); freezer never fetches, and cannot tell what was frozen without it",
+                hint="check in a full clone (actions/checkout: no filter, fetch-depth: 0), or fetch the base first",
+            )
+        data = self._proc.stdout.read(int(header[2]))
+        self._proc.stdout.read(1)
+        return header[1].decode("ascii"), data
+
+    def blob(self, path: str) -> bytes | None:
+        found = self._object(path)
+        return found[1] if found and found[0] == "blob" else None
+
+    def names(self, folder: str) -> set[str]:
+        """The entries directly inside ``folder`` (none if it is not a folder there)."""
+        found = self._object(folder.rstrip("/"))
+        if not found or found[0] != "tree":
+            return set()
+        names, data, at = set(), found[1], 0
+        width = 20 if len(self._ref) == 40 else 32  # the object id length: SHA-1 or SHA-256
+        while at < len(data):
+            end = data.index(b"\0", at)
+            names.add(data[at:end].split(b" ", 1)[1].decode("utf-8", "surrogateescape"))
+            at = end + 1 + width
+        return names

@@ -1,0 +1,1 @@
+"""Guarding frozen versions: freezer audit and the pre-merge freezer check."""

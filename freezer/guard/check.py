@@ -1,0 +1,230 @@
+"""``freezer check``: the pre-merge guard, anchored in the base.
+
+What was frozen is read from the base commit: its freezer.yaml says where
+each suite's versions live, and its tree says which versions exist. The
+change under review cannot switch the guard off: no file of a version frozen
+in the base may be modified, deleted or renamed whatever the working config
+now says, and a config change that moves, drops or narrows anything frozen is
+reported. Every version that is new in the working tree must verify and
+chain to its predecessor. git is asked only for stored object ids (the base's
+tree, the index) and freezer hashes the frozen files on disk itself, so no
+attribute-driven program runs and no checkout conversion hides a change; only
+new versions are audited.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from freezer.domain.errors import FreezerError
+from freezer.domain.problems import Problem, display_path
+from freezer.git.registrygit import BaseTree, RegistryGit
+from freezer.registry import registry
+from freezer.registry.config import CONFIG_NAME, FrozenLayout, RegistryConfig, frozen_layouts
+from freezer.render.attest import SIGNATURES
+from freezer.runtime.paths import unsafe_folder_reason
+from freezer.runtime.reading import read_whole
+from freezer.trust import checkpoint, lifecycle
+from freezer.validate.validate import validate_suite
+
+_VERBS = {"M": "modified", "D": "deleted", "A": "added", "T": "changed type", "U": "unmerged"}
+
+
+@dataclass
+class CheckReport:
+    base: str
+    base_source: str
+    problems: list[Problem] = field(default_factory=list)
+    new_versions: list[str] = field(default_factory=list)
+    drafts_checked: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _frozen_problem(path: str, message: str, line: int | None = None) -> Problem:
+    return Problem(path, line, None, (), message, "frozen")
+
+
+def _base_layouts(tree: BaseTree, base: str, report: CheckReport) -> dict[str, FrozenLayout]:
+    data = tree.blob(CONFIG_NAME)
+    if data is None:
+        return {}  # no registry in the base: nothing was frozen
+    layouts, problems = frozen_layouts(data, f"{CONFIG_NAME}@{base[:8]}")
+    for problem in problems:
+        report.problems.append(
+            Problem(
+                problem.file, problem.line, problem.col, problem.path, f"the base's config: {problem.message}", "frozen"
+            )
+        )
+    return layouts
+
+
+def _config_changes(
+    layout: FrozenLayout, frozen: list[str], config: RegistryConfig, base: str, report: CheckReport
+) -> None:
+    """A config change that moves, drops or narrows what the base froze."""
+    where = display_path(config.path)
+    current = config.suites.get(layout.name)
+    listed = ", ".join(frozen[:3]) + (" …" if len(frozen) > 3 else "")
+    if current is None:
+        report.problems.append(
+            _frozen_problem(
+                where, f"suite {layout.name!r} is gone from the config, but {base[:8]} froze {listed}; keep the suite"
+            )
+        )
+        return
+    now = current.versions.relative_to(config.root).as_posix() if current.versions.is_relative_to(config.root) else ""
+    if now != layout.versions:
+        report.problems.append(
+            _frozen_problem(
+                where,
+                f"suite {layout.name!r} now keeps its versions in {now or current.versions!s}/, but {base[:8]} froze "
+                f"{listed} in {layout.versions}/; frozen versions never move",
+            )
+        )
+    dropped = [glob for glob in layout.tool_surface if glob not in current.tool_surface]
+    if dropped:
+        report.problems.append(
+            _frozen_problem(
+                where,
+                f"suite {layout.name!r} narrows its tool surface (drops {', '.join(dropped)}) after {base[:8]} froze "
+                f"{listed}; the scan keeps every glob a frozen version used, so narrowing changes nothing but the "
+                "record: keep the globs",
+            )
+        )
+
+
+def _frozen_in_base(tree: BaseTree, layout: FrozenLayout) -> list[str]:
+    return sorted(name for name in tree.names(layout.versions) if registry.number_in_name(layout.name, name))
+
+
+def _guard_frozen(git: RegistryGit, base: str, frozen: dict[str, list[str]], root: Path, report: CheckReport) -> None:
+    """No file of a version frozen in the base (``frozen``: versions folder → version names) changes."""
+    folders = {f"{versions}/{name}": name for versions, names in frozen.items() for name in names}
+    for change in git.changes(base, sorted(folders)):
+        name = next((n for folder, n in folders.items() if change.path.startswith(folder + "/")), change.path)
+        verb = _VERBS.get(change.status, "changed")
+        message = f"frozen file {verb}: {name} was frozen in {base[:8]} and may never change"
+        if not change.staged:
+            message += (
+                " (only the working tree differs, the index holds the frozen entry: an edit not yet "
+                "committed, or a conversion that .gitattributes asks a checkout to make, such as ident, "
+                "working-tree-encoding or a filter)"
+            )
+        report.problems.append(
+            _frozen_problem(display_path(root / change.path), message, None if change.status == "D" else 1)
+        )
+
+
+def _new_versions(config: RegistryConfig, frozen_by_folder: dict[str, set[str]], report: CheckReport) -> None:
+    """Every entry of a versions folder that the base did not freeze must be a valid new version."""
+    from freezer.guard import audit  # only a new version needs the auditor
+
+    for suite in config.suites.values():
+        if not suite.versions.is_dir() or not suite.versions.is_relative_to(config.root):
+            continue
+        folder = suite.versions.relative_to(config.root).as_posix()
+        frozen = frozen_by_folder.get(folder, set())
+        # Suites may share a versions folder: each checks its own entries, and leaves the others' alone.
+        neighbours = [
+            other.name for other in config.suites.values() if other is not suite and other.versions == suite.versions
+        ]
+        for entry in sorted(os.listdir(suite.versions)):
+            if entry in frozen or entry.startswith(".") or any(registry.number_in_name(n, entry) for n in neighbours):
+                continue
+            shown = display_path(suite.versions / entry)
+            number = registry.number_in_name(suite.name, entry)
+            if number is None:
+                report.problems.append(_frozen_problem(shown, f"not part of any version of suite {suite.name!r}"))
+                continue
+            version = registry.FrozenVersion(suite.name, number, suite.versions / entry)
+            result, _ = audit.integrity(suite, version)
+            report.new_versions.append(entry)
+            for failure in result.failures:
+                report.problems.append(_frozen_problem(failure.file, f"new version {entry}: {failure.message}"))
+
+
+def _guard_status_log(root: Path, before: bytes | None, report: CheckReport) -> None:
+    """The status log may only grow, and every line must still verify."""
+    path = root / lifecycle.LOG
+    after = None
+    if path.exists() or path.is_symlink():
+        try:
+            after = read_whole(path)  # never through a link, never a FIFO or device
+        except FreezerError as exc:
+            report.problems.append(_frozen_problem(lifecycle.LOG, exc.message))
+            return
+    why = lifecycle.only_appended(before, after)
+    if why:
+        report.problems.append(_frozen_problem(lifecycle.LOG, why))
+    if after is not None:
+        report.problems.extend(lifecycle.verify_log(root))
+
+
+def _guard_envelopes(root: Path, before: dict[str, bytes | None], report: CheckReport) -> None:
+    """A signature, once committed, stays: an envelope may only gain signatures over the same payload."""
+    import json
+
+    folder_reason = unsafe_folder_reason(root, root / SIGNATURES)
+    for name, old in sorted(before.items()):
+        rel = f"{SIGNATURES}/{name}"
+        path = root / rel
+        if old is None:
+            continue
+        if folder_reason is not None:
+            # Never read an envelope through a link: what lies outside the registry proves nothing.
+            report.problems.append(
+                _frozen_problem(rel, f"the signatures folder {folder_reason}; it must be a real folder")
+            )
+            continue
+        if not path.exists() and not path.is_symlink():
+            report.problems.append(
+                _frozen_problem(rel, "a signature envelope was deleted; signatures may only be added")
+            )
+            continue
+        try:
+            was, now = json.loads(old), json.loads(read_whole(path))
+            kept = now["payload"] == was["payload"] and now["signatures"][: len(was["signatures"])] == was["signatures"]
+        except (ValueError, KeyError, TypeError, RecursionError, FreezerError):
+            kept = False
+        if not kept:
+            report.problems.append(
+                _frozen_problem(rel, "a signature envelope was edited; signatures may only be appended")
+            )
+
+
+def check(config: RegistryConfig, base: str | None) -> CheckReport:
+    git = RegistryGit(config.root)
+    base_sha, source = git.default_base() if base is None else (git.resolve(base), base)
+    report = CheckReport(base_sha, source)
+    for suite in config.suites.values():
+        drafts = validate_suite(suite)
+        report.drafts_checked += drafts.files
+        report.problems.extend(drafts.problems)
+    frozen_by_folder: dict[str, set[str]] = {}
+    with git.at(base_sha) as tree:
+        layouts = _base_layouts(tree, base_sha, report)
+        frozen_by_layout = {name: _frozen_in_base(tree, layout) for name, layout in layouts.items()}
+        status_log_before = tree.blob(lifecycle.LOG)
+        checkpoint_before = tree.blob(checkpoint.FILE)
+        envelopes_before = {name: tree.blob(f"{SIGNATURES}/{name}") for name in tree.names(SIGNATURES)}
+    _guard_envelopes(config.root, envelopes_before, report)
+    _guard_status_log(config.root, status_log_before, report)
+    problems, payload = checkpoint.verify(config)
+    report.problems.extend(problems)
+    why = checkpoint.compare_with_base(checkpoint_before, payload if not problems else None)
+    if why:
+        report.problems.append(_frozen_problem(checkpoint.FILE, why))
+    for name, layout in layouts.items():
+        frozen = frozen_by_layout[name]
+        if not frozen:
+            continue
+        frozen_by_folder.setdefault(layout.versions, set()).update(frozen)
+        _config_changes(layout, frozen, config, base_sha, report)
+    _guard_frozen(git, base_sha, {f: sorted(n) for f, n in frozen_by_folder.items()}, config.root, report)
+    _new_versions(config, frozen_by_folder, report)
+    return report

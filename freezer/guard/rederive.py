@@ -1,0 +1,175 @@
+"""Re-derive what a frozen version claims from its frozen data: the chain, delta.json,
+METHOD.md and the provenance statement (part of ``freezer audit``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from freezer.compare import delta_v1
+from freezer.compare.delta import compute as compute_delta
+from freezer.compare.delta import side
+from freezer.domain.errors import FreezerError
+from freezer.domain.model import Manifest
+from freezer.domain.problems import display_path
+from freezer.domain.steps import Step
+from freezer.guard.verdict import Failure, VersionAudit
+from freezer.registry import registry
+from freezer.registry.config import SuiteConfig
+from freezer.render.attest import STATEMENT, statement_bytes
+from freezer.render.method import (
+    fixture_names,
+    frozen_fixture_files,
+    load_frozen_drafts,
+    load_yaml_files,
+    method_from_files,
+)
+from freezer.runtime.reading import read_whole
+
+
+def check_rendered(
+    suite: SuiteConfig,
+    frozen: registry.FrozenVersion,
+    manifest: dict[str, Any],
+    manifest_bytes: bytes,
+    data: dict[str, bytes],
+    files: dict[str, str],
+    result: VersionAudit,
+) -> None:
+    """The chain, METHOD.md and the provenance statement, re-derived from the frozen data."""
+    where = display_path(frozen.path)
+
+    def fail(rel: str, message: str) -> None:
+        result.failures.append(Failure(f"{where}/{rel}", message))
+
+    _check_chain(suite, frozen, manifest, data, result)
+    try:
+        method = method_from_files(data, manifest_bytes)
+    except FreezerError as exc:
+        fail(registry.METHOD, f"cannot be re-rendered: {exc.message}")
+        return
+    except Exception as exc:  # noqa: BLE001 - a tampered template can fail in any way
+        fail(registry.METHOD, f"cannot be re-rendered: {type(exc).__name__}: {exc}")
+        return
+    if manifest["manifest_format"] >= 3 and STATEMENT in files:
+        if statement_bytes(manifest_bytes, method.encode("utf-8")) != read_whole(files[STATEMENT]):
+            fail(STATEMENT, "differs from the provenance statement the frozen manifest and METHOD.md give")
+        else:
+            result.checks.append(Step("statement", "provenance statement re-derived"))
+    if registry.METHOD in files and method.encode("utf-8") != read_whole(files[registry.METHOD]):
+        from freezer import __version__
+
+        cut_by = manifest["freezer_version"]
+        note = f" (cut by freezer {cut_by}, audited by {__version__})" if cut_by != __version__ else ""
+        fail(registry.METHOD, f"differs from what the frozen data renders to{note}")
+    else:
+        result.checks.append(Step("method", "METHOD.md reproduced"))
+
+
+def _check_chain(
+    suite: SuiteConfig,
+    frozen: registry.FrozenVersion,
+    manifest: dict[str, Any],
+    data: dict[str, bytes],
+    result: VersionAudit,
+) -> None:
+    where = display_path(frozen.path)
+    previous = registry.previous_of(suite, frozen.number)
+    claimed = manifest["previous"]
+    if claimed is None:
+        if previous is not None:
+            result.failures.append(
+                Failure(
+                    f"{where}/{registry.MANIFEST}", f"claims to be the first version, but {previous.name} precedes it"
+                )
+            )
+        else:
+            result.checks.append(Step("chain", "first version of the suite"))
+            _check_delta(suite, None, manifest, data, result)
+        return
+    if previous is None or previous.name != claimed["name"]:
+        found = previous.name if previous else "no earlier version"
+        result.failures.append(
+            Failure(
+                f"{where}/{registry.MANIFEST}", f"chain broken: follows {claimed['name']}, but the registry has {found}"
+            )
+        )
+        return
+    try:
+        actual = previous.manifest_sha256()
+    except OSError:
+        result.failures.append(
+            Failure(display_path(previous.path), f"chain broken: {previous.name}'s manifest is missing")
+        )
+        return
+    if actual != claimed["manifest_sha256"]:
+        result.failures.append(
+            Failure(
+                f"{display_path(previous.path)}/{registry.MANIFEST}",
+                f"chain broken: {previous.name} was replaced or rewritten after {frozen.name} was cut "
+                f"(manifest sha256 {actual} != recorded {claimed['manifest_sha256']})",
+            )
+        )
+        return
+    result.checks.append(Step("chain", f"chain to {previous.name} intact"))
+    _check_delta(suite, previous, manifest, data, result)
+
+
+def _check_delta(
+    suite: SuiteConfig,
+    previous: registry.FrozenVersion | None,
+    manifest: dict[str, Any],
+    data: dict[str, bytes],
+    result: VersionAudit,
+) -> None:
+    """delta.json must be what the delta engine of its manifest format computes from the chain."""
+    try:
+        frozen_delta = json.loads(data[registry.DELTA])
+        version, fixtures = load_yaml_files(data, fixture_names(manifest))
+        if manifest["manifest_format"] == 1:
+            if previous is None:
+                return  # 0.1.0 wrote a first version's delta without comparing anything
+            before = previous.manifest()
+            _, old_fixtures = load_frozen_drafts(previous, before)
+            meanings = {entry["dimension"]: entry["meaning"] for entry in frozen_delta.get("tool_surface") or []}
+            recomputed = delta_v1.compute(
+                delta_v1.frozen_side(before, old_fixtures),
+                delta_v1.frozen_side(manifest, fixtures),
+                meanings or suite.dimensions,
+            )
+        else:
+            current = side(Manifest.from_data(manifest), version, fixtures)
+            chain = [current]
+            if previous is not None:
+                before = previous.manifest()
+                old_version, old_fixtures = load_frozen_drafts(previous, before)
+                chain = [side(Manifest.from_data(before), old_version, old_fixtures), current]
+            recomputed = compute_delta(chain, current.manifest.checks.dimensions or suite.dimensions)
+    except (OSError, ValueError, KeyError, TypeError, FreezerError) as exc:
+        detail = exc.message if isinstance(exc, FreezerError) else str(exc)
+        result.failures.append(
+            Failure(f"{display_path(result.path)}/{registry.DELTA}", f"cannot be recomputed from the chain: {detail}")
+        )
+        return
+    if recomputed != frozen_delta:
+        result.failures.append(
+            Failure(
+                f"{display_path(result.path)}/{registry.DELTA}", "does not match the delta recomputed from the chain"
+            )
+        )
+    else:
+        result.checks.append(Step("delta", "delta.json recomputed"))
+    if manifest.get("canary"):
+        from freezer.validate.rules import missing_canary
+
+        texts = {rel: data[rel] for rel in frozen_fixture_files(manifest) if rel in data}
+        for rel in missing_canary(manifest["canary"], texts):
+            result.failures.append(Failure(f"{display_path(result.path)}/{rel}", "does not carry the canary string"))
+    if manifest["manifest_format"] >= 3:
+        from freezer.compare.comparerecord import frozen_differences
+
+        where = f"{display_path(result.path)}/{registry.COMPARABILITY}"
+        found = frozen_differences(suite, current, manifest, data.get(registry.COMPARABILITY, b""))
+        result.failures.extend(Failure(where, message) for message in found)
+        if not found:
+            result.checks.append(Step("comparability", "comparability recomputed"))

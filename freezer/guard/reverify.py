@@ -1,0 +1,143 @@
+"""Re-verifying a frozen version against its code repository, from what its manifest recorded.
+
+What was frozen rules the past: the pinned SHA, the ground truth and Gate B
+are checked at the recorded pinned SHA; the tool-surface scan is re-run over
+the recorded range with the recorded globs (and the previous version's, so a
+version cut under narrowed globs is caught); the recorded code history is
+recounted. The current freezer.yaml only says where the repository is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from freezer.domain.errors import FreezerError, GitError
+from freezer.domain.model import Manifest
+from freezer.domain.problems import display_path
+from freezer.domain.steps import Step
+from freezer.git.gitrepo import CodeRepo
+from freezer.guard.verdict import Failure, VersionAudit
+from freezer.parse.yamlload import YAML_SUFFIXES, load_bytes
+from freezer.registry import registry
+from freezer.registry.config import SuiteConfig
+from freezer.render.method import fixture_names
+from freezer.resolve.grep import ENGINE, locate
+from freezer.resolve.groundtruth import check_fixtures
+from freezer.resolve.provenance import undeclared, union
+
+
+def _fixture_docs(
+    frozen: registry.FrozenVersion, data: dict[str, bytes], names: list[str] | None, result: VersionAudit
+) -> list[Any]:
+    docs = []
+    for rel in sorted(data):
+        if (rel in names) if names is not None else (rel.endswith(YAML_SUFFIXES) and rel != "version.yaml"):
+            shown = f"{display_path(frozen.path)}/{rel}"
+            loaded = load_bytes(data[rel], shown)
+            if loaded.document is None:
+                # A fixture that cannot be read has ground truth nobody re-checks: that is a failure.
+                first = loaded.problems[0].message if loaded.problems else "cannot be read"
+                result.code_failures.append(Failure(shown, f"the frozen fixture cannot be re-checked: {first}"))
+            elif loaded.document.data.get("status") == "landed":
+                docs.append(loaded.document)
+    return docs
+
+
+def _previous_manifest(suite: SuiteConfig, frozen: registry.FrozenVersion) -> Manifest | None:
+    previous = registry.previous_of(suite, frozen.number)
+    if previous is None:
+        return None
+    try:
+        return previous.manifest_model()
+    except (FreezerError, KeyError, TypeError):
+        return None  # its own audit reports why
+
+
+def check_provenance(
+    repo: CodeRepo, suite: SuiteConfig, frozen: registry.FrozenVersion, manifest: Manifest, result: VersionAudit
+) -> None:
+    where = f"{display_path(frozen.path)}/{registry.MANIFEST}"
+    declared = {c.sha for c in manifest.commits}
+    for sha in sorted({*declared, *(manifest.scan.tips if manifest.scan else ())}):
+        try:
+            repo.resolve(sha, "recorded commit")
+        except GitError as exc:
+            result.code_failures.append(Failure(where, exc.message))
+            return
+    if manifest.scan is None or not manifest.scan.excluded:
+        return  # a suite's first version: nothing was scanned
+    previous = _previous_manifest(suite, frozen)
+    globs = union(manifest.scan.globs, manifest.globs, previous.scan_globs if previous else ())
+    missing = undeclared(repo, replace(manifest.scan, globs=globs), declared)
+    for commit in missing:
+        result.code_failures.append(
+            Failure(
+                where,
+                f'undeclared tool-surface commit {commit.sha[:12]} "{commit.subject}" in the recorded range '
+                f"touches {', '.join(commit.paths[:10])}: {frozen.name}'s tool-surface record is incomplete",
+            )
+        )
+    if globs != manifest.scan.globs and not missing:
+        result.checks.append(Step("scan", "tool-surface scan re-run with the previous version's globs too"))
+    history = manifest.code_history
+    if history is not None:
+        counts = (repo.count(history.from_sha, history.to_sha), repo.count(history.to_sha, history.from_sha))
+        if counts != (history.ahead, history.behind):
+            result.code_failures.append(
+                Failure(
+                    where,
+                    f"code_history records {history.ahead} ahead / {history.behind} behind, git counts "
+                    f"{counts[0]} / {counts[1]}",
+                )
+            )
+
+
+def check_code(
+    suite: SuiteConfig,
+    frozen: registry.FrozenVersion,
+    data: dict[str, bytes],
+    result: VersionAudit,
+    against: str | None,
+) -> None:
+    manifest = frozen.manifest_model()
+    try:
+        repo = CodeRepo(suite.code_repo, suite.origin("code_repo"))
+    except GitError as exc:
+        result.code = f"unreachable: {exc.message}"
+        return
+    with repo:
+        roots = set(manifest.raw["code_repo"]["root_commits"])
+        try:
+            here = set(repo.identity["root_commits"])
+        except GitError as exc:
+            result.code = f"unreachable: {exc.message}"
+            return
+        if roots and not roots & here:
+            result.code = "unreachable: the configured code repository is a different repository (root commits differ)"
+            return
+        pinned = manifest.pinned_sha
+        try:
+            repo.resolve(pinned, "pinned SHA")
+        except GitError as exc:
+            result.code_failures.append(Failure(display_path(suite.code_repo), exc.message))
+            result.code = "failed"
+            return
+        docs = _fixture_docs(frozen, data, fixture_names(manifest.raw), result)
+        rg = locate()
+        recorded = f"{manifest.checks.grep['engine']} {manifest.checks.grep['version']}"
+        if recorded != f"{ENGINE} {rg.version}":
+            result.checks.append(Step("gate_b", f"Gate B re-run by {rg.label}; {frozen.name} was cut with {recorded}"))
+        for problems in check_fixtures(repo, pinned, docs, rg=rg).values():
+            for problem in problems:
+                result.code_failures.append(Failure(problem.location(), f"{problem.path_text()}: {problem.message}"))
+        check_provenance(repo, suite, frozen, manifest, result)
+        result.code = f"verified at {pinned[:8]}" if not result.code_failures else "failed"
+        if against:
+            ref_sha = repo.resolve(against, "--against ref")
+            result.against = ref_sha
+            by_file = check_fixtures(repo, ref_sha, docs, oracle=True, rg=rg)
+            for doc in docs:
+                found = by_file.get(doc.display)
+                if found:
+                    result.stale[doc.data["task_id"]] = [f"{p.path_text()}: {p.message}" for p in found]

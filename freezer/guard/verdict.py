@@ -1,0 +1,55 @@
+"""What an audit found about one frozen version: its checks, failures and code status."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from freezer.domain.problems import display_path
+from freezer.domain.steps import Step
+
+
+@dataclass
+class Failure:
+    file: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.message}"
+
+
+@dataclass
+class VersionAudit:
+    name: str
+    path: Path
+    failures: list[Failure] = field(default_factory=list)
+    checks: list[Step] = field(default_factory=list)
+    code: str = "not checked"
+    code_failures: list[Failure] = field(default_factory=list)
+    stale: dict[str, list[str]] = field(default_factory=dict)
+    against: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures and not self.code_failures
+
+    @property
+    def code_status(self) -> str:
+        """verified, failed, unreachable or not checked: the word that starts :attr:`code`."""
+        for status in ("verified", "failed", "unreachable"):
+            if self.code.startswith(status):
+                return status
+        return "not checked"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "path": display_path(self.path),
+            "ok": self.ok,
+            "checks": [check.to_json() for check in self.checks],
+            "failures": [{"file": f.file, "message": f.message} for f in self.failures + self.code_failures],
+            "code": {"status": self.code_status, "detail": self.code},
+            "against": self.against,
+            "stale": self.stale,
+        }

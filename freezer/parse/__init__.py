@@ -1,0 +1,1 @@
+"""Reading YAML and JSON into plain data with positions, refusing what readers disagree on."""

@@ -1,0 +1,45 @@
+"""A loaded document: plain data plus the line and column of every value.
+
+Kept apart from the YAML loader so that the rules and the code checks,
+which only read documents, do not import PyYAML.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from freezer.domain.problems import JsonPath, Problem
+
+
+@dataclass
+class YamlDocument:
+    """Plain data read from one file, with the position of every value.
+
+    A document read from YAML text keeps the text (``source``), and works out
+    the positions from it the first time a problem must be located: most
+    documents never need them, and a worker process sends the text back
+    faster than a table of positions.
+    """
+
+    display: str
+    data: Any
+    marks: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)
+    source: str | None = field(default=None, repr=False, compare=False)
+
+    def locate(self, path: JsonPath) -> tuple[int | None, int | None]:
+        """Line and column (1-based) of the value at ``path`` or its nearest parent."""
+        if self.source is not None:
+            from freezer.parse.yamlload import positions  # imported here: the rules never need PyYAML otherwise
+
+            # Once: an empty document has no positions, and must not be read again for each problem.
+            self.marks, self.source = positions(self.source), None
+        for cut in range(len(path), -1, -1):
+            mark = self.marks.get(tuple(path[:cut]))
+            if mark is not None:
+                return mark
+        return (1, 1)  # an empty document: the problem is at its start
+
+    def problem(self, path: JsonPath, message: str, layer: str) -> Problem:
+        line, col = self.locate(path)
+        return Problem(self.display, line, col, tuple(path), message, layer)

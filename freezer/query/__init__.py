@@ -1,0 +1,1 @@
+"""Questions asked of frozen versions: list, show, diff, compare, and results check."""

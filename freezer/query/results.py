@@ -1,0 +1,274 @@
+"""``freezer results check``: scores from different versions are pooled only where comparable.
+
+Result files are JSON Lines (schemas/results.schema.json): each row names the
+frozen version by its manifest hash, the fixture, the arm and the score. Rows
+that name an unknown version, a fixture the version did not land, or an arm
+the suite does not declare are problems. When the rows span several versions,
+only fixtures comparable between every pair of them (for the row's arm) may be
+pooled; every other fixture is named with its reason, and each run is
+re-aggregated on the common subset.
+
+Files are streamed (freezer.parse.jsonlines, freezer.parse.strictjson), and nothing is kept per row: each
+(version, arm, run) keeps a count, a pass count and a sum. Only when some
+fixture must be left out of the pool are the files read a second time, to
+total each run again on the common subset. So memory is bounded by the
+registry and :data:`MAX_RUNS`, whatever the size of the files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from freezer.compare.comparability import default_arms
+from freezer.domain.errors import UsageError
+from freezer.domain.problems import JsonPath, Problem, display_path
+from freezer.parse import jsonlines, strictjson
+from freezer.query import browse
+from freezer.registry import registry
+from freezer.registry.config import RegistryConfig, SuiteConfig
+from freezer.schema.resultrow import is_row, row_problems
+from freezer.schema.schemas import _shown
+
+MAX_PROBLEMS = 200  # kept and printed; the rest are counted
+MAX_RUNS = 10_000  # distinct (version, arm, run) in one check
+
+
+@dataclass
+class RunSummary:
+    version: str
+    arm: str
+    run: str
+    fixtures: int  # rows on the common subset
+    passed: int
+    mean: float
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class ResultsReport:
+    rows: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    problems_not_shown: int = 0  # found beyond MAX_PROBLEMS
+    versions: list[str] = field(default_factory=list)
+    common: dict[str, list[str]] = field(default_factory=dict)  # arm → comparable task ids
+    excluded: dict[str, dict[str, str]] = field(default_factory=dict)  # arm → task id → reason
+    runs: list[RunSummary] = field(default_factory=list)
+
+    @property
+    def pooled_refused(self) -> bool:
+        return any(self.excluded.values())
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and not self.pooled_refused
+
+    @property
+    def problem_count(self) -> int:
+        return len(self.problems) + self.problems_not_shown
+
+    @property
+    def has_room(self) -> bool:
+        return len(self.problems) < MAX_PROBLEMS
+
+    def room(self) -> bool:
+        """Whether another problem would be kept (if not, it is only counted, and costs no message)."""
+        if len(self.problems) < MAX_PROBLEMS:
+            return True
+        self.problems_not_shown += 1
+        return False
+
+
+@dataclass
+class _Tally:
+    fixtures: int = 0
+    passed: int = 0
+    total: float = 0.0
+
+    def add(self, score: float) -> None:
+        self.fixtures += 1
+        self.passed += score >= 1
+        self.total += score
+
+
+Run = tuple[str, str, str]  # (version, arm, run)
+
+
+@dataclass
+class _Version:
+    suite: SuiteConfig
+    frozen: registry.FrozenVersion
+    name: str
+    arms: frozenset[str]
+    landed: dict[str, str] | None = None  # task id → score digest, read when a row first names it
+
+
+class _Rows:
+    """The pass over the rows of every file, with the registry they are checked against."""
+
+    def __init__(self, config: RegistryConfig, report: ResultsReport) -> None:
+        self.report = report
+        self.known: dict[str, _Version] = {}  # manifest sha256 → version
+        for suite in config.suites.values():
+            arms = frozenset(suite.arms or default_arms(list(suite.dimensions)))
+            for frozen in registry.frozen_versions(suite):
+                try:
+                    self.known[frozen.manifest_sha256()] = _Version(suite, frozen, frozen.name, arms)
+                except OSError:
+                    continue
+        self.tallies: dict[Run, _Tally] = {}
+        self.versions: dict[str, set[str]] = {}  # arm → versions
+        self.tasks: dict[str, set[str]] = {}  # arm → task ids
+        self.suites: set[str] = set()
+        self.identities: dict[Path, tuple[int, ...]] = {}  # what the first pass read
+        self.common: dict[str, set[str]] | None = None  # set for the second pass: arm → poolable task ids
+        self.shown = ""
+        self.number = 0
+        self.raw: bytes | None = None
+
+    def read(self, paths: list[Path]) -> None:
+        """One pass over every file. The first checks and counts; a second (``common`` set) re-totals
+        each run on the common subset only, and reports nothing the first did not."""
+        for path in paths:
+            self.shown = display_path(path)
+            try:
+                lines = jsonlines.open_lines(path)
+            except jsonlines.FileRefused as exc:
+                self._file_problem(str(exc))
+                continue
+            if self.common is not None and lines.identity != self.identities.get(path):
+                lines.close()
+                self._file_problem("changed while it was checked; run the check again", second_pass_too=True)
+                continue
+            self.identities[path] = lines.identity
+            seen = False
+            try:
+                for self.number, self.raw in lines:
+                    if self.raw is not None and not self.raw.strip(b" \t\r"):
+                        continue
+                    seen = True
+                    self._line(self.raw)
+            except jsonlines.FileRefused as exc:
+                self._file_problem(str(exc))
+                continue
+            if not seen:
+                self._file_problem("holds no result rows: a results file has one JSON object per line")
+
+    def _file_problem(self, message: str, second_pass_too: bool = False) -> None:
+        if (self.common is None or second_pass_too) and self.report.room():
+            self.report.problems.append(Problem(self.shown, None, None, (), message, "file"))
+
+    def _problem(self, where: JsonPath, message: str, col: int | None = None) -> None:
+        if self.common is not None or not self.report.room():
+            return
+        if col is None:
+            col = strictjson.value_column(self.raw.decode("utf-8"), where) if self.raw else 1
+        self.report.problems.append(Problem(self.shown, self.number, col, where, message, "results"))
+
+    def _line(self, raw: bytes | None) -> None:
+        if raw is None:
+            self._problem((), f"line is over the {jsonlines.MAX_LINE_BYTES}-byte limit for a result row", 1)
+            return
+        try:
+            data = strictjson.parse_line(raw, locate=self.common is None and self.report.has_room)
+        except strictjson.LineRefused as exc:
+            self._problem(exc.path, exc.message, exc.col)
+            return
+        if not is_row(data):
+            for where, message in row_problems(data):
+                self._problem(where, message)
+            return
+        if self.common is None:
+            self.report.rows += 1
+        version = self.known.get(data["manifest_sha256"])
+        if version is None:
+            self._problem(("manifest_sha256",), "names no frozen version of this registry: a run of an unknown version")
+            return
+        arm, task = data["arm"], data["task_id"]
+        if arm not in version.arms:
+            arms = ", ".join(sorted(version.arms))
+            self._problem(("arm",), f"suite {version.suite.name!r} has no arm {arm!r}; its arms: {arms}")
+            return
+        if version.landed is None:
+            version.landed = browse.score_digests(browse.read(version.frozen))
+        digest = version.landed.get(task)
+        if digest is None:
+            self._problem(("task_id",), f"{_shown(task)} is not a landed fixture of {version.name}")
+            return
+        if "fixture_digest" in data and data["fixture_digest"] != digest:
+            self._problem(("fixture_digest",), f"does not match {version.name}'s fixture (the run used other content)")
+            return
+        self._count(version, arm, task, data.get("run") or self.shown, data["score"])
+
+    def _count(self, version: _Version, arm: str, task: str, run: str, score: float | bool) -> None:
+        key = (version.name, arm, run)
+        tally = self.tallies.get(key)
+        if self.common is not None:
+            if tally is not None and task in self.common[arm]:
+                tally.add(float(score) + 0.0)
+            return
+        if tally is None:
+            if len(self.tallies) >= MAX_RUNS:
+                self._problem(("run",), f"more than {MAX_RUNS} runs in these files; check them in parts")
+                return
+            tally = self.tallies[key] = _Tally()
+            self.suites.add(version.suite.name)
+            self.versions.setdefault(arm, set()).add(version.name)
+        self.tasks.setdefault(arm, set()).add(task)
+        tally.add(float(score) + 0.0)  # true counts as 1, false as 0; + 0.0 turns -0.0 into 0.0
+
+
+def check(config: RegistryConfig, paths: list[Path]) -> ResultsReport:
+    """Check every row of ``paths``; :class:`UsageError` when a path names no file."""
+    for path in paths:
+        if not path.exists() and not path.is_symlink():
+            raise UsageError(f"{display_path(path)}: file not found", hint="name results files that exist")
+        if path.is_dir():
+            raise UsageError(f"{display_path(path)}: is a folder", hint="name the results files in it (runs/*.jsonl)")
+    report = ResultsReport()
+    rows = _Rows(config, report)
+    rows.read(paths)
+    by_name = {
+        frozen.name: (suite, frozen) for suite in config.suites.values() for frozen in registry.frozen_versions(suite)
+    }
+    every = {name for names in rows.versions.values() for name in names}
+    report.versions = sorted(every, key=lambda name: (by_name[name][1].suite, by_name[name][1].number))
+    if len(rows.suites) > 1:
+        report.problems.append(
+            Problem(
+                display_path(paths[0]),
+                None,
+                None,
+                (),
+                f"rows span several suites ({', '.join(sorted(rows.suites))})",
+                "results",
+            )
+        )
+        return report
+    for arm in sorted(rows.versions):
+        tasks = sorted(rows.tasks[arm])
+        excluded: dict[str, str] = {}
+        names = sorted(rows.versions[arm], key=lambda name: by_name[name][1].number)
+        for i, first in enumerate(names):
+            for second in names[i + 1 :]:
+                suite, a = by_name[first]
+                [record] = browse.compare(suite, a, by_name[second][1], arm)
+                for task in tasks:
+                    if task not in record.comparable and task not in excluded:
+                        why = record.excluded.get(task, "not landed in both")
+                        excluded[task] = f"{first} → {second}: {why}"
+        report.excluded[arm] = excluded
+        report.common[arm] = [task for task in tasks if task not in excluded]
+    if report.pooled_refused:
+        for tally in rows.tallies.values():
+            tally.fixtures, tally.passed, tally.total = 0, 0, 0.0
+        rows.common = {arm: set(tasks) for arm, tasks in report.common.items()}
+        rows.read(paths)
+    for (version, arm, run), tally in sorted(rows.tallies.items(), key=lambda item: (item[0][1], *item[0])):
+        if tally.fixtures:  # arm by arm, as the report prints them
+            mean = round(tally.total / tally.fixtures, 6)
+            report.runs.append(RunSummary(version, arm, run, tally.fixtures, tally.passed, mean))
+    return report

@@ -1,0 +1,1 @@
+"""What a version says to people: METHOD.md, the delta as text, the provenance statement."""

@@ -1,0 +1,108 @@
+"""The provenance statement of a version: an in-toto Statement v1 with a SLSA Provenance v1 predicate.
+
+It is a pure function of the frozen manifest and METHOD.md, written at cut
+time as ``provenance.json`` beside them (manifest format 3) and re-derived by
+the audit. The subjects are the manifest, METHOD.md and every frozen data file
+with their sha256; the resolved dependencies are the pinned code commit, the
+binary, each tool-surface commit and the previous version's manifest.
+Signatures (DSSE envelopes) are kept outside the frozen folder, in
+``signatures/``, so a version can gain signers without changing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from freezer.registry import registry
+
+STATEMENT = "provenance.json"
+STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
+PREDICATE_TYPE = "https://slsa.dev/provenance/v1"
+BUILD_TYPE = "https://freezer.dev/cut/v1"
+PAYLOAD_TYPE = "application/vnd.in-toto+json"
+# The folder of the registry that holds the DSSE envelopes, one per signed version.
+SIGNATURES = "signatures"
+# Files of a version that freezer computes rather than takes from the drafts.
+_DERIVED = (registry.DELTA, registry.COMPARABILITY, registry.GITATTRIBUTES)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _dependencies(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = [
+        {"name": "code under test (pinned SHA)", "digest": {"gitCommit": manifest["pinned_sha"]["full"]}}
+    ]
+    binary = manifest["binary"]
+    if binary.get("build_sha"):
+        found.append({"name": f"binary {binary['name']}", "digest": {"gitCommit": binary["build_sha"]}})
+    else:
+        found.append(
+            {
+                "name": f"binary {binary['name']}",
+                "uri": f"urn:freezer:binary:{binary['name']}",
+                "annotations": {"build_sha_unknown": binary.get("build_sha_unknown") or "not recorded"},
+            }
+        )
+    for commit in manifest["tool_surface"]["commits"]:
+        entry = {"name": f"tool surface: {commit['dimension']}", "digest": {"gitCommit": commit["sha"]}}
+        entry["annotations"] = {key: commit[key] for key in ("task", "effect") if commit.get(key)}
+        found.append(entry)
+    previous = manifest["previous"]
+    if previous:
+        found.append(
+            {"name": f"{previous['name']}/{registry.MANIFEST}", "digest": {"sha256": previous["manifest_sha256"]}}
+        )
+    return found
+
+
+def statement(manifest_bytes: bytes, method_bytes: bytes) -> dict[str, Any]:
+    """The in-toto statement for a version, from its frozen manifest and METHOD.md."""
+    manifest = json.loads(manifest_bytes)
+    name = manifest["name"]
+    subjects = [
+        {"name": f"{name}/{registry.MANIFEST}", "digest": {"sha256": _sha256(manifest_bytes)}},
+        {"name": f"{name}/{registry.METHOD}", "digest": {"sha256": _sha256(method_bytes)}},
+        *({"name": f"{name}/{rel}", "digest": {"sha256": digest}} for rel, digest in sorted(manifest["files"].items())),
+    ]
+    drafts = {rel: digest for rel, digest in sorted(manifest["files"].items()) if rel not in _DERIVED}
+    checks = manifest.get("checks") or {}
+    return {
+        "_type": STATEMENT_TYPE,
+        "subject": subjects,
+        "predicateType": PREDICATE_TYPE,
+        "predicate": {
+            "buildDefinition": {
+                "buildType": BUILD_TYPE,
+                "externalParameters": {"suite": manifest["suite"], "version": manifest["version"], "drafts": drafts},
+                "internalParameters": {
+                    "tool_surface_globs": manifest["tool_surface"]["globs"],
+                    "template_sha256": checks.get("template_sha256"),
+                    "grep": checks.get("grep"),
+                },
+                "resolvedDependencies": _dependencies(manifest),
+            },
+            "runDetails": {
+                "builder": {
+                    "id": f"pkg:pypi/freezer@{manifest['freezer_version']}",
+                    "version": {"freezer": manifest["freezer_version"]},
+                },
+                "metadata": {"invocationId": name, "startedOn": manifest["cut_at"], "finishedOn": manifest["cut_at"]},
+            },
+        },
+    }
+
+
+def statement_bytes(manifest_bytes: bytes, method_bytes: bytes) -> bytes:
+    """provenance.json as frozen: sorted keys, two-space indent, one trailing newline."""
+    text = json.dumps(statement(manifest_bytes, method_bytes), indent=2, sort_keys=True, ensure_ascii=False)
+    return (text + "\n").encode("utf-8")
+
+
+def pae(payload_type: str, payload: bytes) -> bytes:
+    """DSSE's pre-authentication encoding: what a DSSE signature signs."""
+    kind = payload_type.encode("utf-8")
+    return b"DSSEv1 %d %s %d %s" % (len(kind), kind, len(payload), payload)

@@ -1,0 +1,349 @@
+"""METHOD.md as a pure function of a version's frozen bytes.
+
+Both ``cut`` (on the staged files) and ``audit`` (on the frozen ones) call
+:func:`method_from_files`, so a version's METHOD.md can always be reproduced
+byte for byte from what was frozen: the drafts, ``delta.json``, the copied
+template and ``manifest.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from freezer.domain.errors import IntegrityError
+from freezer.domain.escape import visible
+from freezer.domain.problems import display_path
+from freezer.parse.yamlload import YAML_SUFFIXES, load_bytes
+from freezer.registry import registry
+from freezer.render.render import RECORDED_MARKDOWN_RULES, TemplateProblem, render_method
+from freezer.resolve.grep import rg_command
+from freezer.runtime.paths import unsafe_reason
+from freezer.runtime.reading import read_whole
+from freezer.runtime.relpaths import relative_parts
+from freezer.runtime.resources import schema as schemas_data
+
+
+def _where(site: dict[str, Any]) -> str:
+    if "line" in site:
+        return str(site["line"])
+    if "lines" in site:
+        return ", ".join(str(n) for n in site["lines"])
+    return f"{site['range']['start']}–{site['range']['end']}"
+
+
+def _gate_c_rows(fixtures: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    rows = []
+    for fixture in fixtures:
+        for run in fixture.get("gate_c") or []:
+            cost = "—" if run.get("cost_usd") is None else f"${run['cost_usd']:.2f}"
+            if run.get("cost_note"):
+                cost += f" {run['cost_note']}"
+            rows.append(
+                {
+                    "task_id": fixture["task_id"],
+                    "provider": run["provider"],
+                    "model": run["model"],
+                    "seed": run["seed"],
+                    "budget": "n/a" if run.get("budget") is None else run["budget"],
+                    "verdict": run["verdict"],
+                    "cost": cost,
+                    "wall": "—" if run.get("wall_seconds") is None else f"{run['wall_seconds']:g} s",
+                }
+            )
+    return rows
+
+
+def fixture_names(manifest: Mapping[str, Any]) -> list[str] | None:
+    """The fixture files a manifest lists (format 2), or None: then every YAML file but version.yaml."""
+    contents = manifest.get("contents")
+    return list(contents["fixtures"]) if isinstance(contents, dict) else None
+
+
+def frozen_fixture_files(manifest: Mapping[str, Any]) -> list[str]:
+    """Which files of a frozen version are its fixtures: what its manifest lists (format 2 on; a
+    suite may freeze JSON fixtures, or YAML assets beside YAML fixtures), else, for format 1,
+    every YAML file but version.yaml. The one answer every reader of a frozen version uses."""
+    names = fixture_names(manifest)
+    if names is not None:
+        return sorted(names)
+    return sorted(rel for rel in manifest["files"] if rel.endswith(YAML_SUFFIXES) and rel != "version.yaml")
+
+
+def load_yaml_files(
+    files: dict[str, bytes], fixtures: list[str] | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The version draft and the fixtures among a version's files (``fixtures`` names them, if known)."""
+    version: dict[str, Any] | None = None
+    found = []
+    wanted = set(fixtures) if fixtures is not None else None
+    for rel in sorted(files):
+        if rel != "version.yaml" and (not rel.endswith(YAML_SUFFIXES) if wanted is None else rel not in wanted):
+            continue
+        loaded = load_bytes(files[rel], rel)
+        if loaded.document is None:
+            raise IntegrityError(f"{rel}: frozen file cannot be read: {loaded.problems[0].message}")
+        if rel == "version.yaml":
+            version = loaded.document.data
+        else:
+            found.append(loaded.document.data)
+    if version is None:
+        raise IntegrityError("version.yaml is missing from the frozen files")
+    return version, found
+
+
+def load_frozen_drafts(
+    frozen: registry.FrozenVersion, manifest: dict[str, Any]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The version draft and fixtures of a frozen version, reading only those files."""
+    folders: set[str] = set()
+    # Every listed path is checked, read or not: a manifest that names a file outside its version is refused.
+    paths = {rel: frozen_file(frozen, rel, folders) for rel in manifest["files"]}
+    wanted = ["version.yaml", *frozen_fixture_files(manifest)]
+    files = {rel: read_whole(paths[rel]) for rel in wanted if rel in paths}
+    return load_yaml_files(files, fixture_names(manifest))
+
+
+def frozen_file(frozen: registry.FrozenVersion, rel: str, checked: set[str]) -> Path:
+    """The file a manifest names, refused unless it lies inside the version, reached through no link:
+    an unverified manifest (``freezer list`` reads one) must not make freezer read elsewhere. Each
+    folder is checked once (``checked``); open the file itself without following a link, as
+    :func:`freezer.runtime.reading.read_whole` does."""
+    try:
+        parts = relative_parts(rel)
+        folder = "/".join(parts[:-1])
+        reason = None if folder in checked else unsafe_reason(frozen.path, frozen.path / folder)
+    except ValueError as exc:
+        reason = str(exc)
+    if reason is not None:
+        where = f"{display_path(frozen.path)}/{registry.MANIFEST}"
+        raise IntegrityError(f"{where}: the file '{visible(rel)}' it lists {reason}")
+    checked.add(folder)
+    return frozen.path / rel
+
+
+# The shape of a schema: its properties' shapes, and its items' shape (None for no array).
+Shape = tuple[dict[str, Any], Any]
+_SCALAR: Shape = ({}, None)
+
+
+def _shape(schema: dict[str, Any], root: dict[str, Any], depth: int = 0) -> Shape:
+    while "$ref" in schema:
+        schema = root["$defs"][schema["$ref"].rsplit("/", 1)[1]]
+    if depth > 20:  # a recursive schema: values deeper than this are left as they are
+        return _SCALAR
+    properties = dict(schema.get("properties") or {})
+    for branch in schema.get("oneOf", []) + schema.get("anyOf", []) + schema.get("allOf", []):
+        properties.update(branch.get("properties") or {})
+    items = schema.get("items")
+    return (
+        {key: _shape(sub, root, depth + 1) for key, sub in properties.items() if isinstance(sub, dict)},
+        _shape(items, root, depth + 1) if isinstance(items, dict) else None,
+    )
+
+
+def _merge(a: Shape, b: Shape) -> Shape:
+    merged = {key: _merge(a[0].get(key, _SCALAR), b[0].get(key, _SCALAR)) for key in {**a[0], **b[0]}}
+    items = a[1] if b[1] is None else b[1] if a[1] is None else _merge(a[1], b[1])
+    return merged, items
+
+
+def _fill(value: Any, shape: Shape) -> Any:
+    """A copy of ``value`` with every property the shape names present (None when absent), so a
+    template can name any field a schema accepts without failing on a document that omits it."""
+    properties, items = shape
+    if isinstance(value, dict):
+        out = dict.fromkeys(properties)
+        for key, item in value.items():
+            out[key] = _fill(item, properties[key]) if key in properties else item
+        return out
+    if isinstance(value, list) and items is not None:
+        return [_fill(item, items) for item in value]
+    return value
+
+
+_SHAPES: dict[tuple[int, tuple[str, ...]], tuple[dict[str, Any], Shape]] = {}
+
+
+def _shape_of(root: dict[str, Any], *pointer: str) -> Shape:
+    """The shape of ``root`` (or of its sub-schema at ``pointer``), worked out once per schema:
+    an audit or a 10,000-fixture cut fills every fixture with it."""
+    cached = _SHAPES.get((id(root), pointer))
+    if cached is None or cached[0] is not root:
+        schema = root
+        for part in pointer:
+            schema = schema[part]
+        cached = (root, _shape(schema, root))
+        _SHAPES[(id(root), pointer)] = cached
+    return cached[1]
+
+
+_TEMPLATE_SHAPES: dict[int, tuple[dict[str, Any], Shape]] = {}
+
+
+def _template_shape(schema: dict[str, Any]) -> Shape:
+    """The fixture schema's shape merged with the built-in ones, which together name every field
+    the shipped template shows, so the template can read any of them whatever the suite's schema."""
+    cached = _TEMPLATE_SHAPES.get(id(schema))
+    if cached is None or cached[0] is not schema:
+        builtin = _merge(_shape_of(schemas_data("fixture")), _shape_of(schemas_data("generic")))
+        cached = (schema, _merge(builtin, _shape_of(schema)))
+        _TEMPLATE_SHAPES[id(schema)] = cached
+    return cached[1]
+
+
+def _complete_as(value: Any, schema_name: str | dict[str, Any], *pointer: str) -> Any:
+    root = schemas_data(schema_name) if isinstance(schema_name, str) else schema_name
+    return _fill(value, _shape_of(root, *pointer))
+
+
+FROZEN_SCHEMA = (
+    "fixture.schema.json"  # freezer.validate.drafts.FROZEN_SCHEMA; kept here so rendering needs no drafts walk
+)
+
+
+def fixture_schema_of(manifest: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
+    """The fixture schema a version was cut under: its kind's, or the suite's own frozen copy."""
+    recorded = (manifest.get("checks") or {}).get("fixture_schema") or {"kind": "graph"}
+    if recorded["kind"] == "custom":
+        from freezer.schema.schemas import frozen_custom_schema
+        from freezer.schema.suiteschema import SchemaRefused
+
+        if FROZEN_SCHEMA not in files:
+            raise IntegrityError(f"{FROZEN_SCHEMA}: the suite's frozen fixture schema cannot be read")
+        try:
+            # Vetted as a suite schema is: a frozen copy in a pull request is as untrusted (a $ref cycle
+            # would make the shape walk below loop forever).
+            return frozen_custom_schema(files[FROZEN_SCHEMA], FROZEN_SCHEMA)
+        except SchemaRefused as exc:
+            raise IntegrityError(f"{FROZEN_SCHEMA}: {exc.message}") from None
+    return schemas_data("generic" if recorded["kind"] == "generic" else "fixture")
+
+
+def _for_template(fixture: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """A fixture with every optional key present and the derived fields the template shows."""
+    shown: dict[str, Any] = _fill(fixture, _template_shape(schema))
+    shown["gate_c_summary"] = ", ".join(
+        f"{run['verdict']} ({run['provider']}/{run['model']} @ seed {run['seed']})"
+        for run in fixture.get("gate_c") or []
+    )
+    grep = fixture.get("naive_grep")
+    shown["grep_command"] = rg_command(grep["pattern"], grep["paths"], grep.get("flags") or []) if grep else ""
+    for key in ("ground_truth", "traps"):
+        if fixture.get(key):
+            pairs = zip(shown[key], fixture[key], strict=True)
+            shown[key] = [{**site, "where": _where(original)} for site, original in pairs]
+    return shown
+
+
+_CHANGE_KEYS: dict[str, Any] = {"old": None, "new": None, "added": [], "removed": []}
+
+
+def _complete_delta(delta: dict[str, Any]) -> dict[str, Any]:
+    """Every field change with all of its keys, whichever kind of change it is."""
+
+    def changes(items: Any) -> Any:
+        return [{**_CHANGE_KEYS, **c} for c in items] if isinstance(items, list) else items
+
+    out = dict(delta)
+    for key in ("binary", "version_record", "checks"):
+        out[key] = changes(out.get(key))
+    if isinstance(out.get("fixtures"), dict):
+        fixtures = dict(out["fixtures"])
+        fixtures["changed"] = [{**f, "fields": changes(f["fields"])} for f in fixtures["changed"]]
+        out["fixtures"] = fixtures
+    return out
+
+
+def _scan(scan: dict[str, Any] | None) -> dict[str, Any] | None:
+    if scan is None:
+        return None
+    return {**scan, "tips_short": [t[:8] for t in scan["tips"]], "excluded_short": [t[:8] for t in scan["excluded"]]}
+
+
+def method_from_files(
+    files: dict[str, bytes],
+    manifest_bytes: bytes,
+    template_name: str = registry.TEMPLATE_COPY,
+    parsed: tuple[dict[str, Any], list[dict[str, Any]]] | None = None,
+) -> str:
+    """Render METHOD.md; ``parsed`` passes the drafts already read from these same bytes."""
+    import hashlib
+
+    manifest = json.loads(manifest_bytes)
+    version, fixtures = parsed if parsed is not None else load_yaml_files(files, fixture_names(manifest))
+    fixture_schema = fixture_schema_of(manifest, files)
+    fixture_files = set(frozen_fixture_files(manifest))
+    delta = json.loads(files[registry.DELTA])
+    try:
+        template = files[registry.TEMPLATE_COPY].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TemplateProblem(f"{template_name}: the template is not UTF-8 text (byte {exc.start})") from None
+    ordered = [
+        _for_template(f, fixture_schema)
+        for f in sorted(fixtures, key=lambda f: (f["status"] != "landed", f["task_id"]))
+    ]
+    landed = [f for f in ordered if f["status"] == "landed"]
+    binary = _complete_as(manifest["binary"], "version", "properties", "binary")
+    previous = manifest["previous"]
+    context = {
+        "name": manifest["name"],
+        "suite": manifest["suite"],
+        "version": manifest["version"],
+        "title": version.get("title"),
+        "task_id": version.get("task_id"),
+        "pinned_sha": manifest["pinned_sha"]["full"],
+        "pinned_short": manifest["pinned_sha"]["short"],
+        "cut_at": manifest["cut_at"],
+        "manifest_sha256": hashlib.sha256(manifest_bytes).hexdigest(),
+        "previous_name": previous["name"] if previous else None,
+        "delta_heading": previous["name"].rsplit("_", 1)[1] if previous else f"v{manifest['version'] - 1 or 0}",
+        "freezer_version": manifest["freezer_version"],
+        "purpose": version["purpose"],
+        "rationale": version.get("rationale"),
+        "provenance_text": version["provenance_text"],
+        "binary": binary,
+        "commits": _complete_as(manifest["tool_surface"]["commits"], "version", "properties", "tool_surface_commits"),
+        "fixtures": ordered,
+        "landed": landed,
+        "landed_classes": sorted({f["class"] for f in landed if f.get("class")}),
+        "assets": sorted(rel for rel in manifest["files"] if _is_asset(rel, fixture_files)),
+        "dropped": [f for f in ordered if f["status"] == "dropped"],
+        "gate_c_rows": _gate_c_rows(ordered),
+        "delta": _complete_delta(delta),
+        # Format 3: the comparability record against every earlier version (None before).
+        "comparability": json.loads(files[registry.COMPARABILITY]) if registry.COMPARABILITY in files else None,
+        "scan": _scan(manifest["tool_surface"].get("scan")),
+        "known_caveats": version.get("known_caveats") or [],
+        "sweep_notes": version.get("sweep_notes") or [],
+        "audit_command": f"freezer audit {manifest['name']}",
+        "grep_commands": [f["grep_command"] for f in landed if f["grep_command"]],
+        "grep_oracle": (manifest.get("checks") or {}).get("grep"),
+        "markdown_rules": markdown_rules(manifest),
+        "directory": shlex.quote(manifest["name"]),
+    }
+    return render_method(template, context, template_name)
+
+
+def markdown_rules(manifest: Mapping[str, Any]) -> int:
+    """The Markdown rules a version's METHOD.md was rendered with: recorded since rules 3; before,
+    format 2 rendered prose with 0.2's rules and format 1 keeps 0.1's, byte for byte."""
+    recorded = (manifest.get("checks") or {}).get("markdown_rules")
+    if recorded is None:
+        return 2 if manifest["manifest_format"] >= 2 else 1
+    if type(recorded) is not int or recorded not in RECORDED_MARKDOWN_RULES:
+        raise IntegrityError(
+            f"manifest.json: checks.markdown_rules is {str(recorded)[:40]!r}, which this freezer does not know",
+            hint="a newer freezer cut it: upgrade freezer to render and audit it",
+        )
+    return recorded
+
+
+def _is_asset(rel: str, fixture_files: set[str]) -> bool:
+    generated = (registry.DELTA, registry.COMPARABILITY, registry.TEMPLATE_COPY, registry.GITATTRIBUTES, FROZEN_SCHEMA)
+    # YAML assets stay unlisted, as every METHOD.md since 0.1 rendered them: an older one must
+    # re-render byte for byte.
+    return rel not in generated and rel not in fixture_files and not rel.endswith(YAML_SUFFIXES)

@@ -1,0 +1,268 @@
+"""Rendering METHOD.md with Jinja2.
+
+The fixture data is passed to the template as variables and is never parsed
+as template code, so ``{{ 7*7 }}`` in a fixture stays literal. Filters escape
+every piece of data for the Markdown context it lands in: table cells cannot
+gain columns or rows, prose cannot open headings, lists, tables or HTML, and
+verbatim blocks use a fence longer than any backtick run inside them. Since
+Markdown rules 3, neither can open any inline markup: no link, image,
+autolink, reference definition, emphasis or code span, in CommonMark or in
+GitHub's Markdown. Each version records the rules it was rendered with, so an
+old METHOD.md re-renders byte for byte. Rendering is a pure function of its
+inputs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from freezer.domain.errors import FreezerError
+from freezer.domain.escape import visible
+from freezer.runtime.reading import MAX_TEMPLATE_BYTES
+
+if TYPE_CHECKING:
+    from jinja2 import BaseLoader, Environment, Template
+
+
+class TemplateProblem(FreezerError):
+    """The METHOD.md template is broken or reaches for something it may not."""
+
+
+_HTML = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_BLOCK_START = re.compile(r"^(\s*)([#>+*=|~`-]|\d+[.)])")
+
+
+def cell(value: Any) -> str:
+    """A value made safe for one Markdown table cell."""
+    if value is None:
+        return "—"
+    text = visible(" ".join(str(value).split())).translate(_HTML)
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`") or "—"
+
+
+def text(value: Any) -> str:
+    """Free text made safe as Markdown prose: no line can start a block construct."""
+    out = []
+    # CommonMark ends a line at LF, CR or CRLF: a bare CR must not smuggle in a heading.
+    for line in _LINE_END.split(str(value)):
+        line = visible(line).translate(_HTML).replace("\\", "\\\\").replace("`", "\\`")
+        line = line.replace("|", "\\|")
+        out.append(_BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line.lstrip()))
+    return "\n".join(out)
+
+
+_ORDERED = re.compile(r"^(\s*\d+)([.)])")
+_OTHER_BLOCK = re.compile(r"^(\s*)([#>+*=|~`-])")
+
+
+def text_v2(value: Any) -> str:
+    """Free text as Markdown prose, as versions cut by freezer 0.2 render it: no line can start a
+    block construct, an ordered-list marker is escaped at its punctuation (``1\\.``, which
+    CommonMark shows as "1."; 0.1 put the backslash before the digit, which shows), and each
+    line break is a hard break, so a list typed as lines stays one item per line."""
+    lines = []
+    for line in _LINE_END.split(str(value)):
+        line = visible(line).translate(_HTML).replace("\\", "\\\\").replace("`", "\\`").replace("|", "\\|")
+        line = line.lstrip()
+        line = _ORDERED.sub(lambda m: m.group(1) + "\\" + m.group(2), line)
+        lines.append(_OTHER_BLOCK.sub(lambda m: m.group(1) + "\\" + m.group(2), line))
+    out = []
+    for index, line in enumerate(lines):
+        follows = index + 1 < len(lines) and lines[index + 1] != ""
+        out.append(line + ("\\" if line and follows else ""))
+    return "\n".join(out)
+
+
+# The Markdown rules newly cut versions render with, recorded in the manifest (checks.markdown_rules).
+MARKDOWN_RULES = 3
+# Rules a manifest can record (1 and 2 are never recorded: the manifest format implies them).
+RECORDED_MARKDOWN_RULES = (3,)
+
+# Every character that can open inline markup in CommonMark or in GitHub's Markdown, escaped
+# where it could: backslash escapes, code spans, emphasis and strikethrough (``*``, ``~``, and
+# ``_`` unless between two letters or digits, where CommonMark's flanking rules never let it open
+# or close emphasis), links, images, footnotes and reference definitions (``[``, ``]``, and ``!``
+# before ``[``), GitHub's math (``$``) and the table pipe. ``<``, ``>`` and ``&`` (autolinks, raw
+# HTML, entities) become entities first. ``(`` opens nothing once no ``]`` can precede it.
+_INLINE = re.compile(r"[\\`*~\[\]|$]|!(?=\[)|_(?:(?<![^\W_]_)|(?![^\W_]))")
+# GitHub's bare-URL autolinks start at a scheme's "://" or at "www.": escaping that colon or dot
+# keeps the text plain there and shows it unchanged.
+_BARE_URL = re.compile(r":(?=//)|\.(?<=[wW]{3}\.)")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return "\\" + match.group()
+
+
+def _inline_plain(line: str) -> str:
+    text = visible(line).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    # Most values (a status, a class, a version name) hold nothing to escape: skip the substitution.
+    if _INLINE.search(text):
+        text = _INLINE.sub(_escaped, text)
+    return _BARE_URL.sub(_escaped, text) if _BARE_URL.search(text) else text
+
+
+def cell_v3(value: Any) -> str:
+    """A value made safe for one Markdown table cell, as Markdown rules 3 render it: besides the
+    pipe, every character that could open inline markup is escaped, so a cell never holds a link
+    or an image."""
+    if value is None:
+        return "—"
+    return _inline_plain(" ".join(str(value).split())) or "—"
+
+
+def text_v3(value: Any) -> str:
+    """Free text as Markdown prose, as Markdown rules 3 render it: :func:`text_v2`'s block rules
+    (no line can start a block construct, each line break is a hard break), and no character can
+    open inline markup, so the text never becomes a link, an image or an autolink."""
+    lines = []
+    for line in _LINE_END.split(str(value)):
+        line = _inline_plain(line).lstrip()
+        line = _ORDERED.sub(lambda m: m.group(1) + "\\" + m.group(2), line)
+        lines.append(_OTHER_BLOCK.sub(lambda m: m.group(1) + "\\" + m.group(2), line))
+    out = []
+    for index, line in enumerate(lines):
+        follows = index + 1 < len(lines) and lines[index + 1] != ""
+        out.append(line + ("\\" if line and follows else ""))
+    return "\n".join(out)
+
+
+def _recorded_rules(context: Any) -> Any:
+    # From the render's arguments, not the template's own variables: a template cannot choose
+    # weaker rules than its version records.
+    return context.parent.get("markdown_rules", 1)
+
+
+def _text_filter(context: Any, value: Any) -> str:
+    """Versions record which Markdown rules rendered them, so an old METHOD.md re-renders unchanged."""
+    if _recorded_rules(context) >= 3:
+        return text_v3(value)
+    return text_v2(value) if context.get("markdown_rules", 1) >= 2 else text(value)
+
+
+def _cell_filter(context: Any, value: Any) -> str:
+    return cell_v3(value) if _recorded_rules(context) >= 3 else cell(value)
+
+
+def fence(value: Any, info: str = "") -> str:
+    """A fenced block holding ``value`` byte for byte."""
+    body = str(value)
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    marks = "`" * max(3, longest + 1)
+    return f"{marks}{info}\n{body}\n{marks}"
+
+
+def code(value: Any) -> str:
+    """Inline code that no backtick inside can close early."""
+    body = visible(" ".join(str(value).split()))
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    marks = "`" * (longest + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") else ""
+    return f"{marks}{pad}{body}{pad}{marks}"
+
+
+# Bounds for a template that did not ship with this freezer (a registry's own, or an old frozen copy).
+RENDER_SECONDS = float(os.environ.get("FREEZER_RENDER_SECONDS", "20"))
+RENDER_MEMORY = 512 << 20
+
+
+def render_method(template_text: str, context: dict[str, Any], template_name: str = "METHOD.md.j2") -> str:
+    """Render the template; a broken or runaway template raises :class:`TemplateProblem` naming it.
+
+    The shipped template renders in-process. Any other runs in a forked child bounded in time
+    and memory (:mod:`freezer.runtime.bounded`), so a registry template cannot hang or exhaust a cut,
+    an audit or the pre-merge check.
+    """
+    if len(template_text) > MAX_TEMPLATE_BYTES:
+        raise TemplateProblem(f"{template_name}: the template is larger than {MAX_TEMPLATE_BYTES >> 10} KiB")
+    if template_text == _shipped():
+        rendered = _render(template_text, context, template_name)
+    else:
+        from freezer.runtime.bounded import BoundExceeded, call_bounded
+
+        # Compiled in the child too: Jinja2 evaluates constant expressions while it compiles,
+        # so compiling an untrusted template is as dangerous as rendering it.
+        try:
+            rendered = call_bounded(
+                _render, template_text, context, template_name, seconds=RENDER_SECONDS, memory=RENDER_MEMORY
+            )
+        except BoundExceeded as exc:
+            raise TemplateProblem(f"{template_name}: the template render {exc}; it was stopped") from None
+    return rendered if rendered.endswith("\n") else rendered + "\n"
+
+
+def _compile_or_report(template_text: str, template_name: str) -> Template:
+    from jinja2 import TemplateSyntaxError
+
+    try:
+        return _compiled(template_text)
+    except TemplateSyntaxError as exc:
+        raise TemplateProblem(f"{template_name}:{exc.lineno}: template syntax error: {exc.message}") from None
+    except RecursionError:
+        raise TemplateProblem(f"{template_name}: the template nests too deeply to compile") from None
+
+
+def _render(template_text: str, context: dict[str, Any], template_name: str) -> str:
+    template = _compile_or_report(template_text, template_name)
+    try:
+        rendered: str = template.render(**context)
+    except TemplateProblem as exc:
+        raise TemplateProblem(f"{template_name}: {exc.message}") from None
+    except MemoryError:
+        raise TemplateProblem(f"{template_name}: the template render needs more memory than it may use") from None
+    except RecursionError:
+        raise TemplateProblem(f"{template_name}: template failed to render: it recurses too deeply") from None
+    except Exception as exc:  # noqa: BLE001 - a registry's template can fail in any way; report, never crash
+        raise TemplateProblem(f"{template_name}: template failed to render: {type(exc).__name__}: {exc}") from None
+    return rendered
+
+
+@lru_cache(maxsize=1)
+def _shipped() -> str:
+    from freezer.runtime import resources
+
+    return resources.template_text("METHOD.md.j2")
+
+
+@lru_cache(maxsize=8)
+def _compiled(template_text: str) -> Template:
+    """The template compiled once per process: an audit re-renders every version, and versions
+    almost always carry the same template (compiling it costs ~50 ms, rendering ~1 ms)."""
+    return _environment().from_string(template_text)
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Environment:
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    # The sandbox also covers a registry's own template: it may format data, not reach into Python.
+    env = ImmutableSandboxedEnvironment(
+        undefined=StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    from jinja2 import pass_context
+
+    env.filters.update(
+        {"cell": pass_context(_cell_filter), "text": pass_context(_text_filter), "fence": fence, "code": code}
+    )
+    env.loader = _refusing_loader()
+    return env
+
+
+def _refusing_loader() -> BaseLoader:
+    """A METHOD.md template is one self-contained file: include, import and extends are refused."""
+    from jinja2 import BaseLoader
+
+    class RefusingLoader(BaseLoader):
+        def get_source(self, environment: Environment, template: str) -> tuple[str, str | None, None]:
+            raise TemplateProblem(f"the template may not include, import or extend other templates ({template!r})")
+
+    return RefusingLoader()

@@ -1,0 +1,1 @@
+"""Checking fixtures against the code at a commit: ground truth, Gate B by ripgrep, provenance."""

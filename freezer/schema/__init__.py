@@ -1,0 +1,1 @@
+"""JSON Schema validation: freezer's own schemas (compiled) and a suite's vetted own schema."""

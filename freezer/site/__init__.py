@@ -1,0 +1,1 @@
+"""freezer site: the registry as a static site."""

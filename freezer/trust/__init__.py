@@ -1,0 +1,1 @@
+"""Who vouches for a version: SSH signatures, allowed signers, the status log, checkpoints."""

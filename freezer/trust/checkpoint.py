@@ -1,0 +1,279 @@
+"""A signed checkpoint of each suite's chain head, which may only ever grow.
+
+``checkpoint.json`` at the registry root holds, per suite, how many versions
+are frozen and the manifest hash of the latest, signed (SSHSIG, namespace
+``freezer-checkpoint``) by a key of ``allowed_signers``. Deleting the latest
+version and editing the checkpoint back breaks its signature; deleting the
+version alone disagrees with the checkpoint. A validly signed but older
+checkpoint (a replay) is caught by ``check`` against the base, and by
+``audit`` against the highest checkpoint this machine has seen for the
+registry (:mod:`freezer.trust.checkpointstate`), even when the base branch is not
+at hand.
+
+A signature proves who wrote the payload, not that it is well formed: every
+field is checked for its type and bounds before anything uses it, and a
+checkpoint that fails is a located problem, never a crash.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from freezer.domain.errors import FreezerError, UsageError
+from freezer.domain.problems import JsonPath, Problem, display_path
+from freezer.parse import strictjson
+from freezer.registry import registry
+from freezer.registry.config import RegistryConfig
+from freezer.runtime.paths import replace_file
+from freezer.runtime.reading import read_whole
+from freezer.trust import sshsig
+
+FILE = "checkpoint.json"
+NAMESPACE = "freezer-checkpoint"
+MAX_VERSIONS = 999_999  # a version label has at most six digits
+
+_SUITE = re.compile(r"[a-z][a-z0-9_-]*")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_STAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+_HEAD_KEYS = frozenset({"versions", "latest", "manifest_sha256"})
+
+
+class Malformed(Exception):
+    """Where a checkpoint (or a recorded one) is not well formed, and why."""
+
+    def __init__(self, path: JsonPath, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
+def heads(config: RegistryConfig) -> dict[str, dict[str, Any]]:
+    """Each suite's chain head now: version count, latest version and its manifest hash."""
+    found = {}
+    for suite in config.suites.values():
+        versions = registry.frozen_versions(suite)
+        if versions:
+            latest = versions[-1]
+            found[suite.name] = {
+                "versions": len(versions),
+                "latest": latest.name,
+                "manifest_sha256": latest.manifest_sha256(),
+            }
+    return found
+
+
+def _canonical(data: Any) -> bytes:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def check_head(suite: Any, head: Any, where: JsonPath) -> dict[str, Any]:
+    """``head`` when it is a well-formed chain head of ``suite``, else :class:`Malformed`."""
+    if not isinstance(suite, str) or not _SUITE.fullmatch(suite):
+        raise Malformed(where, f"{suite!r} is not a suite name")
+    if not isinstance(head, dict):
+        raise Malformed(where, "a chain head must be an object with versions, latest and manifest_sha256")
+    if head.keys() != _HEAD_KEYS:
+        missing, extra = sorted(_HEAD_KEYS - head.keys()), sorted(head.keys() - _HEAD_KEYS)
+        said = [f"missing {', '.join(missing)}" if missing else "", f"unknown {', '.join(extra)}" if extra else ""]
+        raise Malformed(
+            where, f"a chain head has exactly versions, latest and manifest_sha256 ({'; '.join(s for s in said if s)})"
+        )
+    count = head["versions"]
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_VERSIONS:
+        raise Malformed((*where, "versions"), f"must be an integer from 1 to {MAX_VERSIONS}, not {count!r}")
+    latest = head["latest"]
+    latest_number = registry.number_in_name(suite, latest, bounded=True)
+    if latest_number is None:
+        raise Malformed((*where, "latest"), f"{latest!r} is not a version of suite {suite}")
+    if latest_number < count:
+        raise Malformed((*where, "latest"), f"{latest} cannot be the latest of {count} versions")
+    digest = head["manifest_sha256"]
+    if not isinstance(digest, str) or not _HEX64.fullmatch(digest):
+        raise Malformed((*where, "manifest_sha256"), f"{digest!r} is not a sha256 in lower-case hex")
+    return head
+
+
+def check_payload(payload: Any) -> dict[str, Any]:
+    """``payload`` when every field of it is well formed, else :class:`Malformed`."""
+    if not isinstance(payload, dict):
+        raise Malformed(("payload",), "the signed payload must be an object")
+    if payload.keys() != {"suites", "at"}:
+        raise Malformed(("payload",), "the signed payload has exactly suites and at")
+    if not isinstance(payload["at"], str) or not _STAMP.fullmatch(payload["at"]):
+        raise Malformed(("payload", "at"), f"{payload['at']!r} is not a UTC time like 2026-01-31T12:00:00Z")
+    suites = payload["suites"]
+    if not isinstance(suites, dict):
+        raise Malformed(("payload", "suites"), "must be an object: suite name → chain head")
+    for suite, head in suites.items():
+        check_head(suite, head, ("payload", "suites", suite))
+    return payload
+
+
+def parse(data: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(payload, signature) of a checkpoint document, every field checked; else :class:`Malformed`."""
+    try:
+        document = strictjson.loads(data)
+    except strictjson.NotStrictJson as exc:
+        raise Malformed((), f"not a readable checkpoint: {exc}") from None
+    if not isinstance(document, dict) or document.keys() != {"payload", "signature"}:
+        raise Malformed((), "a checkpoint is an object with exactly payload and signature")
+    signature = document["signature"]
+    if (
+        not isinstance(signature, dict)
+        or signature.keys() != {"keyid", "sig"}
+        or not all(isinstance(value, str) for value in signature.values())
+    ):
+        raise Malformed(("signature",), "must be an object with keyid and sig, both text")
+    if not isinstance(document["payload"], str):
+        raise Malformed(("payload",), "must be the base64 of the signed payload")
+    try:
+        decoded = base64.b64decode(document["payload"], validate=True)
+        payload = strictjson.loads(decoded)
+    except (ValueError, strictjson.NotStrictJson) as exc:
+        raise Malformed(("payload",), f"not the base64 of a JSON payload ({exc})") from None
+    return check_payload(payload), signature
+
+
+def _line_of(data: bytes, key: str) -> int | None:
+    """The line of the document where ``"key":`` first appears (the payload is one base64 line)."""
+    at = data.find(f'"{key}"'.encode())
+    return data.count(b"\n", 0, at) + 1 if at >= 0 else None
+
+
+def _count(head: Any) -> int:
+    return head["versions"] if isinstance(head, dict) and isinstance(head.get("versions"), int) else 0
+
+
+def grew(before: dict[str, Any], after: dict[str, Any]) -> str | None:
+    """Why ``after`` has fewer versions than ``before`` for some suite (None when it grew or stayed);
+    both are well-formed payloads (or records) with ``suites``."""
+    for suite, head in sorted(before["suites"].items()):
+        if _count(after["suites"].get(suite)) < _count(head):
+            return f"suite {suite}: the checkpoint went back from {_count(head)} version(s); it may only grow"
+    return None
+
+
+def _signed_by(root: Path, payload: dict[str, Any], signature: dict[str, Any]) -> str | None:
+    """Why the signature does not make ``payload`` a checkpoint of this registry (None when it does)."""
+    try:
+        blob = base64.b64decode(signature["sig"], validate=True)
+        public = sshsig.verify(_canonical(payload), blob, NAMESPACE)
+    except (sshsig.SignatureError, ValueError) as exc:
+        return f"the signature does not verify: {exc}"
+    try:
+        allowed = sshsig.registry_signers(root)
+    except FreezerError as exc:
+        return f"the signature cannot be checked: {exc.message}"
+    if not sshsig.permits(allowed, public, NAMESPACE):
+        return f"signed by {sshsig.fingerprint(public)}, which allowed_signers does not allow"
+    return None
+
+
+def _read(root: Path) -> bytes | None:
+    path = root / FILE
+    if not path.exists() and not path.is_symlink():
+        return None
+    return read_whole(path)
+
+
+def signed_payload(root: Path) -> tuple[dict[str, Any] | None, Problem | None]:
+    """The one verified view of ``checkpoint.json``: its payload when the file is well formed and
+    signed by an allowed key, else the problem (both None when there is no checkpoint)."""
+    shown = display_path(root / FILE)
+    try:
+        data = _read(root)
+    except FreezerError as exc:
+        return None, Problem(shown, None, None, (), exc.message, "checkpoint")
+    if data is None:
+        return None, None
+    try:
+        payload, signature = parse(data)
+    except Malformed as exc:
+        line = _line_of(data, str(exc.path[0])) if exc.path else None
+        return None, Problem(shown, line, None, exc.path, exc.message, "checkpoint")
+    why = _signed_by(root, payload, signature)
+    if why is not None:
+        return None, Problem(shown, _line_of(data, "signature"), None, ("signature",), why, "checkpoint")
+    return payload, None
+
+
+def write(config: RegistryConfig, key_path: Path) -> dict[str, Any]:
+    """Sign the current chain heads as the new checkpoint (never fewer versions than the last one),
+    under the registry lock: the chain heads and the last checkpoint are read inside it."""
+    from freezer.freeze.snapshot import lock_wait_seconds, registry_lock
+
+    key = sshsig.load_private_key(key_path)
+    with registry_lock(config.root, wait=lock_wait_seconds()):
+        payload = check_payload({"suites": heads(config), "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        before, _ = signed_payload(config.root)  # one that does not verify proves nothing: it is replaced
+        why = grew(before, payload) if before is not None else None
+        if why:
+            raise UsageError(why, hint="restore the missing versions; a checkpoint never goes back")
+        blob = sshsig.sign(_canonical(payload), key, NAMESPACE)
+        public = sshsig.verify(_canonical(payload), blob, NAMESPACE)
+        document = {
+            "payload": base64.b64encode(_canonical(payload)).decode(),
+            "signature": {"keyid": sshsig.fingerprint(public), "sig": base64.b64encode(blob).decode()},
+        }
+        text = json.dumps(document, indent=2, sort_keys=True) + "\n"
+        replace_file(config.root, config.root / FILE, text, "the checkpoint")
+    return payload
+
+
+def verify(config: RegistryConfig) -> tuple[list[Problem], dict[str, Any] | None]:
+    """Problems with the checkpoint (none when there is no checkpoint), and its payload when it is
+    well formed and validly signed (it may still disagree with the registry: see the problems)."""
+    payload, refused = signed_payload(config.root)
+    if refused is not None:
+        return [refused], None
+    if payload is None:
+        return [], None
+    shown = display_path(config.root / FILE)
+
+    def problem(message: str, suite: str) -> Problem:
+        return Problem(shown, None, None, ("payload", "suites", suite), message, "checkpoint")
+
+    now = heads(config)
+    problems = []
+    for suite, head in sorted(payload["suites"].items()):
+        count = now[suite]["versions"] if suite in now else 0
+        if count < head["versions"]:
+            problems.append(
+                problem(
+                    f"rollback: the checkpoint says suite {suite} has {head['versions']} version(s) up to "
+                    f"{head['latest']}, but the registry has {count}",
+                    suite,
+                )
+            )
+            continue
+        frozen = {v.name: v for v in registry.frozen_versions(config.suites[suite])} if suite in config.suites else {}
+        version = frozen.get(head["latest"])
+        if version is None or version.manifest_sha256() != head["manifest_sha256"]:
+            problems.append(problem(f"{head['latest']} is not the version the checkpoint signed", suite))
+    return problems, payload
+
+
+def compare_with_base(before: bytes | None, after: dict[str, Any] | None) -> str | None:
+    """Why the working checkpoint is not allowed to replace the base's (None when it is)."""
+    if before is None:
+        return None
+    try:
+        old, _ = parse(before)
+    except Malformed:
+        return None  # the base's own checkpoint was broken: there is nothing it can hold the working one to
+    if after is None:
+        return "the checkpoint was deleted or replaced by one that does not verify; it may only grow"
+    return grew(old, after)
+
+
+def remember(config: RegistryConfig, payload: dict[str, Any]) -> str | None:
+    """Compare with the highest checkpoint this machine saw for the registry, then remember this one;
+    why it is a replay (or why the record cannot be used), else None. See :mod:`freezer.trust.checkpointstate`."""
+    from freezer.trust import checkpointstate
+
+    return checkpointstate.remember(config, payload)

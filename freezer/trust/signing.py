@@ -1,0 +1,293 @@
+"""Signing frozen versions: DSSE envelopes over the provenance statement, with SSH keys.
+
+A version's envelope lives at ``signatures/<name>.dsse.json`` in the registry,
+outside the frozen folder, so signers can be added without changing the
+version. Its payload is the version's provenance statement, re-derived from
+the frozen, hash-checked files; each signature is an SSHSIG (namespace
+``freezer``) over DSSE's pre-authentication encoding, so ``ssh-keygen -Y
+verify`` checks it too. Who may sign is git's ``allowed_signers`` file at the
+registry root, read as ssh-keygen reads it (:mod:`freezer.trust.allowed_signers`); a
+suite may require several distinct signers (``signatures_required`` in
+freezer.yaml).
+
+An envelope arrives in pull requests like everything else: it is read only
+from a real ``signatures/`` folder inside the registry, never through a link,
+within a size bound derived from the statement, and with at most
+:data:`MAX_SIGNATURES` signatures. Who signed is checked against the allowed
+signers before any cryptography, so signatures by keys nobody allowed cost
+nothing to refuse. ``sign`` adds its signature under the registry lock, to the
+envelope as it is on disk then, and replaces the file in one rename.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import stat
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from freezer.domain.errors import IntegrityError, UsageError
+from freezer.domain.problems import display_path
+from freezer.freeze.snapshot import lock_wait_seconds, registry_lock
+from freezer.guard import audit
+from freezer.registry import registry
+from freezer.registry.config import RegistryConfig, SuiteConfig
+from freezer.render import attest
+from freezer.render.attest import SIGNATURES
+from freezer.runtime.filenames import safe_file_name
+from freezer.runtime.paths import replace_file, require_safe, unsafe_folder_reason
+from freezer.runtime.reading import ReadRefused, read_bounded, read_whole
+from freezer.trust import allowed_signers, sshsig
+
+NAMESPACE = "freezer"
+ALLOWED_SIGNERS = sshsig.ALLOWED_SIGNERS
+# k-of-n signing needs a handful of signatures; 150,000 in one envelope is an attack, refused unread.
+MAX_SIGNATURES = 256
+# An Ed25519 SSHSIG is about 400 base64 characters.
+MAX_SIGNATURE_CHARS = 4096
+_ENVELOPE_SLACK = 64 << 10
+MAX_SIGNATURE_FILE_BYTES = 64 << 10
+
+
+def envelope_path(root: Path, name: str) -> Path:
+    """Where the envelope of version ``name`` lives: one file directly in ``signatures/``, whatever
+    the name holds (a version name comes from a folder name)."""
+    return root / SIGNATURES / f"{safe_file_name(name)}.dsse.json"
+
+
+def statement_of(suite: SuiteConfig, frozen: registry.FrozenVersion) -> bytes:
+    """The statement of a version whose files match their hashes (refused otherwise)."""
+    check, _ = audit.integrity(suite, frozen, deep=False)
+    if check.failures:
+        listed = "; ".join(str(f) for f in check.failures[:3])
+        raise IntegrityError(f"{frozen.name} fails its integrity check ({listed})", hint="run freezer audit")
+    return attest.statement_bytes(frozen.manifest_bytes(), read_whole(frozen.path / registry.METHOD))
+
+
+def _envelope_limit(payload: bytes) -> int:
+    return 4 * (len(payload) // 3 + 1) + MAX_SIGNATURES * (MAX_SIGNATURE_CHARS + 256) + _ENVELOPE_SLACK
+
+
+def _envelope_present(root: Path, path: Path) -> bool:
+    """Whether the envelope exists, refusing one reached through a link or a file where the
+    ``signatures/`` folder belongs, and one that is itself a link."""
+    shown = display_path(path)
+    reason = unsafe_folder_reason(root, path.parent)
+    if reason is not None:
+        raise IntegrityError(
+            f"{shown}: the signatures folder {reason}; freezer reads signatures only from a real folder",
+            hint="replace it with a real signatures/ folder (git rm the link), then run again",
+        )
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise IntegrityError(f"{shown}: cannot be read ({exc.strerror})") from None
+    if stat.S_ISLNK(mode):
+        raise IntegrityError(
+            f"{shown}: is a symbolic link; freezer does not follow links in the registry",
+            hint="replace the link with the envelope itself",
+        )
+    return True
+
+
+def _read_envelope(path: Path, payload: bytes) -> dict[str, Any]:
+    shown = display_path(path)
+    try:
+        loaded = json.loads(read_bounded(path, _envelope_limit(payload)))
+    except ReadRefused as exc:
+        raise IntegrityError(f"{shown}: not a readable DSSE envelope ({exc})") from None
+    except (ValueError, RecursionError) as exc:
+        raise IntegrityError(f"{shown}: not a readable DSSE envelope ({exc})") from None
+    if (
+        not isinstance(loaded, dict)
+        or not isinstance(loaded.get("payload"), str)
+        or not isinstance(loaded.get("signatures"), list)
+    ):
+        raise IntegrityError(f"{shown}: not a DSSE envelope (payload and signatures are required)")
+    if len(loaded["signatures"]) > MAX_SIGNATURES:
+        raise IntegrityError(
+            f"{shown}: holds {len(loaded['signatures'])} signatures; freezer reads at most {MAX_SIGNATURES}",
+            hint="restore the envelope from git",
+        )
+    return loaded
+
+
+def _entry_signature(entry: object) -> sshsig.Signature:
+    """The parsed SSHSIG of one envelope entry (no cryptography yet)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("sig"), str):
+        raise sshsig.SignatureError("not an object with a base64 sig")
+    if len(entry["sig"]) > MAX_SIGNATURE_CHARS:
+        raise sshsig.SignatureError(f"over {MAX_SIGNATURE_CHARS} characters, longer than any Ed25519 signature")
+    try:
+        blob = base64.b64decode(entry["sig"], validate=True)
+    except ValueError:
+        raise sshsig.SignatureError("the signature is not base64") from None
+    parsed = sshsig.parse(blob)
+    if parsed.namespace != NAMESPACE.encode():
+        shown = parsed.namespace.decode(errors="replace")
+        raise sshsig.SignatureError(f"signed for namespace {shown!r}, not {NAMESPACE!r}")
+    return parsed
+
+
+def signed_message(suite: SuiteConfig, frozen: registry.FrozenVersion) -> bytes:
+    """The bytes a signature signs: DSSE's encoding of the statement (for ssh-keygen -Y sign)."""
+    return attest.pae(attest.PAYLOAD_TYPE, statement_of(suite, frozen))
+
+
+def sign(
+    config: RegistryConfig,
+    suite: SuiteConfig,
+    frozen: registry.FrozenVersion,
+    key_path: Path | None = None,
+    signature_path: Path | None = None,
+) -> str:
+    """Add a signature to the version's envelope, made here with ``key_path`` or made elsewhere
+    (``ssh-keygen -Y sign -n freezer`` over :func:`signed_message`) and read from ``signature_path``.
+    Returns the key's fingerprint."""
+    payload = statement_of(suite, frozen)
+    message = attest.pae(attest.PAYLOAD_TYPE, payload)
+    if signature_path is not None:
+        try:
+            text = read_bounded(signature_path, MAX_SIGNATURE_FILE_BYTES).decode("utf-8", errors="replace")
+            blob = sshsig.unarmor(text)
+        except (ReadRefused, sshsig.SignatureError) as exc:
+            raise UsageError(f"{display_path(signature_path)}: {exc}") from None
+    elif key_path is not None:
+        blob = sshsig.sign(message, sshsig.load_private_key(key_path), NAMESPACE)
+    else:
+        raise UsageError("give --key KEY, or --signature FILE made by ssh-keygen -Y sign -n freezer")
+    try:
+        public = sshsig.verify(message, blob, NAMESPACE)
+    except sshsig.SignatureError as exc:
+        raise IntegrityError(f"the signature does not verify over {frozen.name}'s statement: {exc}") from None
+    keyid = sshsig.fingerprint(public)
+    path = require_safe(config.root, envelope_path(config.root, frozen.name), "the signature file", folder=False)
+    encoded = base64.b64encode(payload).decode()
+    with registry_lock(config.root, wait=lock_wait_seconds()):
+        # Re-read under the lock: a parallel sign may have added its signature since.
+        envelope: dict[str, Any] = {"payloadType": attest.PAYLOAD_TYPE, "payload": encoded, "signatures": []}
+        if _envelope_present(config.root, path):
+            envelope = _read_envelope(path, payload)
+            _check_addable(envelope, encoded, public, keyid, frozen.name, path)
+        envelope["signatures"].append({"keyid": keyid, "sig": base64.b64encode(blob).decode()})
+        # replace_file keeps the envelope's mode (a new one gets 0644 less the umask).
+        replace_file(config.root, path, json.dumps(envelope, indent=2, sort_keys=True) + "\n", "the signature file")
+    return keyid
+
+
+def _check_addable(envelope: dict[str, Any], encoded: str, public: bytes, keyid: str, name: str, path: Path) -> None:
+    if envelope["payload"] != encoded:
+        raise IntegrityError(
+            f"{display_path(path)} signs another statement than {name}'s",
+            hint="restore it from git; a frozen version's statement never changes",
+        )
+    for entry in envelope["signatures"]:
+        try:
+            same = _entry_signature(entry).public == public
+        except sshsig.SignatureError:
+            same = False
+        if same or (isinstance(entry, dict) and entry.get("keyid") == keyid):
+            raise UsageError(f"{name} is already signed by {keyid}")
+    if len(envelope["signatures"]) >= MAX_SIGNATURES:
+        raise UsageError(f"{display_path(path)} already holds {MAX_SIGNATURES} signatures, the most freezer reads")
+
+
+@dataclass
+class SignatureStatus:
+    """What a version's signatures prove."""
+
+    version: str
+    status: str  # "signed", "unsigned", "insufficient" or "invalid"
+    required: int
+    signers: list[str] = field(default_factory=list)  # principals of the valid signatures
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "signed"
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def verify(
+    config: RegistryConfig, suite: SuiteConfig, frozen: registry.FrozenVersion, now: float | None = None
+) -> SignatureStatus:
+    result = SignatureStatus(frozen.name, "unsigned", suite.signatures_required)
+    path = envelope_path(config.root, frozen.name)
+    try:
+        if not _envelope_present(config.root, path):
+            return result
+        payload = statement_of(suite, frozen)
+        envelope = _read_envelope(path, payload)
+    except IntegrityError as exc:
+        return _invalid(result, exc.message)
+    if envelope.get("payloadType") != attest.PAYLOAD_TYPE:
+        return _invalid(result, f"{display_path(path)}: payloadType is not {attest.PAYLOAD_TYPE}")
+    try:
+        signed = base64.b64decode(envelope["payload"], validate=True)
+    except ValueError:
+        return _invalid(result, f"{display_path(path)}: the payload is not base64")
+    if signed != payload:
+        return _invalid(result, f"{display_path(path)}: signs another statement than {frozen.name}'s")
+    allowed = allowed_signers.read(config.root)
+    if not allowed.entries:
+        _invalid(result, f"no key in {ALLOWED_SIGNERS} at the registry root: nobody is allowed to sign")
+        return _with_file_problems(result, allowed)
+    when = time.time() if now is None else now
+    message = attest.pae(attest.PAYLOAD_TYPE, payload)
+    valid_keys: set[bytes] = set()
+    forged = False
+    for number, entry in enumerate(envelope["signatures"], start=1):
+        try:
+            parsed = _entry_signature(entry)
+        except sshsig.SignatureError as exc:
+            # A signature that cannot be read is damage or forgery, whatever the others say.
+            forged = True
+            result.problems.append(f"signature {number}: {exc}")
+            continue
+        usable = allowed.usable(parsed.public, NAMESPACE, when)
+        if not usable:
+            # Refused by who signed, before any cryptography.
+            why = allowed.why_not(parsed.public, NAMESPACE, when)
+            fingerprint = sshsig.fingerprint(parsed.public)
+            result.problems.append(f"signature {number}: key {fingerprint}: {why}")
+            continue
+        try:
+            sshsig.check(message, parsed, NAMESPACE)
+        except sshsig.SignatureError as exc:
+            forged = True
+            result.problems.append(f"signature {number}: {exc}")
+            continue
+        if parsed.public not in valid_keys:
+            valid_keys.add(parsed.public)
+            result.signers.append(",".join(usable[0].principals))
+    if forged:
+        result.status = "invalid"
+    elif len(valid_keys) >= result.required:
+        result.status = "signed"
+    else:
+        result.status = "insufficient"
+    return _with_file_problems(result, allowed)
+
+
+def _with_file_problems(result: SignatureStatus, allowed: allowed_signers.AllowedSigners) -> SignatureStatus:
+    """A version that is not signed also shows the lines of allowed_signers that ssh-keygen skips."""
+    if not result.ok:
+        shown = [f"{p.location()}: {p.message} (ssh-keygen skips this line too)" for p in allowed.problems[:5]]
+        if len(allowed.problems) > 5:
+            shown.append(f"{ALLOWED_SIGNERS}: and {len(allowed.problems) - 5} more lines ssh-keygen skips")
+        result.problems.extend(shown)
+    return result
+
+
+def _invalid(result: SignatureStatus, why: str) -> SignatureStatus:
+    result.status = "invalid"
+    result.problems.append(why)
+    return result

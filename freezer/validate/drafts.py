@@ -1,0 +1,165 @@
+"""What a suite's drafts folder holds: version.yaml, the fixtures, and every other file as an asset.
+
+Nothing in the drafts is dropped silently. Each entry is one of:
+
+* ``version.yaml`` at the top;
+* a fixture: a file the suite's ``fixtures`` glob matches (default: every
+  ``*.yaml``/``*.yml`` file but version.yaml);
+* an asset: any other regular file, frozen byte for byte and hashed;
+* refused, with a message naming it: a link, a FIFO, a device or socket, a
+  ``.git`` folder, a name holding a control or direction-changing character,
+  a file larger than the suite's ``max_file_bytes``, a folder that cannot be read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from freezer.domain.escape import visible
+from freezer.domain.problems import Problem, display_path
+from freezer.git.globs import glob_regex
+from freezer.parse.yamlload import YAML_SUFFIXES
+from freezer.registry.config import SuiteConfig
+from freezer.runtime import resources
+from freezer.runtime.reading import read_whole
+from freezer.schema.schemas import MAX_SCHEMA_BYTES
+
+if TYPE_CHECKING:
+    from freezer.validate.validate import FixtureSet
+
+FROZEN_SCHEMA = "fixture.schema.json"
+# Files every version holds that freezer writes: a draft may not take their place.
+RESERVED = frozenset(
+    {
+        "manifest.json",
+        "METHOD.md",
+        "METHOD.md.j2",
+        "SHA256SUMS",
+        "delta.json",
+        "comparability.json",
+        "provenance.json",
+        ".gitattributes",
+        FROZEN_SCHEMA,
+    }
+)
+
+VERSION_NAME = "version.yaml"
+
+
+@dataclass
+class DraftFiles:
+    version: Path | None = None
+    fixtures: list[Path] = field(default_factory=list)
+    assets: dict[str, Path] = field(default_factory=dict)  # by path relative to the drafts folder
+    problems: list[Problem] = field(default_factory=list)
+
+
+def _problem(path: Path, message: str) -> Problem:
+    return Problem(display_path(path), None, None, (), message, "file")
+
+
+def _refusal(info: os.stat_result, size_limit: int) -> str | None:
+    if stat.S_ISLNK(info.st_mode):
+        return "is a symbolic link; drafts must be regular files so a frozen version holds their bytes"
+    if not stat.S_ISREG(info.st_mode):
+        return "is not a regular file (a FIFO, socket or device); remove it from the drafts"
+    if info.st_size > size_limit:
+        return f"is {info.st_size:,} bytes, over the suite's max_file_bytes ({size_limit:,}); raise it in freezer.yaml"
+    return None
+
+
+def collect(suite: SuiteConfig) -> DraftFiles:
+    """Sort every entry of the suite's drafts folder into version, fixtures, assets and refusals."""
+    found = DraftFiles()
+    root = suite.drafts
+    is_fixture = glob_regex(suite.fixtures).match if suite.fixtures else None
+
+    def unreadable(exc: OSError) -> None:
+        where = Path(exc.filename) if exc.filename else root
+        found.problems.append(_problem(where, f"folder cannot be read: {exc.strerror}"))
+
+    for folder, dirs, names in os.walk(root, onerror=unreadable):
+        here = Path(folder)
+        kept = []
+        for name in sorted(dirs):
+            path = here / name
+            if path.is_symlink():
+                found.problems.append(_problem(path, "is a symbolic link; drafts must be regular files"))
+            elif name == ".git":
+                found.problems.append(_problem(path, "a git folder inside the drafts; keep repositories as archives"))
+            elif visible(name) != name:
+                found.problems.append(_problem(path, "the folder name holds a control or direction-changing character"))
+            else:
+                kept.append(name)
+        dirs[:] = kept
+        for name in sorted(names):
+            path = here / name
+            rel = path.relative_to(root).as_posix()
+            if visible(name) != name:
+                found.problems.append(_problem(path, "the file name holds a control or direction-changing character"))
+                continue
+            try:
+                why = _refusal(os.lstat(path), suite.max_file_bytes)
+            except OSError as exc:
+                why = f"cannot be read: {exc.strerror}"
+            if why:
+                found.problems.append(_problem(path, why))
+            elif rel in RESERVED:
+                found.problems.append(_problem(path, f"{rel} is a name freezer writes into every version; rename it"))
+            elif rel == VERSION_NAME:
+                found.version = path
+            elif name == VERSION_NAME:
+                found.problems.append(
+                    _problem(
+                        path,
+                        f"a second version.yaml: the drafts folder {display_path(root)} holds exactly one, at its top; "
+                        "move or delete this one",
+                    )
+                )
+            elif is_fixture(rel) if is_fixture else name.endswith(YAML_SUFFIXES):
+                found.fixtures.append(path)
+            else:
+                found.assets[rel] = path
+    return found
+
+
+def read_drafts(suite: SuiteConfig, fixture_set: FixtureSet) -> dict[str, bytes]:
+    """The bytes of version.yaml and the fixtures, by path relative to the drafts folder."""
+    files: dict[str, bytes] = {}
+    drafts = suite.drafts.resolve()
+    resolved_folders: dict[Path, Path] = {}  # one realpath per folder, not per file
+    for path in fixture_set.files.values():
+        if path.parent not in resolved_folders:
+            resolved_folders[path.parent] = path.parent.resolve()
+        rel = (resolved_folders[path.parent] / path.name).relative_to(drafts).as_posix()
+        with open(path, "rb") as handle:
+            files[rel] = handle.read()
+    return files
+
+
+def fixture_schema_record(suite: SuiteConfig, drafts: dict[str, bytes]) -> dict[str, Any]:
+    """Which schema the fixtures met; a suite's own is frozen with the version (added to ``drafts``)."""
+    if suite.schema is not None:
+        data = read_whole(suite.schema, MAX_SCHEMA_BYTES)
+        drafts[FROZEN_SCHEMA] = data
+        return {"kind": "custom", "sha256": hashlib.sha256(data).hexdigest()}
+    shipped = json.dumps(resources.schema("generic" if suite.kind == "generic" else "fixture"), sort_keys=True)
+    return {"kind": suite.kind, "sha256": hashlib.sha256(shipped.encode("utf-8")).hexdigest()}
+
+
+def hash_assets(fixture_set: FixtureSet) -> tuple[dict[str, str], list[Problem]]:
+    """sha256 of every asset, streamed (on every core when there is much to hash)."""
+    from freezer.runtime.hashing import hash_files
+
+    digests, unreadable = hash_files({rel: str(path) for rel, path in fixture_set.assets.items()})
+    problems = [
+        Problem(display_path(fixture_set.assets[rel]), None, None, (), f"cannot be read: {why}", "file")
+        for rel, why in sorted(unreadable.items())
+    ]
+    return digests, problems

@@ -1,0 +1,227 @@
+"""Semantic rules: what a schema cannot say about a fixture set.
+
+Each rule takes loaded documents and returns problems; none raises on bad
+data. Rules assume the schema layer passed for the documents they look at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from freezer.domain.problems import JsonPath, Problem
+from freezer.parse.document import YamlDocument
+from freezer.resolve.grep import flag_problems
+
+SITE_LISTS = ("ground_truth", "traps")
+
+
+def path_problem(value: str) -> str | None:
+    """Why ``value`` is not a clean repository-relative path, or None."""
+    if "\x00" in value:
+        return "path contains a NUL byte"
+    if "\\" in value:
+        return f"{value!r} uses '\\'; write repository paths with '/'"
+    if value.startswith("/") or (len(value) > 1 and value[1] == ":"):
+        return f"{value!r} is absolute; paths are relative to the code repository root"
+    if ".." in value.split("/"):
+        return f"{value!r} climbs out with '..'; paths must stay inside the repository"
+    if value.startswith("-"):
+        return f"{value!r} starts with '-' and would be read as an option"
+    return None
+
+
+def _site_rules(doc: YamlDocument, key: str, sites: list[dict[str, Any]]) -> Iterator[Problem]:
+    for index, site in enumerate(sites):
+        base: JsonPath = (key, index)
+        why = path_problem(site["file"])
+        if why:
+            yield doc.problem((*base, "file"), why, "rule")
+        span = site.get("range")
+        if span and span["start"] > span["end"]:
+            yield doc.problem(
+                (*base, "range"), f"range starts at {span['start']} after it ends at {span['end']}", "rule"
+            )
+        if site.get("members") and not span:
+            yield doc.problem((*base, "members"), "'members' needs a 'range' to look in", "rule")
+
+
+def fixture_rules(doc: YamlDocument) -> list[Problem]:
+    """Rules that concern one fixture on its own."""
+    data = doc.data
+    found: list[Problem] = []
+    if data["status"] == "landed" and data.get("gate_b"):
+        status = data["gate_b"]["status"]
+        if status != "pass":
+            found.append(
+                doc.problem(
+                    ("gate_b", "status"),
+                    f"landed fixture has Gate B {status!r}; only a fixture whose naive grep "
+                    "demonstrably fails may land (set status: dropped, or fix Gate B)",
+                    "rule",
+                )
+            )
+    if data["status"] == "dropped" and not str((data.get("dropped") or {}).get("reason") or "").strip():
+        found.append(doc.problem(("dropped", "reason"), "a dropped candidate needs a reason", "rule"))
+    oracle = data.get("oracle")
+    if oracle:
+        include = set(oracle["must_include"])
+        for index, item in enumerate(oracle["must_not_include"]):
+            if item in include:
+                found.append(
+                    doc.problem(
+                        ("oracle", "must_not_include", index),
+                        f"{item!r} is in both must_include and must_not_include; no answer could pass",
+                        "rule",
+                    )
+                )
+    grep = data.get("naive_grep")
+    if grep:
+        for index, flag_why in flag_problems(list(grep.get("flags") or [])):
+            found.append(doc.problem(("naive_grep", "flags", index), flag_why, "rule"))
+        for index, scope in enumerate(grep["paths"]):
+            why = path_problem(scope)
+            if why:
+                found.append(doc.problem(("naive_grep", "paths", index), why, "rule"))
+    for key in SITE_LISTS:
+        found.extend(_site_rules(doc, key, data.get(key) or []))
+    return found
+
+
+def version_rules(doc: YamlDocument, dimensions: Iterable[str] | None, suite: str | None) -> list[Problem]:
+    """Rules that concern a version draft on its own (and its suite config, when known)."""
+    data = doc.data
+    found: list[Problem] = []
+    if suite is not None and data["suite"] != suite:
+        found.append(
+            doc.problem(("suite",), f"draft is for suite {data['suite']!r} but sits in the drafts of {suite!r}", "rule")
+        )
+    binary = data["binary"]
+    if "build_sha" in binary and "build_sha_unknown" in binary:
+        found.append(
+            doc.problem(
+                ("binary", "build_sha_unknown"),
+                "the build SHA is given, so it is not unknown; keep one of build_sha and build_sha_unknown",
+                "rule",
+            )
+        )
+    elif "build_sha" not in binary and "build_sha_unknown" not in binary:
+        found.append(
+            doc.problem(
+                ("binary",),
+                "binary.build_sha is missing: give the commit the binary was built from, or say why it is not "
+                "known with build_sha_unknown: <reason> (METHOD.md will then say the tool-surface record may be "
+                "incomplete)",
+                "rule",
+            )
+        )
+    seen: dict[str, int] = {}
+    allowed = sorted(dimensions) if dimensions is not None else None
+    for index, commit in enumerate(data["tool_surface_commits"]):
+        sha = commit["sha"].lower()
+        for earlier, other in seen.items():
+            if earlier.startswith(sha) or sha.startswith(earlier):
+                found.append(
+                    doc.problem(
+                        ("tool_surface_commits", index, "sha"),
+                        f"commit {commit['sha']} is declared twice (also entry {other})",
+                        "rule",
+                    )
+                )
+        seen[sha] = index
+        if allowed is not None and commit["dimension"] not in allowed:
+            found.append(
+                doc.problem(
+                    ("tool_surface_commits", index, "dimension"),
+                    f"unknown dimension {commit['dimension']!r}; this suite tracks: {', '.join(allowed)}",
+                    "rule",
+                )
+            )
+    return found
+
+
+def set_rules(version: YamlDocument | None, fixtures: list[YamlDocument]) -> list[Problem]:
+    """Rules over the whole set: unique ids, and the acceptance rules."""
+    found: list[Problem] = []
+    first: dict[str, YamlDocument] = {}
+    for doc in fixtures:
+        task_id = doc.data["task_id"]
+        if task_id in first:
+            other = first[task_id]
+            line = other.locate(("task_id",))[0]
+            found.append(
+                doc.problem(
+                    ("task_id",),
+                    f"task_id {task_id!r} is already used by {other.display}:{line}; task ids must be unique",
+                    "rule",
+                )
+            )
+        else:
+            first[task_id] = doc
+    if version is None:
+        return found
+    landed = [d.data for d in fixtures if d.data["status"] == "landed"]
+    classes = sorted({f["class"] for f in landed if f.get("class")})
+    rules = version.data["acceptance"]
+    reference = f" ({rules['reference']})" if rules.get("reference") else ""
+    if len(landed) < rules["min_landed"]:
+        found.append(
+            version.problem(
+                ("acceptance", "min_landed"),
+                f"only {len(landed)} landed fixture(s); "
+                f"the acceptance rules need at least {rules['min_landed']}{reference}",
+                "rule",
+            )
+        )
+    if len(classes) < rules["min_classes"]:
+        shown = ", ".join(classes) or "none"
+        found.append(
+            version.problem(
+                ("acceptance", "min_classes"),
+                f"landed fixtures span {len(classes)} class(es) ({shown}); "
+                f"the acceptance rules need at least {rules['min_classes']}{reference}",
+                "rule",
+            )
+        )
+    return found
+
+
+def missing_canary(canary: str, files: dict[str, bytes]) -> list[str]:
+    """The files (name → bytes) that do not carry the suite's canary string."""
+    needle = canary.encode("utf-8")
+    return sorted(name for name, data in files.items() if needle not in data)
+
+
+# Fixture fields that name files of the drafts, which are frozen and hashed with the version.
+FILE_FIELDS = ("assets", "graders")
+
+
+def asset_rules(fixtures: list[YamlDocument], assets: set[str]) -> list[Problem]:
+    """Every asset or grader file a fixture names is a clean relative path to a file in the drafts."""
+    found: list[Problem] = []
+    for doc in fixtures:
+        for key in FILE_FIELDS:
+            named = doc.data.get(key)
+            for index, rel in enumerate(named if isinstance(named, list) else []):
+                why = path_problem(rel) if isinstance(rel, str) else "must be a path"
+                if why is None and rel not in assets:
+                    why = f"no file {rel!r} in the drafts (paths are relative to the drafts folder)"
+                if why:
+                    found.append(doc.problem((key, index), why, "rule"))
+    return found
+
+
+def identity_problems(doc: YamlDocument) -> list[Problem]:
+    """What freezer itself needs of a fixture under a suite's own schema: an id and a status."""
+    found = []
+    data = doc.data
+    if not isinstance(data, dict):
+        return [doc.problem((), "a fixture must be a mapping", "schema")]
+    task_id = data.get("task_id")
+    if not isinstance(task_id, str) or not task_id:
+        found.append(doc.problem(("task_id",), "freezer needs a task_id (a string) in every fixture", "schema"))
+    if data.get("status") not in ("landed", "dropped"):
+        found.append(doc.problem(("status",), "freezer needs status: landed or dropped in every fixture", "schema"))
+    if data.get("status") == "dropped" and not isinstance(data.get("dropped"), dict):
+        found.append(doc.problem(("dropped",), "a dropped fixture needs dropped: {stage, reason}", "schema"))
+    return found
