@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from freezer.domain.release import __version__
+
 if TYPE_CHECKING:
     from freezer.api import Comparable, FrozenSet, comparable, load
     from freezer.domain.errors import FreezerError, IntegrityError
 
 __all__ = ["Comparable", "FreezerError", "FrozenSet", "IntegrityError", "__version__", "comparable", "load"]
-__version__ = "0.3.0"
 
 
 def __getattr__(name: str) -> object:

@@ -128,7 +128,7 @@ def test_parallel_status_writers_and_checkpoints_together(reg: tuple[Path, Path]
 
 
 def test_a_writer_waits_for_the_lock_then_proceeds(reg: tuple[Path, Path]) -> None:
-    from freezer.freeze.snapshot import registry_lock
+    from freezer.runtime.lock import registry_lock
 
     root, key = reg
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -149,7 +149,7 @@ def test_a_writer_waits_for_the_lock_then_proceeds(reg: tuple[Path, Path]) -> No
 
 
 def test_a_writer_gives_up_after_the_timeout_with_a_clear_message(reg: tuple[Path, Path]) -> None:
-    from freezer.freeze.snapshot import registry_lock
+    from freezer.runtime.lock import registry_lock
 
     root, key = reg
     (root / "checkpoint.json").write_bytes(b"unchanged")
@@ -180,7 +180,7 @@ def test_a_bad_lock_timeout_is_a_usage_error(reg: tuple[Path, Path], value: str)
 
 def test_the_lock_without_wait_fails_at_once_as_the_cut_needs_and_is_reentrant(tmp_path: Path) -> None:
     from freezer.domain.errors import LockBusy
-    from freezer.freeze.snapshot import registry_lock
+    from freezer.runtime.lock import registry_lock
 
     outcome: dict[str, tuple[str, float]] = {}
 

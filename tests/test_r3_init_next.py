@@ -259,7 +259,7 @@ def test_next_refuses_a_drafts_version_yaml_that_is_no_file(frozen: Path, kind: 
 
 
 def test_next_refuses_while_another_command_holds_the_lock(frozen: Path) -> None:
-    from freezer.freeze.snapshot import registry_lock
+    from freezer.runtime.lock import registry_lock
 
     before = tree_state(frozen, skip=(".git", ".freezer"))
     with registry_lock(frozen):

@@ -309,7 +309,7 @@ def test_parallel_signs_keep_every_signature_and_the_mode(reg: Path, tmp_path: P
 def test_sign_waits_for_the_registry_lock(reg: Path, tmp_path: Path) -> None:
     """While another command holds the registry lock, no sign touches the envelope; once it is
     released, every waiting sign adds its signature to the envelope as it then is."""
-    from freezer.freeze.snapshot import registry_lock
+    from freezer.runtime.lock import registry_lock
 
     keys = [keygen(tmp_path, f"w{i}") for i in range(4)]
     (reg / "allowed_signers").write_text("".join(f"w{i}@example.org {public_of(k)}\n" for i, k in enumerate(keys)))

@@ -238,7 +238,7 @@ def _lock_held_elsewhere(root: Path) -> Iterator[None]:
         [
             sys.executable,
             "-c",
-            "import sys; from pathlib import Path; from freezer.freeze.snapshot import registry_lock\n"
+            "import sys; from pathlib import Path; from freezer.runtime.lock import registry_lock\n"
             "with registry_lock(Path(sys.argv[1])):\n    print('held', flush=True); sys.stdin.read()",
             str(root),
         ],

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import sys
 
-from freezer import __version__
+from freezer.domain.release import __version__
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -86,7 +86,7 @@ SuiteOption = Annotated[
 
 def _version_callback(value: bool) -> None:
     if value:
-        from freezer import __version__
+        from freezer.domain.release import __version__
 
         typer.echo(f"freezer {__version__}")
         raise typer.Exit()

@@ -89,7 +89,7 @@ def dumps(data: Any) -> str:
 
 def document(command: str, result: Any, *, exit_code: int, error: FreezerError | None = None) -> dict[str, Any]:
     """The one JSON shape of every command: who printed it, whether it passed, and what it found."""
-    from freezer import __version__
+    from freezer.domain.release import __version__
 
     return {
         "output_format": OUTPUT_FORMAT,

@@ -63,3 +63,9 @@ def github_data(text: str) -> str:
 def github_property(text: str) -> str:
     """A GitHub workflow command's property value (file=...): ``,`` and ``:`` end it unless escaped."""
     return github_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def quoted(value: object, limit: int = 60) -> str:
+    """A value from data inside a message: its ``repr``, clipped to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

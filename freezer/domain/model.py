@@ -20,6 +20,8 @@ Raw = Mapping[str, Any]
 
 # Freezer 0.1.0 reproduced Gate B with its own interpreter of rg's syntax; its manifests
 # (format 1) do not say so, but the engine is known from the freezer version they record.
+# The fixture fields that hold file:line sites in the code under test.
+SITE_LISTS = ("ground_truth", "traps")
 LEGACY_GREP_ENGINE = "freezer-rg-emulation"
 
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from freezer import __version__
 from freezer.compare.comparability import builtin_groups, default_arms, field_groups
 from freezer.compare.comparerecord import MANIFEST_KEY, earlier_sides, environment_digest, manifest_entry
 from freezer.compare.comparerecord import record as comparability_record
@@ -24,9 +23,10 @@ from freezer.compare.delta import compute as compute_delta
 from freezer.domain.errors import FreezerError, IntegrityError, InvalidInput, UsageError, VersionExists
 from freezer.domain.model import Checks, Manifest
 from freezer.domain.problems import display_path
+from freezer.domain.release import __version__
 from freezer.domain.steps import Progress, Step, StepLog, no_progress
 from freezer.freeze.codechecks import check_against_code, fail
-from freezer.freeze.snapshot import FsOps, clear_stale_staging, registry_lock, write_version
+from freezer.freeze.snapshot import FsOps, clear_stale_staging, write_version
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.render.attest import STATEMENT, statement_bytes
@@ -34,6 +34,7 @@ from freezer.render.method import fixture_names, load_yaml_files, method_from_fi
 from freezer.render.render import MARKDOWN_RULES
 from freezer.resolve.provenance import ResolvedProvenance
 from freezer.runtime import resources
+from freezer.runtime.lock import registry_lock
 from freezer.runtime.reading import MAX_TEMPLATE_BYTES, read_whole
 from freezer.validate.drafts import fixture_schema_record, hash_assets, read_drafts
 from freezer.validate.validate import FixtureSet, validate_suite

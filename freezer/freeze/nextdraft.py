@@ -26,12 +26,13 @@ from pathlib import Path
 
 from freezer.domain.errors import FreezerError, IntegrityError, InvalidInput, UsageError
 from freezer.domain.problems import display_path
-from freezer.freeze.snapshot import FsOps, clear_stale_staging, registry_lock, work_dir, write_all
+from freezer.freeze.snapshot import FsOps, clear_stale_staging
 from freezer.freeze.versionedit import TODO, next_version_text
 from freezer.parse.yamlload import MAX_BYTES, read_bytes
 from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
 from freezer.registry.frozencopy import copy_verified, manifest_files
+from freezer.runtime.lock import registry_lock, work_dir, write_all
 from freezer.runtime.paths import require_safe
 from freezer.validate.drafts import RESERVED, VERSION_NAME
 

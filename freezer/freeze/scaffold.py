@@ -22,13 +22,13 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from freezer import __version__
 from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.problems import display_path
-from freezer.freeze.snapshot import WORK_DIR, registry_lock
+from freezer.domain.release import __version__
 from freezer.git.gitrepo import git_status
 from freezer.runtime import resources
 from freezer.runtime.filenames import safe_file_name
+from freezer.runtime.lock import WORK_DIR, registry_lock
 from freezer.runtime.paths import unsafe_reason
 
 KINDS = ("generic", "graph")

@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from freezer.domain.errors import UsageError
-from freezer.freeze.snapshot import write_all
+from freezer.runtime.lock import write_all
 
 if TYPE_CHECKING:
     from freezer.git.gitrepo import CodeRepo

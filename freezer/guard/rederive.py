@@ -57,7 +57,7 @@ def check_rendered(
         else:
             result.checks.append(Step("statement", "provenance statement re-derived"))
     if registry.METHOD in files and method.encode("utf-8") != read_whole(files[registry.METHOD]):
-        from freezer import __version__
+        from freezer.domain.release import __version__
 
         cut_by = manifest["freezer_version"]
         note = f" (cut by freezer {cut_by}, audited by {__version__})" if cut_by != __version__ else ""

@@ -23,8 +23,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from freezer.domain.escape import quoted
 from freezer.domain.problems import JsonPath
-from freezer.schema.schemas import _shown
 
 MAX_DEPTH = 100
 _MAX_PATH_PARTS = 8  # a refusal's JSON path is cut here; the column says exactly where
@@ -66,7 +66,7 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise _Fault(f"key {_shown(key)} is given twice: give it once")
+                raise _Fault(f"key {quoted(key)} is given twice: give it once")
             seen.add(key)
     return built
 
@@ -309,7 +309,7 @@ def _enter(text: str, pos: int, container: _Open, next_item: bool = False) -> tu
     if key in container.keys:
         first = container.keys[key]
         return LineRefused(
-            pos + 1, (*container.path, key), f"key {_shown(key)} is given twice (first at column {first}): give it once"
+            pos + 1, (*container.path, key), f"key {quoted(key)} is given twice (first at column {first}): give it once"
         )
     container.keys[key] = pos + 1
     colon = _skip(text, end)

@@ -23,13 +23,13 @@ from typing import Any
 
 from freezer.compare.comparability import default_arms
 from freezer.domain.errors import UsageError
+from freezer.domain.escape import quoted
 from freezer.domain.problems import JsonPath, Problem, display_path
 from freezer.parse import jsonlines, strictjson
 from freezer.query import browse
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.schema.resultrow import is_row, row_problems
-from freezer.schema.schemas import _shown
 
 MAX_PROBLEMS = 200  # kept and printed; the rest are counted
 MAX_RUNS = 10_000  # distinct (version, arm, run) in one check
@@ -196,7 +196,7 @@ class _Rows:
             version.landed = browse.score_digests(browse.read(version.frozen))
         digest = version.landed.get(task)
         if digest is None:
-            self._problem(("task_id",), f"{_shown(task)} is not a landed fixture of {version.name}")
+            self._problem(("task_id",), f"{quoted(task)} is not a landed fixture of {version.name}")
             return
         if "fixture_digest" in data and data["fixture_digest"] != digest:
             self._problem(("fixture_digest",), f"does not match {version.name}'s fixture (the run used other content)")

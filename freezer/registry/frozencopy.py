@@ -20,7 +20,7 @@ from typing import Any
 from freezer.domain.errors import IntegrityError
 from freezer.domain.escape import visible
 from freezer.domain.problems import display_path
-from freezer.freeze.snapshot import write_all
+from freezer.runtime.lock import write_all
 from freezer.runtime.paths import unsafe_reason
 from freezer.schema import schemas
 

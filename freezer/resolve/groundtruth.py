@@ -13,13 +13,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from freezer.domain.model import Site
+from freezer.domain.model import SITE_LISTS, Site
 from freezer.domain.problems import Problem
 from freezer.git.gitrepo import CodeRepo
 from freezer.parse.document import YamlDocument
 from freezer.resolve.grep import GrepResult, Ripgrep, count_many, flag_problems, locate
 from freezer.schema import schemas
-from freezer.validate.rules import SITE_LISTS
 
 _DEFINITION = re.compile(r"\b(?:fn|def|func|function)\s+([A-Za-z_][A-Za-z0-9_]*)")
 _PATHLIKE = re.compile(r"^[\w.-]+(?:/[\w.-]+)*\.[A-Za-z0-9]+(?::(\d+))?$")

@@ -16,9 +16,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from freezer.domain.escape import unsafe_char
+from freezer.domain.escape import quoted, unsafe_char
 from freezer.domain.problems import JsonPath
-from freezer.schema.schemas import _shown
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _ARM = re.compile(r"[a-z][a-z0-9_-]*")
@@ -34,7 +33,7 @@ def _got(value: Any) -> str:
         kind = "number"
     else:
         kind = "string" if isinstance(value, str) else "array" if isinstance(value, list) else "object"
-    return f"{kind} {_shown(value)}"
+    return f"{kind} {quoted(value)}"
 
 
 def _text(value: Any, low: int, high: int) -> str | None:
@@ -53,7 +52,7 @@ def _matching(value: Any, pattern: re.Pattern[str], shown: str, high: int | None
     if high is not None and len(value) > high:
         return f"text is {len(value)} characters, over the limit of {high}"
     if pattern.fullmatch(value) is None:
-        return f"{_shown(value)} does not match the pattern {shown}"
+        return f"{quoted(value)} does not match the pattern {shown}"
     return None
 
 
@@ -63,7 +62,7 @@ def _score(value: Any) -> str | None:
     if isinstance(value, (int, float)):
         if 0 <= value <= 1:
             return None
-        return f"{_shown(value)} is outside 0..1: a score is a number from 0 to 1, or true/false"
+        return f"{quoted(value)} is outside 0..1: a score is a number from 0 to 1, or true/false"
     return f"expected true, false or a number from 0 to 1, got {_got(value)}"
 
 

@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from freezer.domain.escape import quoted
 from freezer.domain.problems import JsonPath
 from freezer.runtime import resources
 from freezer.schema import suiteschema
@@ -35,8 +36,6 @@ REGISTRY = "registry"
 MANIFEST = "manifest"
 SHAPE = "shape"  # derived: what freezer itself reads of a fixture (see freezer_shape)
 __all__ = ["MAX_SCHEMA_BYTES"]
-
-_MAX_SHOWN = 60
 
 
 def _is_strict_integer(_checker: Any, instance: Any) -> bool:
@@ -159,7 +158,7 @@ def schema_errors(name: str, instance: Any) -> list[tuple[JsonPath, str]]:
                     found.append(item)
     except (RecursionError, Unresolvable) as exc:
         # Only a suite's own schema can get here: the vetting keeps references local and acyclic.
-        return [((), f"the suite's schema cannot be applied to this document: {_shown(str(exc))}")]
+        return [((), f"the suite's schema cannot be applied to this document: {quoted(str(exc))}")]
     if not found and fast_error is not None:
         path = tuple(getattr(fast_error, "path", None) or ())[1:]
         found.append((path, str(getattr(fast_error, "message", fast_error)).removeprefix("data.")))
@@ -174,13 +173,6 @@ def shape_errors(instance: Any) -> list[tuple[JsonPath, str]]:
         whose = f"freezer reads {path[0]} itself" if path else "a rule of freezer's own"
         found.append((path, f"{message} ({whose}, whatever the suite's schema allows)"))
     return found
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    if len(text) > _MAX_SHOWN:
-        text = text[: _MAX_SHOWN - 3] + "..."
-    return text
 
 
 def _kind(value: Any) -> str:
@@ -217,10 +209,10 @@ def _not_a_sha(value: str) -> str:
     looks_like_ref = value == "HEAD" or value.startswith(("HEAD~", "HEAD^", "origin/", "refs/")) or value.isalpha()
     if looks_like_ref:
         return (
-            f"{_shown(value)} is a ref name, and a ref moves: pin the commit it names now "
+            f"{quoted(value)} is a ref name, and a ref moves: pin the commit it names now "
             f"(in the code repository: git rev-parse {value})"
         )
-    return f"{_shown(value)} is not a commit SHA: write 7 to 40 hex digits (git rev-parse gives them)"
+    return f"{quoted(value)} is not a commit SHA: write 7 to 40 hex digits (git rev-parse gives them)"
 
 
 def _describe(error: ValidationError, root: dict[str, Any]) -> list[tuple[JsonPath, str]]:
@@ -242,11 +234,11 @@ def _describe(error: ValidationError, root: dict[str, Any]) -> list[tuple[JsonPa
         hint = ""
         if wanted == "string" and isinstance(instance, (int, float)) and not isinstance(instance, bool):
             hint = f"; YAML read it as a number: put it in quotes ('{instance}')"
-        return [(path, f"expected {wanted}, got {_kind(instance)} {_shown(instance)}{hint}")]
+        return [(path, f"expected {wanted}, got {_kind(instance)} {quoted(instance)}{hint}")]
     if kind == "enum":
-        return [(path, f"{_shown(instance)} is not one of {', '.join(map(repr, expected))}")]
+        return [(path, f"{quoted(instance)} is not one of {', '.join(map(repr, expected))}")]
     if kind == "const":
-        return [(path, f"{_shown(instance)} must be {expected!r}")]
+        return [(path, f"{quoted(instance)} must be {expected!r}")]
     if kind == "maxLength":
         return [(path, f"text is {len(instance)} characters, over the limit of {expected}")]
     if kind == "minLength":
@@ -258,9 +250,9 @@ def _describe(error: ValidationError, root: dict[str, Any]) -> list[tuple[JsonPa
     if kind == "pattern" and expected == _SHA_PATTERN and isinstance(instance, str):
         return [(path, _not_a_sha(instance))]
     if kind == "pattern":
-        return [(path, f"{_shown(instance)} does not match the pattern {expected}")]
+        return [(path, f"{quoted(instance)} does not match the pattern {expected}")]
     if kind == "propertyNames":
-        return [(path, f"name {_shown(instance)} is not allowed ({error.message[:200]})")]
+        return [(path, f"name {quoted(instance)} is not allowed ({error.message[:200]})")]
     if kind == "oneOf" and all(set(s) == {"required"} for s in expected):
         keys = [s["required"][0] for s in expected]
         present = [k for k in keys if isinstance(instance, dict) and k in instance]
@@ -272,5 +264,5 @@ def _describe(error: ValidationError, root: dict[str, Any]) -> list[tuple[JsonPa
         return [((*path, k), f"field {k!r} is not allowed here") for k in expected["required"]]
     message = error.message
     if len(message) > 300:
-        message = f"fails the {kind!r} rule ({_shown(expected)})"
+        message = f"fails the {kind!r} rule ({quoted(expected)})"
     return [(path, message)]

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from freezer.domain.errors import FreezerError
+from freezer.domain.escape import quoted
 from freezer.domain.problems import JsonPath, display_path, format_json_path
 from freezer.runtime import bounded
 from freezer.runtime.reading import read_whole
@@ -132,7 +133,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for key, value in pairs:
         if key in found:
-            raise ValueError(f"the key {_shown(key)} is given twice in one object")
+            raise ValueError(f"the key {quoted(key, 80)} is given twice in one object")
         found[key] = value
     return found
 
@@ -274,7 +275,7 @@ def _check_node(root: dict[str, Any], node: dict[str, Any], path: JsonPath) -> d
                 raise _Refusal((*path, key), f"{key} may only be given at the top of the schema")
     elif "$schema" in node and str(node["$schema"]).rstrip("#") != DIALECT:
         raise _Refusal(
-            ("$schema",), f"{_shown(node['$schema'])} is not Draft 2020-12; write {DIALECT!r} or leave it out"
+            ("$schema",), f"{quoted(node['$schema'], 80)} is not Draft 2020-12; write {DIALECT!r} or leave it out"
         )
     for key in _BRANCHES:
         for index, branch in enumerate(node.get(key) or []):
@@ -287,13 +288,13 @@ def _check_node(root: dict[str, Any], node: dict[str, Any], path: JsonPath) -> d
     if match is None:
         raise _Refusal(
             (*path, "$ref"),
-            f"{_shown(ref)} is not a definition of this file; freezer resolves $ref only to #/$defs/NAME "
+            f"{quoted(ref, 80)} is not a definition of this file; freezer resolves $ref only to #/$defs/NAME "
             "(NAME of letters, digits, '.', '_', '-') and never fetches a schema (no URL, file or sibling schema)",
         )
     target = (root.get("$defs") or {}).get(match.group(1))
     if not isinstance(target, dict):
         what = "is not a schema object" if match.group(1) in (root.get("$defs") or {}) else "does not exist"
-        raise _Refusal((*path, "$ref"), f"{_shown(ref)} {what} in this file's $defs")
+        raise _Refusal((*path, "$ref"), f"{quoted(ref, 80)} {what} in this file's $defs")
     return target
 
 
@@ -305,7 +306,7 @@ def _check_patterns(node: dict[str, Any], path: JsonPath) -> None:
         try:
             compiled_pattern(pattern, strict=True)
         except (re.error, Warning) as exc:
-            why = f"{_shown(pattern)} is not a usable regular expression: {_short(str(exc))}"
+            why = f"{quoted(pattern, 80)} is not a usable regular expression: {_short(str(exc))}"
             raise _Refusal(where, why) from None
 
 
@@ -353,13 +354,8 @@ def _check_groups(schema: dict[str, Any]) -> None:
         if group not in allowed:
             raise _Refusal(
                 ("properties", name, "x-freezer-group"),
-                f"{_shown(group)} is not a field group; write one of {', '.join(allowed)}",
+                f"{quoted(group, 80)} is not a field group; write one of {', '.join(allowed)}",
             )
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 # -- applying a vetted schema -------------------------------------------------------------------
@@ -425,7 +421,7 @@ def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> It
     for item in instance:
         key = _equality_key(item)
         if key in seen:
-            yield ValidationError(f"has non-unique elements (first repeated: {_shown(item)})")
+            yield ValidationError(f"has non-unique elements (first repeated: {quoted(item, 80)})")
             return
         seen.add(key)
 

@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from freezer import __version__
 from freezer.compare.comparability import compare, default_arms, fixture_class, fixture_digests
 from freezer.compare.delta import compute as compute_delta
 from freezer.compare.delta import field_changes
+from freezer.domain.release import __version__
 from freezer.query import browse
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig

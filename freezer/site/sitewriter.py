@@ -84,7 +84,7 @@ def _registry_guard(out: Path, registry_root: Path | None, protected: Sequence[P
     if registry_root is None or not (_inside(lexical, registry_root) or _inside(resolved, registry_root)):
         yield
         return
-    from freezer.freeze.snapshot import WORK_DIR, registry_lock
+    from freezer.runtime.lock import WORK_DIR, registry_lock
     from freezer.runtime.paths import require_safe
 
     kept = [f for f in (*protected, registry_root / ".git", registry_root / WORK_DIR) if f != registry_root]

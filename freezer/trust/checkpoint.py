@@ -205,7 +205,7 @@ def signed_payload(root: Path) -> tuple[dict[str, Any] | None, Problem | None]:
 def write(config: RegistryConfig, key_path: Path) -> dict[str, Any]:
     """Sign the current chain heads as the new checkpoint (never fewer versions than the last one),
     under the registry lock: the chain heads and the last checkpoint are read inside it."""
-    from freezer.freeze.snapshot import lock_wait_seconds, registry_lock
+    from freezer.runtime.lock import lock_wait_seconds, registry_lock
 
     key = sshsig.load_private_key(key_path)
     with registry_lock(config.root, wait=lock_wait_seconds()):

@@ -251,7 +251,7 @@ def append(root: Path, key_path: Path, fields: dict[str, Any]) -> dict[str, Any]
 
     The log is re-read under the lock, so parallel writers each chain onto the line the one before
     them wrote; the whole file is then replaced in one rename, so no reader sees half a line."""
-    from freezer.freeze.snapshot import lock_wait_seconds, registry_lock
+    from freezer.runtime.lock import lock_wait_seconds, registry_lock
 
     key = sshsig.load_private_key(key_path)
     with registry_lock(root, wait=lock_wait_seconds()):

@@ -32,13 +32,13 @@ from typing import Any
 
 from freezer.domain.errors import IntegrityError, UsageError
 from freezer.domain.problems import display_path
-from freezer.freeze.snapshot import lock_wait_seconds, registry_lock
 from freezer.guard import audit
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.render import attest
 from freezer.render.attest import SIGNATURES
 from freezer.runtime.filenames import safe_file_name
+from freezer.runtime.lock import lock_wait_seconds, registry_lock
 from freezer.runtime.paths import replace_file, require_safe, unsafe_folder_reason
 from freezer.runtime.reading import ReadRefused, read_bounded, read_whole
 from freezer.trust import allowed_signers, sshsig

@@ -9,11 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from freezer.domain.model import SITE_LISTS
 from freezer.domain.problems import JsonPath, Problem
 from freezer.parse.document import YamlDocument
 from freezer.resolve.grep import flag_problems
-
-SITE_LISTS = ("ground_truth", "traps")
 
 
 def path_problem(value: str) -> str | None:
