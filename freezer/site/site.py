@@ -32,7 +32,7 @@ from freezer.query import browse
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.render.deltatext import delta_lines
-from freezer.runtime import parallel, resources
+from freezer.runtime import resources, work
 from freezer.runtime.filenames import safe_file_name
 from freezer.runtime.reading import read_whole
 from freezer.site.sitewriter import MARKER as MARKER
@@ -231,11 +231,7 @@ def _methods_html(paths: list[Path]) -> list[str]:
     """Each METHOD.md as HTML, on every core: Markdown is most of a site's build time, and each
     version's is independent of the others'."""
     texts = [read_whole(path).decode("utf-8") for path in paths]
-    workers = parallel.workers(len(texts))
-    if workers < 2:
-        return [markdown_html(text) for text in texts]
-    with parallel.fork_pool(workers) as pool:
-        return list(pool.map(markdown_html, texts))
+    return work.map_on_cores(markdown_html, texts)
 
 
 def _log_row(page: VersionPage) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from freezer.registry import registry
 from freezer.registry.config import RegistryConfig
 from freezer.runtime.paths import write_atomically
 from freezer.runtime.reading import ReadRefused, read_bounded
-from freezer.trust.checkpoint import Malformed, check_head, grew
+from freezer.trust.checkpointformat import Malformed, check_head, grew
 
 STATE_NAME = "checkpoints.json"
 LOCK_NAME = "checkpoints.lock"

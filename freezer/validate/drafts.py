@@ -19,19 +19,17 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from freezer.domain.escape import visible
 from freezer.domain.problems import Problem, display_path
 from freezer.git.globs import glob_regex
 from freezer.parse.yamlload import YAML_SUFFIXES
 from freezer.registry.config import SuiteConfig
-from freezer.runtime import resources
+from freezer.runtime import resources, work
 from freezer.runtime.reading import read_whole
 from freezer.schema.schemas import MAX_SCHEMA_BYTES
-
-if TYPE_CHECKING:
-    from freezer.validate.validate import FixtureSet
+from freezer.validate.fixtureset import FixtureSet
 
 FROZEN_SCHEMA = "fixture.schema.json"
 # Files every version holds that freezer writes: a draft may not take their place.
@@ -155,9 +153,7 @@ def fixture_schema_record(suite: SuiteConfig, drafts: dict[str, bytes]) -> dict[
 
 def hash_assets(fixture_set: FixtureSet) -> tuple[dict[str, str], list[Problem]]:
     """sha256 of every asset, streamed (on every core when there is much to hash)."""
-    from freezer.runtime.hashing import hash_files
-
-    digests, unreadable = hash_files({rel: str(path) for rel, path in fixture_set.assets.items()})
+    digests, unreadable = work.hash_files({rel: str(path) for rel, path in fixture_set.assets.items()})
     problems = [
         Problem(display_path(fixture_set.assets[rel]), None, None, (), f"cannot be read: {why}", "file")
         for rel, why in sorted(unreadable.items())
