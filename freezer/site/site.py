@@ -27,6 +27,7 @@ from urllib.parse import quote
 from freezer.compare.comparability import compare, default_arms, fixture_class, fixture_digests
 from freezer.compare.delta import compute as compute_delta
 from freezer.compare.delta import field_changes
+from freezer.domain import canonical
 from freezer.domain.release import __version__
 from freezer.query import browse
 from freezer.registry import registry
@@ -325,7 +326,7 @@ def build(config: RegistryConfig) -> SiteFiles:
         suites.append(entry)
     files["index.html"] = _template(environment, "index.html.j2").render(root="", suites=suites).encode("utf-8")
     index = {"generator": f"freezer {__version__}", "site_format": 1, "suites": suites}
-    files["index.json"] = (json.dumps(index, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+    files["index.json"] = canonical.frozen_file(index)
     files[MARKER] = b"Built by freezer site; freezer replaces this folder as a whole.\n"
     return files
 

@@ -18,11 +18,11 @@ checkpoint that fails is a located problem, never a crash.
 from __future__ import annotations
 
 import base64
-import json
 import time
 from pathlib import Path
 from typing import Any
 
+from freezer.domain import canonical
 from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.problems import Problem, display_path
 from freezer.parse import strictjson
@@ -54,7 +54,7 @@ def heads(config: RegistryConfig) -> dict[str, dict[str, Any]]:
 
 
 def _canonical(data: Any) -> bytes:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return canonical.compact(data)
 
 
 def parse(data: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -148,7 +148,7 @@ def write(config: RegistryConfig, key_path: Path) -> dict[str, Any]:
             "payload": base64.b64encode(_canonical(payload)).decode(),
             "signature": {"keyid": sshsig.fingerprint(public), "sig": base64.b64encode(blob).decode()},
         }
-        text = json.dumps(document, indent=2, sort_keys=True) + "\n"
+        text = canonical.ascii_file(document)
         replace_file(config.root, config.root / FILE, text, "the checkpoint")
     return payload
 

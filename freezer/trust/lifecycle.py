@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import re
 import struct
 import time
@@ -28,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from freezer.domain import canonical
 from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.problems import Problem, display_path
 from freezer.parse import strictjson
@@ -74,7 +74,7 @@ class StatusLog:
 
 
 def _canonical(event: dict[str, Any]) -> bytes:
-    return json.dumps(event, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
+    return canonical.compact(event)
 
 
 def _unsigned(event: dict[str, Any]) -> dict[str, Any]:
@@ -280,7 +280,7 @@ def append(root: Path, key_path: Path, fields: dict[str, Any]) -> dict[str, Any]
                 hint="add it to allowed_signers at the registry root (namespaces may not exclude freezer-status)",
             )
         event["sig"] = base64.b64encode(blob).decode()
-        line = json.dumps(event, sort_keys=True, ensure_ascii=False).encode() + b"\n"
+        line = canonical.log_line(event) + b"\n"
         # Only an append: the bytes before stay as they are (check refuses anything else).
         separator = b"" if not data or data.endswith(b"\n") else b"\n"
         replace_file(root, path, data + separator + line, "the status log")

@@ -14,13 +14,13 @@ Nothing in the drafts is dropped silently. Each entry is one of:
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from freezer.domain import canonical
 from freezer.domain.escape import visible
 from freezer.domain.problems import Problem, display_path
 from freezer.git.globs import glob_regex
@@ -147,7 +147,7 @@ def fixture_schema_record(suite: SuiteConfig, drafts: dict[str, bytes]) -> dict[
         data = read_whole(suite.schema, MAX_SCHEMA_BYTES)
         drafts[FROZEN_SCHEMA] = data
         return {"kind": "custom", "sha256": hashlib.sha256(data).hexdigest()}
-    shipped = json.dumps(resources.schema("generic" if suite.kind == "generic" else "fixture"), sort_keys=True)
+    shipped = canonical.spaced_ascii(resources.schema("generic" if suite.kind == "generic" else "fixture"))
     return {"kind": suite.kind, "sha256": hashlib.sha256(shipped.encode("utf-8")).hexdigest()}
 
 
