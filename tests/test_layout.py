@@ -50,8 +50,6 @@ UNEXPLAINED_LAZY_IMPORTS_ALLOWED: set[str] = {
     "freezer/cli/signing.py",
     "freezer/cli/terminal.py",
     "freezer/compare/comparerecord.py",
-    "freezer/freeze/scaffold.py",
-    "freezer/freeze/snapshot.py",
     "freezer/git/gitrepo.py",
     "freezer/guard/audit.py",
     "freezer/guard/check.py",
@@ -59,12 +57,7 @@ UNEXPLAINED_LAZY_IMPORTS_ALLOWED: set[str] = {
     "freezer/query/browse.py",
     "freezer/registry/config.py",
     "freezer/render/method.py",
-    "freezer/schema/compile_schemas.py",
-    "freezer/schema/schemas.py",
     "freezer/site/site.py",
-    "freezer/site/sitewriter.py",
-    "freezer/trust/lifecycle.py",
-    "freezer/trust/sshsig.py",
 }
 
 

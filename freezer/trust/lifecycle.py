@@ -32,6 +32,7 @@ from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.problems import Problem, display_path
 from freezer.parse import strictjson
 from freezer.registry import registry
+from freezer.runtime.lock import lock_wait_seconds, registry_lock
 from freezer.runtime.paths import replace_file, require_safe
 from freezer.runtime.reading import read_whole
 from freezer.trust import allowed_signers, sshsig
@@ -251,8 +252,6 @@ def append(root: Path, key_path: Path, fields: dict[str, Any]) -> dict[str, Any]
 
     The log is re-read under the lock, so parallel writers each chain onto the line the one before
     them wrote; the whole file is then replaced in one rename, so no reader sees half a line."""
-    from freezer.runtime.lock import lock_wait_seconds, registry_lock
-
     key = sshsig.load_private_key(key_path)
     with registry_lock(root, wait=lock_wait_seconds()):
         path = require_safe(root, root / LOG, "the status log", folder=False)
