@@ -25,7 +25,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from freezer.domain import canonical
 from freezer.domain.errors import FreezerError, UsageError
@@ -49,9 +49,13 @@ _REQUIRED = frozenset({"event", "suite", "version", "at", "prev", "sig"})
 _OPTIONAL = {"yank": frozenset({"reason"}), "deprecate": frozenset({"reason", "superseded_by"})}
 
 
+# A frozen version's lifecycle: current until a signed event deprecates or yanks it (a yank is final).
+Lifecycle = Literal["current", "deprecated", "yanked"]
+
+
 @dataclass(frozen=True)
 class VersionStatus:
-    status: str  # "current", "deprecated" or "yanked"
+    status: Lifecycle
     reason: str | None = None
     superseded_by: str | None = None
 
