@@ -25,13 +25,13 @@ declares its arms and what each depends on in freezer.yaml (``arms``).
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from freezer.compare.delta import Side
 from freezer.compare.delta import compute as compute_delta
+from freezer.domain.canonical import compact
 from freezer.domain.model import Fixture, Raw
 from freezer.runtime import resources
 from freezer.validate.rules import FILE_FIELDS
@@ -44,7 +44,7 @@ _DELTA_NAMES = {"code under test": "code", "binary": "binary"}
 
 
 def canonical(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    return compact(value)
 
 
 def field_groups(schema: Mapping[str, Any]) -> dict[str, str]:

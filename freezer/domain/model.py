@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 Raw = Mapping[str, Any]
+# A fixture's status (the schemas' enum): landed fixtures are the benchmark; dropped ones are history.
+FixtureStatus = Literal["landed", "dropped"]
 
 # Freezer 0.1.0 reproduced Gate B with its own interpreter of rg's syntax; its manifests
 # (format 1) do not say so, but the engine is known from the freezer version they record.
@@ -53,7 +55,7 @@ class Site:
 class Fixture:
     task_id: str
     fixture_class: str
-    status: str
+    status: FixtureStatus
     ground_truth: tuple[Site, ...]
     traps: tuple[Site, ...]
     raw: Raw

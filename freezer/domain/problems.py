@@ -8,15 +8,13 @@ the user can fix every mistake in one pass. The text form is
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from freezer.domain.escape import visible
-
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # fullmatch only: "$" lets "a\n" by
-
-JsonPath = tuple[str | int, ...]
+from freezer.domain.findings import Finding
+from freezer.domain.findings import JsonPath as JsonPath
+from freezer.domain.findings import format_json_path as format_json_path
 
 
 def display_path(path: os.PathLike[str] | str) -> str:
@@ -37,44 +35,14 @@ def display_path(path: os.PathLike[str] | str) -> str:
     return visible(shown)
 
 
-def format_json_path(path: JsonPath) -> str:
-    """Render a path tuple as ``$.a.b[0]``; odd keys are quoted as ``$['a b']``."""
-    out = ["$"]
-    for part in path:
-        if isinstance(part, int):
-            out.append(f"[{part}]")
-        elif _IDENTIFIER.fullmatch(part):
-            out.append(f".{part}")
-        else:
-            escaped = part.replace("\\", "\\\\").replace("'", "\\'")
-            out.append(f"['{escaped}']")
-    return "".join(out)
-
-
 @dataclass(frozen=True, order=True)
-class Problem:
-    """One finding: where it is and what is wrong."""
+class Problem(Finding):
+    """One finding about an input file: where it is, what is wrong, and which check (``layer``) found it.
 
-    file: str
-    line: int | None = None
-    col: int | None = None
-    path: JsonPath = field(default=())
-    message: str = ""
+    Constructed as before, ``Problem(file, line, col, path, message, layer)``; printed as
+    ``file:line:col: $.json.path: message`` (:class:`~freezer.domain.findings.Finding`'s form)."""
+
     layer: str = "rule"
-
-    def location(self) -> str:
-        where = self.file
-        if self.line is not None:
-            where += f":{self.line}"
-            if self.col is not None:
-                where += f":{self.col}"
-        return where
-
-    def path_text(self) -> str:
-        return format_json_path(self.path)
-
-    def __str__(self) -> str:
-        return f"{self.location()}: {format_json_path(self.path)}: {self.message}"
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -16,7 +16,7 @@ from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.resolve.grep import PINNED_VERSION, locate
 from freezer.resolve.groundtruth import check_gate_b_all, check_sites
 from freezer.resolve.provenance import ResolvedProvenance, check_provenance, code_history, resolve_sha
-from freezer.validate.validate import FixtureSet
+from freezer.validate.fixtureset import FixtureSet
 
 
 def shown_repo_path(config: RegistryConfig, suite: SuiteConfig) -> str:

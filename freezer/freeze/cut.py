@@ -20,6 +20,7 @@ from freezer.compare.comparerecord import MANIFEST_KEY, earlier_sides, environme
 from freezer.compare.comparerecord import record as comparability_record
 from freezer.compare.delta import Side, side
 from freezer.compare.delta import compute as compute_delta
+from freezer.domain import canonical
 from freezer.domain.errors import FreezerError, IntegrityError, InvalidInput, UsageError, VersionExists
 from freezer.domain.model import Checks, Manifest
 from freezer.domain.problems import display_path
@@ -67,7 +68,7 @@ _GITATTRIBUTES_HASHES = {hashlib.sha256(text).hexdigest() for text in (GITATTRIB
 
 
 def dumps_json(data: Any) -> bytes:
-    return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+    return canonical.frozen_file(data)
 
 
 def sha256sums(files: dict[str, bytes], hashed: dict[str, str] | None = None) -> bytes:

@@ -67,7 +67,7 @@ def _code_facts(code_repo: Path) -> tuple[str | None, str]:
 
 
 def _render(name: str, values: dict[str, object]) -> str:
-    from jinja2 import Environment, StrictUndefined
+    from jinja2 import Environment, StrictUndefined  # Jinja2 costs ~40 ms at start-up: only for init
 
     text = (resources.data_dir("templates") / "init" / name).read_text(encoding="utf-8")
     environment = Environment(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)

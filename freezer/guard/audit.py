@@ -10,6 +10,7 @@ stale at a newer commit.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Callable
@@ -25,8 +26,7 @@ from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
 from freezer.render.attest import STATEMENT
 from freezer.render.method import FROZEN_SCHEMA, frozen_fixture_files
-from freezer.runtime import parallel
-from freezer.runtime.hashing import PendingHashes
+from freezer.runtime import work
 from freezer.runtime.reading import read_whole
 from freezer.schema import schemas
 
@@ -104,7 +104,7 @@ def check_integrity(
     files, odd = _walk(frozen.path)
     # The files hash in forked children from here on, while this process reads the manifest and
     # re-renders what the version claims; nothing below depends on the digests until they are collected.
-    pending = PendingHashes({rel: path for rel, path in files.items() if rel != registry.SUMS})
+    pending = work.start_hashing({rel: path for rel, path in files.items() if rel != registry.SUMS})
     try:
         for rel, message in odd:
             fail(rel, message)
@@ -245,16 +245,6 @@ def _audit_versions(
     against: str | None,
     progress: Progress,
 ) -> list[VersionAudit]:
-    workers = parallel.workers(len(versions)) if code else 1
-    results: list[VersionAudit] = []
-    if workers < 2:
-        for frozen in versions:
-            results.append(audit_one(suite, frozen, code, against))
-            progress(len(results), len(versions))
-        return results
-    with parallel.fork_pool(workers) as pool:
-        futures = [pool.submit(audit_one, suite, frozen, code, against) for frozen in versions]
-        for future in futures:
-            results.append(future.result())
-            progress(len(results), len(versions))
-    return results
+    workers = work.cores(len(versions)) if code else 1
+    one = functools.partial(audit_one, suite, code=code, against=against)
+    return work.map_on_cores(one, versions, workers=workers, progress=progress)

@@ -4,16 +4,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from freezer.domain.findings import Finding
 from freezer.domain.problems import display_path
 from freezer.domain.steps import Step
 
+CodeStatus = Literal["verified", "failed", "unreachable", "not checked"]
+_CODE_STATUSES: tuple[CodeStatus, ...] = ("verified", "failed", "unreachable")
 
-@dataclass
-class Failure:
-    file: str
-    message: str
+
+class Failure(Finding):
+    """A check of a frozen version that failed: the file (as shown, sometimes ``file:line``) and why.
+
+    A :class:`~freezer.domain.findings.Finding` with no line, column or JSON path of its own;
+    constructed ``Failure(file, message)`` and printed ``file: message`` as before."""
+
+    def __init__(self, file: str, message: str) -> None:
+        super().__init__(file, message=message)
 
     def __str__(self) -> str:
         return f"{self.file}: {self.message}"
@@ -35,9 +43,9 @@ class VersionAudit:
         return not self.failures and not self.code_failures
 
     @property
-    def code_status(self) -> str:
+    def code_status(self) -> CodeStatus:
         """verified, failed, unreachable or not checked: the word that starts :attr:`code`."""
-        for status in ("verified", "failed", "unreachable"):
+        for status in _CODE_STATUSES:
             if self.code.startswith(status):
                 return status
         return "not checked"

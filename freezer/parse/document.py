@@ -30,7 +30,8 @@ class YamlDocument:
     def locate(self, path: JsonPath) -> tuple[int | None, int | None]:
         """Line and column (1-based) of the value at ``path`` or its nearest parent."""
         if self.source is not None:
-            from freezer.parse.yamlload import positions  # imported here: the rules never need PyYAML otherwise
+            # PyYAML costs ~15 ms at start-up: the rules, which only read documents, never import it otherwise.
+            from freezer.parse.yamllocate import positions
 
             # Once: an empty document has no positions, and must not be read again for each problem.
             self.marks, self.source = positions(self.source), None

@@ -15,6 +15,7 @@ import hashlib
 import json
 from typing import Any
 
+from freezer.domain import canonical
 from freezer.registry import registry
 
 STATEMENT = "provenance.json"
@@ -98,8 +99,7 @@ def statement(manifest_bytes: bytes, method_bytes: bytes) -> dict[str, Any]:
 
 def statement_bytes(manifest_bytes: bytes, method_bytes: bytes) -> bytes:
     """provenance.json as frozen: sorted keys, two-space indent, one trailing newline."""
-    text = json.dumps(statement(manifest_bytes, method_bytes), indent=2, sort_keys=True, ensure_ascii=False)
-    return (text + "\n").encode("utf-8")
+    return canonical.frozen_file(statement(manifest_bytes, method_bytes))
 
 
 def pae(payload_type: str, payload: bytes) -> bytes:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from freezer.domain.errors import FreezerError
 from freezer.domain.escape import visible
+from freezer.runtime import resources, work
 from freezer.runtime.reading import MAX_TEMPLATE_BYTES
 
 if TYPE_CHECKING:
@@ -182,21 +183,19 @@ def render_method(template_text: str, context: dict[str, Any], template_name: st
     if template_text == _shipped():
         rendered = _render(template_text, context, template_name)
     else:
-        from freezer.runtime.bounded import BoundExceeded, call_bounded
-
         # Compiled in the child too: Jinja2 evaluates constant expressions while it compiles,
         # so compiling an untrusted template is as dangerous as rendering it.
         try:
-            rendered = call_bounded(
+            rendered = work.run_bounded(
                 _render, template_text, context, template_name, seconds=RENDER_SECONDS, memory=RENDER_MEMORY
             )
-        except BoundExceeded as exc:
+        except work.BoundExceeded as exc:
             raise TemplateProblem(f"{template_name}: the template render {exc}; it was stopped") from None
     return rendered if rendered.endswith("\n") else rendered + "\n"
 
 
 def _compile_or_report(template_text: str, template_name: str) -> Template:
-    from jinja2 import TemplateSyntaxError
+    from jinja2 import TemplateSyntaxError  # Jinja2 costs ~40 ms at start-up: only when a template renders
 
     try:
         return _compiled(template_text)
@@ -223,8 +222,6 @@ def _render(template_text: str, context: dict[str, Any], template_name: str) -> 
 
 @lru_cache(maxsize=1)
 def _shipped() -> str:
-    from freezer.runtime import resources
-
     return resources.template_text("METHOD.md.j2")
 
 
@@ -237,8 +234,9 @@ def _compiled(template_text: str) -> Template:
 
 @lru_cache(maxsize=1)
 def _environment() -> Environment:
-    from jinja2 import StrictUndefined
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    # Jinja2 costs ~40 ms at start-up: only commands that render METHOD.md import it.
+    from jinja2 import StrictUndefined, pass_context
+    from jinja2.sandbox import ImmutableSandboxedEnvironment  # Jinja2 too
 
     # The sandbox also covers a registry's own template: it may format data, not reach into Python.
     env = ImmutableSandboxedEnvironment(
@@ -248,8 +246,6 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    from jinja2 import pass_context
-
     env.filters.update(
         {"cell": pass_context(_cell_filter), "text": pass_context(_text_filter), "fence": fence, "code": code}
     )
@@ -259,7 +255,7 @@ def _environment() -> Environment:
 
 def _refusing_loader() -> BaseLoader:
     """A METHOD.md template is one self-contained file: include, import and extends are refused."""
-    from jinja2 import BaseLoader
+    from jinja2 import BaseLoader  # ~40 ms at start-up (Jinja2): only when a template renders
 
     class RefusingLoader(BaseLoader):
         def get_source(self, environment: Environment, template: str) -> tuple[str, str | None, None]:

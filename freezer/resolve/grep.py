@@ -26,6 +26,7 @@ from functools import cache
 from pathlib import Path
 
 from freezer.domain.errors import UsageError
+from freezer.runtime import work
 
 PINNED_VERSION = "15.2.0"
 ENGINE = "ripgrep"
@@ -187,12 +188,7 @@ def count(rg: Ripgrep, tree: Path, pattern: str, scopes: list[str], flags: list[
 def count_many(rg: Ripgrep, tree: Path, jobs: list[tuple[str, list[str], list[str]]]) -> list[GrepResult]:
     """:func:`count` for many (pattern, scopes, flags), on every core: each is one rg process,
     and most of a short search is rg starting up, which runs in parallel."""
-    if len(jobs) < 2:
-        return [count(rg, tree, *job) for job in jobs]
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        return list(pool.map(lambda job: count(rg, tree, *job), jobs))
+    return work.map_on_threads(lambda job: count(rg, tree, *job), jobs)
 
 
 def _read_errors(stderr: str, scopes: list[str], result: GrepResult) -> None:

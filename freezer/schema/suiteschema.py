@@ -25,8 +25,9 @@ backtracking engine. So a suite schema is read as a restricted Draft 2020-12:
   ``cosmetic`` (``identity`` only on ``task_id`` and ``status``);
 * the Draft 2020-12 metaschema accepts it.
 
-Applying it to fixtures is :mod:`freezer.validate.validate`'s, in a child bounded in
-time and memory (:func:`freezer.runtime.bounded.map_bounded`): a pattern that backtracks
+The validator that applies it is :mod:`freezer.schema.suiteapply`'s; applying it to fixtures is
+:mod:`freezer.validate.validate`'s, in a child bounded in time and memory
+(:func:`freezer.runtime.work.map_bounded`): a pattern that backtracks
 catastrophically is stopped there. ``uniqueItems`` is checked in linear time.
 A custom schema is never compiled to Python (fastjsonschema generates code
 from the schema it is given, which for an untrusted schema is code injection).
@@ -45,8 +46,10 @@ from typing import TYPE_CHECKING, Any
 from freezer.domain.errors import FreezerError
 from freezer.domain.escape import quoted
 from freezer.domain.problems import JsonPath, display_path, format_json_path
-from freezer.runtime import bounded
+from freezer.parse.yamllocate import positions
 from freezer.runtime.reading import read_whole
+from freezer.schema.suiteapply import compiled_pattern, extended, refusing_registry
+from freezer.schema.suiteapply import validator as validator
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -160,8 +163,6 @@ def _verdict(data: bytes, display: str) -> str | None:
 
 def _where(display: str, text: str, path: JsonPath) -> str:
     """``file:line:col`` of ``path`` in the JSON text, or the file alone if it cannot be placed."""
-    from freezer.parse.yamlload import positions
-
     try:
         marks = positions(text)  # JSON is YAML: the loader's positions place every key
     except Exception:  # noqa: BLE001 - a position is a courtesy; the path alone still locates it
@@ -240,7 +241,7 @@ def subschemas(root: dict[str, Any]) -> Iterator[tuple[Any, JsonPath]]:
 
 def _check_meta(schema: dict[str, Any]) -> None:
     """The Draft 2020-12 metaschema, with linear uniqueItems and no retrieval."""
-    from jsonschema.exceptions import best_match
+    from jsonschema.exceptions import best_match  # jsonschema costs ~80 ms at start-up: only when vetting
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the regex format check compiles patterns; _check_node refuses warnings
@@ -253,13 +254,13 @@ def _check_meta(schema: dict[str, Any]) -> None:
 
 @lru_cache(maxsize=1)
 def _meta_validator() -> Validator:
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator  # ~80 ms at start-up: only when vetting
 
-    meta_class: Any = _extended(Draft202012Validator)
+    meta_class: Any = extended(Draft202012Validator)
     built: Validator = meta_class(
         Draft202012Validator.META_SCHEMA,
         format_checker=Draft202012Validator.FORMAT_CHECKER,
-        registry=_refusing_registry(),
+        registry=refusing_registry(),
     )
     return built
 
@@ -356,114 +357,3 @@ def _check_groups(schema: dict[str, Any]) -> None:
                 ("properties", name, "x-freezer-group"),
                 f"{quoted(group, 80)} is not a field group; write one of {', '.join(allowed)}",
             )
-
-
-# -- applying a vetted schema -------------------------------------------------------------------
-
-
-class RetrievalRefused(Exception):
-    """freezer never retrieves a schema; the vetting refuses every reference this would be asked for."""
-
-
-def _refuse(uri: str) -> Any:
-    raise RetrievalRefused(f"freezer never retrieves a schema ({uri!r})")
-
-
-@lru_cache(maxsize=1)
-def _refusing_registry() -> Any:
-    from referencing import Registry
-
-    return Registry(retrieve=_refuse)  # type: ignore[call-arg]
-
-
-_PATTERNS: dict[str, re.Pattern[str]] = {}
-
-
-def compiled_pattern(pattern: str, *, strict: bool = False) -> re.Pattern[str]:
-    """``pattern`` compiled once per process; ``strict`` turns a warning into an error (vetting)."""
-    found = None if strict else _PATTERNS.get(pattern)
-    if found is None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error" if strict else "ignore")
-            found = re.compile(pattern)
-        if len(_PATTERNS) < 100_000:
-            _PATTERNS[pattern] = found
-    return found
-
-
-def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
-    from jsonschema.exceptions import ValidationError
-
-    if validator.is_type(instance, "string"):
-        bounded.note(pattern)
-        if not compiled_pattern(pattern).search(instance):
-            yield ValidationError(f"{instance!r} does not match {pattern!r}")
-
-
-def _pattern_properties(validator: Any, patterns: dict[str, Any], instance: Any, schema: Any) -> Iterator[Any]:
-    if not validator.is_type(instance, "object"):
-        return
-    for pattern, subschema in patterns.items():
-        bounded.note(pattern)
-        compiled = compiled_pattern(pattern)
-        for key, value in instance.items():
-            if compiled.search(key):
-                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
-
-
-def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Iterator[Any]:
-    """uniqueItems in linear time (jsonschema falls back to comparing every pair of unsortable items)."""
-    from jsonschema.exceptions import ValidationError
-
-    if not unique or not validator.is_type(instance, "array"):
-        return
-    seen: set[Any] = set()
-    for item in instance:
-        key = _equality_key(item)
-        if key in seen:
-            yield ValidationError(f"has non-unique elements (first repeated: {quoted(item, 80)})")
-            return
-        seen.add(key)
-
-
-def _equality_key(value: Any) -> Any:
-    """Equal under JSON Schema (1 == 1.0, true != 1, key order ignored) means an equal key. Numbers
-    become bytes, whose hash is randomised: integers chosen to share a hash cannot slow the set down."""
-    if isinstance(value, bool):
-        return ("b", value)
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, int):
-        return ("n", value.to_bytes(value.bit_length() // 8 + 1, "little", signed=True))
-    if isinstance(value, float):
-        return ("f", repr(value))
-    if isinstance(value, str):
-        return ("s", value)
-    if isinstance(value, list):
-        return ("l", tuple(_equality_key(item) for item in value))
-    if isinstance(value, dict):
-        return ("d", frozenset((key, _equality_key(item)) for key, item in value.items()))
-    return ("z", None) if value is None else ("o", repr(value))
-
-
-_KEYWORDS = {"pattern": _pattern, "patternProperties": _pattern_properties, "uniqueItems": _unique_items}
-
-
-def _is_strict_integer(_checker: Any, instance: Any) -> bool:
-    return isinstance(instance, int) and not isinstance(instance, bool)
-
-
-def _extended(base: Any, strict_integers: bool = False) -> Any:
-    from jsonschema import validators
-
-    checker = base.TYPE_CHECKER.redefine("integer", _is_strict_integer) if strict_integers else None
-    return validators.extend(base, validators=_KEYWORDS, type_checker=checker)  # type: ignore[no-untyped-call]
-
-
-def validator(schema: dict[str, Any]) -> Validator:
-    """A validator for a vetted suite schema: strict integers, no retrieval, bounded keywords."""
-    from jsonschema import Draft202012Validator
-
-    cls: Any = _extended(Draft202012Validator, strict_integers=True)
-    built: Validator = cls(schema, registry=_refusing_registry())
-    return built

@@ -27,12 +27,13 @@ from urllib.parse import quote
 from freezer.compare.comparability import compare, default_arms, fixture_class, fixture_digests
 from freezer.compare.delta import compute as compute_delta
 from freezer.compare.delta import field_changes
+from freezer.domain import canonical
 from freezer.domain.release import __version__
 from freezer.query import browse
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.render.deltatext import delta_lines
-from freezer.runtime import parallel, resources
+from freezer.runtime import resources, work
 from freezer.runtime.filenames import safe_file_name
 from freezer.runtime.reading import read_whole
 from freezer.site.sitewriter import MARKER as MARKER
@@ -231,11 +232,7 @@ def _methods_html(paths: list[Path]) -> list[str]:
     """Each METHOD.md as HTML, on every core: Markdown is most of a site's build time, and each
     version's is independent of the others'."""
     texts = [read_whole(path).decode("utf-8") for path in paths]
-    workers = parallel.workers(len(texts))
-    if workers < 2:
-        return [markdown_html(text) for text in texts]
-    with parallel.fork_pool(workers) as pool:
-        return list(pool.map(markdown_html, texts))
+    return work.map_on_cores(markdown_html, texts)
 
 
 def _log_row(page: VersionPage) -> dict[str, Any]:
@@ -329,7 +326,7 @@ def build(config: RegistryConfig) -> SiteFiles:
         suites.append(entry)
     files["index.html"] = _template(environment, "index.html.j2").render(root="", suites=suites).encode("utf-8")
     index = {"generator": f"freezer {__version__}", "site_format": 1, "suites": suites}
-    files["index.json"] = (json.dumps(index, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+    files["index.json"] = canonical.frozen_file(index)
     files[MARKER] = b"Built by freezer site; freezer replaces this folder as a whole.\n"
     return files
 

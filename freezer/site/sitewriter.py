@@ -30,6 +30,8 @@ from pathlib import Path
 from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.escape import visible
 from freezer.domain.problems import display_path
+from freezer.runtime.lock import WORK_DIR, registry_lock
+from freezer.runtime.paths import require_safe
 from freezer.runtime.relpaths import relative_parts
 
 MARKER = ".freezer-site"
@@ -84,9 +86,6 @@ def _registry_guard(out: Path, registry_root: Path | None, protected: Sequence[P
     if registry_root is None or not (_inside(lexical, registry_root) or _inside(resolved, registry_root)):
         yield
         return
-    from freezer.runtime.lock import WORK_DIR, registry_lock
-    from freezer.runtime.paths import require_safe
-
     kept = [f for f in (*protected, registry_root / ".git", registry_root / WORK_DIR) if f != registry_root]
     for candidate in (lexical, resolved):
         owner = registry_root if candidate == registry_root else next((f for f in kept if _inside(candidate, f)), None)
@@ -154,8 +153,9 @@ def _exchange_function() -> Callable[[Path, Path], bool] | None:
     if not sys.platform.startswith("linux"):
         return None
     try:
+        # ctypes.util costs ~35 ms at start-up (it brings subprocess and friends): only when a site is swapped in.
         import ctypes
-        import ctypes.util
+        import ctypes.util  # (the same)
 
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
         renameat2 = libc.renameat2

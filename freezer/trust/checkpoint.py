@@ -18,38 +18,24 @@ checkpoint that fails is a located problem, never a crash.
 from __future__ import annotations
 
 import base64
-import json
-import re
 import time
 from pathlib import Path
 from typing import Any
 
+from freezer.domain import canonical
 from freezer.domain.errors import FreezerError, UsageError
-from freezer.domain.problems import JsonPath, Problem, display_path
+from freezer.domain.problems import Problem, display_path
 from freezer.parse import strictjson
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig
+from freezer.runtime.lock import lock_wait_seconds, registry_lock
 from freezer.runtime.paths import replace_file
 from freezer.runtime.reading import read_whole
-from freezer.trust import sshsig
+from freezer.trust import checkpointstate, sshsig
+from freezer.trust.checkpointformat import Malformed, check_payload, grew
 
 FILE = "checkpoint.json"
 NAMESPACE = "freezer-checkpoint"
-MAX_VERSIONS = 999_999  # a version label has at most six digits
-
-_SUITE = re.compile(r"[a-z][a-z0-9_-]*")
-_HEX64 = re.compile(r"[0-9a-f]{64}")
-_STAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
-_HEAD_KEYS = frozenset({"versions", "latest", "manifest_sha256"})
-
-
-class Malformed(Exception):
-    """Where a checkpoint (or a recorded one) is not well formed, and why."""
-
-    def __init__(self, path: JsonPath, message: str) -> None:
-        super().__init__(message)
-        self.path = path
-        self.message = message
 
 
 def heads(config: RegistryConfig) -> dict[str, dict[str, Any]]:
@@ -68,50 +54,7 @@ def heads(config: RegistryConfig) -> dict[str, dict[str, Any]]:
 
 
 def _canonical(data: Any) -> bytes:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def check_head(suite: Any, head: Any, where: JsonPath) -> dict[str, Any]:
-    """``head`` when it is a well-formed chain head of ``suite``, else :class:`Malformed`."""
-    if not isinstance(suite, str) or not _SUITE.fullmatch(suite):
-        raise Malformed(where, f"{suite!r} is not a suite name")
-    if not isinstance(head, dict):
-        raise Malformed(where, "a chain head must be an object with versions, latest and manifest_sha256")
-    if head.keys() != _HEAD_KEYS:
-        missing, extra = sorted(_HEAD_KEYS - head.keys()), sorted(head.keys() - _HEAD_KEYS)
-        said = [f"missing {', '.join(missing)}" if missing else "", f"unknown {', '.join(extra)}" if extra else ""]
-        raise Malformed(
-            where, f"a chain head has exactly versions, latest and manifest_sha256 ({'; '.join(s for s in said if s)})"
-        )
-    count = head["versions"]
-    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_VERSIONS:
-        raise Malformed((*where, "versions"), f"must be an integer from 1 to {MAX_VERSIONS}, not {count!r}")
-    latest = head["latest"]
-    latest_number = registry.number_in_name(suite, latest, bounded=True)
-    if latest_number is None:
-        raise Malformed((*where, "latest"), f"{latest!r} is not a version of suite {suite}")
-    if latest_number < count:
-        raise Malformed((*where, "latest"), f"{latest} cannot be the latest of {count} versions")
-    digest = head["manifest_sha256"]
-    if not isinstance(digest, str) or not _HEX64.fullmatch(digest):
-        raise Malformed((*where, "manifest_sha256"), f"{digest!r} is not a sha256 in lower-case hex")
-    return head
-
-
-def check_payload(payload: Any) -> dict[str, Any]:
-    """``payload`` when every field of it is well formed, else :class:`Malformed`."""
-    if not isinstance(payload, dict):
-        raise Malformed(("payload",), "the signed payload must be an object")
-    if payload.keys() != {"suites", "at"}:
-        raise Malformed(("payload",), "the signed payload has exactly suites and at")
-    if not isinstance(payload["at"], str) or not _STAMP.fullmatch(payload["at"]):
-        raise Malformed(("payload", "at"), f"{payload['at']!r} is not a UTC time like 2026-01-31T12:00:00Z")
-    suites = payload["suites"]
-    if not isinstance(suites, dict):
-        raise Malformed(("payload", "suites"), "must be an object: suite name → chain head")
-    for suite, head in suites.items():
-        check_head(suite, head, ("payload", "suites", suite))
-    return payload
+    return canonical.compact(data)
 
 
 def parse(data: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -143,19 +86,6 @@ def _line_of(data: bytes, key: str) -> int | None:
     """The line of the document where ``"key":`` first appears (the payload is one base64 line)."""
     at = data.find(f'"{key}"'.encode())
     return data.count(b"\n", 0, at) + 1 if at >= 0 else None
-
-
-def _count(head: Any) -> int:
-    return head["versions"] if isinstance(head, dict) and isinstance(head.get("versions"), int) else 0
-
-
-def grew(before: dict[str, Any], after: dict[str, Any]) -> str | None:
-    """Why ``after`` has fewer versions than ``before`` for some suite (None when it grew or stayed);
-    both are well-formed payloads (or records) with ``suites``."""
-    for suite, head in sorted(before["suites"].items()):
-        if _count(after["suites"].get(suite)) < _count(head):
-            return f"suite {suite}: the checkpoint went back from {_count(head)} version(s); it may only grow"
-    return None
 
 
 def _signed_by(root: Path, payload: dict[str, Any], signature: dict[str, Any]) -> str | None:
@@ -205,8 +135,6 @@ def signed_payload(root: Path) -> tuple[dict[str, Any] | None, Problem | None]:
 def write(config: RegistryConfig, key_path: Path) -> dict[str, Any]:
     """Sign the current chain heads as the new checkpoint (never fewer versions than the last one),
     under the registry lock: the chain heads and the last checkpoint are read inside it."""
-    from freezer.runtime.lock import lock_wait_seconds, registry_lock
-
     key = sshsig.load_private_key(key_path)
     with registry_lock(config.root, wait=lock_wait_seconds()):
         payload = check_payload({"suites": heads(config), "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
@@ -220,7 +148,7 @@ def write(config: RegistryConfig, key_path: Path) -> dict[str, Any]:
             "payload": base64.b64encode(_canonical(payload)).decode(),
             "signature": {"keyid": sshsig.fingerprint(public), "sig": base64.b64encode(blob).decode()},
         }
-        text = json.dumps(document, indent=2, sort_keys=True) + "\n"
+        text = canonical.ascii_file(document)
         replace_file(config.root, config.root / FILE, text, "the checkpoint")
     return payload
 
@@ -274,6 +202,4 @@ def compare_with_base(before: bytes | None, after: dict[str, Any] | None) -> str
 def remember(config: RegistryConfig, payload: dict[str, Any]) -> str | None:
     """Compare with the highest checkpoint this machine saw for the registry, then remember this one;
     why it is a replay (or why the record cannot be used), else None. See :mod:`freezer.trust.checkpointstate`."""
-    from freezer.trust import checkpointstate
-
     return checkpointstate.remember(config, payload)

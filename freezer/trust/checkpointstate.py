@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import json
 import os
 import re
 import time
 from pathlib import Path
 from typing import Any
 
+from freezer.domain import canonical
 from freezer.domain.errors import FreezerError
 from freezer.domain.problems import display_path
 from freezer.parse import strictjson
@@ -32,7 +32,7 @@ from freezer.registry import registry
 from freezer.registry.config import RegistryConfig
 from freezer.runtime.paths import write_atomically
 from freezer.runtime.reading import ReadRefused, read_bounded
-from freezer.trust.checkpoint import Malformed, check_head, grew
+from freezer.trust.checkpointformat import Malformed, check_head, grew
 
 STATE_NAME = "checkpoints.json"
 LOCK_NAME = "checkpoints.lock"
@@ -165,9 +165,7 @@ def remember(config: RegistryConfig, payload: dict[str, Any]) -> str | None:
         document = {"format": FORMAT, "registries": [*kept, fresh]}
         if held is not None:
             try:
-                write_atomically(
-                    path, json.dumps(document, indent=2, sort_keys=True) + "\n", what="the record", mode=0o600
-                )
+                write_atomically(path, canonical.ascii_file(document), what="the record", mode=0o600)
             except FreezerError as exc:
                 return exc.message
         return None

@@ -19,19 +19,20 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import re
 import struct
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from freezer.domain import canonical
 from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.problems import Problem, display_path
 from freezer.parse import strictjson
 from freezer.registry import registry
+from freezer.runtime.lock import lock_wait_seconds, registry_lock
 from freezer.runtime.paths import replace_file, require_safe
 from freezer.runtime.reading import read_whole
 from freezer.trust import allowed_signers, sshsig
@@ -48,9 +49,13 @@ _REQUIRED = frozenset({"event", "suite", "version", "at", "prev", "sig"})
 _OPTIONAL = {"yank": frozenset({"reason"}), "deprecate": frozenset({"reason", "superseded_by"})}
 
 
+# A frozen version's lifecycle: current until a signed event deprecates or yanks it (a yank is final).
+Lifecycle = Literal["current", "deprecated", "yanked"]
+
+
 @dataclass(frozen=True)
 class VersionStatus:
-    status: str  # "current", "deprecated" or "yanked"
+    status: Lifecycle
     reason: str | None = None
     superseded_by: str | None = None
 
@@ -74,7 +79,7 @@ class StatusLog:
 
 
 def _canonical(event: dict[str, Any]) -> bytes:
-    return json.dumps(event, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
+    return canonical.compact(event)
 
 
 def _unsigned(event: dict[str, Any]) -> dict[str, Any]:
@@ -251,8 +256,6 @@ def append(root: Path, key_path: Path, fields: dict[str, Any]) -> dict[str, Any]
 
     The log is re-read under the lock, so parallel writers each chain onto the line the one before
     them wrote; the whole file is then replaced in one rename, so no reader sees half a line."""
-    from freezer.runtime.lock import lock_wait_seconds, registry_lock
-
     key = sshsig.load_private_key(key_path)
     with registry_lock(root, wait=lock_wait_seconds()):
         path = require_safe(root, root / LOG, "the status log", folder=False)
@@ -280,7 +283,7 @@ def append(root: Path, key_path: Path, fields: dict[str, Any]) -> dict[str, Any]
                 hint="add it to allowed_signers at the registry root (namespaces may not exclude freezer-status)",
             )
         event["sig"] = base64.b64encode(blob).decode()
-        line = json.dumps(event, sort_keys=True, ensure_ascii=False).encode() + b"\n"
+        line = canonical.log_line(event) + b"\n"
         # Only an append: the bytes before stay as they are (check refuses anything else).
         separator = b"" if not data or data.endswith(b"\n") else b"\n"
         replace_file(root, path, data + separator + line, "the status log")

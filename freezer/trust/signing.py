@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from freezer.domain import canonical
 from freezer.domain.errors import IntegrityError, UsageError
 from freezer.domain.problems import display_path
 from freezer.guard import audit
@@ -177,7 +178,7 @@ def sign(
             _check_addable(envelope, encoded, public, keyid, frozen.name, path)
         envelope["signatures"].append({"keyid": keyid, "sig": base64.b64encode(blob).decode()})
         # replace_file keeps the envelope's mode (a new one gets 0644 less the umask).
-        replace_file(config.root, path, json.dumps(envelope, indent=2, sort_keys=True) + "\n", "the signature file")
+        replace_file(config.root, path, canonical.ascii_file(envelope), "the signature file")
     return keyid
 
 

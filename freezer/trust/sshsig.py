@@ -80,8 +80,9 @@ def _signed_data(namespace: str, message: bytes, hash_name: str = HASH) -> bytes
 
 def load_private_key(path: Path) -> object:
     """An unencrypted OpenSSH Ed25519 private key (an agent or a passphrase is for ssh-keygen -Y sign)."""
+    # cryptography costs ~20 ms at start-up: only the commands that sign or verify import it.
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-    from cryptography.hazmat.primitives.serialization import load_ssh_private_key
+    from cryptography.hazmat.primitives.serialization import load_ssh_private_key  # (the same)
 
     shown = display_path(path)
     try:
@@ -104,8 +105,9 @@ def load_private_key(path: Path) -> object:
 
 def sign(message: bytes, key: object, namespace: str) -> bytes:
     """The binary SSHSIG blob over ``message``."""
+    # cryptography costs ~20 ms at start-up: only the commands that sign or verify import it.
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat  # (the same)
 
     assert isinstance(key, Ed25519PrivateKey)
     public = key.public_key().public_bytes(Encoding.OpenSSH, PublicFormat.OpenSSH).decode()
@@ -185,8 +187,9 @@ def verify(message: bytes, blob: bytes, namespace: str) -> bytes:
 
 def check(message: bytes, signature: Signature, namespace: str) -> bytes:
     """The cryptography of :func:`verify`, for a signature already parsed."""
+    # cryptography costs ~20 ms at start-up: only the commands that sign or verify import it.
     from cryptography.exceptions import InvalidSignature
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey  # (the same)
 
     if signature.namespace.decode(errors="replace") != namespace:
         shown = signature.namespace.decode(errors="replace")

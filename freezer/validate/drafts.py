@@ -14,24 +14,22 @@ Nothing in the drafts is dropped silently. Each entry is one of:
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from freezer.domain import canonical
 from freezer.domain.escape import visible
 from freezer.domain.problems import Problem, display_path
 from freezer.git.globs import glob_regex
 from freezer.parse.yamlload import YAML_SUFFIXES
 from freezer.registry.config import SuiteConfig
-from freezer.runtime import resources
+from freezer.runtime import resources, work
 from freezer.runtime.reading import read_whole
 from freezer.schema.schemas import MAX_SCHEMA_BYTES
-
-if TYPE_CHECKING:
-    from freezer.validate.validate import FixtureSet
+from freezer.validate.fixtureset import FixtureSet
 
 FROZEN_SCHEMA = "fixture.schema.json"
 # Files every version holds that freezer writes: a draft may not take their place.
@@ -149,15 +147,13 @@ def fixture_schema_record(suite: SuiteConfig, drafts: dict[str, bytes]) -> dict[
         data = read_whole(suite.schema, MAX_SCHEMA_BYTES)
         drafts[FROZEN_SCHEMA] = data
         return {"kind": "custom", "sha256": hashlib.sha256(data).hexdigest()}
-    shipped = json.dumps(resources.schema("generic" if suite.kind == "generic" else "fixture"), sort_keys=True)
+    shipped = canonical.spaced_ascii(resources.schema("generic" if suite.kind == "generic" else "fixture"))
     return {"kind": suite.kind, "sha256": hashlib.sha256(shipped.encode("utf-8")).hexdigest()}
 
 
 def hash_assets(fixture_set: FixtureSet) -> tuple[dict[str, str], list[Problem]]:
     """sha256 of every asset, streamed (on every core when there is much to hash)."""
-    from freezer.runtime.hashing import hash_files
-
-    digests, unreadable = hash_files({rel: str(path) for rel, path in fixture_set.assets.items()})
+    digests, unreadable = work.hash_files({rel: str(path) for rel, path in fixture_set.assets.items()})
     problems = [
         Problem(display_path(fixture_set.assets[rel]), None, None, (), f"cannot be read: {why}", "file")
         for rel, why in sorted(unreadable.items())

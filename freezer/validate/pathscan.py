@@ -11,11 +11,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from freezer.domain.errors import UsageError
+from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.escape import visible
 from freezer.domain.problems import Problem, display_path
 from freezer.parse.yamlload import YAML_SUFFIXES
-from freezer.registry.config import CONFIG_NAME, RegistryConfig, SuiteConfig, load_config
+from freezer.registry.config import CONFIG_NAME, RegistryConfig, SuiteConfig, find_root, load_config
 from freezer.validate import drafts
 
 VERSION_NAME = "version.yaml"
@@ -116,9 +116,6 @@ class Owners:
     def _config_around(self, folder: Path) -> RegistryConfig | None:
         if self.config is not None:
             return self.config
-        from freezer.domain.errors import FreezerError
-        from freezer.registry.config import find_root
-
         try:
             found = find_root(folder)
         except FreezerError:

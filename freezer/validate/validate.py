@@ -3,7 +3,7 @@
 Every layer reports all of its problems. A file that fails the YAML or the
 schema layer is left out of the semantic rules, which assume well-formed data.
 A suite's own schema is applied in forked children bounded in time and memory
-(:func:`freezer.runtime.bounded.map_bounded`), never in this process.
+(:func:`freezer.runtime.work.map_bounded`), never in this process.
 """
 
 from __future__ import annotations
@@ -23,25 +23,14 @@ from freezer.domain.steps import Progress, no_progress
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import load_file
 from freezer.registry.config import CONFIG_NAME, RegistryConfig, SuiteConfig, load_config
-from freezer.runtime import bounded, parallel
+from freezer.runtime import work
 from freezer.runtime.reading import read_whole
 from freezer.schema import schemas
 from freezer.validate import drafts, rules
+from freezer.validate.fixtureset import FixtureSet as FixtureSet
 from freezer.validate.pathscan import Owners, collect_files, group_files
 
 VERSION_NAME = "version.yaml"
-
-
-@dataclass
-class FixtureSet:
-    """A version draft and its fixtures, as found in one folder."""
-
-    root: Path | None
-    version: YamlDocument | None = None
-    fixtures: list[YamlDocument] = field(default_factory=list)
-    files: dict[str, Path] = field(default_factory=dict)
-    unreadable: int = 0
-    assets: dict[str, Path] = field(default_factory=dict)  # by path relative to the drafts folder
 
 
 @dataclass
@@ -112,22 +101,13 @@ def check_files(
     files: list[Path], fixture_schema: str = schemas.FIXTURE, progress: Progress = no_progress
 ) -> list[FileResult]:
     """Check files, on every core when there are many; results keep the input order."""
-    workers = parallel.workers() if len(files) >= PARALLEL_FROM else 1
+    workers = work.cores() if len(files) >= PARALLEL_FROM else 1
     check = partial(check_file, fixture_schema=fixture_schema)
     if fixture_schema.startswith("file:"):
         return _check_bounded(files, fixture_schema, workers, progress)
-    results: list[FileResult] = []
     with _without_cyclic_gc():
-        if workers < 2:
-            for file in files:
-                results.append(check(file))
-                progress(len(results), len(files))
-            return results
-        with parallel.fork_pool(workers) as pool:
-            for result in pool.map(check, files, chunksize=max(16, len(files) // (workers * 8))):
-                results.append(result)
-                progress(len(results), len(files))
-            return results
+        chunksize = max(16, len(files) // (workers * 8))
+        return work.map_on_cores(check, files, workers=workers, chunksize=chunksize, progress=progress)
 
 
 def _check_bounded(files: list[Path], fixture_schema: str, workers: int, progress: Progress) -> list[FileResult]:
@@ -137,7 +117,7 @@ def _check_bounded(files: list[Path], fixture_schema: str, workers: int, progres
     seconds = _schema_seconds()
     check = partial(check_file, fixture_schema=fixture_schema)
     with _without_cyclic_gc():
-        outcomes = bounded.map_bounded(
+        outcomes = work.map_bounded(
             check, files, seconds=seconds, memory=SCHEMA_MEMORY, workers=workers, progress=progress
         )
     return [
@@ -156,7 +136,7 @@ def _schema_seconds() -> float:
     return seconds
 
 
-def _stopped(file: Path, fixture_schema: str, stopped: bounded.Stopped) -> FileResult:
+def _stopped(file: Path, fixture_schema: str, stopped: work.Stopped) -> FileResult:
     schema = display_path(fixture_schema.removeprefix("file:"))
     if stopped.reason.startswith("not checked"):
         message = f"{stopped.reason} (see above); fix the suite's schema {schema} and validate again"

@@ -1,0 +1,77 @@
+"""A finding: where something is wrong, at which value, what, and how bad.
+
+The one shape every check reports in. :class:`freezer.domain.problems.Problem` (validate,
+config, status log, checkpoint) and :class:`freezer.guard.verdict.Failure` (audit) are built on
+it, each keeping its own printed form and JSON fields; a reader that handles findings in general
+reads :attr:`Finding.where`, :attr:`Finding.path`, :attr:`Finding.message` and
+:attr:`Finding.severity`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal, NamedTuple
+
+JsonPath = tuple[str | int, ...]
+Severity = Literal["error", "warning"]
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # fullmatch only: "$" lets "a\n" by
+
+
+def format_json_path(path: JsonPath) -> str:
+    """Render a path tuple as ``$.a.b[0]``; odd keys are quoted as ``$['a b']``."""
+    out = ["$"]
+    for part in path:
+        if isinstance(part, int):
+            out.append(f"[{part}]")
+        elif _IDENTIFIER.fullmatch(part):
+            out.append(f".{part}")
+        else:
+            escaped = part.replace("\\", "\\\\").replace("'", "\\'")
+            out.append(f"['{escaped}']")
+    return "".join(out)
+
+
+class Location(NamedTuple):
+    """A place in a file: the file as shown, and the 1-based line and column when known."""
+
+    file: str
+    line: int | None = None
+    col: int | None = None
+
+    def __str__(self) -> str:
+        """``file``, ``file:line`` or ``file:line:col``: as compilers and editors write it."""
+        where = self.file
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.col is not None:
+                where += f":{self.col}"
+        return where
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """Where (file, line, column), at which value (a JSON path into the file's data), what, how bad."""
+
+    file: str
+    line: int | None = None
+    col: int | None = None
+    path: JsonPath = field(default=())
+    message: str = ""
+    # Keyword-only, so that it follows every field of a subclass: Problem and Failure keep their
+    # positional fields, their order and their printed form.
+    severity: Severity = field(default="error", kw_only=True)
+
+    @property
+    def where(self) -> Location:
+        return Location(self.file, self.line, self.col)
+
+    def location(self) -> str:
+        return str(self.where)
+
+    def path_text(self) -> str:
+        return format_json_path(self.path)
+
+    def __str__(self) -> str:
+        return f"{self.location()}: {self.path_text()}: {self.message}"

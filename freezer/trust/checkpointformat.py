@@ -1,0 +1,86 @@
+"""The grammar of a checkpoint's signed payload, and the one rule between two of them.
+
+Shared by :mod:`freezer.trust.checkpoint` (the signed file at the registry root) and
+:mod:`freezer.trust.checkpointstate` (the highest checkpoint this machine saw), which both
+check chain heads the same way and both refuse a checkpoint that went back.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from freezer.domain.problems import JsonPath
+from freezer.registry import registry
+
+MAX_VERSIONS = 999_999  # a version label has at most six digits
+
+_SUITE = re.compile(r"[a-z][a-z0-9_-]*")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_STAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+_HEAD_KEYS = frozenset({"versions", "latest", "manifest_sha256"})
+
+
+class Malformed(Exception):
+    """Where a checkpoint (or a recorded one) is not well formed, and why."""
+
+    def __init__(self, path: JsonPath, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
+def check_head(suite: Any, head: Any, where: JsonPath) -> dict[str, Any]:
+    """``head`` when it is a well-formed chain head of ``suite``, else :class:`Malformed`."""
+    if not isinstance(suite, str) or not _SUITE.fullmatch(suite):
+        raise Malformed(where, f"{suite!r} is not a suite name")
+    if not isinstance(head, dict):
+        raise Malformed(where, "a chain head must be an object with versions, latest and manifest_sha256")
+    if head.keys() != _HEAD_KEYS:
+        missing, extra = sorted(_HEAD_KEYS - head.keys()), sorted(head.keys() - _HEAD_KEYS)
+        said = [f"missing {', '.join(missing)}" if missing else "", f"unknown {', '.join(extra)}" if extra else ""]
+        raise Malformed(
+            where, f"a chain head has exactly versions, latest and manifest_sha256 ({'; '.join(s for s in said if s)})"
+        )
+    count = head["versions"]
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_VERSIONS:
+        raise Malformed((*where, "versions"), f"must be an integer from 1 to {MAX_VERSIONS}, not {count!r}")
+    latest = head["latest"]
+    latest_number = registry.number_in_name(suite, latest, bounded=True)
+    if latest_number is None:
+        raise Malformed((*where, "latest"), f"{latest!r} is not a version of suite {suite}")
+    if latest_number < count:
+        raise Malformed((*where, "latest"), f"{latest} cannot be the latest of {count} versions")
+    digest = head["manifest_sha256"]
+    if not isinstance(digest, str) or not _HEX64.fullmatch(digest):
+        raise Malformed((*where, "manifest_sha256"), f"{digest!r} is not a sha256 in lower-case hex")
+    return head
+
+
+def check_payload(payload: Any) -> dict[str, Any]:
+    """``payload`` when every field of it is well formed, else :class:`Malformed`."""
+    if not isinstance(payload, dict):
+        raise Malformed(("payload",), "the signed payload must be an object")
+    if payload.keys() != {"suites", "at"}:
+        raise Malformed(("payload",), "the signed payload has exactly suites and at")
+    if not isinstance(payload["at"], str) or not _STAMP.fullmatch(payload["at"]):
+        raise Malformed(("payload", "at"), f"{payload['at']!r} is not a UTC time like 2026-01-31T12:00:00Z")
+    suites = payload["suites"]
+    if not isinstance(suites, dict):
+        raise Malformed(("payload", "suites"), "must be an object: suite name → chain head")
+    for suite, head in suites.items():
+        check_head(suite, head, ("payload", "suites", suite))
+    return payload
+
+
+def _count(head: Any) -> int:
+    return head["versions"] if isinstance(head, dict) and isinstance(head.get("versions"), int) else 0
+
+
+def grew(before: dict[str, Any], after: dict[str, Any]) -> str | None:
+    """Why ``after`` has fewer versions than ``before`` for some suite (None when it grew or stayed);
+    both are well-formed payloads (or records) with ``suites``."""
+    for suite, head in sorted(before["suites"].items()):
+        if _count(after["suites"].get(suite)) < _count(head):
+            return f"suite {suite}: the checkpoint went back from {_count(head)} version(s); it may only grow"
+    return None
