@@ -31,10 +31,8 @@ KNOWN_CYCLES: set[tuple[str, ...]] = {
         "freezer.cli.results",
         "freezer.cli.signing",
     ),
-    ("freezer.compare.comparerecord", "freezer.guard.audit", "freezer.guard.rederive", "freezer.query.browse"),
     ("freezer.git.gitrepo", "freezer.git.trees"),
     ("freezer.parse.document", "freezer.parse.yamlload"),
-    ("freezer.registry.config", "freezer.registry.registry"),
     ("freezer.trust.checkpoint", "freezer.trust.checkpointstate"),
     ("freezer.validate.drafts", "freezer.validate.pathscan", "freezer.validate.validate"),
 }

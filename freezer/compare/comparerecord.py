@@ -17,12 +17,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from freezer.compare import comparability
-from freezer.compare.delta import Side, side
 from freezer.domain.errors import FreezerError
 from freezer.domain.model import Manifest, Raw
-from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
-from freezer.render.method import load_frozen_drafts
+from freezer.registry.model import Suite
+from freezer.registry.record import Side, dimensions_of, load_frozen_drafts, side
+from freezer.registry.record import read as read_verified
 
 RECORD_FORMAT = 1
 MANIFEST_KEY = "comparability"
@@ -74,13 +74,9 @@ def earlier_sides(suite: SuiteConfig, number: int, *, verify: bool = False) -> l
     ``verify``, each one's files are checked against their hashes first (a cut must not record
     comparability against a tampered version)."""
     sides = []
-    for frozen in registry.frozen_versions(suite):
-        if frozen.number >= number:
-            break
+    for frozen in Suite.of(suite).before(number):
         if verify:
-            from freezer.query import browse
-
-            sides.append(browse.read(frozen).side())
+            sides.append(read_verified(frozen).side())
             continue
         manifest = frozen.manifest()
         version, fixtures = load_frozen_drafts(frozen, manifest)
@@ -95,7 +91,7 @@ def recompute(suite: SuiteConfig, current: Side, manifest: Raw) -> tuple[Raw, Ra
     asset_hashes = dict(current.manifest.files)
     entry = manifest_entry(recorded["arms"], recorded["groups"], list(current.fixtures.values()), asset_hashes)
     entry["environment"] = environment_digest(manifest)
-    meanings = current.manifest.checks.dimensions or suite.dimensions
+    meanings = dimensions_of(current.manifest)
     return entry, record(current, earlier_sides(suite, current.manifest.number), meanings, entry)
 
 
