@@ -173,14 +173,22 @@ def strictest_groups(*groupings: Mapping[str, str]) -> dict[str, str]:
     return merged
 
 
-def strictest_arms(*armings: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]]:
-    """One reading of the arms of versions that disagree: every arm any of them has, depending on
-    everything any of them says it depends on."""
-    merged: dict[str, dict[str, None]] = {}
-    for arms in armings:
-        for arm, needs in arms.items():
-            merged.setdefault(arm, {}).update(dict.fromkeys(needs))
-    return {arm: tuple(merged[arm]) for arm in sorted(merged)}
+def strictest_arms(
+    older: Mapping[str, Sequence[str]], newer: Mapping[str, Sequence[str]]
+) -> dict[str, tuple[str, ...]]:
+    """One reading of the arms of two versions that disagree: the newer version's arms, each
+    depending on everything either version says it depends on (canonical order: by name)."""
+    return {arm: tuple(dict.fromkeys((*newer[arm], *older.get(arm, ())))) for arm in sorted(newer)}
+
+
+def recorded_groups(manifest: Manifest) -> dict[str, str] | None:
+    """The field groups a version was cut with, when they can be told from its manifest alone
+    (recorded, or a built-in kind's); None for a custom schema before they were recorded."""
+    recorded = manifest.raw.get("comparability")
+    if isinstance(recorded, Mapping):
+        return dict(recorded["groups"])
+    kind = (manifest.checks.fixture_schema or {}).get("kind", "graph")
+    return None if kind == "custom" else builtin_groups(kind)
 
 
 # --- a frozen version, read ------------------------------------------------------------------------
