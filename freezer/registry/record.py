@@ -146,19 +146,21 @@ def arms_of(manifest: Manifest) -> dict[str, tuple[str, ...]]:
 
 def groups_of(frozen: FrozenVersion, manifest: Manifest) -> dict[str, str]:
     """The field groups of the fixture schema a version was cut with: as its manifest recorded them
-    (format 3), else from its own frozen schema copy or its kind's."""
+    (format 3), else its kind's. A suite's own schema is read from the version's frozen copy (vetted
+    as a suite schema is), and must give what the manifest recorded."""
     recorded = manifest.raw.get("comparability")
-    if isinstance(recorded, Mapping):
-        return dict(recorded["groups"])
     kind = (manifest.checks.fixture_schema or {}).get("kind", "graph")
-    if kind == "custom":
-        path = frozen.path / FROZEN_SCHEMA
-        try:
-            schema = frozen_custom_schema(read_whole(path, MAX_SCHEMA_BYTES), display_path(path))
-        except FreezerError as exc:  # SchemaRefused is one: a frozen copy is vetted as a suite schema is
-            raise IntegrityError(f"{frozen.name}: its fixture schema cannot be used ({exc.message})") from None
-        return field_groups(schema)
-    return builtin_groups(kind)
+    if kind != "custom":
+        return dict(recorded["groups"]) if isinstance(recorded, Mapping) else builtin_groups(kind)
+    path = frozen.path / FROZEN_SCHEMA
+    try:
+        schema = frozen_custom_schema(read_whole(path, MAX_SCHEMA_BYTES), display_path(path))
+    except FreezerError as exc:  # SchemaRefused is one: a frozen copy is vetted as a suite schema is
+        raise IntegrityError(f"{frozen.name}: its fixture schema cannot be used ({exc.message})") from None
+    groups = field_groups(schema)
+    if isinstance(recorded, Mapping) and dict(recorded["groups"]) != groups:
+        raise IntegrityError(f"{frozen.name}: the field groups its manifest records are not its {FROZEN_SCHEMA}'s")
+    return groups
 
 
 def strictest_groups(*groupings: Mapping[str, str]) -> dict[str, str]:
