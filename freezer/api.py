@@ -21,9 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from freezer.domain.errors import UsageError
+from freezer.guard import audit
 from freezer.query import browse
 from freezer.registry import config as config_mod
-from freezer.registry import registry as registry_mod
+from freezer.registry.integrity import require_intact
+from freezer.registry.model import Suite
+from freezer.registry.record import read_checked
 from freezer.trust import lifecycle
 from freezer.trust.lifecycle import CURRENT, VersionStatus
 
@@ -84,15 +87,18 @@ def load(version: str, registry: str | os.PathLike[str] | None = None, suite: st
         known = lifecycle.status_log(cfg.root)
         if version == "latest":
             one = cfg.suite(suite)
-            usable = [v for v in registry_mod.frozen_versions(one) if known.of(v.name).status != "yanked"]
+            usable = [v for v in Suite.of(one).versions() if known.of(v.name).status != "yanked"]
             if not usable:
                 raise UsageError(f"suite {one.name!r} has no version that is not yanked")
             frozen = usable[-1]
         else:
-            frozen = browse.find(config_mod.suite_of_label(cfg, version, suite), version)
+            one = config_mod.suite_of_label(cfg, version, suite)
+            frozen = browse.find(one, version)
     except UsageError as exc:
         raise UsageError(exc.message, hint=_api_hint(exc.hint)) from None
-    data = browse.read(frozen, verify=True, deep=True)
+    result, frozen_files = audit.integrity(one, frozen)  # every hash, and every proof of the audit
+    require_intact(frozen, result)
+    data = read_checked(frozen, frozen_files)
     digests = browse.score_digests(data)
     status = known.of(frozen.name)
     problems = tuple(str(p) for p in known.problems)

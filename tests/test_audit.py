@@ -79,8 +79,8 @@ def _rewrite_consistently(version: Path, rel: str, old: str, new: str) -> None:
     from freezer.compare import comparerecord
     from freezer.compare.delta import compute
     from freezer.freeze.cut import dumps_json, sha256sums
-    from freezer.query import browse
     from freezer.registry import config as config_mod
+    from freezer.registry import record as record_mod
     from freezer.registry import registry
     from freezer.registry.config import DEFAULT_DIMENSIONS
     from freezer.render.attest import statement_bytes
@@ -92,11 +92,14 @@ def _rewrite_consistently(version: Path, rel: str, old: str, new: str) -> None:
     manifest["files"][rel] = hashlib.sha256(target.read_bytes()).hexdigest()
     number = manifest["version"]
     (version / "manifest.json").write_bytes(dumps_json(manifest))
-    after = browse.read(registry.FrozenVersion("graph", number, version), verify=False)
+    after = record_mod.read(registry.FrozenVersion("graph", number, version), verify=False)
     chain = [after.side()]
     if manifest["previous"]:
         chain.insert(
-            0, browse.read(registry.FrozenVersion("graph", number - 1, version.parent / f"graph_v{number - 1}")).side()
+            0,
+            record_mod.read(
+                registry.FrozenVersion("graph", number - 1, version.parent / f"graph_v{number - 1}")
+            ).side(),
         )
     (version / "delta.json").write_bytes(dumps_json(compute(chain, DEFAULT_DIMENSIONS)))
     manifest["files"]["delta.json"] = hashlib.sha256((version / "delta.json").read_bytes()).hexdigest()

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from freezer.domain.findings import Finding, Location
 from freezer.domain.problems import Problem
-from freezer.guard.verdict import Failure, VersionAudit
 from freezer.parse.yamlload import load_file
+from freezer.registry.verdict import Failure, VersionAudit
 
 
 def test_a_problem_is_a_finding_and_prints_as_before() -> None:

@@ -128,14 +128,13 @@ def test_narrowed_globs_cannot_hide_a_commit_at_cut(v2_frozen: Path) -> None:
 
 
 def test_audit_reports_a_commit_hidden_by_narrowed_globs(v2_frozen: Path) -> None:
-    from freezer.compare.delta import side
     from freezer.domain.model import Scan
     from freezer.freeze import cut as cut_mod
     from freezer.freeze.snapshot import write_version
     from freezer.parse.yamlload import load_file
     from freezer.registry import config as config_mod
-    from freezer.registry import registry
-    from freezer.render.method import load_yaml_files
+    from freezer.registry.model import Suite
+    from freezer.registry.record import load_yaml_files, side
     from freezer.resolve.provenance import ResolvedProvenance
 
     hidden = code_commit(v2_frozen, {".orbitignore": "target/\nvendor/\n"}, "ignore vendor/")
@@ -145,7 +144,7 @@ def test_audit_reports_a_commit_hidden_by_narrowed_globs(v2_frozen: Path) -> Non
     # What 0.1.0 did: scan with the current (narrowed) globs only, find nothing, freeze.
     cfg = config_mod.load(v2_frozen)
     suite = cfg.suite(None)
-    v2 = registry.frozen_versions(suite)[-1]
+    v2 = Suite.of(suite).versions()[-1]
     pinned = v2.manifest_model().pinned_sha
     resolved = ResolvedProvenance(
         pinned, hidden, [], Scan(v2.manifest_model().scan_tips, (hidden,), suite.tool_surface, True)

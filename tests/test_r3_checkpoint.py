@@ -207,12 +207,13 @@ def test_a_record_written_by_freezer_0_3_still_catches_a_replay(
 ) -> None:
     import hashlib
 
-    from freezer.registry import config, registry
+    from freezer.registry import config
+    from freezer.registry.model import Suite
 
     root, key = reg
     old = _checkpoint_without(root, key, tmp_path, "graph_v2")
     cfg = config.load(root)
-    first = registry.frozen_versions(cfg.suites["api"])[0].manifest_sha256()
+    first = Suite.of(cfg.suites["api"]).versions()[0].manifest_sha256()
     state.mkdir()
     identity = hashlib.sha256(f"api:{first}".encode()).hexdigest()  # 0.3's key: the first suite by name
     (state / "checkpoints.json").write_text(json.dumps({identity: {"suites": _heads(root)}}))

@@ -470,7 +470,7 @@ def test_rules_this_freezer_does_not_know_are_refused(recorded: Any) -> None:
 @pytest.mark.parametrize("listed", ["../../../secret.yaml", "/tmp/secret.yaml", "fixtures/../../../secret.yaml"])
 def test_an_unverified_manifest_cannot_make_freezer_read_outside(reg: Path, tmp_path: Path, listed: str) -> None:
     from freezer.registry import registry
-    from freezer.render.method import load_frozen_drafts
+    from freezer.registry.record import load_frozen_drafts
 
     root = _own_suite(reg, [{"task_id": "one", "status": "landed"}])
     secret = tmp_path / "secret.yaml"
@@ -485,7 +485,7 @@ def test_an_unverified_manifest_cannot_make_freezer_read_outside(reg: Path, tmp_
 
 def test_a_linked_folder_in_a_version_is_not_read_through(reg: Path, tmp_path: Path) -> None:
     from freezer.registry import registry
-    from freezer.render.method import load_frozen_drafts
+    from freezer.registry.record import load_frozen_drafts
 
     root = _own_suite(reg, [{"task_id": "one", "status": "landed"}])
     elsewhere = tmp_path / "elsewhere"

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 import yaml
 
-from freezer.compare.delta import side
 from freezer.domain.model import Manifest
 from freezer.freeze.cut import assemble
 from freezer.registry.config import DEFAULT_DIMENSIONS
+from freezer.registry.record import side
 from freezer.runtime import resources
 from freezer.schema import schemas
 

@@ -23,7 +23,7 @@ def test_json_paths_quote_a_key_with_a_newline() -> None:
 
 
 def test_sha256sums_lines_end_at_lf_only() -> None:
-    from freezer.guard.audit import _parse_sums
+    from freezer.registry.integrity import _parse_sums
 
     digest = "0" * 64
     parsed = _parse_sums(f"{digest}  a\u2028b.yaml\n{digest}  c.yaml\n".encode())

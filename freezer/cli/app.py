@@ -45,11 +45,11 @@ def complete_format(incomplete: str) -> list[str]:
 def complete_frozen(incomplete: str) -> list[str]:
     """Frozen version names of the registry around the current folder (nothing when there is none)."""
     from freezer.registry import config as config_mod
-    from freezer.registry import registry as registry_mod
+    from freezer.registry.model import Registry
 
     try:
         cfg = config_mod.load(None)
-        names = [v.name for one in cfg.suites.values() for v in registry_mod.frozen_versions(one)]
+        names = [v.name for _, v in Registry(cfg).every_version()]
     except (FreezerError, OSError):
         return []
     return [name for name in names if name.startswith(incomplete)]
@@ -58,13 +58,11 @@ def complete_frozen(incomplete: str) -> list[str]:
 def complete_next(incomplete: str) -> list[str]:
     """The version a cut would make now, for each suite."""
     from freezer.registry import config as config_mod
-    from freezer.registry import registry as registry_mod
+    from freezer.registry.model import Registry
 
     try:
         cfg = config_mod.load(None)
-        upcoming = []
-        for one in cfg.suites.values():
-            upcoming.append(registry_mod.version_name(one.name, registry_mod.next_free(one)))
+        upcoming = [one.next_name() for one in Registry(cfg).suites.values()]
     except (FreezerError, OSError):
         return []
     return [name for name in upcoming if name.startswith(incomplete)]

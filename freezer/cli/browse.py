@@ -20,12 +20,12 @@ from freezer.trust import lifecycle
 def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> int:
     """Table of frozen versions: pinned SHA, cut date, fixtures, classes, integrity."""
     from freezer.query import browse
-    from freezer.registry import registry as registry_mod
+    from freezer.registry.model import Suite
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
-    rows = [browse.summary_row(s, v) for s in suites for v in registry_mod.frozen_versions(s)]
+    rows = [browse.summary_row(s, v) for s in suites for v in Suite.of(s).versions()]
     known = _add_status(cfg, rows)
     failed = any(r["hashes"] != "ok" for r in rows)
     if fmt == "json":
@@ -85,11 +85,12 @@ def show(
 ) -> int:
     """The manifest and the fixtures of one frozen version (verified first)."""
     from freezer.query import browse
+    from freezer.registry import record
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, version, suite)
-    data = browse.read(browse.find(one, version))
+    data = record.read(browse.find(one, version))
     known = lifecycle.status_log(cfg.root)
     status = known.of(data.frozen.name)
     if fmt == "json":

@@ -196,7 +196,7 @@ def cut(
 
 def _next_free(cfg: config_mod.RegistryConfig, suite: str | None) -> str | None:
     """What to type instead of a label that is not one: the version a cut would make now."""
-    from freezer.registry import registry as registry_mod
+    from freezer.registry.model import Suite
 
     if suite is None and len(cfg.suites) != 1:
         return None
@@ -204,7 +204,7 @@ def _next_free(cfg: config_mod.RegistryConfig, suite: str | None) -> str | None:
         one = cfg.suite(suite)
     except UsageError:
         return None
-    upcoming = registry_mod.next_free(one)
+    upcoming = Suite.of(one).next_number()
     return f"the next free version of {one.name} is v{upcoming}: freezer cut v{upcoming}"
 
 

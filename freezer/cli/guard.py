@@ -156,10 +156,10 @@ def audit(
 
 def _signatures(cfg: config_mod.RegistryConfig, results: list[Any]) -> dict[str, Any]:
     """Each audited version's signature status (versions that failed their audit are not asked)."""
-    from freezer.registry import registry as registry_mod
+    from freezer.registry.model import Registry
     from freezer.trust import signing
 
-    by_name = {v.name: (one, v) for one in cfg.suites.values() for v in registry_mod.frozen_versions(one)}
+    by_name = {v.name: (one.config, v) for one, v in Registry(cfg).every_version()}
     return {r.name: signing.verify(cfg, *by_name[r.name]) for r in results if r.ok and r.name in by_name}
 
 

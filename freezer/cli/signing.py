@@ -90,7 +90,7 @@ def verify(
 ) -> int:
     """Check each version's signatures against allowed_signers; exit 1 unless every one is signed."""
     from freezer.query import browse
-    from freezer.registry import registry as registry_mod
+    from freezer.registry.model import Suite
     from freezer.trust import allowed_signers, signing
 
     fmt = check_format(fmt, ("text", "json"))
@@ -102,7 +102,7 @@ def verify(
             chosen.append((one, browse.find(one, label)))
     else:
         suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
-        chosen = [(one, frozen) for one in suites for frozen in registry_mod.frozen_versions(one)]
+        chosen = [(one, frozen) for one in suites for frozen in Suite.of(one).versions()]
     found = [signing.verify(cfg, one, frozen) for one, frozen in chosen]
     ok = all(status.ok for status in found)
     if fmt == "json":

@@ -29,11 +29,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from freezer.compare.delta import Side
 from freezer.compare.delta import compute as compute_delta
 from freezer.domain.canonical import compact
 from freezer.domain.model import Fixture, Raw
-from freezer.runtime import resources
+from freezer.registry.record import Side
 from freezer.validate.rules import FILE_FIELDS
 
 GROUPS = ("input", "grading", "cosmetic")
@@ -45,18 +44,6 @@ _DELTA_NAMES = {"code under test": "code", "binary": "binary"}
 
 def canonical(value: Any) -> bytes:
     return compact(value)
-
-
-def field_groups(schema: Mapping[str, Any]) -> dict[str, str]:
-    """Field → group, from the ``x-freezer-group`` annotations of a fixture schema's properties."""
-    properties = schema.get("properties") or {}
-    return {
-        name: str(prop.get("x-freezer-group", "input")) for name, prop in properties.items() if isinstance(prop, dict)
-    }
-
-
-def builtin_groups(kind: str) -> dict[str, str]:
-    return field_groups(resources.schema("generic" if kind == "generic" else "fixture"))
 
 
 def fixture_digests(fixture: Raw, groups: Mapping[str, str], asset_hashes: Mapping[str, str]) -> dict[str, str]:
@@ -92,10 +79,6 @@ def fixture_class(old: Mapping[str, str] | None, new: Mapping[str, str] | None) 
     if old["input"] == new["input"] and old["grading"] == new["grading"]:
         return "cosmetic"
     return "changed"
-
-
-def default_arms(dimensions: Sequence[str]) -> dict[str, tuple[str, ...]]:
-    return {"all": (*dimensions, "binary", "code")}
 
 
 def _changed_fields(old: Raw, new: Raw, groups: Mapping[str, str], wanted: set[str]) -> list[str]:

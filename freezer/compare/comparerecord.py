@@ -17,14 +17,25 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from freezer.compare import comparability
-from freezer.compare.delta import Side, side
 from freezer.domain.errors import FreezerError
 from freezer.domain.model import Manifest, Raw
-from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
-from freezer.render.method import load_frozen_drafts
+from freezer.registry.model import Suite
+from freezer.registry.record import (
+    Side,
+    arms_of,
+    dimensions_of,
+    load_frozen_drafts,
+    recorded_groups,
+    side,
+    strictest_arms,
+    strictest_groups,
+)
+from freezer.registry.record import read as read_verified
 
-RECORD_FORMAT = 1
+# 2: each pair is read the stricter way where the two versions disagree (an arm that depends on
+# more, a field in a stricter group). Format 1, which earlier versions froze, is still recomputed.
+RECORD_FORMAT = 2
 MANIFEST_KEY = "comparability"
 
 
@@ -59,14 +70,25 @@ def environment_digest(manifest: Raw) -> str:
     return hashlib.sha256(b"freezer-environment-digest/1\n" + comparability.canonical(environment)).hexdigest()
 
 
-def record(current: Side, earlier: Sequence[Side], meanings: Mapping[str, str], entry: Mapping[str, Any]) -> Raw:
+def record(
+    current: Side,
+    earlier: Sequence[Side],
+    meanings: Mapping[str, str],
+    entry: Mapping[str, Any],
+    record_format: int = RECORD_FORMAT,
+) -> Raw:
     """comparability.json: ``current`` against every version in ``earlier`` (oldest first in the argument)."""
     against = []
     for index in reversed(range(len(earlier))):
         chain = [*earlier[index:], current]
-        pairs = comparability.compare(chain, meanings, entry["arms"], entry["groups"])
+        arms, groups = entry["arms"], entry["groups"]
+        if record_format >= 2:
+            old = earlier[index].manifest
+            arms = strictest_arms(arms_of(old), arms)
+            groups = strictest_groups(*(g for g in (recorded_groups(old),) if g is not None), groups)
+        pairs = comparability.compare(chain, meanings, arms, groups)
         against.append({"version": earlier[index].name, "arms": [pair.to_json() for pair in pairs]})
-    return {"comparability_format": RECORD_FORMAT, "version": current.name, "against": against}
+    return {"comparability_format": record_format, "version": current.name, "against": against}
 
 
 def earlier_sides(suite: SuiteConfig, number: int, *, verify: bool = False) -> list[Side]:
@@ -74,13 +96,9 @@ def earlier_sides(suite: SuiteConfig, number: int, *, verify: bool = False) -> l
     ``verify``, each one's files are checked against their hashes first (a cut must not record
     comparability against a tampered version)."""
     sides = []
-    for frozen in registry.frozen_versions(suite):
-        if frozen.number >= number:
-            break
+    for frozen in Suite.of(suite).before(number):
         if verify:
-            from freezer.query import browse
-
-            sides.append(browse.read(frozen).side())
+            sides.append(read_verified(frozen).side())
             continue
         manifest = frozen.manifest()
         version, fixtures = load_frozen_drafts(frozen, manifest)
@@ -88,22 +106,23 @@ def earlier_sides(suite: SuiteConfig, number: int, *, verify: bool = False) -> l
     return sides
 
 
-def recompute(suite: SuiteConfig, current: Side, manifest: Raw) -> tuple[Raw, Raw]:
-    """(manifest entry, comparability.json) recomputed from the frozen data; raises FreezerError,
-    OSError or ValueError when an earlier version cannot be read."""
+def recompute(suite: SuiteConfig, current: Side, manifest: Raw, record_format: int = RECORD_FORMAT) -> tuple[Raw, Raw]:
+    """(manifest entry, comparability.json in ``record_format``) recomputed from the frozen data;
+    raises FreezerError, OSError or ValueError when an earlier version cannot be read."""
     recorded = manifest[MANIFEST_KEY]
     asset_hashes = dict(current.manifest.files)
     entry = manifest_entry(recorded["arms"], recorded["groups"], list(current.fixtures.values()), asset_hashes)
     entry["environment"] = environment_digest(manifest)
-    meanings = current.manifest.checks.dimensions or suite.dimensions
-    return entry, record(current, earlier_sides(suite, current.manifest.number), meanings, entry)
+    meanings = dimensions_of(current.manifest)
+    return entry, record(current, earlier_sides(suite, current.manifest.number), meanings, entry, record_format)
 
 
 def frozen_differences(suite: SuiteConfig, current: Side, manifest: Raw, frozen_record: bytes) -> list[str]:
     """What differs between the frozen comparability data and what the frozen inputs give now."""
     try:
-        entry, fresh = recompute(suite, current, manifest)
         frozen = json.loads(frozen_record)
+        recorded_format = frozen.get("comparability_format", RECORD_FORMAT) if isinstance(frozen, dict) else 0
+        entry, fresh = recompute(suite, current, manifest, recorded_format)
     except (FreezerError, OSError, ValueError, KeyError, TypeError) as exc:
         detail = exc.message if isinstance(exc, FreezerError) else str(exc)
         return [f"cannot be recomputed from the chain: {detail}"]

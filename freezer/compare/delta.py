@@ -14,33 +14,18 @@ to be unknown, never "did not move".
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from freezer.compare.delta_v1 import field_changes as clipped_field_changes
 from freezer.compare.delta_v1 import flatten
 from freezer.domain.model import Manifest, Raw
+from freezer.registry.record import Side, arms_of
 
-DELTA_FORMAT = 2
+# 3: the checks also say when the arms or the field groups of the fixture schema moved (format 2,
+# which every earlier version's delta.json holds, is still computed for them: audit recomputes it).
+DELTA_FORMAT = 3
 # Fields of version.yaml shown in their own sections, not in the set-level record.
 _SHOWN_ELSEWHERE = ("suite", "version", "pinned_sha", "binary", "tool_surface_commits")
-
-
-@dataclass(frozen=True)
-class Side:
-    """One version as the engine sees it."""
-
-    manifest: Manifest
-    version: Raw
-    fixtures: Mapping[str, Raw]
-
-    @property
-    def name(self) -> str:
-        return self.manifest.name
-
-
-def side(manifest: Manifest, version: Raw, fixtures: Sequence[Raw]) -> Side:
-    return Side(manifest, version, {f["task_id"]: f for f in fixtures})
 
 
 def _classes(fixtures: Mapping[str, Raw]) -> dict[str, int]:
@@ -103,7 +88,22 @@ def version_record(version: Raw) -> dict[str, Any]:
     return {key: value for key, value in version.items() if key not in _SHOWN_ELSEWHERE}
 
 
-def _check_changes(old: Manifest, new: Manifest, full: bool) -> list[dict[str, Any]]:
+def _comparability_changes(old: Manifest, new: Manifest, full: bool) -> list[dict[str, Any]]:
+    """Arms and field groups that moved between two versions that both recorded them (format 3)."""
+    before, after = old.raw.get("comparability"), new.raw.get("comparability")
+    if not isinstance(before, Mapping) or not isinstance(after, Mapping):
+        return []
+    changes: list[dict[str, Any]] = []
+    old_arms = {arm: list(needs) for arm, needs in arms_of(old).items()}
+    new_arms = {arm: list(needs) for arm, needs in arms_of(new).items()}
+    for change in field_changes(old_arms, new_arms, full=full):
+        changes.append({**change, "path": "arm " + change["path"].removeprefix("$.")})
+    for change in field_changes(dict(before["groups"]), dict(after["groups"]), full=full):
+        changes.append({**change, "path": "field group " + change["path"].removeprefix("$.")})
+    return changes
+
+
+def _check_changes(old: Manifest, new: Manifest, full: bool, delta_format: int) -> list[dict[str, Any]]:
     hashed = 64 if full else 16
     changes: list[dict[str, Any]] = []
     if old.checks.template_sha256 != new.checks.template_sha256:
@@ -140,6 +140,8 @@ def _check_changes(old: Manifest, new: Manifest, full: bool) -> list[dict[str, A
     if old.checks.dimensions is not None and new.checks.dimensions is not None:
         for change in field_changes(dict(old.checks.dimensions), dict(new.checks.dimensions), full=full):
             changes.append({**change, "path": "dimension " + change["path"].removeprefix("$.")})
+    if delta_format >= 3:
+        changes.extend(_comparability_changes(old, new, full))
     return changes
 
 
@@ -206,13 +208,19 @@ def _code(through: Sequence[Side]) -> dict[str, Any]:
 
 
 def compute(
-    chain: Sequence[Side], meanings: Mapping[str, str], *, reversed_: bool = False, full: bool = False
+    chain: Sequence[Side],
+    meanings: Mapping[str, str],
+    *,
+    reversed_: bool = False,
+    full: bool = False,
+    delta_format: int = DELTA_FORMAT,
 ) -> dict[str, Any]:
     """The delta from ``chain[0]`` to ``chain[-1]``, accumulating every version in between.
 
     A one-element chain is a suite's first version: nothing to compare it with.
     ``meanings`` are the suite's dimensions (name → meaning), in their order. ``full`` keeps
     changed values whole (see :func:`field_changes`); delta.json and METHOD.md use the default.
+    ``delta_format`` is the shape to compute: audit recomputes a frozen delta.json in its own.
     """
     new = chain[-1]
     old = chain[0] if len(chain) > 1 else None
@@ -234,7 +242,7 @@ def compute(
             "the tool-surface record of this version may be incomplete."
         )
     delta: dict[str, Any] = {
-        "delta_format": DELTA_FORMAT,
+        "delta_format": delta_format,
         "from": old.name if old else None,
         "to": new.name,
         "reversed": reversed_,
@@ -266,7 +274,7 @@ def compute(
     assets = _asset_changes(old.manifest, new.manifest)
     record = field_changes(version_record(old.version), version_record(new.version), full=full)
     binary = field_changes(dict(old.manifest.binary.raw), dict(new.manifest.binary.raw), full=full)
-    checks = _check_changes(old.manifest, new.manifest, full)
+    checks = _check_changes(old.manifest, new.manifest, full, delta_format)
     code = _code(through)
     if not code["recorded"]:
         unknown.append(

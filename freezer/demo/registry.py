@@ -15,8 +15,8 @@ from freezer.domain.problems import display_path
 from freezer.freeze.cut import CutResult, cut
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 from freezer.guard.audit import audit_suite
-from freezer.guard.verdict import VersionAudit
 from freezer.registry import config as config_mod
+from freezer.registry.verdict import VersionAudit
 from freezer.runtime import resources
 
 CONFIG = """\

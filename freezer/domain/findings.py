@@ -1,7 +1,7 @@
 """A finding: where something is wrong, at which value, what, and how bad.
 
 The one shape every check reports in. :class:`freezer.domain.problems.Problem` (validate,
-config, status log, checkpoint) and :class:`freezer.guard.verdict.Failure` (audit) are built on
+config, status log, checkpoint) and :class:`freezer.registry.verdict.Failure` (audit) are built on
 it, each keeping its own printed form and JSON fields; a reader that handles findings in general
 reads :attr:`Finding.where`, :attr:`Finding.path`, :attr:`Finding.message` and
 :attr:`Finding.severity`.

@@ -15,10 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from freezer.compare.comparability import builtin_groups, default_arms, field_groups
 from freezer.compare.comparerecord import MANIFEST_KEY, earlier_sides, environment_digest, manifest_entry
 from freezer.compare.comparerecord import record as comparability_record
-from freezer.compare.delta import Side, side
 from freezer.compare.delta import compute as compute_delta
 from freezer.domain import canonical
 from freezer.domain.errors import FreezerError, IntegrityError, InvalidInput, UsageError, VersionExists
@@ -28,10 +26,19 @@ from freezer.domain.release import __version__
 from freezer.domain.steps import Progress, Step, StepLog, no_progress
 from freezer.freeze.codechecks import check_against_code, fail
 from freezer.freeze.snapshot import FsOps, clear_stale_staging, write_version
+from freezer.guard import audit
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
-from freezer.render.attest import STATEMENT, statement_bytes
-from freezer.render.method import fixture_names, load_yaml_files, method_from_files
+from freezer.registry.model import Suite
+from freezer.registry.record import (
+    Side,
+    default_arms,
+    load_yaml_files,
+    side,
+)
+from freezer.registry.registry import STATEMENT, fixture_names
+from freezer.render.attest import statement_bytes
+from freezer.render.method import method_from_files
 from freezer.render.render import MARKDOWN_RULES
 from freezer.resolve.provenance import ResolvedProvenance
 from freezer.runtime import resources
@@ -92,13 +99,16 @@ def _draft_set(suite: SuiteConfig, number: int, progress: Progress) -> FixtureSe
     return fixture_set
 
 
-def _previous_side(suite: SuiteConfig, number: int) -> tuple[registry.FrozenVersion | None, Side | None]:
-    previous = registry.previous_of(suite, number)
+def _previous_side(
+    suite: SuiteConfig, existing: registry.FrozenVersion | None
+) -> tuple[registry.FrozenVersion | None, Side | None]:
+    """The version a cut chains onto: the latest frozen one, or, for a version already frozen (a
+    re-cut with the same inputs), the one its manifest records."""
+    owner = Suite.of(suite)
+    previous = owner.predecessor(existing) if existing is not None else owner.latest()
     if previous is None:
         return None, None
     # Chaining onto a damaged version would launder the damage into the new version's manifest.
-    from freezer.guard import audit
-
     check, frozen_files = audit.integrity(suite, previous)
     if check.failures:
         listed = "; ".join(str(f) for f in check.failures[:5])
@@ -109,14 +119,6 @@ def _previous_side(suite: SuiteConfig, number: int) -> tuple[registry.FrozenVers
     assert frozen_files is not None  # no failures: the integrity check read the drafts
     version, fixtures = load_yaml_files(frozen_files, fixture_names(previous.manifest()))
     return previous, side(previous.manifest_model(), version, fixtures)
-
-
-def _groups(suite: SuiteConfig) -> dict[str, str]:
-    """The field groups of the suite's fixture schema (its own file when it has one)."""
-    if suite.schema is None:
-        return builtin_groups(suite.kind)
-    loaded = json.loads(read_whole(suite.schema))  # validated as a schema when the config was read
-    return field_groups(loaded if isinstance(loaded, dict) else {})
 
 
 def _template(suite: SuiteConfig) -> bytes:
@@ -284,10 +286,11 @@ def cut(
 
     ``steps`` hears each step as it passes; ``progress`` counts the drafts as they validate.
     """
+    owner = Suite.of(suite)
     number = registry.parse_version(label, suite.name)
     name = registry.version_name(suite.name, number)
-    target = suite.versions / name
-    upcoming = registry.next_free(suite)
+    target = owner.folder / name
+    upcoming = owner.next_number()
     existing = target if target.is_dir() else None
     if existing is None and number != upcoming:
         raise UsageError(f"cannot cut {name}: the next version of suite {suite.name!r} is v{upcoming}")
@@ -300,7 +303,7 @@ def cut(
     steps.append(
         Step("drafts", f"drafts valid: {len(fixture_set.fixtures)} fixture(s) in {display_path(suite.drafts)}")
     )
-    previous, previous_side = _previous_side(suite, number)
+    previous, previous_side = _previous_side(suite, owner.find(number) if existing is not None else None)
     previous_manifest = previous_side.manifest if previous_side else None
     resolved = check_against_code(config, suite, fixture_set, previous_manifest, steps, warnings)
     checked = time.perf_counter()
@@ -317,7 +320,8 @@ def cut(
     version_data = fixture_set.version.data
     parsed = (version_data, [doc.data for doc in fixture_set.fixtures])
     earlier = earlier_sides(suite, number, verify=True)
-    entry = manifest_entry(suite.arms or default_arms(list(suite.dimensions)), _groups(suite), parsed[1], asset_hashes)
+    configured_arms = suite.arms or default_arms(list(suite.dimensions))
+    entry = manifest_entry(configured_arms, owner.configured_groups(), parsed[1], asset_hashes)
     manifest_record = record(suite, number, version_data, resolved, previous, template, contents, fixture_schema, entry)
     template_name = display_path(suite.template) if suite.template else registry.TEMPLATE_COPY
     files = assemble(
@@ -356,7 +360,7 @@ def cut(
             if differences:
                 raise VersionExists(
                     f"{name} is already frozen and the inputs differ; a frozen version is never changed",
-                    hint="; ".join(differences) + f". Cut the changes as v{registry.next_free(suite)} instead.",
+                    hint="; ".join(differences) + f". Cut the changes as v{upcoming} instead.",
                 )
             result.status = "unchanged"
             result.manifest_sha256 = frozen.manifest_sha256()
@@ -365,6 +369,7 @@ def cut(
         copies = {rel: (fixture_set.assets[rel], digest) for rel, digest in asset_hashes.items()}
         steps.now(f"writing {name}")
         write_version(config.root, target, files, fs, copies)
+        owner.forget()  # the folder holds one more version now
     result.status = "cut"
     result.timings["write"] = time.perf_counter() - checked
     steps.append(Step("write", f"wrote {display_path(target)}: {len(files)} files"))

@@ -32,6 +32,7 @@ from freezer.parse.yamlload import MAX_BYTES, read_bytes
 from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
 from freezer.registry.frozencopy import copy_verified, manifest_files
+from freezer.registry.model import Suite
 from freezer.runtime.lock import registry_lock, work_dir, write_all
 from freezer.runtime.paths import require_safe
 from freezer.validate.drafts import RESERVED, VERSION_NAME
@@ -158,12 +159,15 @@ def _bump(root: Path, latest: registry.FrozenVersion, upcoming: int, drafts: Pat
     return NextResult(upcoming, drafts, 0)
 
 
-def _latest(suite: SuiteConfig) -> tuple[registry.FrozenVersion, int]:
-    """The latest frozen version, and the number the next one gets."""
-    versions = registry.frozen_versions(suite)
-    if not versions:
+def _latest(suite: SuiteConfig, *, again: bool = False) -> tuple[registry.FrozenVersion, int]:
+    """The latest frozen version, and the number the next one gets (``again``: list the folder anew)."""
+    owner = Suite.of(suite)
+    if again:
+        owner.forget()
+    latest = owner.latest()
+    if latest is None:
         raise UsageError(f"suite {suite.name!r} has no frozen version yet; cut v1 first")
-    return versions[-1], registry.next_free(suite, versions)
+    return latest, owner.next_number()
 
 
 def _has_entries(drafts: Path) -> bool:
@@ -182,7 +186,7 @@ def start_next(root: Path, suite: SuiteConfig) -> NextResult:
     require_safe(root, suite.drafts, "the drafts folder")
     with registry_lock(root):
         clear_stale_staging(root)
-        latest, upcoming = _latest(suite)  # read again under the lock: a cut may have finished meanwhile
+        latest, upcoming = _latest(suite, again=True)  # read again under the lock: a cut may have finished meanwhile
         drafts = require_safe(root, suite.drafts, "the drafts folder")
         staging_root = require_safe(root, work_dir(root) / "staging", "the staging folder")
         staging = staging_root / f"next-{suite.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"

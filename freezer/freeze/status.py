@@ -14,9 +14,9 @@ from typing import Any
 from freezer.compare.delta import field_changes, fixture_delta, version_record
 from freezer.domain.errors import FreezerError
 from freezer.git.gitrepo import CodeRepo
-from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
-from freezer.render.method import load_frozen_drafts
+from freezer.registry.model import Suite
+from freezer.registry.record import load_frozen_drafts
 from freezer.resolve.provenance import scan_plan, undeclared
 from freezer.validate.validate import validate_suite
 
@@ -43,19 +43,19 @@ def suite_status(suite: SuiteConfig) -> SuiteStatus:
     report = validate_suite(suite)
     version_doc = next((s.version for s in report.sets if s.version is not None), None)
     fixtures = {d.data["task_id"]: d.data for s in report.sets for d in s.fixtures}
-    versions = registry.frozen_versions(suite)
+    owner = Suite.of(suite)
     status = SuiteStatus(
         suite.name,
-        registry.next_free(suite, versions),
+        owner.next_number(),
         version_doc.data["version"] if version_doc is not None else None,
         len(report.problems),
     )
     if version_doc is not None:
         status.declared = len(version_doc.data["tool_surface_commits"])
-    if not versions:
+    latest = owner.latest()
+    if latest is None:
         status.fixtures = {"added": sorted(fixtures), "removed": [], "changed": []}
         return status
-    latest = versions[-1]
     status.latest = latest.name
     try:
         old_version, old_fixtures = load_frozen_drafts(latest, latest.manifest())

@@ -14,15 +14,17 @@ new versions are audited.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from freezer.domain.errors import FreezerError
 from freezer.domain.problems import Problem, display_path
 from freezer.git.registrygit import BaseTree, RegistryGit
+from freezer.guard import audit
+from freezer.guard.drift import drift
 from freezer.registry import registry
 from freezer.registry.config import CONFIG_NAME, FrozenLayout, RegistryConfig, frozen_layouts
+from freezer.registry.model import Suite
 from freezer.render.attest import SIGNATURES
 from freezer.runtime.paths import unsafe_folder_reason
 from freezer.runtime.reading import read_whole
@@ -122,8 +124,6 @@ def _guard_frozen(git: RegistryGit, base: str, frozen: dict[str, list[str]], roo
 
 def _new_versions(config: RegistryConfig, frozen_by_folder: dict[str, set[str]], report: CheckReport) -> None:
     """Every entry of a versions folder that the base did not freeze must be a valid new version."""
-    from freezer.guard import audit  # only a new version needs the auditor
-
     for suite in config.suites.values():
         if not suite.versions.is_dir() or not suite.versions.is_relative_to(config.root):
             continue
@@ -133,7 +133,7 @@ def _new_versions(config: RegistryConfig, frozen_by_folder: dict[str, set[str]],
         neighbours = [
             other.name for other in config.suites.values() if other is not suite and other.versions == suite.versions
         ]
-        for entry in sorted(os.listdir(suite.versions)):
+        for entry in Suite.of(suite).entries():
             if entry in frozen or entry.startswith(".") or any(registry.number_in_name(n, entry) for n in neighbours):
                 continue
             shown = display_path(suite.versions / entry)
@@ -227,4 +227,5 @@ def check(config: RegistryConfig, base: str | None) -> CheckReport:
         _config_changes(layout, frozen, config, base_sha, report)
     _guard_frozen(git, base_sha, {f: sorted(n) for f, n in frozen_by_folder.items()}, config.root, report)
     _new_versions(config, frozen_by_folder, report)
+    report.problems.extend(drift(config))
     return report

@@ -7,23 +7,27 @@ import json
 from typing import Any
 
 from freezer.compare import delta_v1
+from freezer.compare.comparerecord import frozen_differences
+from freezer.compare.delta import DELTA_FORMAT
 from freezer.compare.delta import compute as compute_delta
-from freezer.compare.delta import side
 from freezer.domain.errors import FreezerError
 from freezer.domain.model import Manifest
 from freezer.domain.problems import display_path
 from freezer.domain.steps import Step
-from freezer.guard.verdict import Failure, VersionAudit
 from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
-from freezer.render.attest import STATEMENT, statement_bytes
-from freezer.render.method import (
-    fixture_names,
-    frozen_fixture_files,
+from freezer.registry.model import ChainBroken, Suite
+from freezer.registry.record import (
+    FORMAT_1_DIMENSIONS,
+    dimensions_of,
     load_frozen_drafts,
     load_yaml_files,
-    method_from_files,
+    side,
 )
+from freezer.registry.registry import STATEMENT, fixture_names, frozen_fixture_files
+from freezer.registry.verdict import Failure, VersionAudit
+from freezer.render.attest import statement_bytes
+from freezer.render.method import method_from_files
 from freezer.runtime.reading import read_whole
 
 
@@ -73,27 +77,15 @@ def _check_chain(
     data: dict[str, bytes],
     result: VersionAudit,
 ) -> None:
-    where = display_path(frozen.path)
-    previous = registry.previous_of(suite, frozen.number)
-    claimed = manifest["previous"]
-    if claimed is None:
-        if previous is not None:
-            result.failures.append(
-                Failure(
-                    f"{where}/{registry.MANIFEST}", f"claims to be the first version, but {previous.name} precedes it"
-                )
-            )
-        else:
-            result.checks.append(Step("chain", "first version of the suite"))
-            _check_delta(suite, None, manifest, data, result)
+    try:
+        previous = Suite.of(suite).predecessor(frozen, manifest["previous"])
+    except ChainBroken as exc:
+        result.failures.append(Failure(exc.file, exc.detail))
         return
-    if previous is None or previous.name != claimed["name"]:
-        found = previous.name if previous else "no earlier version"
-        result.failures.append(
-            Failure(
-                f"{where}/{registry.MANIFEST}", f"chain broken: follows {claimed['name']}, but the registry has {found}"
-            )
-        )
+    claimed = manifest["previous"]
+    if previous is None:
+        result.checks.append(Step("chain", "first version of the suite"))
+        _check_delta(suite, None, manifest, data, result)
         return
     try:
         actual = previous.manifest_sha256()
@@ -135,7 +127,7 @@ def _check_delta(
             recomputed = delta_v1.compute(
                 delta_v1.frozen_side(before, old_fixtures),
                 delta_v1.frozen_side(manifest, fixtures),
-                meanings or suite.dimensions,
+                meanings or FORMAT_1_DIMENSIONS,
             )
         else:
             current = side(Manifest.from_data(manifest), version, fixtures)
@@ -144,7 +136,9 @@ def _check_delta(
                 before = previous.manifest()
                 old_version, old_fixtures = load_frozen_drafts(previous, before)
                 chain = [side(Manifest.from_data(before), old_version, old_fixtures), current]
-            recomputed = compute_delta(chain, current.manifest.checks.dimensions or suite.dimensions)
+            recomputed = compute_delta(
+                chain, dimensions_of(current.manifest), delta_format=frozen_delta.get("delta_format", DELTA_FORMAT)
+            )
     except (OSError, ValueError, KeyError, TypeError, FreezerError) as exc:
         detail = exc.message if isinstance(exc, FreezerError) else str(exc)
         result.failures.append(
@@ -166,8 +160,6 @@ def _check_delta(
         for rel in missing_canary(manifest["canary"], texts):
             result.failures.append(Failure(f"{display_path(result.path)}/{rel}", "does not carry the canary string"))
     if manifest["manifest_format"] >= 3:
-        from freezer.compare.comparerecord import frozen_differences
-
         where = f"{display_path(result.path)}/{registry.COMPARABILITY}"
         found = frozen_differences(suite, current, manifest, data.get(registry.COMPARABILITY, b""))
         result.failures.extend(Failure(where, message) for message in found)

@@ -17,22 +17,24 @@ from freezer.domain.model import Manifest
 from freezer.domain.problems import display_path
 from freezer.domain.steps import Step
 from freezer.git.gitrepo import CodeRepo
-from freezer.guard.verdict import Failure, VersionAudit
-from freezer.parse.yamlload import YAML_SUFFIXES, load_bytes
+from freezer.parse.yamlload import load_bytes
 from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
-from freezer.render.method import fixture_names
+from freezer.registry.model import Suite, scan_globs
+from freezer.registry.registry import frozen_fixture_files
+from freezer.registry.verdict import Failure, VersionAudit
 from freezer.resolve.grep import ENGINE, locate
 from freezer.resolve.groundtruth import check_fixtures
-from freezer.resolve.provenance import undeclared, union
+from freezer.resolve.provenance import undeclared
 
 
 def _fixture_docs(
-    frozen: registry.FrozenVersion, data: dict[str, bytes], names: list[str] | None, result: VersionAudit
+    frozen: registry.FrozenVersion, data: dict[str, bytes], fixtures: list[str], result: VersionAudit
 ) -> list[Any]:
     docs = []
+    wanted = set(fixtures)
     for rel in sorted(data):
-        if (rel in names) if names is not None else (rel.endswith(YAML_SUFFIXES) and rel != "version.yaml"):
+        if rel in wanted:
             shown = f"{display_path(frozen.path)}/{rel}"
             loaded = load_bytes(data[rel], shown)
             if loaded.document is None:
@@ -44,14 +46,12 @@ def _fixture_docs(
     return docs
 
 
-def _previous_manifest(suite: SuiteConfig, frozen: registry.FrozenVersion) -> Manifest | None:
-    previous = registry.previous_of(suite, frozen.number)
-    if previous is None:
-        return None
+def _previous_manifest(suite: SuiteConfig, frozen: registry.FrozenVersion, manifest: Manifest) -> Manifest | None:
     try:
-        return previous.manifest_model()
-    except (FreezerError, KeyError, TypeError):
-        return None  # its own audit reports why
+        previous = Suite.of(suite).predecessor(frozen, manifest.raw["previous"])
+        return previous.manifest_model() if previous is not None else None
+    except (FreezerError, OSError, KeyError, TypeError):
+        return None  # the chain check (or the previous version's own audit) reports why
 
 
 def check_provenance(
@@ -67,8 +67,8 @@ def check_provenance(
             return
     if manifest.scan is None or not manifest.scan.excluded:
         return  # a suite's first version: nothing was scanned
-    previous = _previous_manifest(suite, frozen)
-    globs = union(manifest.scan.globs, manifest.globs, previous.scan_globs if previous else ())
+    previous = _previous_manifest(suite, frozen, manifest)
+    globs = scan_globs(previous, manifest.scan.globs, manifest.globs)
     missing = undeclared(repo, replace(manifest.scan, globs=globs), declared)
     for commit in missing:
         result.code_failures.append(
@@ -78,7 +78,7 @@ def check_provenance(
                 f"touches {', '.join(commit.paths[:10])}: {frozen.name}'s tool-surface record is incomplete",
             )
         )
-    if globs != manifest.scan.globs and not missing:
+    if set(globs) != set(manifest.scan.globs) and not missing:
         result.checks.append(Step("scan", "tool-surface scan re-run with the previous version's globs too"))
     history = manifest.code_history
     if history is not None:
@@ -123,7 +123,7 @@ def check_code(
             result.code_failures.append(Failure(display_path(suite.code_repo), exc.message))
             result.code = "failed"
             return
-        docs = _fixture_docs(frozen, data, fixture_names(manifest.raw), result)
+        docs = _fixture_docs(frozen, data, frozen_fixture_files(manifest.raw), result)
         rg = locate()
         recorded = f"{manifest.checks.grep['engine']} {manifest.checks.grep['version']}"
         if recorded != f"{ENGINE} {rg.version}":

@@ -21,14 +21,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from freezer.compare.comparability import default_arms
-from freezer.domain.errors import UsageError
+from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.escape import quoted
 from freezer.domain.problems import JsonPath, Problem, display_path
 from freezer.parse import jsonlines, strictjson
 from freezer.query import browse
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
+from freezer.registry.model import Registry
+from freezer.registry.record import arms_of, read
 from freezer.schema.resultrow import is_row, row_problems
 
 MAX_PROBLEMS = 200  # kept and printed; the rest are counted
@@ -102,8 +103,18 @@ class _Version:
     suite: SuiteConfig
     frozen: registry.FrozenVersion
     name: str
-    arms: frozenset[str]
+    arms: frozenset[str] | None = None  # as the version was cut with them, read when a row first names it
     landed: dict[str, str] | None = None  # task id → score digest, read when a row first names it
+
+    def frozen_arms(self) -> frozenset[str]:
+        """The arms the version was cut with (its frozen record), never today's freezer.yaml's."""
+        if self.arms is None:
+            try:
+                self.arms = frozenset(arms_of(self.frozen.manifest_model()))
+            except (FreezerError, KeyError, TypeError, ValueError):
+                read(self.frozen)  # raises the integrity failure that explains it
+                self.arms = frozenset()
+        return self.arms
 
 
 class _Rows:
@@ -112,13 +123,11 @@ class _Rows:
     def __init__(self, config: RegistryConfig, report: ResultsReport) -> None:
         self.report = report
         self.known: dict[str, _Version] = {}  # manifest sha256 → version
-        for suite in config.suites.values():
-            arms = frozenset(suite.arms or default_arms(list(suite.dimensions)))
-            for frozen in registry.frozen_versions(suite):
-                try:
-                    self.known[frozen.manifest_sha256()] = _Version(suite, frozen, frozen.name, arms)
-                except OSError:
-                    continue
+        for suite, frozen in Registry(config).every_version():
+            try:
+                self.known[frozen.manifest_sha256()] = _Version(suite.config, frozen, frozen.name)
+            except OSError:
+                continue
         self.tallies: dict[Run, _Tally] = {}
         self.versions: dict[str, set[str]] = {}  # arm → versions
         self.tasks: dict[str, set[str]] = {}  # arm → task ids
@@ -188,12 +197,12 @@ class _Rows:
             self._problem(("manifest_sha256",), "names no frozen version of this registry: a run of an unknown version")
             return
         arm, task = data["arm"], data["task_id"]
-        if arm not in version.arms:
-            arms = ", ".join(sorted(version.arms))
+        if arm not in version.frozen_arms():
+            arms = ", ".join(sorted(version.frozen_arms()))
             self._problem(("arm",), f"suite {version.suite.name!r} has no arm {arm!r}; its arms: {arms}")
             return
         if version.landed is None:
-            version.landed = browse.score_digests(browse.read(version.frozen))
+            version.landed = browse.score_digests(read(version.frozen))
         digest = version.landed.get(task)
         if digest is None:
             self._problem(("task_id",), f"{quoted(task)} is not a landed fixture of {version.name}")
@@ -231,9 +240,7 @@ def check(config: RegistryConfig, paths: list[Path]) -> ResultsReport:
     report = ResultsReport()
     rows = _Rows(config, report)
     rows.read(paths)
-    by_name = {
-        frozen.name: (suite, frozen) for suite in config.suites.values() for frozen in registry.frozen_versions(suite)
-    }
+    by_name = {frozen.name: (suite.config, frozen) for suite, frozen in Registry(config).every_version()}
     every = {name for names in rows.versions.values() for name in names}
     report.versions = sorted(every, key=lambda name: (by_name[name][1].suite, by_name[name][1].number))
     if len(rows.suites) > 1:

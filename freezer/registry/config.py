@@ -6,18 +6,22 @@ path in the config is resolved against it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from freezer.domain.errors import InvalidInput, UsageError
 from freezer.domain.problems import Problem, display_path
 from freezer.git.globs import glob_problem
 from freezer.parse.document import YamlDocument
-from freezer.parse.yamlload import load_file
+from freezer.parse.yamlload import load_bytes, load_file
+from freezer.registry.registry import parse_label
 from freezer.runtime.paths import unsafe_folder_reason
 from freezer.schema import schemas
 
 CONFIG_NAME = "freezer.yaml"
+DEFAULT_VERSIONS = "versions"
 DEFAULT_MAX_FILE_BYTES = 4 << 30
 DEFAULT_DIMENSIONS = {
     "indexer": "what the index contains (ignore files, noise removed or added)",
@@ -52,6 +56,9 @@ class SuiteConfig:
     canary: str | None = None
     # "freezer.yaml:12" for each field, so problems found later can point back at the config.
     origins: dict[str, str] = field(default_factory=dict)
+    # What freezer.registry.model works out once per loaded config (the listing of the versions
+    # folder): a command lists it once. Not an input: a replace() of the config starts empty.
+    memo: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def origin(self, key: str) -> str:
         return self.origins.get(key, CONFIG_NAME)
@@ -88,14 +95,18 @@ class RegistryConfig:
 
 def suite_of_label(config: RegistryConfig, label: str, suite: str | None) -> SuiteConfig:
     """The suite a version label names (``graph_v2``), or ``suite``, or the only one."""
-    from freezer.registry.registry import parse_label
-
     owner, _ = parse_label(label)
     if owner is not None:
         if suite is not None and owner != suite:
             raise UsageError(f"{label!r} names suite {owner!r}, but the suite asked for is {suite!r}")
         return config.suite(owner)
     return config.suite(suite)
+
+
+def versions_folder(raw: Mapping[str, Any]) -> str:
+    """Where a suite of a config keeps its versions, relative to the registry root: the one place
+    that reads the ``versions`` key (the working config and a base commit's config alike)."""
+    return str(raw.get("versions", DEFAULT_VERSIONS))
 
 
 def find_root(start: Path) -> Path | None:
@@ -193,7 +204,7 @@ def load_config(path: Path) -> RegistryConfig:
         drafts = _inside(root, raw["drafts"], doc, (name, "drafts"), problems)
         if drafts.exists() and not drafts.is_dir():
             problems.append(doc.problem(("suites", name, "drafts"), f"{raw['drafts']!r} is not a folder", "rule"))
-        versions = _inside(root, raw.get("versions", "versions"), doc, (name, "versions"), problems)
+        versions = _inside(root, versions_folder(raw), doc, (name, "versions"), problems)
         problems.extend(_layout_problems(root, drafts, versions, doc, name))
         for index, glob in enumerate(raw["tool_surface"]):
             why = glob_problem(glob)
@@ -253,8 +264,6 @@ class FrozenLayout:
 
 def frozen_layouts(data: bytes, display: str) -> tuple[dict[str, FrozenLayout], list[Problem]]:
     """The suites of a config read from git: no file system checks, since its folders need not exist now."""
-    from freezer.parse.yamlload import load_bytes
-
     result = load_bytes(data, display)
     if result.document is None:
         return {}, result.problems
@@ -264,7 +273,7 @@ def frozen_layouts(data: bytes, display: str) -> tuple[dict[str, FrozenLayout], 
         return {}, problems
     layouts = {}
     for name, raw in doc.data["suites"].items():
-        folder = PurePosixPath(raw.get("versions", "versions"))
+        folder = PurePosixPath(versions_folder(raw))
         if folder.is_absolute() or ".." in folder.parts:
             problems.append(doc.problem(("suites", name, "versions"), "points outside the registry root", "config"))
             continue

@@ -1,10 +1,13 @@
-"""Reading the frozen versions of a suite: names, order, manifests."""
+"""The label grammar of a version and one frozen version's folder; the file names a version holds.
+
+Listing a suite's versions, and every rule about them, is :mod:`freezer.registry.model`'s."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,7 +15,7 @@ from typing import Any
 from freezer.domain.errors import IntegrityError, UsageError
 from freezer.domain.model import Manifest
 from freezer.domain.problems import display_path
-from freezer.registry.config import SuiteConfig
+from freezer.parse.yamlload import YAML_SUFFIXES
 from freezer.runtime.reading import read_whole
 
 MANIFEST = "manifest.json"
@@ -21,6 +24,8 @@ METHOD = "METHOD.md"
 TEMPLATE_COPY = "METHOD.md.j2"
 DELTA = "delta.json"
 COMPARABILITY = "comparability.json"
+STATEMENT = "provenance.json"  # the provenance statement (manifest format 3), see freezer.render.attest
+FROZEN_SCHEMA = "fixture.schema.json"  # a suite's own fixture schema, as frozen with the version
 GITATTRIBUTES = ".gitattributes"
 # The one grammar of a version's label and of its folder's name, used by every module: v2, 2 and
 # graph_v2 name the same version. Always fullmatch: a pattern's `$` would also accept a trailing newline.
@@ -33,7 +38,7 @@ def parse_label(label: str) -> tuple[str | None, int]:
     """(suite or None, number) for ``v2``, ``2`` or ``graph_v2``; nothing else, not even a space or newline."""
     match = _LABEL.fullmatch(label)
     if not match or int(match.group("number")) > MAX_LABEL_NUMBER:
-        near = _LABEL.fullmatch(re.sub(r"(?<![0-9])0+(?=[1-9])", "", label.strip().lower()))
+        near = _LABEL.fullmatch(_without_leading_zeros(label.strip().lower()))
         if near is None:
             hint = None
         elif label.strip() != label:
@@ -42,6 +47,13 @@ def parse_label(label: str) -> tuple[str | None, int]:
             hint = f"labels are lower-case, without leading zeros: {near.group(0)}"
         raise UsageError(f"{label!r} is not a version: write it as v2, 2 or <suite>_v2", hint=hint)
     return match.group("suite"), int(match.group("number"))
+
+
+def _without_leading_zeros(text: str) -> str:
+    """``text`` with the zeros that lead its trailing number dropped (v007 -> v7), for a hint."""
+    head = text.rstrip("0123456789")
+    digits = text[len(head) :].lstrip("0")
+    return head + digits if digits else text
 
 
 def parse_version(label: str, suite: str | None = None) -> int:
@@ -64,6 +76,22 @@ def number_in_name(suite: str, name: object, *, bounded: bool = False) -> int | 
         return None
     number = int(match.group("number"))
     return None if bounded and number > MAX_LABEL_NUMBER else number
+
+
+def fixture_names(manifest: Mapping[str, Any]) -> list[str] | None:
+    """The fixture files a manifest lists (format 2), or None: then every YAML file but version.yaml."""
+    contents = manifest.get("contents")
+    return list(contents["fixtures"]) if isinstance(contents, dict) else None
+
+
+def frozen_fixture_files(manifest: Mapping[str, Any]) -> list[str]:
+    """Which files of a frozen version are its fixtures: what its manifest lists (format 2 on; a
+    suite may freeze JSON fixtures, or YAML assets beside YAML fixtures), else, for format 1,
+    every YAML file but version.yaml. The one answer every reader of a frozen version uses."""
+    names = fixture_names(manifest)
+    if names is not None:
+        return sorted(names)
+    return sorted(rel for rel in manifest["files"] if rel.endswith(YAML_SUFFIXES) and rel != "version.yaml")
 
 
 @dataclass(frozen=True)
@@ -96,42 +124,3 @@ class FrozenVersion:
     def manifest_model(self) -> Manifest:
         """The typed manifest; only for a version whose manifest passed its schema (audit checks that)."""
         return Manifest.from_data(self.manifest())
-
-
-def _named_like_versions(suite: SuiteConfig) -> list[tuple[int, Path]]:
-    found = []
-    if suite.versions.is_dir():
-        for entry in suite.versions.iterdir():
-            number = number_in_name(suite.name, entry.name)
-            if number is not None:
-                found.append((number, entry))
-    return sorted(found)
-
-
-def frozen_versions(suite: SuiteConfig) -> list[FrozenVersion]:
-    """Every ``<suite>_vN`` directory (complete or not), in version order."""
-    return [
-        FrozenVersion(suite.name, number, entry)
-        for number, entry in _named_like_versions(suite)
-        if entry.is_dir() and not entry.is_symlink()
-    ]
-
-
-def impostors(suite: SuiteConfig) -> list[FrozenVersion]:
-    """Entries named like a version that are not real folders (a link, a file): never a version, always reported."""
-    return [
-        FrozenVersion(suite.name, number, entry)
-        for number, entry in _named_like_versions(suite)
-        if entry.is_symlink() or not entry.is_dir()
-    ]
-
-
-def previous_of(suite: SuiteConfig, number: int) -> FrozenVersion | None:
-    earlier = [v for v in frozen_versions(suite) if v.number < number]
-    return earlier[-1] if earlier else None
-
-
-def next_free(suite: SuiteConfig, versions: list[FrozenVersion] | None = None) -> int:
-    """The one next-version rule: one past the latest frozen version (``versions`` when already listed)."""
-    versions = frozen_versions(suite) if versions is None else versions
-    return versions[-1].number + 1 if versions else 1

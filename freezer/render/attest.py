@@ -18,7 +18,6 @@ from typing import Any
 from freezer.domain import canonical
 from freezer.registry import registry
 
-STATEMENT = "provenance.json"
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PREDICATE_TYPE = "https://slsa.dev/provenance/v1"
 BUILD_TYPE = "https://freezer.dev/cut/v1"

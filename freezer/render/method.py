@@ -11,19 +11,15 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from freezer.domain.errors import IntegrityError
-from freezer.domain.escape import visible
-from freezer.domain.problems import display_path
-from freezer.parse.yamlload import YAML_SUFFIXES, load_bytes
+from freezer.parse.yamlload import YAML_SUFFIXES
 from freezer.registry import registry
+from freezer.registry.record import fixture_schema_of, load_yaml_files
+from freezer.registry.registry import fixture_names, frozen_fixture_files
 from freezer.render.render import RECORDED_MARKDOWN_RULES, TemplateProblem, render_method
 from freezer.resolve.grep import rg_command
-from freezer.runtime.paths import unsafe_reason
-from freezer.runtime.reading import read_whole
-from freezer.runtime.relpaths import relative_parts
 from freezer.runtime.resources import schema as schemas_data
 
 
@@ -55,74 +51,6 @@ def _gate_c_rows(fixtures: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 }
             )
     return rows
-
-
-def fixture_names(manifest: Mapping[str, Any]) -> list[str] | None:
-    """The fixture files a manifest lists (format 2), or None: then every YAML file but version.yaml."""
-    contents = manifest.get("contents")
-    return list(contents["fixtures"]) if isinstance(contents, dict) else None
-
-
-def frozen_fixture_files(manifest: Mapping[str, Any]) -> list[str]:
-    """Which files of a frozen version are its fixtures: what its manifest lists (format 2 on; a
-    suite may freeze JSON fixtures, or YAML assets beside YAML fixtures), else, for format 1,
-    every YAML file but version.yaml. The one answer every reader of a frozen version uses."""
-    names = fixture_names(manifest)
-    if names is not None:
-        return sorted(names)
-    return sorted(rel for rel in manifest["files"] if rel.endswith(YAML_SUFFIXES) and rel != "version.yaml")
-
-
-def load_yaml_files(
-    files: dict[str, bytes], fixtures: list[str] | None = None
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The version draft and the fixtures among a version's files (``fixtures`` names them, if known)."""
-    version: dict[str, Any] | None = None
-    found = []
-    wanted = set(fixtures) if fixtures is not None else None
-    for rel in sorted(files):
-        if rel != "version.yaml" and (not rel.endswith(YAML_SUFFIXES) if wanted is None else rel not in wanted):
-            continue
-        loaded = load_bytes(files[rel], rel)
-        if loaded.document is None:
-            raise IntegrityError(f"{rel}: frozen file cannot be read: {loaded.problems[0].message}")
-        if rel == "version.yaml":
-            version = loaded.document.data
-        else:
-            found.append(loaded.document.data)
-    if version is None:
-        raise IntegrityError("version.yaml is missing from the frozen files")
-    return version, found
-
-
-def load_frozen_drafts(
-    frozen: registry.FrozenVersion, manifest: dict[str, Any]
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The version draft and fixtures of a frozen version, reading only those files."""
-    folders: set[str] = set()
-    # Every listed path is checked, read or not: a manifest that names a file outside its version is refused.
-    paths = {rel: frozen_file(frozen, rel, folders) for rel in manifest["files"]}
-    wanted = ["version.yaml", *frozen_fixture_files(manifest)]
-    files = {rel: read_whole(paths[rel]) for rel in wanted if rel in paths}
-    return load_yaml_files(files, fixture_names(manifest))
-
-
-def frozen_file(frozen: registry.FrozenVersion, rel: str, checked: set[str]) -> Path:
-    """The file a manifest names, refused unless it lies inside the version, reached through no link:
-    an unverified manifest (``freezer list`` reads one) must not make freezer read elsewhere. Each
-    folder is checked once (``checked``); open the file itself without following a link, as
-    :func:`freezer.runtime.reading.read_whole` does."""
-    try:
-        parts = relative_parts(rel)
-        folder = "/".join(parts[:-1])
-        reason = None if folder in checked else unsafe_reason(frozen.path, frozen.path / folder)
-    except ValueError as exc:
-        reason = str(exc)
-    if reason is not None:
-        where = f"{display_path(frozen.path)}/{registry.MANIFEST}"
-        raise IntegrityError(f"{where}: the file '{visible(rel)}' it lists {reason}")
-    checked.add(folder)
-    return frozen.path / rel
 
 
 # The shape of a schema: its properties' shapes, and its items' shape (None for no array).
@@ -198,29 +126,6 @@ def _template_shape(schema: dict[str, Any]) -> Shape:
 def _complete_as(value: Any, schema_name: str | dict[str, Any], *pointer: str) -> Any:
     root = schemas_data(schema_name) if isinstance(schema_name, str) else schema_name
     return _fill(value, _shape_of(root, *pointer))
-
-
-FROZEN_SCHEMA = (
-    "fixture.schema.json"  # freezer.validate.drafts.FROZEN_SCHEMA; kept here so rendering needs no drafts walk
-)
-
-
-def fixture_schema_of(manifest: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
-    """The fixture schema a version was cut under: its kind's, or the suite's own frozen copy."""
-    recorded = (manifest.get("checks") or {}).get("fixture_schema") or {"kind": "graph"}
-    if recorded["kind"] == "custom":
-        from freezer.schema.schemas import frozen_custom_schema
-        from freezer.schema.suiteschema import SchemaRefused
-
-        if FROZEN_SCHEMA not in files:
-            raise IntegrityError(f"{FROZEN_SCHEMA}: the suite's frozen fixture schema cannot be read")
-        try:
-            # Vetted as a suite schema is: a frozen copy in a pull request is as untrusted (a $ref cycle
-            # would make the shape walk below loop forever).
-            return frozen_custom_schema(files[FROZEN_SCHEMA], FROZEN_SCHEMA)
-        except SchemaRefused as exc:
-            raise IntegrityError(f"{FROZEN_SCHEMA}: {exc.message}") from None
-    return schemas_data("generic" if recorded["kind"] == "generic" else "fixture")
 
 
 def _for_template(fixture: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
@@ -343,7 +248,13 @@ def markdown_rules(manifest: Mapping[str, Any]) -> int:
 
 
 def _is_asset(rel: str, fixture_files: set[str]) -> bool:
-    generated = (registry.DELTA, registry.COMPARABILITY, registry.TEMPLATE_COPY, registry.GITATTRIBUTES, FROZEN_SCHEMA)
+    generated = (
+        registry.DELTA,
+        registry.COMPARABILITY,
+        registry.TEMPLATE_COPY,
+        registry.GITATTRIBUTES,
+        registry.FROZEN_SCHEMA,
+    )
     # YAML assets stay unlisted, as every METHOD.md since 0.1 rendered them: an older one must
     # re-render byte for byte.
     return rel not in generated and rel not in fixture_files and not rel.endswith(YAML_SUFFIXES)

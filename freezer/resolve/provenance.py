@@ -22,6 +22,7 @@ from freezer.domain.model import CodeHistory, Manifest, Scan, SurfaceCommit, Ver
 from freezer.domain.problems import Problem
 from freezer.git.gitrepo import CodeRepo
 from freezer.parse.document import YamlDocument
+from freezer.registry.model import scan_globs
 
 
 @dataclass
@@ -48,20 +49,12 @@ def resolve_sha(repo: CodeRepo, doc: YamlDocument, path: tuple[str | int, ...], 
         return None
 
 
-def union(*groups: tuple[str, ...]) -> tuple[str, ...]:
-    """The globs of every group, each once, in first-seen order."""
-    seen: dict[str, None] = {}
-    for group in groups:
-        seen.update(dict.fromkeys(group))
-    return tuple(seen)
-
-
 def scan_plan(
     pinned: str, build_sha: str | None, declared: list[str], previous: Manifest | None, configured: tuple[str, ...]
 ) -> Scan:
     tips = (build_sha,) if build_sha else tuple(dict.fromkeys((pinned, *declared)))
     excluded = previous.scan_tips if previous else ()
-    globs = union(previous.scan_globs, configured) if previous else configured
+    globs = scan_globs(previous, configured)
     return Scan(excluded, tips, globs, build_sha is not None)
 
 

@@ -24,14 +24,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from freezer.compare.comparability import compare, default_arms, fixture_class, fixture_digests
+from freezer.compare.comparability import compare, fixture_class, fixture_digests
 from freezer.compare.delta import compute as compute_delta
 from freezer.compare.delta import field_changes
 from freezer.domain import canonical
 from freezer.domain.release import __version__
-from freezer.query import browse
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
+from freezer.registry.model import Suite
+from freezer.registry.record import VersionData, arms_of, dimensions_of, groups_of, read
 from freezer.render.deltatext import delta_lines
 from freezer.runtime import resources, work
 from freezer.runtime.filenames import safe_file_name
@@ -44,7 +45,7 @@ from freezer.trust import lifecycle, signing
 @dataclass
 class VersionPage:
     frozen: registry.FrozenVersion
-    data: browse.VersionData
+    data: VersionData
     status: lifecycle.VersionStatus
     signature: signing.SignatureStatus
 
@@ -139,11 +140,11 @@ def _suite_pages(
     versions = [
         VersionPage(
             frozen,
-            browse.read(frozen),
+            read(frozen),
             known.of(frozen.name),
             signing.verify(config, suite, frozen),
         )
-        for frozen in registry.frozen_versions(suite)
+        for frozen in Suite.of(suite).versions()
     ]
     log = {page.frozen.name: _log_row(page) for page in versions}
     sides = [page.data.side() for page in versions]
@@ -151,7 +152,7 @@ def _suite_pages(
     diffs = []
     # Each version was read (and hash-checked) once above; the diffs reuse those reads.
     for (before, after), pair in zip(itertools.pairwise(versions), itertools.pairwise(sides), strict=True):
-        meanings = pair[1].manifest.checks.dimensions or suite.dimensions
+        meanings = dimensions_of(pair[1].manifest)
         delta = compute_delta(list(pair), meanings, full=True)
         name = _diff_file(before.frozen.name, after.frozen.name)
         diffs.append({"from": before.frozen.name, "to": after.frozen.name, "path": name})
@@ -256,9 +257,10 @@ def _comparisons(suite: SuiteConfig, page: VersionPage, chain: list[Any]) -> lis
     if record.is_file():
         frozen = json.loads(read_whole(record))
         return [{"other": entry["version"], "arms": entry["arms"]} for entry in frozen["against"]]
-    meanings = chain[-1].manifest.checks.dimensions or suite.dimensions
-    arms = dict(suite.arms) or default_arms(list(meanings))
-    groups = browse.groups_of(page.frozen, chain[-1].manifest)
+    # No record (before manifest format 3): the arms, dimensions and groups the version was cut with.
+    meanings = dimensions_of(chain[-1].manifest)
+    arms = arms_of(chain[-1].manifest)
+    groups = groups_of(page.frozen, chain[-1].manifest)
     return [
         {"other": chain[start].name, "arms": [r.to_json() for r in compare(chain[start:], meanings, arms, groups)]}
         for start in reversed(range(len(chain) - 1))
@@ -270,7 +272,7 @@ def _histories(versions: list[VersionPage]) -> dict[str, list[dict[str, Any]]]:
     histories: dict[str, list[dict[str, Any]]] = {}
     last: dict[str, dict[str, Any]] = {}
     for page in versions:
-        groups = browse.groups_of(page.frozen, page.frozen.manifest_model())
+        groups = groups_of(page.frozen, page.frozen.manifest_model())
         files = page.frozen.manifest_model().files
         for fixture in page.data.fixtures:
             task = fixture["task_id"]

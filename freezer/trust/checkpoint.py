@@ -26,8 +26,8 @@ from freezer.domain import canonical
 from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.problems import Problem, display_path
 from freezer.parse import strictjson
-from freezer.registry import registry
 from freezer.registry.config import RegistryConfig
+from freezer.registry.model import Suite
 from freezer.runtime.lock import lock_wait_seconds, registry_lock
 from freezer.runtime.paths import replace_file
 from freezer.runtime.reading import read_whole
@@ -42,7 +42,7 @@ def heads(config: RegistryConfig) -> dict[str, dict[str, Any]]:
     """Each suite's chain head now: version count, latest version and its manifest hash."""
     found = {}
     for suite in config.suites.values():
-        versions = registry.frozen_versions(suite)
+        versions = Suite.of(suite).versions()
         if versions:
             latest = versions[-1]
             found[suite.name] = {
@@ -179,7 +179,7 @@ def verify(config: RegistryConfig) -> tuple[list[Problem], dict[str, Any] | None
                 )
             )
             continue
-        frozen = {v.name: v for v in registry.frozen_versions(config.suites[suite])} if suite in config.suites else {}
+        frozen = {v.name: v for v in Suite.of(config.suites[suite]).versions()} if suite in config.suites else {}
         version = frozen.get(head["latest"])
         if version is None or version.manifest_sha256() != head["manifest_sha256"]:
             problems.append(problem(f"{head['latest']} is not the version the checkpoint signed", suite))

@@ -28,8 +28,8 @@ from freezer.domain import canonical
 from freezer.domain.errors import FreezerError
 from freezer.domain.problems import display_path
 from freezer.parse import strictjson
-from freezer.registry import registry
 from freezer.registry.config import RegistryConfig
+from freezer.registry.model import Suite
 from freezer.runtime.paths import write_atomically
 from freezer.runtime.reading import ReadRefused, read_bounded
 from freezer.trust.checkpointformat import Malformed, check_head, grew
@@ -60,7 +60,7 @@ def anchors(config: RegistryConfig) -> set[str]:
     """The identity of every configured suite that has a version."""
     found = set()
     for name, suite in config.suites.items():
-        versions = registry.frozen_versions(suite)
+        versions = Suite.of(suite).versions()
         if versions:
             found.add(suite_identity(name, versions[0].manifest_sha256()))
     return found

@@ -33,9 +33,9 @@ from typing import Any
 from freezer.domain import canonical
 from freezer.domain.errors import IntegrityError, UsageError
 from freezer.domain.problems import display_path
-from freezer.guard import audit
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
+from freezer.registry.integrity import integrity
 from freezer.render import attest
 from freezer.render.attest import SIGNATURES
 from freezer.runtime.filenames import safe_file_name
@@ -62,7 +62,7 @@ def envelope_path(root: Path, name: str) -> Path:
 
 def statement_of(suite: SuiteConfig, frozen: registry.FrozenVersion) -> bytes:
     """The statement of a version whose files match their hashes (refused otherwise)."""
-    check, _ = audit.integrity(suite, frozen, deep=False)
+    check, _ = integrity(frozen)
     if check.failures:
         listed = "; ".join(str(f) for f in check.failures[:3])
         raise IntegrityError(f"{frozen.name} fails its integrity check ({listed})", hint="run freezer audit")

@@ -23,15 +23,14 @@ from typing import Any
 from freezer.domain import canonical
 from freezer.domain.escape import visible
 from freezer.domain.problems import Problem, display_path
-from freezer.git.globs import glob_regex
-from freezer.parse.yamlload import YAML_SUFFIXES
 from freezer.registry.config import SuiteConfig
+from freezer.registry.model import Suite
+from freezer.registry.registry import FROZEN_SCHEMA
 from freezer.runtime import resources, work
 from freezer.runtime.reading import read_whole
 from freezer.schema.schemas import MAX_SCHEMA_BYTES
 from freezer.validate.fixtureset import FixtureSet
 
-FROZEN_SCHEMA = "fixture.schema.json"
 # Files every version holds that freezer writes: a draft may not take their place.
 RESERVED = frozenset(
     {
@@ -76,7 +75,7 @@ def collect(suite: SuiteConfig) -> DraftFiles:
     """Sort every entry of the suite's drafts folder into version, fixtures, assets and refusals."""
     found = DraftFiles()
     root = suite.drafts
-    is_fixture = glob_regex(suite.fixtures).match if suite.fixtures else None
+    owner = Suite.of(suite)
 
     def unreadable(exc: OSError) -> None:
         where = Path(exc.filename) if exc.filename else root
@@ -120,7 +119,7 @@ def collect(suite: SuiteConfig) -> DraftFiles:
                         "move or delete this one",
                     )
                 )
-            elif is_fixture(rel) if is_fixture else name.endswith(YAML_SUFFIXES):
+            elif owner.is_draft_fixture(rel):
                 found.fixtures.append(path)
             else:
                 found.assets[rel] = path

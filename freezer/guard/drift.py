@@ -1,0 +1,143 @@
+"""Config edits that would change what a frozen version means, found by ``freezer check``.
+
+A frozen version answers every question about itself from its own record (its
+arms, field groups, dimensions, template, fixture files, tool-surface globs),
+so editing freezer.yaml cannot change what the past says. But an edit made
+after the latest cut, with no cut beside it, leaves the config saying one thing
+and the latest version another: whoever reads the config believes the edit
+applies to the scores already collected. ``check`` refuses such a change (an
+error, exit 1), naming the freezer.yaml line and the version: cut the next
+version in the same change, and its delta records the edit as moved (the
+``checks`` dimension: ``arm …``, ``field group …``, ``dimension …``, the
+template, the globs). Only what a version's manifest format recorded is
+compared: a version cut before arms were recorded has no arms to disagree with.
+The template is compared when freezer.yaml names one (the shipped template
+changes with freezer itself, which is no config edit).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+
+from freezer.domain.errors import FreezerError
+from freezer.domain.model import Manifest
+from freezer.domain.problems import Problem
+from freezer.registry.config import RegistryConfig, SuiteConfig
+from freezer.registry.model import Suite
+from freezer.registry.record import arms_of, default_arms
+from freezer.runtime.reading import MAX_TEMPLATE_BYTES, read_whole
+
+HINT = "cut the next version in the same change: the next cut records this as moved (checks) in its delta"
+
+
+def _origin(suite: SuiteConfig, key: str) -> tuple[str, int | None]:
+    where, _, line = suite.origin(key).rpartition(":")
+    return (where, int(line)) if where and line.isdigit() else (suite.origin(key), None)
+
+
+def _listed(items: Sequence[str]) -> str:
+    return ", ".join(items[:5]) + (" …" if len(items) > 5 else "")
+
+
+def _arms(suite: SuiteConfig, manifest: Manifest) -> list[str]:
+    if not isinstance(manifest.raw.get("comparability"), Mapping):
+        return []
+    configured = suite.arms or default_arms(list(suite.dimensions))
+    now = {arm: tuple(configured[arm]) for arm in sorted(configured)}
+    frozen = arms_of(manifest)
+    changed = sorted(arm for arm in {*now, *frozen} if now.get(arm) != frozen.get(arm))
+    return [f"arms: {_listed(changed)} differ from what {manifest.name} was cut with"] if changed else []
+
+
+def _groups(suite: SuiteConfig, manifest: Manifest) -> list[str]:
+    recorded = manifest.raw.get("comparability")
+    if not isinstance(recorded, Mapping):
+        return []
+    now, frozen = Suite.of(suite).configured_groups(), dict(recorded["groups"])
+    moved = [
+        f"{name} ({frozen.get(name, 'input')} → {now.get(name, 'input')})"
+        for name in sorted({*now, *frozen})
+        if now.get(name, "input") != frozen.get(name, "input")
+    ]
+    if not moved:
+        return []
+    return [f"the fixture schema moves fields to another group: {_listed(moved)}; {manifest.name} was cut with the old"]
+
+
+def _dimensions(suite: SuiteConfig, manifest: Manifest) -> list[str]:
+    frozen = manifest.checks.dimensions
+    if frozen is None or list(frozen.items()) == list(suite.dimensions.items()):
+        return []
+    changed = [n for n in {**suite.dimensions, **frozen} if suite.dimensions.get(n) != frozen.get(n)]
+    detail = _listed(changed) if changed else "their order"
+    return [f"dimensions: {detail} differ from what {manifest.name} was cut with"]
+
+
+def _template(suite: SuiteConfig, manifest: Manifest) -> list[str]:
+    if suite.template is None:
+        return []
+    digest = hashlib.sha256(read_whole(suite.template, MAX_TEMPLATE_BYTES)).hexdigest()
+    if digest == manifest.checks.template_sha256:
+        return []
+    return [f"the METHOD.md template differs from the copy {manifest.name} froze (METHOD.md.j2)"]
+
+
+def _fixtures(suite: SuiteConfig, manifest: Manifest) -> list[str]:
+    contents = manifest.raw.get("contents")
+    if not isinstance(contents, Mapping):
+        return []
+    owner = Suite.of(suite)
+    lost = [rel for rel in contents["fixtures"] if not owner.is_draft_fixture(rel)]
+    gained = [rel for rel in contents["assets"] if owner.is_draft_fixture(rel)]
+    found = []
+    if lost:
+        found.append(f"the fixtures glob no longer matches {manifest.name}'s fixtures {_listed(lost)}")
+    if gained:
+        found.append(f"the fixtures glob now matches {manifest.name}'s assets {_listed(gained)}")
+    return found
+
+
+def _globs(suite: SuiteConfig, manifest: Manifest) -> list[str]:
+    added = [g for g in suite.tool_surface if g not in manifest.globs]
+    dropped = [g for g in manifest.globs if g not in suite.tool_surface]
+    found = []
+    if added:
+        found.append(f"tool_surface adds {_listed(added)}, which {manifest.name} did not scan")
+    if dropped:
+        found.append(f"tool_surface drops {_listed(dropped)}, which {manifest.name} scanned")
+    return found
+
+
+_CHECKS: tuple[tuple[str, Callable[[SuiteConfig, Manifest], list[str]]], ...] = (
+    ("arms", _arms),
+    ("schema", _groups),
+    ("dimensions", _dimensions),
+    ("template", _template),
+    ("fixtures", _fixtures),
+    ("tool_surface", _globs),
+)
+
+
+def drift(config: RegistryConfig) -> list[Problem]:
+    """Every config edit since each suite's latest version that would change what it says."""
+    found: list[Problem] = []
+    for suite in config.suites.values():
+        latest = Suite.of(suite).latest()
+        if latest is None:
+            continue
+        try:
+            manifest = latest.manifest_model()
+        except (FreezerError, OSError, KeyError, TypeError, ValueError):
+            continue  # its audit reports why
+        for key, check in _CHECKS:
+            try:
+                messages = check(suite, manifest)
+            except (FreezerError, OSError, ValueError) as exc:
+                detail = exc.message if isinstance(exc, FreezerError) else str(exc)
+                messages = [f"cannot be compared with what {manifest.name} was cut with: {detail}"]
+            where, line = _origin(suite, key)
+            for message in messages:
+                text = f"suite {suite.name!r}: {message}; {HINT}"
+                found.append(Problem(where, line, None, ("suites", suite.name, key), text, "frozen"))
+    return found

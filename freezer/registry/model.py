@@ -1,0 +1,226 @@
+"""The registry model: the one owner of the rules a suite's frozen versions obey.
+
+A :class:`Registry` and its :class:`Suite` objects are built from the loaded
+config, once per command (:meth:`Suite.of` keeps the model with the loaded
+suite config, so every module of a command asks the same one). The suite alone
+lists its versions folder (once: the listing is kept until a cut writes a
+version), says which number comes next, which version a frozen version follows
+(from what its manifest recorded, checked against the listing), which files of
+the drafts are fixtures and which globs a tool-surface scan covers. What a
+frozen version itself says (its arms, dimensions, field groups, fixture files)
+is read from its own record, :mod:`freezer.registry.record`, never from the
+config.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from freezer.domain.errors import IntegrityError, UsageError
+from freezer.domain.model import Manifest
+from freezer.domain.problems import display_path
+from freezer.git.globs import glob_regex
+from freezer.parse.yamlload import YAML_SUFFIXES
+from freezer.registry.config import RegistryConfig, SuiteConfig
+from freezer.registry.record import builtin_groups, field_groups
+from freezer.registry.registry import (
+    MANIFEST,
+    FrozenVersion,
+    frozen_fixture_files,
+    number_in_name,
+    parse_version,
+    version_name,
+)
+from freezer.runtime.reading import read_whole
+
+_MEMO_KEY = "suite"
+
+
+class ChainBroken(IntegrityError):
+    """What a version's manifest records as its predecessor is not what the versions folder holds."""
+
+    def __init__(self, file: str, detail: str) -> None:
+        super().__init__(f"{file}: {detail}")
+        self.file = file
+        self.detail = detail
+
+
+@dataclass
+class _Listing:
+    names: list[str] = field(default_factory=list)  # every entry of the folder, sorted
+    versions: list[FrozenVersion] = field(default_factory=list)  # real folders named like a version
+    impostors: list[FrozenVersion] = field(default_factory=list)  # named like one, but a link or a file
+
+
+def union(*groups: Sequence[str]) -> tuple[str, ...]:
+    """The globs of every group, each once, in first-seen order."""
+    seen: dict[str, None] = {}
+    for group in groups:
+        seen.update(dict.fromkeys(group))
+    return tuple(seen)
+
+
+def scan_globs(previous: Manifest | None, *own: Sequence[str]) -> tuple[str, ...]:
+    """The globs a tool-surface scan covers: every glob the previous version scanned, then ``own``
+    (the globs a cut is configured with, or those a frozen version recorded). The one rule, for
+    the scan a cut runs and the one an audit re-runs: a glob once scanned is never dropped."""
+    return union(previous.scan_globs if previous is not None else (), *own)
+
+
+class Suite:
+    """One suite of the registry: its config, and the rules about its frozen versions."""
+
+    def __init__(self, config: SuiteConfig) -> None:
+        self.config = config
+        self.name = config.name
+        self.folder = config.versions
+        self._listed: _Listing | None = None
+        self._is_fixture: Callable[[str], object] | None = (
+            glob_regex(config.fixtures).match if config.fixtures else None
+        )
+
+    @classmethod
+    def of(cls, config: SuiteConfig) -> Suite:
+        """The model of a loaded suite config: built on first use, then the same for the whole command."""
+        found = config.memo.get(_MEMO_KEY)
+        if not isinstance(found, Suite):
+            found = config.memo[_MEMO_KEY] = cls(config)
+        return found
+
+    # --- the versions folder: listed here and nowhere else -------------------------------------
+
+    def _listing(self) -> _Listing:
+        if self._listed is None:
+            listed = _Listing()
+            if self.folder.is_dir():
+                with os.scandir(self.folder) as entries:
+                    found = sorted(entries, key=lambda e: e.name)
+                for entry in found:
+                    listed.names.append(entry.name)
+                    number = number_in_name(self.name, entry.name)
+                    if number is None:
+                        continue
+                    version = FrozenVersion(self.name, number, self.folder / entry.name)
+                    real = entry.is_dir(follow_symlinks=False) and not entry.is_symlink()
+                    (listed.versions if real else listed.impostors).append(version)
+                listed.versions.sort(key=lambda v: v.number)
+                listed.impostors.sort(key=lambda v: v.number)
+            self._listed = listed
+        return self._listed
+
+    def forget(self) -> None:
+        """Drop the listing (a cut just wrote a version): the next question lists the folder again."""
+        self._listed = None
+
+    def entries(self) -> list[str]:
+        """Every name in the versions folder (versions, other suites' versions, strays), sorted."""
+        return list(self._listing().names)
+
+    def versions(self) -> list[FrozenVersion]:
+        """Every ``<suite>_vN`` folder (complete or not), in version order."""
+        return list(self._listing().versions)
+
+    def impostors(self) -> list[FrozenVersion]:
+        """Entries named like a version that are not real folders (a link, a file): never a version,
+        always reported."""
+        return list(self._listing().impostors)
+
+    def __iter__(self) -> Iterator[FrozenVersion]:
+        return iter(self.versions())
+
+    def latest(self) -> FrozenVersion | None:
+        versions = self._listing().versions
+        return versions[-1] if versions else None
+
+    def find(self, number: int) -> FrozenVersion | None:
+        return next((v for v in self._listing().versions if v.number == number), None)
+
+    def version(self, label: str) -> FrozenVersion:
+        """The frozen version a label names; :class:`UsageError` when it is not frozen."""
+        number = parse_version(label, self.name)
+        found = self.find(number)
+        if found is None:
+            raise UsageError(f"{version_name(self.name, number)} is not frozen in {self.folder}")
+        return found
+
+    def between(self, low: FrozenVersion, high: FrozenVersion) -> list[FrozenVersion]:
+        """The versions from ``low`` to ``high``, both included, in order."""
+        return [v for v in self._listing().versions if low.number <= v.number <= high.number]
+
+    def before(self, number: int) -> list[FrozenVersion]:
+        """Every frozen version with a lower number, oldest first."""
+        return [v for v in self._listing().versions if v.number < number]
+
+    def next_number(self) -> int:
+        """The one next-version rule: one past the latest frozen version."""
+        latest = self.latest()
+        return latest.number + 1 if latest is not None else 1
+
+    def next_name(self) -> str:
+        return version_name(self.name, self.next_number())
+
+    # --- the chain -------------------------------------------------------------------------------
+
+    def predecessor(self, frozen: FrozenVersion, recorded: object = ...) -> FrozenVersion | None:
+        """The version ``frozen`` follows: the one its manifest records as ``previous``, which must be
+        the version the folder lists just before it. A disagreement is an integrity failure
+        (:class:`ChainBroken`); ``recorded`` passes the manifest's ``previous`` when already read."""
+        if recorded is ...:
+            recorded = frozen.manifest().get("previous")
+        earlier = self.before(frozen.number)
+        listed = earlier[-1] if earlier else None
+        where = f"{display_path(frozen.path)}/{MANIFEST}"
+        if recorded is None:
+            if listed is not None:
+                raise ChainBroken(where, f"claims to be the first version, but {listed.name} precedes it")
+            return None
+        claimed = recorded.get("name") if isinstance(recorded, dict) else None
+        if listed is None or listed.name != claimed:
+            found = listed.name if listed else "no earlier version"
+            raise ChainBroken(where, f"chain broken: follows {claimed}, but the registry has {found}")
+        return listed
+
+    # --- which files are fixtures, which globs are scanned ---------------------------------------
+
+    def is_draft_fixture(self, rel: str) -> bool:
+        """Whether a file of the drafts (path relative to the drafts folder) is a fixture: the
+        configured ``fixtures`` glob, else every YAML file but version.yaml. A frozen version's
+        fixtures are the ones its manifest lists (:func:`freezer.registry.record.frozen_fixture_files`)."""
+        if self._is_fixture is not None:
+            return bool(self._is_fixture(rel))
+        return rel.rsplit("/", 1)[-1] != "version.yaml" and rel.endswith(YAML_SUFFIXES)
+
+    def fixture_files(self, manifest: Mapping[str, Any]) -> list[str]:
+        """The fixture files of a frozen version, as its manifest records them."""
+        return frozen_fixture_files(manifest)
+
+    def configured_groups(self) -> dict[str, str]:
+        """The field groups the next cut records: those of the suite's fixture schema as configured
+        (its own file when it has one). A frozen version's are its own (:func:`freezer.registry.record.groups_of`)."""
+        if self.config.schema is None:
+            return builtin_groups(self.config.kind)
+        loaded = json.loads(read_whole(self.config.schema))  # validated as a schema when the config was read
+        return field_groups(loaded if isinstance(loaded, dict) else {})
+
+    def scan_globs(self, previous: Manifest | None) -> tuple[str, ...]:
+        """The globs the next cut's tool-surface scan covers: the previous version's, then the config's."""
+        return scan_globs(previous, self.config.tool_surface)
+
+
+class Registry:
+    """The registry of a loaded config: its suites, each with its model."""
+
+    def __init__(self, config: RegistryConfig) -> None:
+        self.config = config
+        self.root = config.root
+        self.suites = {name: Suite.of(one) for name, one in config.suites.items()}
+
+    def suite(self, name: str | None) -> Suite:
+        return self.suites[self.config.suite(name).name]
+
+    def every_version(self) -> list[tuple[Suite, FrozenVersion]]:
+        return [(suite, frozen) for suite in self.suites.values() for frozen in suite.versions()]

@@ -1,0 +1,254 @@
+"""A frozen version's own record, read: its files, its drafts, and what it says about itself.
+
+What was frozen rules the past. Every question about an existing version (its
+fixture files, its dimensions, its arms, the field groups of its fixture
+schema) is answered here from that version's frozen data (the manifest, the
+frozen ``fixture.schema.json``), never from today's freezer.yaml. A version
+whose manifest format did not record something gets the documented default of
+that format: format 1 recorded no dimensions (0.1.0's defaults), formats 1 and 2
+no arms (one arm, ``all``, depending on everything).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from freezer.domain.errors import FreezerError, IntegrityError
+from freezer.domain.escape import visible
+from freezer.domain.model import Manifest, Raw
+from freezer.domain.problems import display_path
+from freezer.parse.yamlload import YAML_SUFFIXES, load_bytes
+from freezer.registry.integrity import integrity, require_intact
+from freezer.registry.registry import FROZEN_SCHEMA, MANIFEST, FrozenVersion, fixture_names, frozen_fixture_files
+from freezer.runtime import resources
+from freezer.runtime.paths import unsafe_reason
+from freezer.runtime.reading import read_whole
+from freezer.runtime.relpaths import relative_parts
+from freezer.schema.schemas import MAX_SCHEMA_BYTES, frozen_custom_schema
+from freezer.schema.suiteschema import SchemaRefused
+
+# What a version of manifest format 1 (freezer 0.1.0) was cut with: it did not record its dimensions.
+FORMAT_1_DIMENSIONS = {
+    "indexer": "what the index contains (ignore files, noise removed or added)",
+    "descriptions": "the tool descriptions the agent reads",
+    "surface": "tool behaviour and output shape",
+}
+# How strict each field group reads: a field two versions place differently is read the stricter way.
+_STRICTNESS = {"input": 3, "grading": 2, "cosmetic": 1, "identity": 0}
+
+
+# --- the files of a frozen version -----------------------------------------------------------------
+
+
+def load_yaml_files(
+    files: dict[str, bytes], fixtures: list[str] | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The version draft and the fixtures among a version's files (``fixtures`` names them, if known)."""
+    version: dict[str, Any] | None = None
+    found = []
+    wanted = set(fixtures) if fixtures is not None else None
+    for rel in sorted(files):
+        if rel != "version.yaml" and (not rel.endswith(YAML_SUFFIXES) if wanted is None else rel not in wanted):
+            continue
+        loaded = load_bytes(files[rel], rel)
+        if loaded.document is None:
+            raise IntegrityError(f"{rel}: frozen file cannot be read: {loaded.problems[0].message}")
+        if rel == "version.yaml":
+            version = loaded.document.data
+        else:
+            found.append(loaded.document.data)
+    if version is None:
+        raise IntegrityError("version.yaml is missing from the frozen files")
+    return version, found
+
+
+def frozen_file(frozen: FrozenVersion, rel: str, checked: set[str]) -> Path:
+    """The file a manifest names, refused unless it lies inside the version, reached through no link:
+    an unverified manifest (``freezer list`` reads one) must not make freezer read elsewhere. Each
+    folder is checked once (``checked``); open the file itself without following a link, as
+    :func:`freezer.runtime.reading.read_whole` does."""
+    try:
+        parts = relative_parts(rel)
+        folder = "/".join(parts[:-1])
+        reason = None if folder in checked else unsafe_reason(frozen.path, frozen.path / folder)
+    except ValueError as exc:
+        reason = str(exc)
+    if reason is not None:
+        where = f"{display_path(frozen.path)}/{MANIFEST}"
+        raise IntegrityError(f"{where}: the file '{visible(rel)}' it lists {reason}")
+    checked.add(folder)
+    return frozen.path / rel
+
+
+def load_frozen_drafts(frozen: FrozenVersion, manifest: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The version draft and fixtures of a frozen version, reading only those files."""
+    folders: set[str] = set()
+    # Every listed path is checked, read or not: a manifest that names a file outside its version is refused.
+    paths = {rel: frozen_file(frozen, rel, folders) for rel in manifest["files"]}
+    wanted = ["version.yaml", *frozen_fixture_files(manifest)]
+    files = {rel: read_whole(paths[rel]) for rel in wanted if rel in paths}
+    return load_yaml_files(files, fixture_names(manifest))
+
+
+def fixture_schema_of(manifest: Mapping[str, Any], files: Mapping[str, bytes]) -> dict[str, Any]:
+    """The fixture schema a version was cut under: its kind's, or the suite's own frozen copy."""
+    recorded = (manifest.get("checks") or {}).get("fixture_schema") or {"kind": "graph"}
+    if recorded["kind"] == "custom":
+        if FROZEN_SCHEMA not in files:
+            raise IntegrityError(f"{FROZEN_SCHEMA}: the suite's frozen fixture schema cannot be read")
+        try:
+            # Vetted as a suite schema is: a frozen copy in a pull request is as untrusted (a $ref cycle
+            # would make a walk of its shape loop forever).
+            return frozen_custom_schema(files[FROZEN_SCHEMA], FROZEN_SCHEMA)
+        except SchemaRefused as exc:
+            raise IntegrityError(f"{FROZEN_SCHEMA}: {exc.message}") from None
+    return resources.schema("generic" if recorded["kind"] == "generic" else "fixture")
+
+
+# --- what a version says about itself ---------------------------------------------------------------
+
+
+def field_groups(schema: Mapping[str, Any]) -> dict[str, str]:
+    """Field → group, from the ``x-freezer-group`` annotations of a fixture schema's properties."""
+    properties = schema.get("properties") or {}
+    return {
+        name: str(prop.get("x-freezer-group", "input")) for name, prop in properties.items() if isinstance(prop, dict)
+    }
+
+
+def builtin_groups(kind: str) -> dict[str, str]:
+    return field_groups(resources.schema("generic" if kind == "generic" else "fixture"))
+
+
+def default_arms(dimensions: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """The arms of a suite that declares none (and of every version before manifest format 3): one
+    arm, ``all``, whose scores depend on every dimension, the binary and the code."""
+    return {"all": (*dimensions, "binary", "code")}
+
+
+def dimensions_of(manifest: Manifest) -> dict[str, str]:
+    """The dimensions (name → meaning, in order) a version was cut with."""
+    if manifest.checks.dimensions is not None:
+        return dict(manifest.checks.dimensions)
+    return dict(FORMAT_1_DIMENSIONS)
+
+
+def arms_of(manifest: Manifest) -> dict[str, tuple[str, ...]]:
+    """The arms a version was cut with, and what each depends on (canonical order: by name)."""
+    recorded = manifest.raw.get("comparability")
+    if isinstance(recorded, Mapping):
+        return {arm: tuple(recorded["arms"][arm]) for arm in sorted(recorded["arms"])}
+    return default_arms(list(dimensions_of(manifest)))
+
+
+def groups_of(frozen: FrozenVersion, manifest: Manifest) -> dict[str, str]:
+    """The field groups of the fixture schema a version was cut with: as its manifest recorded them
+    (format 3), else its kind's. A suite's own schema is read from the version's frozen copy (vetted
+    as a suite schema is), and must give what the manifest recorded."""
+    recorded = manifest.raw.get("comparability")
+    kind = (manifest.checks.fixture_schema or {}).get("kind", "graph")
+    if kind != "custom":
+        return dict(recorded["groups"]) if isinstance(recorded, Mapping) else builtin_groups(kind)
+    path = frozen.path / FROZEN_SCHEMA
+    try:
+        schema = frozen_custom_schema(read_whole(path, MAX_SCHEMA_BYTES), display_path(path))
+    except FreezerError as exc:  # SchemaRefused is one: a frozen copy is vetted as a suite schema is
+        raise IntegrityError(f"{frozen.name}: its fixture schema cannot be used ({exc.message})") from None
+    groups = field_groups(schema)
+    if isinstance(recorded, Mapping) and dict(recorded["groups"]) != groups:
+        raise IntegrityError(f"{frozen.name}: the field groups its manifest records are not its {FROZEN_SCHEMA}'s")
+    return groups
+
+
+def strictest_groups(*groupings: Mapping[str, str]) -> dict[str, str]:
+    """One field → group reading for versions that disagree: each field in its strictest group (a
+    field one version grades and another calls cosmetic is graded for both; a field a schema does
+    not place is input)."""
+    fields = sorted({name for grouping in groupings for name in grouping})
+    merged = {}
+    for name in fields:
+        placed = [grouping.get(name, "input") for grouping in groupings]
+        merged[name] = max(placed, key=lambda group: _STRICTNESS.get(group, _STRICTNESS["input"]))
+    return merged
+
+
+def strictest_arms(
+    older: Mapping[str, Sequence[str]], newer: Mapping[str, Sequence[str]]
+) -> dict[str, tuple[str, ...]]:
+    """One reading of the arms of two versions that disagree: the newer version's arms, each
+    depending on everything either version says it depends on (canonical order: by name)."""
+    return {arm: tuple(dict.fromkeys((*newer[arm], *older.get(arm, ())))) for arm in sorted(newer)}
+
+
+def recorded_groups(manifest: Manifest) -> dict[str, str] | None:
+    """The field groups a version was cut with, when they can be told from its manifest alone
+    (recorded, or a built-in kind's); None for a custom schema before they were recorded."""
+    recorded = manifest.raw.get("comparability")
+    if isinstance(recorded, Mapping):
+        return dict(recorded["groups"])
+    kind = (manifest.checks.fixture_schema or {}).get("kind", "graph")
+    return None if kind == "custom" else builtin_groups(kind)
+
+
+# --- a frozen version, read ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Side:
+    """One version as the delta engine sees it."""
+
+    manifest: Manifest
+    version: Raw
+    fixtures: Mapping[str, Raw]
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+
+def side(manifest: Manifest, version: Raw, fixtures: Sequence[Raw]) -> Side:
+    return Side(manifest, version, {f["task_id"]: f for f in fixtures})
+
+
+@dataclass
+class VersionData:
+    """A frozen version read from disk."""
+
+    frozen: FrozenVersion
+    manifest: dict[str, Any]
+    version: dict[str, Any]
+    fixtures: list[dict[str, Any]]
+
+    def side(self) -> Side:
+        return side(self.frozen.manifest_model(), self.version, self.fixtures)
+
+
+def read(frozen: FrozenVersion, *, verify: bool = True) -> VersionData:
+    """Read a frozen version; with ``verify``, refuse one whose files do not match their hashes.
+
+    Hashes are what make a listing trustworthy; the deeper proofs (chain, delta, METHOD.md),
+    which cost seconds per thousand fixtures, are the audit's (:mod:`freezer.guard.audit`).
+    """
+    frozen_files = None
+    if verify:
+        result, frozen_files = integrity(frozen)
+        require_intact(frozen, result)
+    return read_checked(frozen, frozen_files)
+
+
+def read_checked(frozen: FrozenVersion, frozen_files: dict[str, bytes] | None) -> VersionData:
+    """A frozen version from the data files an integrity check already read (None: read them now)."""
+    try:
+        manifest = frozen.manifest()
+        # A verified version's drafts were just read by the integrity check.
+        version, fixtures = (
+            load_yaml_files(frozen_files, fixture_names(manifest))
+            if frozen_files is not None
+            else load_frozen_drafts(frozen, manifest)
+        )
+    except (OSError, ValueError, KeyError) as exc:
+        raise IntegrityError(f"{frozen.name} cannot be read: {exc}") from None
+    return VersionData(frozen, manifest, version, sorted(fixtures, key=lambda f: f["task_id"]))
