@@ -33,7 +33,7 @@ from freezer.git.gitpolicy import (
     git_status,
     run_git,
 )
-from freezer.git.globs import glob_regex
+from freezer.git.globs import compile_glob
 from freezer.git.trees import TreeCache
 
 __all__ = [
@@ -241,8 +241,8 @@ class CodeRepo:
 
     def matching_paths(self, sha: str, glob: str) -> list[str]:
         """Paths at ``sha`` that the tool-surface glob matches, with git's ``:(glob)`` rules."""
-        pattern = glob_regex(glob)
-        return [path for path in self.tree(sha) if pattern.fullmatch(path)]
+        pattern = compile_glob(glob)
+        return [path for path in self.tree(sha) if pattern.matches(path)]
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         code, _, err = git_status(

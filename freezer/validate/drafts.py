@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from freezer.domain.escape import visible
 from freezer.domain.problems import Problem, display_path
-from freezer.git.globs import glob_regex
+from freezer.git.globs import compile_glob
 from freezer.parse.yamlload import YAML_SUFFIXES
 from freezer.registry.config import SuiteConfig
 from freezer.runtime import resources
@@ -78,7 +78,7 @@ def collect(suite: SuiteConfig) -> DraftFiles:
     """Sort every entry of the suite's drafts folder into version, fixtures, assets and refusals."""
     found = DraftFiles()
     root = suite.drafts
-    is_fixture = glob_regex(suite.fixtures).match if suite.fixtures else None
+    is_fixture = compile_glob(suite.fixtures).matches if suite.fixtures else None
 
     def unreadable(exc: OSError) -> None:
         where = Path(exc.filename) if exc.filename else root
