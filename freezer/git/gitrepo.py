@@ -73,6 +73,7 @@ class CodeRepo:
         if not self._git("rev-list", "--all", "--max-count=1").strip():
             raise GitError(f"{where} has no commits", hint=hint)
         self._trees: dict[str, dict[str, tuple[str, str]]] = {}
+        self._names: dict[str, list[tuple[str, bytes]]] = {}
         self._blobs: dict[str, bytes] = {}
         self._texts: dict[str, str | None] = {}
         self._lines: dict[str, list[str]] = {}
@@ -241,8 +242,10 @@ class CodeRepo:
 
     def matching_paths(self, sha: str, glob: str) -> list[str]:
         """Paths at ``sha`` that the tool-surface glob matches, with git's ``:(glob)`` rules."""
-        pattern = compile_glob(glob)
-        return [path for path in self.tree(sha) if pattern.matches(path)]
+        if sha not in self._names:  # encoded once per commit, however many globs are checked
+            self._names[sha] = [(path, path.encode("utf-8", "surrogateescape")) for path in self.tree(sha)]
+        match = compile_glob(glob).regex.fullmatch
+        return [path for path, name in self._names[sha] if match(name)]
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         code, _, err = git_status(

@@ -195,39 +195,36 @@ class PathGlob:
     """One glob, compiled: :meth:`matches` says whether git's ``:(glob)`` pathspec names a path."""
 
     glob: str
-    literal: bytes  # the normalised glob, compared as a path
-    wildcard: re.Pattern[bytes] | None  # None: no wildcard, or one that can match nothing
+    regex: re.Pattern[bytes]  # the literal reading or the wildcard one, in one expression
     never: str | None  # why the wildcard part can match nothing, if it cannot
 
     def matches(self, path: str) -> bool:
         """Does the glob name ``path`` (a file's path from the top, ``/``-separated)?"""
-        name = path.encode("utf-8", "surrogateescape")
-        literal = self.literal
-        if not literal:
-            return True
-        if name.startswith(literal) and (
-            len(name) == len(literal) or literal.endswith(b"/") or name[len(literal)] == ord("/")
-        ):
-            return True
-        return self.wildcard is not None and self.wildcard.fullmatch(name) is not None
+        return self.regex.fullmatch(path.encode("utf-8", "surrogateescape")) is not None
+
+    def names(self, name: bytes) -> bool:
+        """:meth:`matches` for a path as git stores it, in bytes."""
+        return self.regex.fullmatch(name) is not None
 
 
 def compile_glob(glob: str) -> PathGlob:
     """Raises :class:`GlobError` for a glob git would refuse or that is unreadable."""
     literal = _normalise(glob.encode("utf-8", "surrogateescape"))
+    # Read literally, the glob names a path, or a folder and everything in it (match_pathspec_item).
+    folder = b".*" if not literal or literal.endswith(b"/") else b"(?:/.*)?"
+    alternatives = [re.escape(literal) + folder]
     plain = len(literal)
     for special in _SPECIAL:
         found = literal.find(bytes([special]))
         if found != -1:
             plain = min(plain, found)
-    if plain == len(literal):
-        return PathGlob(glob, literal, None, None)
-    try:
-        body = _wildmatch(literal[plain:])
-    except _Never as never:
-        return PathGlob(glob, literal, None, never.why)
-    regex = re.compile(re.escape(literal[:plain]) + body + rb"\Z", re.DOTALL)
-    return PathGlob(glob, literal, regex, None)
+    never = None
+    if plain < len(literal):
+        try:
+            alternatives.append(re.escape(literal[:plain]) + _wildmatch(literal[plain:]))
+        except _Never as why:
+            never = why.why
+    return PathGlob(glob, re.compile(b"(?:" + b"|".join(alternatives) + rb")\Z", re.DOTALL), never)
 
 
 def glob_problem(glob: str) -> str | None:
