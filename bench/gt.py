@@ -3,7 +3,7 @@
     python bench/gt.py freezer|catfile CODE_REPO SHA REFS.json
 
 ``freezer`` runs freezer's own check (one tree listing, one long-lived
-``git cat-file --batch`` through GitPython); ``catfile`` is the minimal
+``git cat-file --batch``, freezer.git.catfile); ``catfile`` is the minimal
 comparator: one ``git cat-file --batch`` process fed every file once.
 """
 

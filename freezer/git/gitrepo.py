@@ -14,20 +14,18 @@ tree, so no checkout filter or attribute applies.
 
 from __future__ import annotations
 
-import subprocess
-import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from freezer.domain.errors import GitError
 from freezer.domain.problems import display_path
+from freezer.git.catfile import CatFile, Unreadable
 from freezer.git.gitpolicy import (
     DETERMINISTIC_ENV,
     POLICY_CONFIG,
     POLICY_ENV,
-    cat_file_batch,
     check_ref,
     git_argv,
     git_env,
@@ -35,10 +33,8 @@ from freezer.git.gitpolicy import (
     git_status,
     run_git,
 )
-from freezer.git.globs import glob_regex
-
-if TYPE_CHECKING:
-    from freezer.git.trees import TreeCache
+from freezer.git.globs import compile_glob
+from freezer.git.trees import TreeCache
 
 __all__ = [
     "DETERMINISTIC_ENV",
@@ -46,7 +42,6 @@ __all__ = [
     "POLICY_ENV",
     "CodeRepo",
     "Commit",
-    "cat_file_batch",
     "check_ref",
     "git_argv",
     "git_env",
@@ -78,10 +73,11 @@ class CodeRepo:
         if not self._git("rev-list", "--all", "--max-count=1").strip():
             raise GitError(f"{where} has no commits", hint=hint)
         self._trees: dict[str, dict[str, tuple[str, str]]] = {}
+        self._names: dict[str, list[tuple[str, bytes]]] = {}
         self._blobs: dict[str, bytes] = {}
         self._texts: dict[str, str | None] = {}
         self._lines: dict[str, list[str]] = {}
-        self._batch: subprocess.Popen[bytes] | None = None
+        self._objects = CatFile(path)
         self._identity: dict[str, Any] | None = None
         self._checkouts: TreeCache | None = None
 
@@ -106,13 +102,7 @@ class CodeRepo:
         if self._checkouts is not None:
             self._checkouts.close()
             self._checkouts = None
-        if self._batch is not None:
-            if self._batch.stdin:
-                self._batch.stdin.close()
-            self._batch.wait()
-            if self._batch.stdout:
-                self._batch.stdout.close()
-            self._batch = None
+        self._objects.close()
 
     def __enter__(self) -> CodeRepo:
         return self
@@ -191,68 +181,37 @@ class CodeRepo:
         return found
 
     def stream_blobs(self, shas: list[str]) -> Iterator[bytes]:
-        """The bytes of each blob in ``shas``, in order, through a cat-file process of their own that is
-        fed from a thread: one round trip per blob would cost more than writing the file out."""
-        proc = cat_file_batch(self.path)
-        assert proc.stdin is not None and proc.stdout is not None
-        requests = b"".join(sha.encode("ascii") + b"\n" for sha in shas)
-
-        def feed() -> None:
-            assert proc.stdin is not None
-            try:
-                proc.stdin.write(requests)
-            except BrokenPipeError:
-                pass
-            finally:
-                proc.stdin.close()
-
-        feeder = threading.Thread(target=feed, daemon=True)
-        feeder.start()
+        """The bytes of each blob in ``shas``, in order, in one stream (:meth:`CatFile.stream`)."""
         try:
-            for sha in shas:
-                header = proc.stdout.readline().split()
-                if len(header) != 3:
-                    raise GitError(
-                        f"git cannot read object {sha} in {display_path(self.path)} (missing: a partial or damaged "
-                        "clone?); freezer never fetches",
-                        hint="make a full clone of the code under test and point code_repo at it",
-                    )
-                data = proc.stdout.read(int(header[2]))
-                proc.stdout.read(1)
-                yield data
-        finally:
-            proc.stdout.close()
-            proc.kill()
-            proc.wait()
-            feeder.join()
+            yield from self._objects.stream(shas)
+        except Unreadable as exc:
+            raise self._unreadable(exc.name.decode("ascii", "replace")) from None
+
+    def _unreadable(self, sha: str) -> GitError:
+        return GitError(
+            f"git cannot read object {sha} in {display_path(self.path)} (missing: a partial or damaged "
+            "clone?); freezer never fetches",
+            hint="make a full clone of the code under test and point code_repo at it",
+        )
 
     def checkout(self, sha: str) -> Path:
         """The tree of ``sha`` written out as files, for ripgrep (:mod:`freezer.git.trees`)."""
         if self._checkouts is None:
-            from freezer.git.trees import TreeCache
-
             self._checkouts = TreeCache(self)
         return self._checkouts.path(sha)
 
     def blob(self, blob_sha: str, keep: bool = True) -> bytes:
-        """A blob's bytes, read through one long-lived ``git cat-file --batch`` process;
+        """A blob's bytes, read through the repository's long-lived ``git cat-file --batch``;
         ``keep=False`` reads without keeping them (writing a whole tree out)."""
         data = self._blobs.get(blob_sha)
         if data is None:
-            if self._batch is None:
-                self._batch = cat_file_batch(self.path)
-            assert self._batch.stdin is not None and self._batch.stdout is not None
-            self._batch.stdin.write(blob_sha.encode("ascii") + b"\n")
-            self._batch.stdin.flush()
-            header = self._batch.stdout.readline().split()
-            if len(header) != 3:
-                raise GitError(
-                    f"git cannot read object {blob_sha} in {display_path(self.path)} (missing: a partial or damaged "
-                    "clone?); freezer never fetches",
-                    hint="make a full clone of the code under test and point code_repo at it",
-                )
-            data = self._batch.stdout.read(int(header[2]))
-            self._batch.stdout.read(1)  # the newline after the content
+            try:
+                found = self._objects.get(blob_sha.encode("ascii"))
+            except Unreadable:
+                found = None
+            if found is None:
+                raise self._unreadable(blob_sha)
+            data = found[1]
             if keep:
                 self._blobs[blob_sha] = data
         return data
@@ -283,8 +242,10 @@ class CodeRepo:
 
     def matching_paths(self, sha: str, glob: str) -> list[str]:
         """Paths at ``sha`` that the tool-surface glob matches, with git's ``:(glob)`` rules."""
-        pattern = glob_regex(glob)
-        return [path for path in self.tree(sha) if pattern.fullmatch(path)]
+        if sha not in self._names:  # encoded once per commit, however many globs are checked
+            self._names[sha] = [(path, path.encode("utf-8", "surrogateescape")) for path in self.tree(sha)]
+        match = compile_glob(glob).regex.fullmatch
+        return [path for path, name in self._names[sha] if match(name)]
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         code, _, err = git_status(

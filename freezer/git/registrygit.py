@@ -8,14 +8,14 @@ the working tree is read by :mod:`freezer.git.worktree`, never through git.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from freezer.domain.errors import GitError, UsageError
 from freezer.domain.problems import display_path
-from freezer.git.gitpolicy import cat_file_batch, check_ref, run_git
+from freezer.git.catfile import CatFile, Unreadable
+from freezer.git.gitpolicy import check_ref, run_git
 from freezer.git.worktree import Entry, WorkingTree
 
 # git's empty tree: the base of a registry with nothing committed yet.
@@ -205,45 +205,29 @@ class BaseTree:
 
     def __init__(self, root: Path, ref: str) -> None:
         self._ref = check_ref(ref)
-        self._proc = cat_file_batch(root)
+        self._objects = CatFile(root)
 
     def __enter__(self) -> BaseTree:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        assert self._proc.stdin is not None and self._proc.stdout is not None
-        with contextlib.suppress(OSError):  # git has already gone; _object said why
-            self._proc.stdin.close()
-        self._proc.wait()
-        self._proc.stdout.close()
+        self._objects.close()
 
     def _object(self, path: str) -> tuple[str, bytes] | None:
         """(type, bytes) of ``path`` at the commit, or None if the commit has no such path. An object
         git cannot read (a partial clone's blob or tree, never fetched) is an error, never "absent":
         a base read as holding nothing would pass any change as new."""
-        assert self._proc.stdin is not None and self._proc.stdout is not None
         if "\n" in path:
             return None
-        request = f"{self._ref}:./{path}".encode("utf-8", "surrogateescape")
         try:
-            self._proc.stdin.write(request + b"\n")
-            self._proc.stdin.flush()
-            line = self._proc.stdout.readline()
-        except OSError:
-            line = b""
-        header = line.split()
-        if line == request + b" missing\n":
-            return None  # not in that commit
-        if len(header) != 3 or not header[2].isdigit():
+            return self._objects.get(f"{self._ref}:./{path}".encode("utf-8", "surrogateescape"))
+        except Unreadable:
             shown = f"{path} at {self._ref[:8]}"
             raise GitError(
                 f"git cannot read {shown} in the registry repository (an object missing from a partial or "
                 "shallow clone?); freezer never fetches, and cannot tell what was frozen without it",
                 hint="check in a full clone (actions/checkout: no filter, fetch-depth: 0), or fetch the base first",
-            )
-        data = self._proc.stdout.read(int(header[2]))
-        self._proc.stdout.read(1)
-        return header[1].decode("ascii"), data
+            ) from None
 
     def blob(self, path: str) -> bytes | None:
         found = self._object(path)

@@ -20,14 +20,12 @@ import os
 import shutil
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from freezer.domain.errors import UsageError
 from freezer.runtime.lock import write_all
-
-if TYPE_CHECKING:
-    from freezer.git.gitrepo import CodeRepo
 
 _IGNORE_FILES = (".ignore", ".rgignore")
 _READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
@@ -43,10 +41,18 @@ def _safe_parts(path: str) -> tuple[str, ...] | None:
     return parts
 
 
+class TreeSource(Protocol):
+    """What a tree is written out from: :class:`freezer.git.gitrepo.CodeRepo`."""
+
+    def entries(self, sha: str) -> list[tuple[str, str, str, str]]: ...
+
+    def stream_blobs(self, shas: list[str]) -> Iterator[bytes]: ...
+
+
 class TreeCache:
     """Commits of one repository written out as files, each once."""
 
-    def __init__(self, repo: CodeRepo) -> None:
+    def __init__(self, repo: TreeSource) -> None:
         self._repo = repo
         self._base: Path | None = None
         self._written: dict[str, Path] = {}

@@ -23,7 +23,7 @@ from typing import Any
 from freezer.domain.errors import IntegrityError, UsageError
 from freezer.domain.model import Manifest
 from freezer.domain.problems import display_path
-from freezer.git.globs import glob_regex
+from freezer.git.globs import compile_glob
 from freezer.parse.yamlload import YAML_SUFFIXES
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.record import builtin_groups, field_groups
@@ -80,7 +80,7 @@ class Suite:
         self.folder = config.versions
         self._listed: _Listing | None = None
         self._is_fixture: Callable[[str], object] | None = (
-            glob_regex(config.fixtures).match if config.fixtures else None
+            compile_glob(config.fixtures).matches if config.fixtures else None
         )
 
     @classmethod
