@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from hostile.r3_checkpoint import BAD_DOCUMENTS, BAD_HEADS, STATE_FILES
 
-from conftest import assert_clean_failure, run_cli, run_inprocess
+from conftest import assert_clean_failure, run_inprocess
 from registry_helpers import commit_all, demo_signed_by_alice
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
@@ -223,7 +223,7 @@ def test_a_record_written_by_freezer_0_3_still_catches_a_replay(
 
 
 def _audit_in_time(root: Path) -> Any:
-    return run_cli(
+    return run_inprocess(
         "audit", "--no-code", cwd=root, timeout=60, env={"FREEZER_STATE_DIR": os.environ["FREEZER_STATE_DIR"]}
     )
 
