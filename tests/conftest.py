@@ -104,6 +104,16 @@ def v2_copy(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
+def demo_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``freezer demo``'s registry, built once per test process: copy it (shutil.copytree with
+    symlinks=True) rather than building it again. Nothing in it names its own folder."""
+    root = tmp_path_factory.mktemp("demo-build") / "demo"
+    result = run_inprocess("demo", str(root))
+    assert result.code == 0, result.text
+    return root
+
+
+@pytest.fixture(scope="session")
 def cache_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("cache")
 

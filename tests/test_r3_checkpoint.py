@@ -24,8 +24,8 @@ AT = "2026-01-02T03:04:05Z"
 
 
 @pytest.fixture(scope="module")
-def signed_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    return demo_signed_by_alice(tmp_path_factory.mktemp("r3-checkpoint"))
+def signed_demo(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> tuple[Path, Path]:
+    return demo_signed_by_alice(tmp_path_factory.mktemp("r3-checkpoint"), demo_build)
 
 
 @pytest.fixture

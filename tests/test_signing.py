@@ -19,9 +19,9 @@ pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-
 
 
 @pytest.fixture(scope="module")
-def demo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def demo_root(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> Path:
     root = tmp_path_factory.mktemp("signing") / "demo"
-    assert run_inprocess("demo", str(root), timeout=300).code == 0
+    shutil.copytree(demo_build, root, symlinks=True)
     return root
 
 
