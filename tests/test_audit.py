@@ -59,7 +59,7 @@ def test_every_file_every_tamper(frozen: Path, tamper: str) -> None:
             (path.parent / "stray.yaml").write_text("x: 1\n")
         elif tamper == "rename":
             path.rename(path.with_name(path.name + ".renamed"))
-        result = run_inprocess("audit", "--no-code", cwd=frozen)
+        result = run_inprocess("audit", "--no-code", fresh=False, cwd=frozen)
         assert_clean_failure(result)
         named = (path.parent / "stray.yaml") if tamper == "stray" else path
         assert named.relative_to(frozen).as_posix() in result.out, (rel, tamper, result.out)
