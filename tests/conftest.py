@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
@@ -103,6 +104,16 @@ def v2_copy(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
+def demo_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``freezer demo``'s registry, built once per test process: copy it (shutil.copytree with
+    symlinks=True) rather than building it again. Nothing in it names its own folder."""
+    root = tmp_path_factory.mktemp("demo-build") / "demo"
+    result = run_inprocess("demo", str(root))
+    assert result.code == 0, result.text
+    return root
+
+
+@pytest.fixture(scope="session")
 def cache_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("cache")
 
@@ -127,19 +138,72 @@ def api(reg: Path) -> Path:
     return reg
 
 
-def run_inprocess(*args: str, cwd: Path) -> Run:
-    """Run the CLI in this process (same code path as the console script, minus the interpreter start)."""
-    import contextlib
-    import io
+# What only an interpreter's start reads (the streams' encoding, the locale, a module constant):
+# a test that sets one of these is about start-up and needs run_cli's fresh process.
+START_UP_VARIABLES = frozenset(
+    {"PYTHONIOENCODING", "PYTHONUTF8", "PYTHONPATH", "LANG", "LC_ALL", "LC_CTYPE", "FREEZER_RENDER_SECONDS"}
+)
 
+
+def _forget_cached_answers() -> None:
+    """Drop what freezer's functions remember (a suite schema read by path, the ripgrep an
+    environment variable named, the git found on a PATH): a fresh process would not know it."""
+    for name, module in list(sys.modules.items()):
+        if name != "freezer" and not name.startswith("freezer."):
+            continue
+        for value in list(vars(module).values()):
+            clear = getattr(value, "cache_clear", None)
+            if callable(clear) and getattr(value, "__module__", None) == name:
+                clear()
+
+
+def run_inprocess(
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,  # run_cli's call shape: a hang fails through pytest's own timeout
+    fresh: bool = True,
+) -> Run:
+    """Run the CLI in this process: the same ``freezer.cli.main`` the console script calls, with
+    fresh UTF-8 streams, the working directory and the environment a subprocess would get, and
+    nothing remembered from an earlier call. It skips only the interpreter's start (a few hundred
+    milliseconds a call), so use run_cli when the start, signals or the process itself are the point.
+
+    ``fresh=False`` keeps what freezer's functions remember (the compiled schemas above all, about
+    40 ms a call): for a loop that runs one command on thousands of plain files, where nothing it
+    remembers (a suite schema read by path, an environment variable) changes between calls."""
     from freezer.cli import main
 
-    out, err = io.StringIO(), io.StringIO()
+    env = env or {}
+    assert not START_UP_VARIABLES & env.keys(), f"{sorted(START_UP_VARIABLES & env.keys())}: use run_cli"
+    saved_env = dict(os.environ)
+    saved_streams = sys.stdin, sys.stdout, sys.stderr
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")
+    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")
     previous = Path.cwd()
-    os.chdir(cwd)
+    os.environ.update(env)
+    os.environ.pop("FREEZER_DEBUG", None)
+    if fresh:
+        _forget_cached_answers()
+    os.chdir(cwd or REPO)
+    sys.stdin, sys.stdout, sys.stderr = io.StringIO(""), out, err
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
             code = main(list(args))
+        except SystemExit as exc:  # as the interpreter would turn it into an exit status
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        out.flush()
+        err.flush()
     finally:
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
         os.chdir(previous)
-    return Run(code, out.getvalue(), err.getvalue())
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return Run(code, _text(out), _text(err))
+
+
+def _text(stream: io.TextIOWrapper) -> str:
+    buffer = stream.buffer
+    assert isinstance(buffer, io.BytesIO)
+    # As run_cli reads a pipe (text=True): universal newlines.
+    return buffer.getvalue().decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")

@@ -11,7 +11,7 @@ from freezer.demo.registry import API_CONFIG, CONFIG
 from freezer.demo.samplecode import TOOL_SURFACE
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
-from conftest import EXAMPLES, run_cli
+from conftest import EXAMPLES
 
 _SAMPLE_CACHE: dict[str, Path] = {}
 
@@ -89,10 +89,10 @@ def ssh_key(path: Path) -> Path:
     return path
 
 
-def demo_signed_by_alice(base: Path) -> tuple[Path, Path]:
-    """A demo registry under ``base`` whose allowed_signers names alice, and alice's key."""
+def demo_signed_by_alice(base: Path, demo_build: Path) -> tuple[Path, Path]:
+    """A demo registry under ``base`` (a copy of ``demo_build``) whose allowed_signers names alice, and alice's key."""
     root = base / "demo"
-    assert run_cli("demo", str(root), timeout=300).code == 0
+    shutil.copytree(demo_build, root, symlinks=True)
     key = ssh_key(base / "alice")
     public = " ".join(key.with_suffix(".pub").read_text().split()[:2])
     (root / "allowed_signers").write_text(f"alice@example.org {public}\n")

@@ -15,9 +15,9 @@ from registry_helpers import code_commit, commit_all, make_registry, set_drafts
 @pytest.fixture
 def frozen(reg: Path) -> Path:
     """A registry with graph_v1 and graph_v2 frozen and committed."""
-    assert run_cli("cut", "v1", cwd=reg).code == 0
+    assert run_inprocess("cut", "v1", cwd=reg).code == 0
     set_drafts(reg, "v2")
-    assert run_cli("cut", "v2", cwd=reg).code == 0
+    assert run_inprocess("cut", "v2", cwd=reg).code == 0
     commit_all(reg, "freeze v1 and v2")
     for path in (reg / "versions").rglob("*"):
         if path.is_file():
@@ -30,7 +30,7 @@ def version_files(reg: Path) -> list[str]:
 
 
 def test_clean_registry_audits(frozen: Path) -> None:
-    result = run_cli("audit", cwd=frozen)
+    result = run_inprocess("audit", cwd=frozen)
     assert result.code == 0, result.text
     assert (
         "✓ graph_v2: 12 data files hashed; chain to graph_v1 intact; delta.json recomputed; comparability recomputed"
@@ -59,7 +59,7 @@ def test_every_file_every_tamper(frozen: Path, tamper: str) -> None:
             (path.parent / "stray.yaml").write_text("x: 1\n")
         elif tamper == "rename":
             path.rename(path.with_name(path.name + ".renamed"))
-        result = run_inprocess("audit", "--no-code", cwd=frozen)
+        result = run_inprocess("audit", "--no-code", fresh=False, cwd=frozen)
         assert_clean_failure(result)
         named = (path.parent / "stray.yaml") if tamper == "stray" else path
         assert named.relative_to(frozen).as_posix() in result.out, (rel, tamper, result.out)
@@ -68,7 +68,7 @@ def test_every_file_every_tamper(frozen: Path, tamper: str) -> None:
         elif tamper == "rename":
             path.with_name(path.name + ".renamed").rename(path)
         path.write_bytes(original)
-    assert run_cli("audit", "--no-code", cwd=frozen).code == 0
+    assert run_inprocess("audit", "--no-code", cwd=frozen).code == 0
 
 
 def _rewrite_consistently(version: Path, rel: str, old: str, new: str) -> None:
@@ -134,7 +134,7 @@ def test_unreadable_frozen_file_is_named_not_a_traceback(frozen: Path, rel: str)
 
 def test_consistent_rewrite_of_earlier_version_is_caught_by_the_chain(frozen: Path) -> None:
     _rewrite_consistently(frozen / "versions/graph_v1", "fixtures/locate-register-tools.yaml", "line: 15", "line: 16")
-    result = run_cli("audit", "--no-code", cwd=frozen)
+    result = run_inprocess("audit", "--no-code", cwd=frozen)
     assert_clean_failure(result)
     assert "✓ graph_v1" in result.out  # alone, the rewritten version is self-consistent
     assert "versions/graph_v1/manifest.json: chain broken: graph_v1 was replaced or rewritten" in result.out
@@ -142,8 +142,8 @@ def test_consistent_rewrite_of_earlier_version_is_caught_by_the_chain(frozen: Pa
 
 def test_consistent_rewrite_of_latest_version_is_caught_by_check(frozen: Path) -> None:
     _rewrite_consistently(frozen / "versions/graph_v2", "fixtures/locate-loopaudit-variants.yaml", "NullSink", "NoSink")
-    assert run_cli("audit", "--no-code", cwd=frozen).code == 0  # nothing left inside the registry to compare with
-    result = run_cli("check", "--base", "HEAD", cwd=frozen)
+    assert run_inprocess("audit", "--no-code", cwd=frozen).code == 0  # nothing left inside the registry to compare with
+    result = run_inprocess("check", "--base", "HEAD", cwd=frozen)
     assert_clean_failure(result)
     assert "versions/graph_v2/manifest.json:1: $: frozen file modified" in result.out
     assert "versions/graph_v2/fixtures/locate-loopaudit-variants.yaml:1" in result.out
@@ -160,11 +160,11 @@ def test_removing_or_replacing_v1_breaks_v2(frozen: Path, how: str, tmp_path: Pa
         other = make_registry(tmp_path / "other", cache_root)
         question = other / "drafts/graph/fixtures/locate-register-tools.yaml"
         question.write_text(question.read_text().replace("registered?", "registered, and by whom?"))
-        assert run_cli("cut", "v1", cwd=other).code == 0
+        assert run_inprocess("cut", "v1", cwd=other).code == 0
         shutil.copytree(other / "versions/graph_v1", v1)
         assert (v1 / "manifest.json").read_bytes() != original_manifest
-        assert run_cli("audit", "graph_v1", "--no-code", cwd=frozen).code == 0
-    result = run_cli("audit", "--no-code", cwd=frozen)
+        assert run_inprocess("audit", "graph_v1", "--no-code", cwd=frozen).code == 0
+    result = run_inprocess("audit", "--no-code", cwd=frozen)
     assert_clean_failure(result)
     assert "✗ graph_v2" in result.out
     assert "chain broken" in result.out
@@ -172,30 +172,30 @@ def test_removing_or_replacing_v1_breaks_v2(frozen: Path, how: str, tmp_path: Pa
 
 def test_code_checks_and_strict(frozen: Path) -> None:
     shutil.rmtree(frozen / "sample-code")
-    result = run_cli("audit", cwd=frozen)
+    result = run_inprocess("audit", cwd=frozen)
     assert result.code == 0, result.text
     assert "code: unreachable: freezer.yaml:7: code_repo sample-code does not exist" in result.out
-    assert_clean_failure(run_cli("audit", "--strict", cwd=frozen))
+    assert_clean_failure(run_inprocess("audit", "--strict", cwd=frozen))
 
 
 def test_against_reports_stale_fixture(frozen: Path) -> None:
     groundhog = frozen / "sample-code/crates/orbit-engine/src/activity_job/groundhog.rs"
     text = groundhog.read_text()
     sha = code_commit(frozen, {groundhog.relative_to(frozen / "sample-code").as_posix(): "// moved\n" + text}, "move")
-    result = run_cli("audit", "graph_v2", "--against", sha, cwd=frozen)
+    result = run_inprocess("audit", "graph_v2", "--against", sha, cwd=frozen)
     assert result.code == 0, result.text
     assert f"stale at {sha[:8]}: 1 fixture(s)" in result.out
     assert "✗ callers-run-deterministic-containers" in result.out
     assert "groundhog.rs:486" in result.out
     assert "impact-tool-context" not in result.out.split("stale at")[1]
-    data = json.loads(run_cli("audit", "graph_v2", "--against", sha, "--format", "json", cwd=frozen).out)
+    data = json.loads(run_inprocess("audit", "graph_v2", "--against", sha, "--format", "json", cwd=frozen).out)
     assert list(data["result"]["versions"][0]["stale"]) == ["callers-run-deterministic-containers"]
-    assert_clean_failure(run_cli("audit", "graph_v2", "--against", sha, "--strict", cwd=frozen))
-    assert_clean_failure(run_cli("audit", "--against", "--output=/tmp/x", cwd=frozen))
+    assert_clean_failure(run_inprocess("audit", "graph_v2", "--against", sha, "--strict", cwd=frozen))
+    assert_clean_failure(run_inprocess("audit", "--against", "--output=/tmp/x", cwd=frozen))
 
 
 def test_repository_versions_are_intact() -> None:
     """This repository is a registry too: its frozen versions must audit clean."""
-    result = run_cli("audit", "--no-code", cwd=REPO)
+    result = run_inprocess("audit", "--no-code", cwd=REPO)
     assert result.code == 0, result.text
     assert "✓ graph_v1" in result.out and "✓ graph_v2" in result.out

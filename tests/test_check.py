@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, assert_clean_failure, run_cli
+from conftest import REPO, assert_clean_failure, run_inprocess
 from registry_helpers import commit_all, set_drafts
 
 
 @pytest.fixture
 def v1_frozen(reg: Path) -> Path:
-    assert run_cli("cut", "v1", cwd=reg).code == 0
+    assert run_inprocess("cut", "v1", cwd=reg).code == 0
     commit_all(reg, "freeze v1")
     return reg
 
@@ -27,14 +27,14 @@ def test_commit_changing_a_frozen_file_fails(v1_frozen: Path) -> None:
     target.chmod(0o644)
     target.write_text(target.read_text() + "# tweak\n")
     commit_all(v1_frozen, "tweak a frozen fixture")
-    result = run_cli("check", "--base", "HEAD~1", cwd=v1_frozen)
+    result = run_inprocess("check", "--base", "HEAD~1", cwd=v1_frozen)
     assert_clean_failure(result)
     assert "versions/graph_v1/fixtures/locate-register-tools.yaml:1: $: frozen file modified" in result.out
 
 
 def test_deleted_and_renamed_versions_fail(v1_frozen: Path) -> None:
     (v1_frozen / "versions/graph_v1").rename(v1_frozen / "versions/graph_v9")
-    result = run_cli("check", "--base", "HEAD", cwd=v1_frozen)
+    result = run_inprocess("check", "--base", "HEAD", cwd=v1_frozen)
     assert_clean_failure(result)
     assert "versions/graph_v1/manifest.json: $: frozen file deleted" in result.out
     assert "graph_v9" in result.out
@@ -43,20 +43,20 @@ def test_deleted_and_renamed_versions_fail(v1_frozen: Path) -> None:
 def test_adding_a_valid_version_passes(v1_frozen: Path) -> None:
     set_drafts(v1_frozen, "v2")
     commit_all(v1_frozen, "drafts v2")
-    assert run_cli("cut", "v2", cwd=v1_frozen).code == 0
+    assert run_inprocess("cut", "v2", cwd=v1_frozen).code == 0
     commit_all(v1_frozen, "freeze v2")
-    result = run_cli("check", "--base", "HEAD~2", cwd=v1_frozen)
+    result = run_inprocess("check", "--base", "HEAD~2", cwd=v1_frozen)
     assert result.code == 0, result.text
     assert "new: graph_v2" in result.out
 
 
 def test_adding_a_broken_version_fails(v1_frozen: Path) -> None:
     set_drafts(v1_frozen, "v2")
-    assert run_cli("cut", "v2", cwd=v1_frozen).code == 0
+    assert run_inprocess("cut", "v2", cwd=v1_frozen).code == 0
     method = v1_frozen / "versions/graph_v2/METHOD.md"
     method.chmod(0o644)
     method.write_text(method.read_text().replace("moved", "shifted"))
-    result = run_cli("check", "--base", "HEAD", cwd=v1_frozen)
+    result = run_inprocess("check", "--base", "HEAD", cwd=v1_frozen)
     assert_clean_failure(result)
     assert "new version graph_v2" in result.out
 
@@ -65,9 +65,9 @@ def test_valid_draft_edit_passes_invalid_fails(v1_frozen: Path) -> None:
     fixture = v1_frozen / "drafts/graph/fixtures/locate-register-tools.yaml"
     fixture.write_text(fixture.read_text().replace("question: Where", "question: Precisely where"))
     commit_all(v1_frozen, "edit a draft")
-    assert run_cli("check", "--base", "HEAD~1", cwd=v1_frozen).code == 0
+    assert run_inprocess("check", "--base", "HEAD~1", cwd=v1_frozen).code == 0
     fixture.write_text(fixture.read_text().replace("class: locate", "class: 7"))
-    result = run_cli("check", "--base", "HEAD~1", cwd=v1_frozen, env={"GITHUB_ACTIONS": "true"})
+    result = run_inprocess("check", "--base", "HEAD~1", cwd=v1_frozen, env={"GITHUB_ACTIONS": "true"})
     assert_clean_failure(result)
     assert "::error file=drafts/graph/fixtures/locate-register-tools.yaml,line=2" in result.out
 
@@ -80,25 +80,25 @@ def test_default_base_is_the_merge_base_with_origin(v1_frozen: Path, tmp_path: P
     target = clone / "versions/graph_v1/METHOD.md"
     target.write_text(target.read_text() + "\n")
     commit_all(clone, "touch METHOD.md")
-    result = run_cli("check", cwd=clone)
+    result = run_inprocess("check", cwd=clone)
     assert_clean_failure(result)
     assert "(merge-base of HEAD and origin/HEAD)" in result.out
     assert "versions/graph_v1/METHOD.md:1" in result.out
-    assert_clean_failure(run_cli("check", "--base", "no-such-branch", cwd=clone), code=2)
+    assert_clean_failure(run_inprocess("check", "--base", "no-such-branch", cwd=clone), code=2)
 
 
 def test_list_show_diff(v1_frozen: Path) -> None:
     set_drafts(v1_frozen, "v2")
-    assert run_cli("cut", "v2", cwd=v1_frozen).code == 0
-    listing = run_cli("list", cwd=v1_frozen)
+    assert run_inprocess("cut", "v2", cwd=v1_frozen).code == 0
+    listing = run_inprocess("list", cwd=v1_frozen)
     assert listing.code == 0
     assert "graph_v2  7df885db" in listing.out and "4       3        impact, locate, trace  ok" in listing.out
-    rows = json.loads(run_cli("list", "--format", "json", cwd=v1_frozen).out)["result"]["versions"]
+    rows = json.loads(run_inprocess("list", "--format", "json", cwd=v1_frozen).out)["result"]["versions"]
     assert [r["version"] for r in rows] == ["graph_v1", "graph_v2"]
-    shown = run_cli("show", "v2", cwd=v1_frozen)
+    shown = run_inprocess("show", "v2", cwd=v1_frozen)
     assert "pinned 7df885dbe3b4ac5017f1bbfb08604e60dabb1f25" in shown.out
     assert "deps-orbit-common-reverse-consumers" in shown.out and "dropped at gate_b" in shown.out
-    delta = json.loads(run_cli("diff", "graph_v1", "graph_v2", "--format", "json", cwd=v1_frozen).out)["result"]
+    delta = json.loads(run_inprocess("diff", "graph_v1", "graph_v2", "--format", "json", cwd=v1_frozen).out)["result"]
     frozen_delta = json.loads((v1_frozen / "versions/graph_v2/delta.json").read_text())
     # The same engine: the same sections and verdicts; JSON keeps values whole where delta.json clips them.
     assert sorted(delta) == sorted(frozen_delta)
@@ -108,8 +108,8 @@ def test_list_show_diff(v1_frozen: Path) -> None:
         frozen_delta["unknown"],
     )
     assert delta["tool_surface"] == frozen_delta["tool_surface"]
-    assert "[surface] 7e86d41c" in run_cli("diff", "v1", "v2", cwd=v1_frozen).out
-    assert_clean_failure(run_cli("show", "v7", cwd=v1_frozen), code=2)
+    assert "[surface] 7e86d41c" in run_inprocess("diff", "v1", "v2", cwd=v1_frozen).out
+    assert_clean_failure(run_inprocess("show", "v7", cwd=v1_frozen), code=2)
 
 
 def test_python_api(v1_frozen: Path) -> None:
@@ -133,16 +133,16 @@ def test_python_api(v1_frozen: Path) -> None:
 
 def test_demo(tmp_path: Path) -> None:
     target = tmp_path / "demo"
-    result = run_cli("demo", str(target))
+    result = run_inprocess("demo", str(target))
     assert result.code == 0, result.text
     assert "✓ audit graph_v2: 12 data files hashed; chain to graph_v1 intact" in result.out
     assert (target / "versions/graph_v2/METHOD.md").is_file()
-    audit = run_cli("audit", cwd=target)
+    audit = run_inprocess("audit", cwd=target)
     assert audit.code == 0, audit.text
     assert "code: verified at 7df885db" in audit.out
     status = subprocess.run(["git", "status", "--porcelain"], cwd=target, capture_output=True, text=True)
     assert status.stdout == ""
-    assert_clean_failure(run_cli("demo", str(target)), code=2)
+    assert_clean_failure(run_inprocess("demo", str(target)), code=2)
 
 
 @pytest.mark.slow

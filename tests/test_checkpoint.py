@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_clean_failure, run_cli
+from conftest import assert_clean_failure, run_inprocess
 from registry_helpers import commit_all
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
 
 
 @pytest.fixture(scope="module")
-def demo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def demo_root(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> Path:
     root = tmp_path_factory.mktemp("checkpoint") / "demo"
-    assert run_cli("demo", str(root), timeout=300).code == 0
+    shutil.copytree(demo_build, root, symlinks=True)
     return root
 
 
@@ -42,19 +42,19 @@ def _drop_latest(root: Path) -> None:
 
 def test_deleting_the_latest_version_is_a_rollback(reg: tuple[Path, Path]) -> None:
     root, key = reg
-    made = run_cli("checkpoint", "--key", str(key), cwd=root)
+    made = run_inprocess("checkpoint", "--key", str(key), cwd=root)
     assert made.code == 0, made.text
     assert "✓ graph: 2 version(s) up to graph_v2" in made.out
-    assert run_cli("audit", "--no-code", cwd=root).code == 0
+    assert run_inprocess("audit", "--no-code", cwd=root).code == 0
     commit_all(root, "checkpoint")
     _drop_latest(root)
-    audited = run_cli("audit", "--no-code", cwd=root)
+    audited = run_inprocess("audit", "--no-code", cwd=root)
     assert_clean_failure(audited)
     assert "rollback: the checkpoint says suite graph has 2 version(s) up to graph_v2, but the registry has 1" in (
         audited.out
     )
     # Without the base branch, check still sees it from the checkpoint alone.
-    checked = run_cli("check", "--base", "HEAD", cwd=root)
+    checked = run_inprocess("check", "--base", "HEAD", cwd=root)
     assert_clean_failure(checked)
     assert "rollback" in checked.out
 
@@ -67,9 +67,9 @@ def test_tampering_with_the_checkpoint_is_caught(reg: tuple[Path, Path], tmp_pat
     older = tmp_path / "older"
     shutil.copytree(root, older, symlinks=True)
     _drop_latest(older)
-    assert run_cli("checkpoint", "--key", str(key), cwd=older).code == 0
-    assert run_cli("checkpoint", "--key", str(key), cwd=root).code == 0
-    assert run_cli("audit", "--no-code", cwd=root).code == 0  # this machine now saw 2 versions
+    assert run_inprocess("checkpoint", "--key", str(key), cwd=older).code == 0
+    assert run_inprocess("checkpoint", "--key", str(key), cwd=root).code == 0
+    assert run_inprocess("audit", "--no-code", cwd=root).code == 0  # this machine now saw 2 versions
     commit_all(root, "checkpoint")
     path = root / "checkpoint.json"
     document = json.loads(path.read_text())
@@ -96,20 +96,20 @@ def test_tampering_with_the_checkpoint_is_caught(reg: tuple[Path, Path], tmp_pat
         shutil.copy(root / "allowed_signers", tmp_path / "allowed")
         public = " ".join(mallory.with_suffix(".pub").read_text().split()[:2])
         (root / "allowed_signers").write_text(f"mallory@example.org {public}\n")
-        assert run_cli("checkpoint", "--key", str(mallory), cwd=root).code == 0
+        assert run_inprocess("checkpoint", "--key", str(mallory), cwd=root).code == 0
         shutil.copy(tmp_path / "allowed", root / "allowed_signers")
-    checked = run_cli("check", "--base", "HEAD", cwd=root)
+    checked = run_inprocess("check", "--base", "HEAD", cwd=root)
     assert_clean_failure(checked)
     assert "checkpoint.json" in checked.out
     if how != "deleted":
-        assert_clean_failure(run_cli("audit", "--no-code", cwd=root))
+        assert_clean_failure(run_inprocess("audit", "--no-code", cwd=root))
     assert config.exists()
 
 
 def test_a_checkpoint_never_goes_back(reg: tuple[Path, Path]) -> None:
     root, key = reg
-    assert run_cli("checkpoint", "--key", str(key), cwd=root).code == 0
+    assert run_inprocess("checkpoint", "--key", str(key), cwd=root).code == 0
     _drop_latest(root)
-    refused = run_cli("checkpoint", "--key", str(key), cwd=root)
+    refused = run_inprocess("checkpoint", "--key", str(key), cwd=root)
     assert_clean_failure(refused, code=2)
     assert "it may only grow" in refused.err

@@ -17,16 +17,16 @@ from hypothesis import strategies as st
 from freezer.compare.comparability import GROUPS, fixture_class, fixture_digests
 from freezer.registry.record import builtin_groups
 
-from conftest import EXAMPLES, REPO, assert_clean_failure, run_cli
+from conftest import EXAMPLES, REPO, assert_clean_failure, run_inprocess
 from registry_helpers import code_commit, commit_all
 
 SEED_FIXTURE = EXAMPLES / "graph/v2/fixtures/locate-loopaudit-variants.yaml"
 
 
 @pytest.fixture(scope="module")
-def demo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def demo_root(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> Path:
     root = tmp_path_factory.mktemp("compare") / "demo"
-    assert run_cli("demo", str(root), timeout=300).code == 0
+    shutil.copytree(demo_build, root, symlinks=True)
     return root
 
 
@@ -36,7 +36,7 @@ def surface_moved(tmp_path_factory: pytest.TempPathFactory, demo_root: Path) -> 
     root = tmp_path_factory.mktemp("compare3") / "demo"
     shutil.copytree(demo_root, root, symlinks=True)
     sha = code_commit(root, {"crates/orbit-graph/src/tools/rank.rs": "// ranking v3\n"}, "rerank search results")
-    assert run_cli("next", "--suite", "graph", cwd=root).code == 0
+    assert run_inprocess("next", "--suite", "graph", cwd=root).code == 0
     version = root / "drafts/graph/version.yaml"
     text = re.sub(r"# TODO\(freezer next\).*\n", "", version.read_text())
     text = re.sub(r"(?m)^pinned_sha: .*$", f"pinned_sha: {sha}", text)
@@ -46,14 +46,14 @@ def surface_moved(tmp_path_factory: pytest.TempPathFactory, demo_root: Path) -> 
         "    effect: Search ranks exact symbol names first.\n",
     )
     version.write_text(text)
-    cut = run_cli("cut", "v3", "--suite", "graph", cwd=root)
+    cut = run_inprocess("cut", "v3", "--suite", "graph", cwd=root)
     assert cut.code == 0, cut.text
     commit_all(root, "freeze graph_v3")
     return root
 
 
 def _records(root: Path, *args: str) -> dict[str, dict[str, Any]]:
-    result = run_cli("compare", *args, "--suite", "graph", "--format", "json", cwd=root)
+    result = run_inprocess("compare", *args, "--suite", "graph", "--format", "json", cwd=root)
     assert result.code == 0, result.text
     return {record["arm"]: record for record in json.loads(result.out)["result"]["arms"]}
 
@@ -87,13 +87,15 @@ def test_a_tool_surface_move_spares_the_grep_only_arm(surface_moved: Path) -> No
     # Across two steps the moves accumulate: v1 → v3 keeps v2's reasons.
     far = _records(surface_moved, "v1", "v3")
     assert {"indexer", "descriptions", "surface"} <= set(far["graph-tools"]["moved"])
-    text = run_cli("compare", "v2", "v3", "--suite", "graph", cwd=surface_moved)
+    text = run_inprocess("compare", "v2", "v3", "--suite", "graph", cwd=surface_moved)
     assert "comparable: 4 fixture(s)" in text.out and "✗ locate-loopaudit-variants: moved for arm" in text.out
 
 
 def test_compare_refuses_an_unknown_arm_and_the_same_version(demo_root: Path) -> None:
-    assert_clean_failure(run_cli("compare", "v1", "v2", "--suite", "graph", "--arm", "nope", cwd=demo_root), code=2)
-    assert_clean_failure(run_cli("compare", "v2", "v2", "--suite", "graph", cwd=demo_root), code=2)
+    assert_clean_failure(
+        run_inprocess("compare", "v1", "v2", "--suite", "graph", "--arm", "nope", cwd=demo_root), code=2
+    )
+    assert_clean_failure(run_inprocess("compare", "v2", "v2", "--suite", "graph", cwd=demo_root), code=2)
 
 
 def test_python_api_comparable_and_fixture_digest(surface_moved: Path) -> None:
@@ -191,7 +193,7 @@ def test_results_check_refuses_pooling_v1_with_v2(demo_root: Path, tmp_path: Pat
     v2 = {"locate-loopaudit-variants": 1.0, "callers-run-deterministic-containers": 0.0}
     _write_results(tmp_path / "v1.jsonl", demo_root, "graph_v1", "graph-tools", v1)
     _write_results(tmp_path / "v2.jsonl", demo_root, "graph_v2", "graph-tools", v2)
-    result = run_cli("results", "check", str(tmp_path / "v1.jsonl"), str(tmp_path / "v2.jsonl"), cwd=demo_root)
+    result = run_inprocess("results", "check", str(tmp_path / "v1.jsonl"), str(tmp_path / "v2.jsonl"), cwd=demo_root)
     assert_clean_failure(result)
     assert "✗ arm graph-tools: pooling graph_v1, graph_v2 would mix incomparable fixtures" in result.out
     assert "locate-loopaudit-variants: graph_v1 → graph_v2: moved for arm graph-tools" in result.out
@@ -211,7 +213,7 @@ def test_results_check_reaggregates_on_the_common_subset(surface_moved: Path, tm
     }
     _write_results(tmp_path / "v2.jsonl", surface_moved, "graph_v2", "grep-only", v2)
     _write_results(tmp_path / "v3.jsonl", surface_moved, "graph_v3", "grep-only", v3)
-    result = run_cli(
+    result = run_inprocess(
         "results",
         "check",
         str(tmp_path / "v2.jsonl"),
@@ -229,7 +231,9 @@ def test_results_check_reaggregates_on_the_common_subset(surface_moved: Path, tm
     # The same rows for the graph-tools arm: the surface moved, so nothing may be pooled.
     _write_results(tmp_path / "g2.jsonl", surface_moved, "graph_v2", "graph-tools", v2)
     _write_results(tmp_path / "g3.jsonl", surface_moved, "graph_v3", "graph-tools", v3)
-    refused = run_cli("results", "check", str(tmp_path / "g2.jsonl"), str(tmp_path / "g3.jsonl"), cwd=surface_moved)
+    refused = run_inprocess(
+        "results", "check", str(tmp_path / "g2.jsonl"), str(tmp_path / "g3.jsonl"), cwd=surface_moved
+    )
     assert_clean_failure(refused)
 
 
@@ -248,7 +252,7 @@ def test_results_check_refuses_unknown_versions_and_wrong_digests(demo_root: Pat
     ]  # fmt: skip
     results = tmp_path / "r.jsonl"
     results.write_text("".join(json.dumps(r) + "\n" for r in rows) + "{broken\n")
-    result = run_cli("results", "check", str(results), cwd=demo_root)
+    result = run_inprocess("results", "check", str(results), cwd=demo_root)
     assert_clean_failure(result)
     out = result.out
     # Issue 23 added the column to every location (file:line:col).
@@ -306,7 +310,7 @@ def test_audit_recomputes_the_comparability_record(surface_moved: Path, tmp_path
     sums = v3 / "SHA256SUMS"
     text = re.sub(r"(?m)^[0-9a-f]{64}(  comparability\.json)$", digest + r"\1", sums.read_text())
     sums.write_text(re.sub(r"(?m)^[0-9a-f]{64}(  manifest\.json)$", manifest_digest + r"\1", text))
-    result = run_cli("audit", "--no-code", "graph_v3", cwd=root)
+    result = run_inprocess("audit", "--no-code", "graph_v3", cwd=root)
     assert_clean_failure(result)
     assert "comparability.json: does not match the comparability recomputed from the chain" in result.out
 
@@ -322,7 +326,7 @@ def test_grader_files_count_as_grading_and_must_exist(demo_root: Path, tmp_path:
     shutil.copytree(demo_root, root, symlinks=True)
     fixture = root / "drafts/api/fixtures/add-timeout-flag.yaml"
     fixture.write_text(fixture.read_text() + "graders: [tests/missing.sh]\n")
-    result = run_cli("validate", "--suite", "api", cwd=root)
+    result = run_inprocess("validate", "--suite", "api", cwd=root)
     assert_clean_failure(result)
     assert "$.graders[0]: no file 'tests/missing.sh' in the drafts" in result.out
 
@@ -339,7 +343,7 @@ def test_the_environment_digest_follows_the_pin_binary_and_surface(surface_moved
 def test_a_hostile_results_file_is_a_problem_not_a_crash(demo_root: Path, tmp_path: Path) -> None:
     results = tmp_path / "deep.jsonl"
     results.write_text("[" * 100_000 + "]" * 100_000 + "\n" + '"a string"\n[1]\n')
-    result = run_cli("results", "check", str(results), cwd=demo_root)
+    result = run_inprocess("results", "check", str(results), cwd=demo_root)
     assert_clean_failure(result)
     assert "deep.jsonl:1:101: $: nested more than 100 levels deep" in result.out  # issue 23: located
     assert "deep.jsonl:2:" in result.out and "deep.jsonl:3:" in result.out

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, V2, assert_clean_failure, run_cli
+from conftest import REPO, V2, assert_clean_failure, run_inprocess
 from registry_helpers import code_commit, commit_all, set_build_sha, set_drafts, snapshot
 
 SEED = REPO.parent / "shared" / "seed" / "000_ce6f45612ba0f861.txt"
 
 
 def cut_v1_then_draft_v2(reg: Path) -> None:
-    assert run_cli("cut", "v1", cwd=reg).code == 0
+    assert run_inprocess("cut", "v1", cwd=reg).code == 0
     set_drafts(reg, "v2")
     commit_all(reg, "drafts v2")
 
@@ -28,11 +28,11 @@ def edit(path: Path, old: str, new: str) -> None:
 
 
 def test_cut_v1_then_v2_and_method(reg: Path) -> None:
-    first = run_cli("cut", "v1", cwd=reg)
+    first = run_inprocess("cut", "v1", cwd=reg)
     assert first.code == 0, first.text
     assert "✓ froze graph_v1" in first.out
     set_drafts(reg, "v2")
-    second = run_cli("cut", "v2", cwd=reg)
+    second = run_inprocess("cut", "v2", cwd=reg)
     assert second.code == 0, second.text
     version = reg / "versions" / "graph_v2"
     method = (version / "METHOD.md").read_text(encoding="utf-8")
@@ -65,7 +65,7 @@ def test_cut_v1_then_v2_and_method(reg: Path) -> None:
 
 
 def test_first_version_says_there_is_nothing_to_compare(reg: Path) -> None:
-    assert run_cli("cut", "v1", cwd=reg).code == 0
+    assert run_inprocess("cut", "v1", cwd=reg).code == 0
     method = (reg / "versions" / "graph_v1" / "METHOD.md").read_text()
     assert "There is no earlier version of suite `graph`: `graph_v1` is the first" in method
 
@@ -77,7 +77,7 @@ def test_undeclared_tool_surface_commit_is_refused(reg: Path) -> None:
     )
     edit(reg / "drafts/graph/version.yaml", "pinned_sha: 7df885db", f"pinned_sha: {sha}")
     before = snapshot(reg / "versions")
-    result = run_cli("cut", "v2", cwd=reg)
+    result = run_inprocess("cut", "v2", cwd=reg)
     assert_clean_failure(result)
     assert "step 'check provenance'" in result.err
     assert f'undeclared tool-surface commit {sha[:12]} "callers: quietly change output"' in result.err
@@ -89,7 +89,7 @@ def test_declared_commit_outside_the_build_is_refused(reg: Path) -> None:
     cut_v1_then_draft_v2(reg)
     version = reg / "drafts/graph/version.yaml"
     set_build_sha(version, "56117f6c")
-    result = run_cli("cut", "v2", cwd=reg)
+    result = run_inprocess("cut", "v2", cwd=reg)
     assert_clean_failure(result)
     assert "commit 5f861caf is not an ancestor of the binary's build SHA 56117f6c" in result.err
 
@@ -98,7 +98,7 @@ def test_ground_truth_off_by_one(reg: Path) -> None:
     cut_v1_then_draft_v2(reg)
     fixture = reg / "drafts/graph/fixtures/callers-run-deterministic-containers.yaml"
     edit(fixture, "line: 486", "line: 487")
-    result = run_cli("cut", "v2", cwd=reg)
+    result = run_inprocess("cut", "v2", cwd=reg)
     assert_clean_failure(result)
     assert "step 'verify ground truth'" in result.err
     assert "callers-run-deterministic-containers.yaml:" in result.err
@@ -109,7 +109,7 @@ def test_wrong_container_is_refused(reg: Path) -> None:
     cut_v1_then_draft_v2(reg)
     fixture = reg / "drafts/graph/fixtures/callers-run-deterministic-containers.yaml"
     edit(fixture, "container: load_task\n", "container: verify_checkpoint\n")
-    result = run_cli("cut", "v2", cwd=reg)
+    result = run_inprocess("cut", "v2", cwd=reg)
     assert_clean_failure(result)
     assert "groundhog.rs:573 at 7df885db is inside load_task, not verify_checkpoint" in result.err
 
@@ -118,7 +118,7 @@ def test_gate_b_that_no_longer_reproduces(reg: Path) -> None:
     cut_v1_then_draft_v2(reg)
     fixture = reg / "drafts/graph/fixtures/impact-tool-context-struct-literals.yaml"
     edit(fixture, "expected_matches: 240", "expected_matches: 239")
-    result = run_cli("cut", "v2", cwd=reg)
+    result = run_inprocess("cut", "v2", cwd=reg)
     assert_clean_failure(result)
     assert "step 'reproduce Gate B'" in result.err
     assert "returns 240 matches in 95 files, the fixture records 239 in 95" in result.err
@@ -126,14 +126,14 @@ def test_gate_b_that_no_longer_reproduces(reg: Path) -> None:
 
 def test_recut_identical_is_a_noop_and_changed_is_refused(reg: Path) -> None:
     cut_v1_then_draft_v2(reg)
-    assert run_cli("cut", "v2", cwd=reg).code == 0
+    assert run_inprocess("cut", "v2", cwd=reg).code == 0
     before = snapshot(reg / "versions")
-    again = run_cli("cut", "v2", cwd=reg)
+    again = run_inprocess("cut", "v2", cwd=reg)
     assert again.code == 0, again.text
     assert "already frozen with identical inputs" in again.out
     assert snapshot(reg / "versions") == before
     edit(reg / "drafts/graph/fixtures/locate-loopaudit-variants.yaml", "difficulty: easy", "difficulty: medium")
-    changed = run_cli("cut", "v2", cwd=reg)
+    changed = run_inprocess("cut", "v2", cwd=reg)
     assert_clean_failure(changed)
     assert "fixtures/locate-loopaudit-variants.yaml differs from the frozen copy" in changed.err
     assert "as v3 instead" in changed.err
@@ -141,12 +141,12 @@ def test_recut_identical_is_a_noop_and_changed_is_refused(reg: Path) -> None:
 
 
 def test_version_gaps_and_mismatches_are_refused(reg: Path) -> None:
-    assert_clean_failure(run_cli("cut", "v3", cwd=reg), code=2)
-    assert_clean_failure(run_cli("cut", "vx", cwd=reg), code=2)
-    result = run_cli("cut", "v1", cwd=reg)
+    assert_clean_failure(run_inprocess("cut", "v3", cwd=reg), code=2)
+    assert_clean_failure(run_inprocess("cut", "vx", cwd=reg), code=2)
+    result = run_inprocess("cut", "v1", cwd=reg)
     assert result.code == 0
     set_drafts(reg, "v1")
-    wrong = run_cli("cut", "v2", cwd=reg)
+    wrong = run_inprocess("cut", "v2", cwd=reg)
     assert_clean_failure(wrong)
     assert "the drafts say version 1, not 2" in wrong.err
 
@@ -164,7 +164,7 @@ def test_bad_pinned_sha(reg: Path, sha: str, message: str) -> None:
         "pinned_sha: bb736e3961b0d3bec4631c48782ff0c286a01456",
         f"pinned_sha: '{sha}'",
     )
-    result = run_cli("cut", "v1", cwd=reg)
+    result = run_inprocess("cut", "v1", cwd=reg)
     assert_clean_failure(result)
     assert message in result.err or message in result.out
     assert not Path("/tmp/pwned").exists()
@@ -208,7 +208,7 @@ def test_ambiguous_short_sha(tmp_path: Path) -> None:
 
 
 def test_dry_run_writes_nothing(reg: Path) -> None:
-    result = run_cli("cut", "v1", "--dry-run", cwd=reg)
+    result = run_inprocess("cut", "v1", "--dry-run", cwd=reg)
     assert result.code == 0, result.text
     assert result.out.startswith("# graph_v1 — METHOD")
     assert not (reg / "versions").exists()
@@ -224,7 +224,7 @@ def test_template_code_in_fixtures_renders_literally(reg: Path) -> None:
         "question: 'Where {{ 7*7 }} {% if x %} a | b `x` <b>hi</b>?'",
     )
     edit(fixture, "  must_include: [register_tools]", "  must_include: [register_tools, 'a | b', \"c\\nd\"]")
-    result = run_cli("cut", "v1", cwd=reg)
+    result = run_inprocess("cut", "v1", cwd=reg)
     assert result.code == 0, result.text
     method = (reg / "versions/graph_v1/METHOD.md").read_text()
     assert "{{ 7\\*7 }}" in method or "{{ 7*7 }}" in method
@@ -270,7 +270,7 @@ def test_concurrent_cuts_produce_one_version(reg: Path) -> None:
     assert [p.name for p in (reg / "versions").iterdir()] == ["graph_v1"]
     staging = reg / ".freezer" / "staging"
     assert not staging.exists() or not any(staging.iterdir())
-    assert run_cli("audit", "--no-code", cwd=reg).code == 0
+    assert run_inprocess("audit", "--no-code", cwd=reg).code == 0
 
 
 def test_sigkill_never_leaves_a_partial_version(reg: Path) -> None:
@@ -297,13 +297,13 @@ def test_sigkill_never_leaves_a_partial_version(reg: Path) -> None:
         proc.wait()
         if target.exists():
             complete += 1
-            assert run_cli("audit", "--no-code", cwd=reg).code == 0, "a killed cut left an incomplete version"
+            assert run_inprocess("audit", "--no-code", cwd=reg).code == 0, "a killed cut left an incomplete version"
             for path in target.rglob("*"):
                 path.chmod(0o755 if path.is_dir() else 0o644)
             shutil.rmtree(target)
         versions = reg / "versions"
         assert not versions.exists() or list(versions.iterdir()) == []
-    final = run_cli("cut", "v1", cwd=reg)
+    final = run_inprocess("cut", "v1", cwd=reg)
     assert final.code == 0, final.text
     staging = reg / ".freezer" / "staging"
     assert not any(staging.iterdir()), "the next cut must clear staging left by killed cuts"
@@ -317,22 +317,22 @@ def test_registry_template_is_used_frozen_and_sandboxed(reg: Path) -> None:
             "    code_repo: sample-code\n", "    code_repo: sample-code\n    template: my-method.j2\n"
         )
     )
-    dry = run_cli("cut", "v1", "--dry-run", cwd=reg)
+    dry = run_inprocess("cut", "v1", "--dry-run", cwd=reg)
     assert dry.code == 0, dry.text
     assert dry.out.startswith("# graph_v1 by our own template\n")
-    assert run_cli("cut", "v1", "--dry-run", cwd=reg).out == dry.out  # rendering is deterministic
+    assert run_inprocess("cut", "v1", "--dry-run", cwd=reg).out == dry.out  # rendering is deterministic
     (reg / "my-method.j2").write_text("{{ ''.__class__.__mro__[1].__subclasses__() }}\n")
-    escape = run_cli("cut", "v1", cwd=reg)
+    escape = run_inprocess("cut", "v1", cwd=reg)
     assert_clean_failure(escape)
     assert "my-method.j2: template failed to render" in escape.err
     (reg / "my-method.j2").write_text("line one\n{% if %}\n")
-    broken = run_cli("cut", "v1", cwd=reg)
+    broken = run_inprocess("cut", "v1", cwd=reg)
     assert_clean_failure(broken)
     assert "my-method.j2:2: template syntax error" in broken.err
     (reg / "my-method.j2").write_text("# {{ name }}\n")
-    assert run_cli("cut", "v1", cwd=reg).code == 0
+    assert run_inprocess("cut", "v1", cwd=reg).code == 0
     assert (reg / "versions/graph_v1/METHOD.md.j2").read_text() == "# {{ name }}\n"
-    assert run_cli("audit", cwd=reg).code == 0
+    assert run_inprocess("audit", cwd=reg).code == 0
 
 
 def test_templates_are_compiled_once_per_source() -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, V2, assert_clean_failure, run_cli
+from conftest import REPO, V2, assert_clean_failure, run_inprocess
 
 SCHEMAS = sorted((REPO / "schemas").glob("*.schema.json"))
 
@@ -70,7 +70,7 @@ def test_broken_copy_of_example_fixture(name: str, v2_copy: Path) -> None:
     text = path.read_text(encoding="utf-8")
     assert old in text
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
-    result = run_cli("validate", str(path))
+    result = run_inprocess("validate", str(path))
     assert_clean_failure(result)
     lines = [line for line in result.out.splitlines() if ": $" in line]
     assert len(lines) == 1, result.out

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from conftest import run_cli
+from conftest import run_inprocess
 
 
 def _add_to_suite(root: Path, lines: str) -> None:
@@ -23,11 +23,11 @@ def _add_to_suite(root: Path, lines: str) -> None:
 
 
 def _cut_then_audit(root: Path, label: str) -> None:
-    cut = run_cli("cut", label, "--suite", "api", cwd=root)
+    cut = run_inprocess("cut", label, "--suite", "api", cwd=root)
     assert cut.code == 0, cut.text
-    audited = run_cli("audit", "--no-code", f"api_{label}", cwd=root)
+    audited = run_inprocess("audit", "--no-code", f"api_{label}", cwd=root)
     assert audited.code == 0, audited.text
-    listed = run_cli("list", cwd=root)
+    listed = run_inprocess("list", cwd=root)
     assert listed.code == 0, listed.text
 
 

@@ -17,7 +17,7 @@ from hostile import corpus
 
 from freezer.git.gitrepo import DETERMINISTIC_ENV, CodeRepo
 
-from conftest import assert_clean_failure, run_cli
+from conftest import assert_clean_failure, run_cli, run_inprocess
 from registry_helpers import commit_all, make_registry, sample_repo
 
 
@@ -98,7 +98,7 @@ def test_lazy_fetch_never_runs_a_program(server: Path, tmp_path: Path, name: str
     root.mkdir()
     corpus.base_registry(root, repo)
     for command in (["cut", "--dry-run", "v1"], ["cut", "v1"]):
-        result = run_cli(*command, cwd=root)
+        result = run_inprocess(*command, cwd=root)
         assert_clean_failure(result)
         assert "freezer never fetches" in result.err, result.err
         assert not marker.exists(), f"{command}: git ran {name}'s program"
@@ -110,11 +110,11 @@ def test_audit_of_a_frozen_version_over_a_hostile_clone(server: Path, tmp_path: 
     root = tmp_path / "registry"
     root.mkdir()
     corpus.base_registry(root, server)
-    assert run_cli("cut", "v1", cwd=root).code == 0
+    assert run_inprocess("cut", "v1", cwd=root).code == 0
     repo, marker = hostile_partial_clone(server, tmp_path, "audit", [("remote.origin.uploadpack", "{script}")])
     config = root / "freezer.yaml"
     config.write_text(config.read_text().replace(str(server), str(repo)))
-    result = run_cli("audit", cwd=root)
+    result = run_inprocess("audit", cwd=root)
     assert_clean_failure(result)
     assert "freezer never fetches" in result.text
     assert not marker.exists()
@@ -144,10 +144,10 @@ def test_git_directory_laid_out_as_files_in_the_registry(server: Path, tmp_path:
     config = root / "freezer.yaml"
     config.write_text(config.read_text().replace(str(server), "vendor/code"))
     for command in (["cut", "--dry-run", "v1"], ["validate"], ["audit"]):
-        result = run_cli(*command, cwd=root)
+        result = run_inprocess(*command, cwd=root)
         assert "Traceback" not in result.text and "internal error" not in result.text, result.text
         assert not marker.exists(), f"{command} ran the program"
-    refused = run_cli("cut", "--dry-run", "v1", cwd=root)
+    refused = run_inprocess("cut", "--dry-run", "v1", cwd=root)
     assert_clean_failure(refused)
     assert "git directory laid out as plain files" in refused.err
 
@@ -205,14 +205,14 @@ def test_read_paths_run_no_configured_program(server: Path, tmp_path: Path) -> N
 
 def test_the_registry_repository_runs_no_fsmonitor(tmp_path: Path, cache_root: Path) -> None:
     reg = make_registry(tmp_path, cache_root)
-    assert run_cli("cut", "v1", cwd=reg).code == 0
+    assert run_inprocess("cut", "v1", cwd=reg).code == 0
     commit_all(reg, "v1")
     script, marker = marker_program(tmp_path, "fsmonitor")
     plain_git("config", "core.fsmonitor", str(script), cwd=reg, check=True)
     plain_git("status", cwd=reg)
     assert marker.exists()
     marker.unlink()
-    result = run_cli("check", "--base", "HEAD", cwd=reg)
+    result = run_inprocess("check", "--base", "HEAD", cwd=reg)
     assert result.code == 0, result.text
     assert not marker.exists()
 
@@ -243,6 +243,6 @@ def test_shallow_clone_names_what_to_fetch(server: Path, tmp_path: Path) -> None
     root = tmp_path / "registry"
     root.mkdir()
     corpus.base_registry(root, shallow)
-    result = run_cli("cut", "--dry-run", "v1", cwd=root)
+    result = run_inprocess("cut", "--dry-run", "v1", cwd=root)
     assert_clean_failure(result)
     assert "git fetch --unshallow" in result.err

@@ -105,7 +105,7 @@ def test_schema_mutation_corpus(tmp_path: Path) -> None:
     for case_id, name, text in SCHEMA_CASES:
         path = tmp_path / name
         path.write_bytes(text)
-        result = run_inprocess("validate", str(path), cwd=tmp_path)
+        result = run_inprocess("validate", str(path), fresh=False, cwd=tmp_path)
         located = re.search(re.escape(name) + r":\d+:\d+: \$", result.out)
         if result.code != 1 or not located or "Traceback" in result.text or "internal error" in result.text:
             failures.append(f"{case_id}: exit {result.code}\n{result.text[:400]}")

@@ -11,7 +11,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conftest import REPO, Run, run_cli
+from conftest import REPO, Run, run_inprocess
 
 SCHEMA = json.loads((REPO / "schemas" / "output.schema.json").read_text(encoding="utf-8"))
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
@@ -30,7 +30,7 @@ def _document(result: Run, command: str) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def demo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("json") / "demo"
-    result = run_cli("demo", str(root), "--format", "json", timeout=300)
+    result = run_inprocess("demo", str(root), "--format", "json", timeout=300)
     document = _document(result, "demo")
     assert [cut["name"] for cut in document["result"]["cuts"]] == ["graph_v1", "graph_v2", "api_v1"]
     assert all(re.fullmatch(r"[0-9a-f]{64}", cut["manifest_sha256"]) for cut in document["result"]["cuts"])
@@ -59,29 +59,29 @@ READ_ONLY = [
 
 @pytest.mark.parametrize("args", READ_ONLY, ids=[" ".join(a) for a in READ_ONLY])
 def test_every_read_only_command_prints_the_documented_shape(demo_root: Path, args: list[str]) -> None:
-    result = run_cli(*args, "--format", "json", cwd=demo_root)
+    result = run_inprocess(*args, "--format", "json", cwd=demo_root)
     document = _document(result, args[0])
     assert document["error"] is None
     assert isinstance(document["result"], dict)
 
 
 def test_commands_that_write_print_the_documented_shape(demo_copy: Path, tmp_path: Path) -> None:
-    started = run_cli("next", "--suite", "api", "--format", "json", cwd=demo_copy)
+    started = run_inprocess("next", "--suite", "api", "--format", "json", cwd=demo_copy)
     assert _document(started, "next")["result"]["version"] == 2
-    dry = run_cli("cut", "v2", "--suite", "graph", "--dry-run", "--format", "json", cwd=demo_copy)
+    dry = run_inprocess("cut", "v2", "--suite", "graph", "--dry-run", "--format", "json", cwd=demo_copy)
     steps = _document(dry, "cut")["result"]["steps"]
     assert [s["step"] for s in steps][:2] == ["drafts", "pinned_sha"]
     assert steps[-1]["step"] == "existing"
-    made = run_cli("init", str(tmp_path / "fresh"), "--format", "json", cwd=tmp_path)
+    made = run_inprocess("init", str(tmp_path / "fresh"), "--format", "json", cwd=tmp_path)
     assert "freezer.yaml" in _document(made, "init")["result"]["written"]
-    site = run_cli("site", str(tmp_path / "site"), "--format", "json", cwd=demo_copy)
+    site = run_inprocess("site", str(tmp_path / "site"), "--format", "json", cwd=demo_copy)
     assert _document(site, "site")["result"]["pages"] >= 20
 
 
 def test_numbers_stay_numbers_and_hashes_stay_whole(demo_root: Path) -> None:
-    listed = _document(run_cli("list", "--format", "json", cwd=demo_root), "list")
+    listed = _document(run_inprocess("list", "--format", "json", cwd=demo_root), "list")
     assert all(re.fullmatch(r"[0-9a-f]{40}", row["pinned_sha"]) for row in listed["result"]["versions"])
-    delta = _document(run_cli("diff", "v1", "v2", "--suite", "graph", "--format", "json", cwd=demo_root), "diff")
+    delta = _document(run_inprocess("diff", "v1", "v2", "--suite", "graph", "--format", "json", cwd=demo_root), "diff")
     record = {change["path"]: change for change in delta["result"]["version_record"]}
     assert record["$.acceptance.min_landed"]["old"] == 6 and record["$.acceptance.min_landed"]["new"] == 4
     changed = [field for fixture in delta["result"]["fixtures"]["changed"] for field in fixture["fields"]]
@@ -98,7 +98,7 @@ def test_audit_failures_name_whole_hashes(demo_copy: Path) -> None:
     target = next(method.iterdir())
     target.chmod(0o644)
     target.write_text(target.read_text() + "\n# edited\n")
-    result = run_cli("audit", "--no-code", "graph_v1", "--format", "json", cwd=demo_copy)
+    result = run_inprocess("audit", "--no-code", "graph_v1", "--format", "json", cwd=demo_copy)
     document = _document(result, "audit")
     assert result.code == 1
     messages = [failure["message"] for failure in document["result"]["versions"][0]["failures"]]
@@ -115,7 +115,7 @@ def test_audit_failures_name_whole_hashes(demo_copy: Path) -> None:
     ],
 )
 def test_errors_are_json_too(demo_root: Path, args: list[str], code: int) -> None:
-    result = run_cli(*args, cwd=demo_root)
+    result = run_inprocess(*args, cwd=demo_root)
     document = _document(result, args[0])
     assert result.code == code
     assert document["result"] is None
@@ -124,6 +124,6 @@ def test_errors_are_json_too(demo_root: Path, args: list[str], code: int) -> Non
 
 
 def test_schema_command_ships_the_output_schema() -> None:
-    result = run_cli("schema", "output")
+    result = run_inprocess("schema", "output")
     assert result.code == 0, result.text
     assert json.loads(result.out) == SCHEMA

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_clean_failure, run_cli
+from conftest import assert_clean_failure, run_inprocess
 from registry_helpers import commit_all
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
 
 
 @pytest.fixture(scope="module")
-def demo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def demo_root(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> Path:
     root = tmp_path_factory.mktemp("life") / "demo"
-    assert run_cli("demo", str(root), timeout=300).code == 0
+    shutil.copytree(demo_build, root, symlinks=True)
     return root
 
 
@@ -39,15 +39,15 @@ def test_yank_and_deprecate_are_shown_everywhere(reg: tuple[Path, Path]) -> None
 
     root, key = reg
     before = {p: p.read_bytes() for p in (root / "versions/graph_v1").rglob("*") if p.is_file()}
-    yanked = run_cli("yank", "graph_v2", "--reason", "oracle leaks the answer", "--key", str(key), cwd=root)
+    yanked = run_inprocess("yank", "graph_v2", "--reason", "oracle leaks the answer", "--key", str(key), cwd=root)
     assert yanked.code == 0, yanked.text
-    assert run_cli("deprecate", "graph_v1", "--superseded-by", "graph_v2", "--key", str(key), cwd=root).code == 0
+    assert run_inprocess("deprecate", "graph_v1", "--superseded-by", "graph_v2", "--key", str(key), cwd=root).code == 0
     assert {p: p.read_bytes() for p in (root / "versions/graph_v1").rglob("*") if p.is_file()} == before
-    listed = run_cli("list", "--suite", "graph", cwd=root).out.splitlines()
+    listed = run_inprocess("list", "--suite", "graph", cwd=root).out.splitlines()
     assert listed[1].endswith("deprecated") and listed[2].endswith("yanked")
-    shown = run_cli("show", "graph_v2", cwd=root)
+    shown = run_inprocess("show", "graph_v2", cwd=root)
     assert "⚠ yanked: oracle leaks the answer" in shown.out
-    assert "[yanked]" in run_cli("log", "--suite", "graph", cwd=root).out
+    assert "[yanked]" in run_inprocess("log", "--suite", "graph", cwd=root).out
     from freezer.api import YankedWarning
 
     with pytest.warns(YankedWarning, match="oracle leaks the answer"):
@@ -57,18 +57,18 @@ def test_yank_and_deprecate_are_shown_everywhere(reg: tuple[Path, Path]) -> None
         warnings.simplefilter("error")
         latest = freezer.load("latest", registry=root, suite="graph")
     assert latest.name == "graph_v1" and latest.status.superseded_by == "graph_v2"
-    assert run_cli("audit", "--no-code", cwd=root).code == 0
+    assert run_inprocess("audit", "--no-code", cwd=root).code == 0
 
 
 def test_deprecate_names_a_later_version_and_only_allowed_keys_change_status(
     reg: tuple[Path, Path], tmp_path: Path
 ) -> None:
     root, key = reg
-    backwards = run_cli("deprecate", "graph_v2", "--superseded-by", "graph_v1", "--key", str(key), cwd=root)
+    backwards = run_inprocess("deprecate", "graph_v2", "--superseded-by", "graph_v1", "--key", str(key), cwd=root)
     assert_clean_failure(backwards, code=2)
     mallory = tmp_path / "mallory"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(mallory)], check=True)
-    refused = run_cli("yank", "graph_v1", "--reason", "x", "--key", str(mallory), cwd=root)
+    refused = run_inprocess("yank", "graph_v1", "--reason", "x", "--key", str(mallory), cwd=root)
     assert_clean_failure(refused, code=2)
     assert "may not change a version's status" in refused.err
     assert not (root / "status.jsonl").exists()
@@ -78,7 +78,7 @@ def test_deprecate_names_a_later_version_and_only_allowed_keys_change_status(
 def test_check_and_audit_refuse_anything_but_an_append(reg: tuple[Path, Path], how: str) -> None:
     root, key = reg
     for version in ("graph_v1", "api_v1"):
-        assert run_cli("yank", version, "--reason", "first reason", "--key", str(key), cwd=root).code == 0
+        assert run_inprocess("yank", version, "--reason", "first reason", "--key", str(key), cwd=root).code == 0
     commit_all(root, "yank two")
     log = root / "status.jsonl"
     lines = log.read_text().splitlines(keepends=True)
@@ -92,31 +92,31 @@ def test_check_and_audit_refuse_anything_but_an_append(reg: tuple[Path, Path], h
         log.write_text(lines[1] + lines[0])
     else:
         log.write_text("".join(lines) + lines[0].replace("first reason", "replayed"))
-    checked = run_cli("check", "--base", "HEAD", cwd=root)
+    checked = run_inprocess("check", "--base", "HEAD", cwd=root)
     assert_clean_failure(checked)
     assert "status.jsonl" in checked.out
     if how != "deleted" and how != "truncated":
-        assert_clean_failure(run_cli("audit", "--no-code", cwd=root))
+        assert_clean_failure(run_inprocess("audit", "--no-code", cwd=root))
     # A real append passes the guard.
     if how == "truncated":
         return
     (root / "status.jsonl").unlink(missing_ok=True)
     subprocess.run(["git", "checkout", "-q", "--", "status.jsonl"], cwd=root, check=True)
-    assert run_cli("yank", "graph_v2", "--reason", "second", "--key", str(key), cwd=root).code == 0
-    assert run_cli("check", "--base", "HEAD", cwd=root).code == 0
+    assert run_inprocess("yank", "graph_v2", "--reason", "second", "--key", str(key), cwd=root).code == 0
+    assert run_inprocess("check", "--base", "HEAD", cwd=root).code == 0
 
 
 def test_signing_and_status_commands_print_the_json_document(reg: tuple[Path, Path]) -> None:
     from test_json_output import _document
 
     root, key = reg
-    signed = run_cli("sign", "graph_v1", "--key", str(key), "--format", "json", cwd=root)
+    signed = run_inprocess("sign", "graph_v1", "--key", str(key), "--format", "json", cwd=root)
     assert _document(signed, "sign")["result"]["signature"]["status"] == "signed"
-    yanked = run_cli("yank", "graph_v1", "--reason", "r", "--key", str(key), "--format", "json", cwd=root)
+    yanked = run_inprocess("yank", "graph_v1", "--reason", "r", "--key", str(key), "--format", "json", cwd=root)
     assert _document(yanked, "yank")["result"]["event"]["version"] == "graph_v1"
-    deprecated = run_cli(
+    deprecated = run_inprocess(
         "deprecate", "api_v1", "--superseded-by", "api_v1", "--key", str(key), "--format", "json", cwd=root
     )
     assert _document(deprecated, "deprecate")["error"]["message"]
-    checkpoint = run_cli("checkpoint", "--key", str(key), "--format", "json", cwd=root)
+    checkpoint = run_inprocess("checkpoint", "--key", str(key), "--format", "json", cwd=root)
     assert _document(checkpoint, "checkpoint")["result"]["checkpoint"]["suites"]["graph"]["versions"] == 2

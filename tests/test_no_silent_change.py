@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_clean_failure, run_cli
+from conftest import assert_clean_failure, run_inprocess
 from registry_helpers import code_commit, commit_all, set_build_sha, set_drafts, snapshot
 
 SURFACE_FILE = "crates/orbit-graph/src/tools/search.rs"
@@ -27,7 +27,7 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 
 def _cut(reg: Path, label: str) -> None:
-    result = run_cli("cut", label, cwd=reg)
+    result = run_inprocess("cut", label, cwd=reg)
     assert result.code == 0, result.text
 
 
@@ -71,7 +71,7 @@ def test_check_cannot_be_switched_off_by_moving_the_versions_folder_in_the_confi
     (v2_frozen / "archive").mkdir()
     (v2_frozen / "archive/.keep").write_text("")
     commit_all(v2_frozen, "tamper and look away")
-    result = run_cli("check", "--base", "HEAD~1", cwd=v2_frozen)
+    result = run_inprocess("check", "--base", "HEAD~1", cwd=v2_frozen)
     assert_clean_failure(result)
     assert "versions/graph_v1/fixtures/locate-register-tools.yaml:1: $: frozen file modified" in result.out
     assert "now keeps its versions in archive/" in result.out
@@ -80,7 +80,7 @@ def test_check_cannot_be_switched_off_by_moving_the_versions_folder_in_the_confi
 def test_check_reports_a_dropped_suite_and_narrowed_globs(v2_frozen: Path) -> None:
     _edit(v2_frozen / "freezer.yaml", "      - '.orbitignore'\n", "")
     commit_all(v2_frozen, "narrow the surface")
-    result = run_cli("check", "--base", "HEAD~1", cwd=v2_frozen)
+    result = run_inprocess("check", "--base", "HEAD~1", cwd=v2_frozen)
     assert_clean_failure(result)
     assert "narrows its tool surface (drops .orbitignore)" in result.out
 
@@ -92,11 +92,11 @@ def test_check_under_ci_without_the_base_fetched_is_an_error(v2_frozen: Path) ->
     target.write_text(target.read_text() + "\n")
     commit_all(v2_frozen, "committed tamper")
     env = {"GITHUB_ACTIONS": "true", "GITHUB_BASE_REF": "main"}
-    result = run_cli("check", cwd=v2_frozen, env=env)
+    result = run_inprocess("check", cwd=v2_frozen, env=env)
     assert_clean_failure(result, code=2)
     assert "origin/main is not fetched" in result.err and "git fetch origin main" in result.err
     assert "✓" not in result.out
-    local = run_cli("check", cwd=v2_frozen)  # no CI, no upstream: HEAD, and it says so
+    local = run_inprocess("check", cwd=v2_frozen)  # no CI, no upstream: HEAD, and it says so
     assert local.code == 0, local.text
     assert "only uncommitted changes are checked" in local.out
 
@@ -108,10 +108,10 @@ def test_check_on_the_first_commit_of_a_registry(reg: Path, tmp_path: Path) -> N
         (fresh / name).write_bytes((reg / name).read_bytes())
     shutil.copytree(reg / "drafts", fresh / "drafts")
     subprocess.run(["git", "init", "-q", str(fresh)], check=True)
-    result = run_cli("check", cwd=fresh)
+    result = run_inprocess("check", cwd=fresh)
     assert "nothing committed yet" in result.out, result.text
     # A CI job on a brand-new repository has no base to fetch either.
-    in_ci = run_cli("check", cwd=fresh, env={"CI": "true", "GITHUB_ACTIONS": "true"})
+    in_ci = run_inprocess("check", cwd=fresh, env={"CI": "true", "GITHUB_ACTIONS": "true"})
     assert in_ci.code == 0, in_ci.text
     assert "nothing committed yet" in in_ci.out
 
@@ -122,7 +122,7 @@ def test_narrowed_globs_cannot_hide_a_commit_at_cut(v2_frozen: Path) -> None:
     version = _draft_v3(v2_frozen)
     set_build_sha(version, hidden)
     _edit(v2_frozen / "freezer.yaml", "      - '.orbitignore'\n", "")
-    result = run_cli("cut", "v3", cwd=v2_frozen)
+    result = run_inprocess("cut", "v3", cwd=v2_frozen)
     assert_clean_failure(result)
     assert f"undeclared tool-surface commit {hidden[:12]}" in result.err
 
@@ -163,9 +163,9 @@ def test_audit_reports_a_commit_hidden_by_narrowed_globs(v2_frozen: Path) -> Non
     write_version(cfg.root, suite.versions / "graph_v3", files)
     _edit(v2_frozen / "freezer.yaml", "    tool_surface:\n", "    tool_surface:\n      - '.orbitignore'\n")
 
-    integrity = run_cli("audit", "--no-code", cwd=v2_frozen)
+    integrity = run_inprocess("audit", "--no-code", cwd=v2_frozen)
     assert integrity.code == 0, integrity.text  # consistent files: only the code can tell
-    result = run_cli("audit", "v3", cwd=v2_frozen)
+    result = run_inprocess("audit", "v3", cwd=v2_frozen)
     assert_clean_failure(result)
     assert f'undeclared tool-surface commit {hidden[:12]} "ignore vendor/" in the recorded range' in result.out
 
@@ -175,7 +175,7 @@ def test_undeclared_commit_between_declared_ones_is_found_without_a_build_sha(v2
     first, second, missing, third = (_surface_commit(v2_frozen, n) for n in range(4))
     version = _draft_v3(v2_frozen)
     _declare(version, [first, second, third])
-    result = run_cli("cut", "v3", cwd=v2_frozen)
+    result = run_inprocess("cut", "v3", cwd=v2_frozen)
     assert_clean_failure(result)
     assert f"undeclared tool-surface commit {missing[:12]}" in result.err
 
@@ -185,7 +185,7 @@ def test_undeclared_commit_after_every_declared_one_leaves_an_unmistakable_cavea
     _surface_commit(v2_frozen, 3)  # after all of them: nothing can prove it is not in the binary
     version = _draft_v3(v2_frozen)
     _declare(version, declared)
-    result = run_cli("cut", "v3", cwd=v2_frozen)
+    result = run_inprocess("cut", "v3", cwd=v2_frozen)
     assert result.code == 0, result.text
     assert "build SHA is unknown" in result.err
     method = (v2_frozen / "versions/graph_v3/METHOD.md").read_text()
@@ -201,7 +201,7 @@ def test_a_binary_without_build_sha_or_reason_is_refused(v2_frozen: Path) -> Non
     version = _draft_v3(v2_frozen)
     text = re.sub(r"  build_sha_unknown: >-\n(?:    .*\n)+", "", version.read_text())
     version.write_text(text)
-    result = run_cli("validate", cwd=v2_frozen)
+    result = run_inprocess("validate", cwd=v2_frozen)
     assert_clean_failure(result)
     assert "$.binary: binary.build_sha is missing" in result.out
 
@@ -210,16 +210,16 @@ def test_a_binary_without_build_sha_or_reason_is_refused(v2_frozen: Path) -> Non
 def test_diff_across_a_version_accumulates_the_surface_commits(v2_frozen: Path) -> None:
     _draft_v3(v2_frozen)
     _cut(v2_frozen, "v3")
-    result = run_cli("diff", "v1", "v3", cwd=v2_frozen)
+    result = run_inprocess("diff", "v1", "v3", cwd=v2_frozen)
     assert result.code == 0, result.text
     for sha in ("56117f6c", "5f861caf", "7e86d41c"):
         assert sha in result.out and "(in graph_v2)" in result.out
     assert "did not move: " not in result.out or "indexer" not in result.out.split("did not move:")[1].split("\n")[0]
     assert "accumulated over: graph_v2, graph_v3" in result.out
-    reverse = run_cli("diff", "v2", "v1", cwd=v2_frozen)
+    reverse = run_inprocess("diff", "v2", "v1", cwd=v2_frozen)
     assert reverse.code == 0
     assert "graph_v2 → graph_v1 is reversed" in reverse.out
-    assert_clean_failure(run_cli("diff", "v2", "v2", cwd=v2_frozen), code=2)
+    assert_clean_failure(run_inprocess("diff", "v2", "v2", cwd=v2_frozen), code=2)
 
 
 # 6. §Delta lists every set-level change: record, template, globs; unknown is not unchanged.
@@ -253,16 +253,16 @@ def test_recut_with_another_template_or_globs_is_refused(v2_frozen: Path) -> Non
     config = v2_frozen / "freezer.yaml"
     original = config.read_text()
     _edit(config, "    tool_surface:\n", "    template: METHOD.custom.j2\n    tool_surface:\n")
-    result = run_cli("cut", "v2", cwd=v2_frozen)
+    result = run_inprocess("cut", "v2", cwd=v2_frozen)
     assert_clean_failure(result)
     assert "the METHOD.md template differs from the frozen copy" in result.err
     config.write_text(original)
     _edit(config, "    tool_surface:\n", "    tool_surface:\n      - 'crates/orbit-graph/src/tools/*.rs'\n")
-    result = run_cli("cut", "v2", cwd=v2_frozen)
+    result = run_inprocess("cut", "v2", cwd=v2_frozen)
     assert_clean_failure(result)
     assert "manifest tool_surface differs" in result.err
     config.write_text(original)
-    same = run_cli("cut", "v2", cwd=v2_frozen)
+    same = run_inprocess("cut", "v2", cwd=v2_frozen)
     assert same.code == 0 and "identical inputs" in same.out, same.text
     assert snapshot(v2_frozen / "versions") == before
 
@@ -281,13 +281,13 @@ def test_commit_without_task_and_a_binary_that_drops_fields_cut(reg: Path) -> No
     method = (reg / "versions/graph_v2/METHOD.md").read_text()
     assert "- `$.path`: removed (was /Users/daniel/.cargo/bin/orbit)" in method
     assert "| `56117f6c` | — | indexer |" in method
-    assert run_cli("audit", "--no-code", cwd=reg).code == 0
+    assert run_inprocess("audit", "--no-code", cwd=reg).code == 0
 
 
 def test_a_float_line_is_refused_where_it_is_written(reg: Path) -> None:
     fixture = reg / "drafts/graph/fixtures/locate-register-tools.yaml"
     _edit(fixture, "line: 15", "line: 15.0")
-    result = run_cli("validate", cwd=reg)
+    result = run_inprocess("validate", cwd=reg)
     assert_clean_failure(result)
     assert re.search(
         r"locate-register-tools\.yaml:\d+:\d+: \$\.ground_truth\[0\]\.line: expected integer, got number 15\.0",
@@ -301,18 +301,18 @@ def test_declared_commit_touching_no_tool_surface_path_is_refused(v2_frozen: Pat
     version = _draft_v3(v2_frozen)
     _declare(version, [readme])
     set_build_sha(version, readme)
-    result = run_cli("cut", "v3", cwd=v2_frozen)
+    result = run_inprocess("cut", "v3", cwd=v2_frozen)
     assert_clean_failure(result)
     assert "touches none of the tool-surface globs" in result.err and "widen tool_surface" in result.err
 
 
 def test_labels_mean_the_same_everywhere(v2_frozen: Path) -> None:
     for label in ("v2", "2", "graph_v2"):
-        shown = run_cli("show", label, cwd=v2_frozen)
+        shown = run_inprocess("show", label, cwd=v2_frozen)
         assert shown.code == 0 and shown.out.startswith("graph_v2"), (label, shown.text)
-    assert "already frozen" in run_cli("cut", "graph_v2", cwd=v2_frozen).out
-    assert_clean_failure(run_cli("cut", "other_v2", cwd=v2_frozen), code=2)
-    listed = json.loads(run_cli("audit", "graph_v1", "2", "--no-code", "--format", "json", cwd=v2_frozen).out)
+    assert "already frozen" in run_inprocess("cut", "graph_v2", cwd=v2_frozen).out
+    assert_clean_failure(run_inprocess("cut", "other_v2", cwd=v2_frozen), code=2)
+    listed = json.loads(run_inprocess("audit", "graph_v1", "2", "--no-code", "--format", "json", cwd=v2_frozen).out)
     assert [v["name"] for v in listed["result"]["versions"]] == ["graph_v1", "graph_v2"]
 
 
@@ -386,7 +386,7 @@ def test_cut_refuses_a_container_that_does_not_enclose_the_line(v2_frozen: Path)
     )
     version = _draft_v3(v2_frozen)
     _edit(version, "pinned_sha: 7df885db", f"pinned_sha: {sha}")
-    result = run_cli("cut", "v3", cwd=v2_frozen)
+    result = run_inprocess("cut", "v3", cwd=v2_frozen)
     assert_clean_failure(result)
     assert (
         "crates/orbit-core/src/dispatch.rs:5 at" in result.err and "is inside no function, not dispatch" in result.err

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, Run, assert_clean_failure, run_cli
+from conftest import REPO, Run, assert_clean_failure, run_inprocess
 from registry_helpers import snapshot
 
 
@@ -27,7 +27,7 @@ def test_committed_staging_link_never_deletes_its_target(reg: Path, tmp_path: Pa
     outside, before = outside_folder(tmp_path)
     (reg / ".freezer").mkdir()
     (reg / ".freezer" / "staging").symlink_to(outside)
-    result = run_cli("cut", "v1", cwd=reg)
+    result = run_inprocess("cut", "v1", cwd=reg)
     assert_clean_failure(result, code=1)
     assert "the staging folder passes through a symbolic link" in result.err
     assert snapshot(outside) == before
@@ -41,7 +41,7 @@ def test_work_folder_or_lock_as_a_link(reg: Path, tmp_path: Path, link: str) -> 
     target = outside / "lock" if link.endswith("lock") else outside
     (reg / link).parent.mkdir(exist_ok=True)
     (reg / link).symlink_to(target)
-    result = run_cli("cut", "v1", cwd=reg)
+    result = run_inprocess("cut", "v1", cwd=reg)
     assert_clean_failure(result, code=1)
     assert "symbolic link" in result.err
     assert snapshot(outside) == before
@@ -55,7 +55,7 @@ def test_staging_entries_that_are_links_are_unlinked_not_followed(reg: Path, tmp
     (staging / "graph_v1-dead").symlink_to(outside)
     (staging / "graph_v1-dead2").mkdir()
     (staging / "graph_v1-dead2" / "inner").symlink_to(outside / "keep-a")
-    result = run_cli("cut", "v1", cwd=reg)
+    result = run_inprocess("cut", "v1", cwd=reg)
     assert result.code == 0, result.text
     assert snapshot(outside) == before
     assert list(staging.iterdir()) == []
@@ -82,7 +82,7 @@ def test_versions_folder_that_would_escape_or_collide(reg: Path, tmp_path: Path,
     config = reg / "freezer.yaml"
     config.write_text(config.read_text().replace("versions: versions", f"versions: {versions!r}"))
     for command in (["cut", "v1"], ["validate"], ["audit"]):
-        result = run_cli(*command, cwd=reg)
+        result = run_inprocess(*command, cwd=reg)
         assert_clean_failure(result, code=1)
         assert message in result.err, result.err
         assert "freezer.yaml:" in result.err and "$.suites.graph.versions" in result.err
@@ -93,7 +93,7 @@ def test_versions_folder_that_would_escape_or_collide(reg: Path, tmp_path: Path,
 def test_drafts_at_the_registry_root(reg: Path) -> None:
     config = reg / "freezer.yaml"
     config.write_text(config.read_text().replace("drafts: drafts/graph", "drafts: ."))
-    result = run_cli("cut", "v1", cwd=reg)
+    result = run_inprocess("cut", "v1", cwd=reg)
     assert_clean_failure(result, code=1)
     assert "the drafts folder cannot be the registry root" in result.err
 
@@ -103,7 +103,7 @@ def test_tool_surface_globs_that_cannot_be_read(reg: Path, glob: str, message: s
     config = reg / "freezer.yaml"
     text = config.read_text()
     config.write_text(text.replace("tool_surface:\n", f"tool_surface:\n      - {glob!r}\n", 1))
-    result = run_cli("cut", "--dry-run", "v1", cwd=reg)
+    result = run_inprocess("cut", "--dry-run", "v1", cwd=reg)
     assert_clean_failure(result, code=1)
     assert message in result.err and "$.suites.graph.tool_surface[0]" in result.err, result.err
 
@@ -112,7 +112,7 @@ def test_tool_surface_globs_that_cannot_be_read(reg: Path, glob: str, message: s
 def test_a_file_where_a_folder_belongs(reg: Path, what: str) -> None:
     (reg / what).parent.mkdir(parents=True, exist_ok=True)
     (reg / what).write_text("not a folder")
-    result = run_cli("cut", "v1", cwd=reg)
+    result = run_inprocess("cut", "v1", cwd=reg)
     assert_clean_failure(result, code=1)
     assert "not a folder" in result.err, result.err
     assert (reg / what).read_text() == "not a folder"
@@ -138,7 +138,7 @@ def test_read_only_registry_is_a_clear_message(reg: Path) -> None:
     else:
         reg.chmod(0o555)
         try:
-            result = run_cli("cut", "v1", cwd=reg)
+            result = run_inprocess("cut", "v1", cwd=reg)
         finally:
             reg.chmod(0o755)
     if "unshare failed" in result.err or "mount:" in result.err:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from hostile.r3_checkpoint import BAD_DOCUMENTS, BAD_HEADS, STATE_FILES
 
-from conftest import assert_clean_failure, run_cli, run_inprocess
+from conftest import assert_clean_failure, run_inprocess
 from registry_helpers import commit_all, demo_signed_by_alice
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
@@ -24,8 +24,8 @@ AT = "2026-01-02T03:04:05Z"
 
 
 @pytest.fixture(scope="module")
-def signed_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    return demo_signed_by_alice(tmp_path_factory.mktemp("r3-checkpoint"))
+def signed_demo(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> tuple[Path, Path]:
+    return demo_signed_by_alice(tmp_path_factory.mktemp("r3-checkpoint"), demo_build)
 
 
 @pytest.fixture
@@ -224,7 +224,7 @@ def test_a_record_written_by_freezer_0_3_still_catches_a_replay(
 
 
 def _audit_in_time(root: Path) -> Any:
-    return run_cli(
+    return run_inprocess(
         "audit", "--no-code", cwd=root, timeout=60, env={"FREEZER_STATE_DIR": os.environ["FREEZER_STATE_DIR"]}
     )
 

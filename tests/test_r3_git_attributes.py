@@ -20,7 +20,7 @@ import pytest
 from hostile.r3_git import CONVERSIONS, DRIVERS, FROZEN, ID_FILE
 from test_git_policy import marker_program, plain_git
 
-from conftest import assert_clean_failure, run_cli
+from conftest import assert_clean_failure, run_cli, run_inprocess
 from registry_helpers import commit_all, make_registry, set_drafts
 
 
@@ -31,7 +31,7 @@ def frozen(tmp_path_factory: pytest.TempPathFactory) -> Path:
     draft = root / "drafts/graph/fixtures/locate-register-tools.yaml"
     draft.write_text(draft.read_text(encoding="utf-8") + "# $Id$\n", encoding="utf-8")
     commit_all(root, "drafts")
-    assert run_cli("cut", "v1", cwd=root).code == 0
+    assert run_inprocess("cut", "v1", cwd=root).code == 0
     commit_all(root, "freeze v1")
     return root
 
@@ -69,7 +69,7 @@ def touch_frozen(root: Path) -> None:
 def assert_check_passes_without_running(root: Path, marker: Path) -> None:
     for base in ("HEAD", "HEAD~1"):
         touch_frozen(root)
-        result = run_cli("check", "--base", base, cwd=root)
+        result = run_inprocess("check", "--base", base, cwd=root)
         assert result.code == 0, result.text
         assert not marker.exists(), f"freezer check --base {base} ran the program"
 
@@ -108,7 +108,7 @@ def test_drivers_in_the_registry_never_run(
     assert (registry / ID_FILE).read_bytes() == frozen_bytes  # a failed filter leaves the bytes as they are
     assert_check_passes_without_running(registry, marker)
     touch_frozen(registry)
-    assert run_cli("list", cwd=registry).code == 0
+    assert run_inprocess("list", cwd=registry).code == 0
     assert not marker.exists()
 
 
@@ -142,7 +142,7 @@ def test_a_merge_driver_never_runs(registry: Path, tmp_path: Path) -> None:
     marker.unlink()
     plain_git("merge", "--abort", cwd=registry)
     touch_frozen(registry)
-    result = run_cli("check", "--base", "other", cwd=registry)
+    result = run_inprocess("check", "--base", "other", cwd=registry)
     assert result.code == 0, result.text
     assert not marker.exists()
 
@@ -157,12 +157,12 @@ def test_a_checkout_conversion_is_a_change(registry: Path, name: str, line: str,
     converted = (registry / path).read_bytes()
     assert converted != frozen_bytes and written in converted, f"{name} did not convert {path} at checkout"
     assert plain_git("diff", "--quiet", "HEAD~1", "--", FROZEN, cwd=registry).returncode == 0, "git saw the change"
-    result = run_cli("check", "--base", "HEAD~1", cwd=registry)
+    result = run_inprocess("check", "--base", "HEAD~1", cwd=registry)
     assert_clean_failure(result)
     assert f"{path}:1: $: frozen file modified" in result.out, result.out
     assert "only the working tree differs" in result.out
     # The bytes are what the audit reads, and it agrees.
-    audit = run_cli("audit", cwd=registry)
+    audit = run_inprocess("audit", cwd=registry)
     assert_clean_failure(audit)
 
 
@@ -173,7 +173,7 @@ def test_assume_unchanged_hides_nothing(registry: Path) -> None:
     target.chmod(0o644)
     target.write_text(target.read_text(encoding="utf-8").replace("moved", "shifted"), encoding="utf-8")
     assert plain_git("diff", "--quiet", "HEAD", cwd=registry).returncode == 0
-    result = run_cli("check", "--base", "HEAD", cwd=registry)
+    result = run_inprocess("check", "--base", "HEAD", cwd=registry)
     assert_clean_failure(result)
     assert f"{FROZEN}/METHOD.md:1: $: frozen file modified" in result.out
 
@@ -188,7 +188,7 @@ def test_the_index_and_the_working_tree_are_both_guarded(registry: Path) -> None
     plain_git("add", f"{FROZEN}/METHOD.md", cwd=registry, check=True)
     target.write_text(frozen_text, encoding="utf-8")
     plain_git("rm", "-q", "--cached", f"{FROZEN}/delta.json", cwd=registry, check=True)
-    result = run_cli("check", "--base", "HEAD", cwd=registry)
+    result = run_inprocess("check", "--base", "HEAD", cwd=registry)
     assert_clean_failure(result)
     assert f"{FROZEN}/METHOD.md:1: $: frozen file modified" in result.out
     assert "only the working tree differs" not in result.out
@@ -202,7 +202,7 @@ def test_links_are_compared_as_links(registry: Path, tmp_path: Path) -> None:
     shutil.copy(target, copy)
     target.unlink()
     target.symlink_to(copy)
-    result = run_cli("check", "--base", "HEAD", cwd=registry)
+    result = run_inprocess("check", "--base", "HEAD", cwd=registry)
     assert_clean_failure(result)
     assert f"{FROZEN}/METHOD.md:1: $: frozen file changed type" in result.out
 
@@ -214,17 +214,17 @@ def test_links_are_compared_as_links(registry: Path, tmp_path: Path) -> None:
         path.chmod(0o755 if path.is_dir() else 0o644)
     shutil.rmtree(registry / FROZEN)
     (registry / FROZEN).symlink_to(elsewhere, target_is_directory=True)
-    result = run_cli("check", "--base", "HEAD", cwd=registry)
+    result = run_inprocess("check", "--base", "HEAD", cwd=registry)
     assert_clean_failure(result)
     assert f"{FROZEN}/manifest.json: $: frozen file deleted" in result.out
 
 
 def test_an_unchanged_registry_passes_and_a_fifo_is_never_opened(registry: Path) -> None:
-    assert run_cli("check", "--base", "HEAD", cwd=registry).code == 0
+    assert run_inprocess("check", "--base", "HEAD", cwd=registry).code == 0
     target = registry / f"{FROZEN}/delta.json"
     target.unlink()
     os.mkfifo(target)
-    result = run_cli("check", "--base", "HEAD", cwd=registry, timeout=60)
+    result = run_inprocess("check", "--base", "HEAD", cwd=registry, timeout=60)
     assert_clean_failure(result)
     assert f"{FROZEN}/delta.json:1: $: frozen file changed type" in result.out
 
@@ -232,14 +232,14 @@ def test_an_unchanged_registry_passes_and_a_fifo_is_never_opened(registry: Path)
 def test_a_version_name_with_a_trailing_newline_is_no_version(registry: Path) -> None:
     """``graph_v1\\n`` beside graph_v1 is a stray folder, not a second graph_v1 to audit as new."""
     shutil.copytree(registry / FROZEN, registry / "versions/graph_v1\n", symlinks=True)
-    result = run_cli("check", "--base", "HEAD", cwd=registry)
+    result = run_inprocess("check", "--base", "HEAD", cwd=registry)
     assert_clean_failure(result)
     assert "not part of any version of suite 'graph'" in result.out
     assert "new: graph_v1" not in result.out
 
 
 def test_a_ref_with_a_trailing_newline_is_refused(registry: Path) -> None:
-    result = run_cli("check", "--base", "HEAD\n", cwd=registry)
+    result = run_inprocess("check", "--base", "HEAD\n", cwd=registry)
     assert_clean_failure(result, code=2)
     assert "is not a valid git ref" in result.err
 
@@ -300,6 +300,6 @@ def test_the_code_repository_runs_no_driver(registry: Path, tmp_path: Path, driv
 
     set_drafts(registry, "v2")
     for command in (["cut", "--dry-run", "v2"], ["audit"]):
-        result = run_cli(*command, cwd=registry)
+        result = run_inprocess(*command, cwd=registry)
         assert result.code == 0, result.text
         assert not marker.exists(), f"freezer {' '.join(command)} ran the program"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from test_git_policy import marker_program, plain_git
 
-from conftest import assert_clean_failure, run_cli
+from conftest import assert_clean_failure, run_inprocess
 from registry_helpers import commit_all, make_registry
 
 
@@ -24,7 +24,7 @@ from registry_helpers import commit_all, make_registry
 def server(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A registry with graph_v1 frozen, then a change that edits freezer.yaml and a frozen file."""
     root = make_registry(tmp_path_factory.mktemp("server"), tmp_path_factory.mktemp("cache"))
-    assert run_cli("cut", "v1", cwd=root).code == 0
+    assert run_inprocess("cut", "v1", cwd=root).code == 0
     commit_all(root, "freeze v1")
     config = root / "freezer.yaml"
     config.write_text(config.read_text(encoding="utf-8") + "# reviewed\n", encoding="utf-8")
@@ -43,12 +43,12 @@ def test_a_missing_base_object_fails_closed(server: Path, tmp_path: Path, spec: 
     shutil.copytree(server / "sample-code", clone / "sample-code", symlinks=True)
     script, marker = marker_program(tmp_path, spec.replace(":", "-"))
     plain_git("config", "remote.origin.uploadpack", str(script), cwd=clone, check=True)
-    result = run_cli("check", "--base", "HEAD~1", cwd=clone)
+    result = run_inprocess("check", "--base", "HEAD~1", cwd=clone)
     assert_clean_failure(result)
     assert "freezer never fetches" in result.text, result.text
     assert "new: graph_v1" not in result.text
     assert not marker.exists(), "check fetched the missing object"
     # In a full clone of the same commits the change is reported for what it is.
-    full = run_cli("check", "--base", "HEAD~1", cwd=server)
+    full = run_inprocess("check", "--base", "HEAD~1", cwd=server)
     assert_clean_failure(full)
     assert "versions/graph_v1/METHOD.md:1: $: frozen file modified" in full.out

@@ -14,7 +14,7 @@ import pytest
 from hostile import r3_init_next as cases
 from hostile.corpus import bind_socket
 
-from conftest import REPO, Run, assert_clean_failure, run_cli
+from conftest import REPO, Run, assert_clean_failure, run_cli, run_inprocess
 from registry_helpers import commit_all, make_registry
 
 slow = pytest.mark.slow
@@ -49,7 +49,7 @@ def run_without_override(*args: str, cwd: Path) -> Run:
     """The CLI with file permissions in force: as root, without the capabilities that let root read
     and write every file (so a mode-0 file is unreadable, as it is to anyone else)."""
     if os.geteuid() != 0:
-        return run_cli(*args, cwd=cwd)
+        return run_inprocess(*args, cwd=cwd)
     drop = ["setpriv", "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search"]
     if shutil.which("setpriv") is None or subprocess.run([*drop, "true"], check=False).returncode != 0:
         pytest.skip("needs setpriv to run without root's file-permission override")
@@ -82,7 +82,7 @@ def frozen_template(tmp_path_factory: pytest.TempPathFactory, cache_root: Path) 
     asset = root / "drafts/graph" / cases.LAST_ASSET
     asset.parent.mkdir()
     asset.write_bytes(b"payload\x00" * 512)
-    cut = run_cli("cut", "v1", cwd=root)
+    cut = run_inprocess("cut", "v1", cwd=root)
     assert cut.code == 0, cut.text
     commit_all(root, "freeze graph_v1")
     return root
@@ -106,7 +106,7 @@ def test_next_refills_drafts_with_verified_copies(frozen: Path, drafts_state: st
     shutil.rmtree(drafts)
     if drafts_state == "empty":
         drafts.mkdir()
-    result = run_cli("next", cwd=frozen)
+    result = run_inprocess("next", cwd=frozen)
     assert result.code == 0, result.text
     assert "copied 8 file(s)" in result.out
     version = frozen / "versions/graph_v1"
@@ -147,7 +147,7 @@ def test_next_refuses_a_spoiled_frozen_file_and_leaves_everything(
         drafts.mkdir()
     registry_before = tree_state(frozen, skip=(".git", ".freezer"))
     outside_before = tree_state(outside)
-    result = run_cli("next", cwd=frozen, timeout=60)
+    result = run_inprocess("next", cwd=frozen, timeout=60)
     assert_clean_failure(result, code=1)
     assert f"versions/graph_v1/{spoil.names}: " in result.err, result.err
     assert spoil.says in result.err and "nothing was copied" in result.err, result.err
@@ -182,21 +182,21 @@ def test_next_bumps_the_real_version_not_one_inside_a_quoted_title(frozen: Path)
     title = 'title: "v1 Graph Benchmark Fixtures,\nversion: 2\nof the graph suite"'
     before = _edit_drafts_version(frozen, "title: v1 Graph Benchmark Fixtures", title)
     assert before.count("\nversion: 1\n") == 1
-    result = run_cli("next", cwd=frozen)
+    result = run_inprocess("next", cwd=frozen)
     assert result.code == 0, result.text
     after = (frozen / "drafts/graph/version.yaml").read_text()
     assert after == before.replace("\nversion: 1\n", "\nversion: 2\n").replace(
         "\npinned_sha:", f"\n{TODO}\npinned_sha:"
     )
     assert title in after
-    assert run_cli("validate", cwd=frozen).code == 0
+    assert run_inprocess("validate", cwd=frozen).code == 0
 
 
 def test_next_bumps_a_version_with_a_comment_holding_another(frozen: Path) -> None:
     before = _edit_drafts_version(
         frozen, "\nversion: 1\n", "\n# version: 2 comes after the cut\nversion: 1  # version: 2 is next\n"
     )
-    result = run_cli("next", cwd=frozen)
+    result = run_inprocess("next", cwd=frozen)
     assert result.code == 0, result.text
     after = (frozen / "drafts/graph/version.yaml").read_text()
     expected = before.replace("version: 1  # version: 2 is next", "version: 2  # version: 2 is next")
@@ -215,7 +215,7 @@ def test_next_empties_a_block_of_commits_and_keeps_the_rest_byte_for_byte(frozen
         "# a comment of the author's, kept\n"
     )
     before = _edit_drafts_version(frozen, "tool_surface_commits: []\n", block)
-    result = run_cli("next", cwd=frozen)
+    result = run_inprocess("next", cwd=frozen)
     assert result.code == 0, result.text
     after = (frozen / "drafts/graph/version.yaml").read_text()
     expected = before.replace("\nversion: 1\n", "\nversion: 2\n").replace("\npinned_sha:", f"\n{TODO}\npinned_sha:")
@@ -225,7 +225,7 @@ def test_next_empties_a_block_of_commits_and_keeps_the_rest_byte_for_byte(frozen
 def test_next_keeps_crlf_line_ends(frozen: Path) -> None:
     path = frozen / "drafts/graph/version.yaml"
     path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
-    result = run_cli("next", cwd=frozen)
+    result = run_inprocess("next", cwd=frozen)
     assert result.code == 0, result.text
     data = path.read_bytes()
     assert b"\r\nversion: 2\r\n" in data and f"\r\n{TODO}\r\npinned_sha:".encode() in data
@@ -235,7 +235,7 @@ def test_next_keeps_crlf_line_ends(frozen: Path) -> None:
 def test_next_refuses_an_edit_that_would_change_more(frozen: Path) -> None:
     """An anchored version also used elsewhere: no edit of its text alone keeps the rest as it is."""
     before = _edit_drafts_version(frozen, "\nversion: 1\n", "\nversion: &v 1\nrounds: *v\n")
-    result = run_cli("next", cwd=frozen)
+    result = run_inprocess("next", cwd=frozen)
     assert_clean_failure(result, code=1)
     assert "drafts/graph/version.yaml" in result.err
     assert (frozen / "drafts/graph/version.yaml").read_text() == before
@@ -252,7 +252,7 @@ def test_next_refuses_a_drafts_version_yaml_that_is_no_file(frozen: Path, kind: 
     else:
         path.mkdir()
     before = tree_state(frozen / "drafts")
-    result = run_cli("next", cwd=frozen, timeout=60)
+    result = run_inprocess("next", cwd=frozen, timeout=60)
     assert_clean_failure(result, code=2)
     assert "drafts/graph/version.yaml: is not a regular file" in result.err
     assert tree_state(frozen / "drafts") == before
@@ -263,11 +263,11 @@ def test_next_refuses_while_another_command_holds_the_lock(frozen: Path) -> None
 
     before = tree_state(frozen, skip=(".git", ".freezer"))
     with registry_lock(frozen):
-        result = run_cli("next", cwd=frozen)
+        result = run_cli("next", cwd=frozen)  # another process: this one's own lock would let it in
     assert_clean_failure(result, code=1)
     assert "holds the registry lock" in result.err
     assert tree_state(frozen, skip=(".git", ".freezer")) == before
-    assert run_cli("next", cwd=frozen).code == 0
+    assert run_inprocess("next", cwd=frozen).code == 0
 
 
 @pytest.mark.parametrize("link", ["drafts/graph", "drafts"], ids=["drafts-suite-link-inside", "drafts-link-inside"])
@@ -277,7 +277,7 @@ def test_next_never_writes_through_a_drafts_link_inside_the_registry(frozen: Pat
     shutil.move(frozen / link, real)
     (frozen / link).symlink_to(real)
     before = tree_state(real)
-    result = run_cli("next", cwd=frozen)
+    result = run_inprocess("next", cwd=frozen)
     assert_clean_failure(result, code=1)
     assert "passes through a symbolic link" in result.err and "freezer writes only to real folders" in result.err
     assert tree_state(real) == before
@@ -288,7 +288,7 @@ def test_next_refuses_a_drafts_link_outside_the_registry(frozen: Path, tmp_path:
     shutil.rmtree(frozen / "drafts/graph")
     (frozen / "drafts/graph").symlink_to(outside)
     before = tree_state(outside)
-    result = run_cli("next", cwd=frozen)
+    result = run_inprocess("next", cwd=frozen)
     assert_clean_failure(result, code=1)
     assert "$.suites.graph.drafts" in result.err and "outside the registry" in result.err
     assert tree_state(outside) == before
@@ -303,7 +303,7 @@ def test_next_never_stages_through_a_link(frozen: Path, tmp_path: Path, link: st
     (frozen / link).parent.mkdir(exist_ok=True)
     (frozen / link).symlink_to(outside)
     before = tree_state(outside)
-    result = run_cli("next", cwd=frozen)
+    result = run_inprocess("next", cwd=frozen)
     assert_clean_failure(result, code=1)
     assert "symbolic link" in result.err
     assert tree_state(outside) == before
@@ -313,7 +313,7 @@ def test_next_never_stages_through_a_link(frozen: Path, tmp_path: Path, link: st
 def test_a_folder_named_like_a_version_with_a_newline_is_no_version(frozen: Path) -> None:
     """``graph_v2\\n`` once matched the version pattern (its ``$`` allows a trailing newline)."""
     shutil.copytree(frozen / "versions/graph_v1", frozen / "versions/graph_v2\n")
-    result = run_cli("next", cwd=frozen)
+    result = run_inprocess("next", cwd=frozen)
     assert result.code == 0, result.text
     assert "now says version 2" in result.out
 
@@ -321,7 +321,7 @@ def test_a_folder_named_like_a_version_with_a_newline_is_no_version(frozen: Path
 @pytest.mark.parametrize("suite", ["graph\n", "graph\r", "graph ", "../graph"])
 def test_next_refuses_a_suite_name_that_is_not_one(frozen: Path, suite: str) -> None:
     before = tree_state(frozen / "drafts")
-    result = run_cli("next", "--suite", suite, cwd=frozen)
+    result = run_inprocess("next", "--suite", suite, cwd=frozen)
     assert_clean_failure(result, code=2)
     assert "unknown suite" in result.err
     assert tree_state(frozen / "drafts") == before
@@ -329,7 +329,7 @@ def test_next_refuses_a_suite_name_that_is_not_one(frozen: Path, suite: str) -> 
 
 @pytest.mark.parametrize("label", ["v2\n", "v2\r", " v2", "graph_v2\n", "v2\x1b"])
 def test_a_version_label_with_a_trailing_newline_or_space_is_refused(frozen: Path, label: str) -> None:
-    result = run_cli("cut", "--dry-run", label, cwd=frozen)
+    result = run_inprocess("cut", "--dry-run", label, cwd=frozen)
     assert_clean_failure(result, code=2)
     assert f"{label!r} is not a version" in result.err
 
@@ -351,7 +351,7 @@ def test_init_never_writes_through_a_link(tmp_path: Path, case: cases.InitLink) 
     link.parent.mkdir(parents=True)
     link.symlink_to(outside / "a-file" if case.to_file else outside)
     registry_before, outside_before = tree_state(target), tree_state(outside)
-    result = run_cli("init", "reg", cwd=tmp_path)
+    result = run_inprocess("init", "reg", cwd=tmp_path)
     assert_clean_failure(result, code=2)
     assert "never through a link" in result.err, result.err
     assert f"passes through a symbolic link (reg/{case.link})" in result.err, result.err
@@ -365,7 +365,7 @@ def test_init_never_writes_through_a_dangling_link(tmp_path: Path) -> None:
     target.mkdir()
     (target / ".pre-commit-config.yaml").symlink_to(tmp_path / "not-yet" / "hook.yaml")
     (tmp_path / "not-yet").mkdir()
-    result = run_cli("init", "reg", cwd=tmp_path)
+    result = run_inprocess("init", "reg", cwd=tmp_path)
     assert_clean_failure(result, code=2)
     assert "(reg/.pre-commit-config.yaml)" in result.err
     assert list((tmp_path / "not-yet").iterdir()) == []
@@ -382,7 +382,7 @@ def test_init_never_runs_git_init_through_a_dot_git_it_cannot_read(tmp_path: Pat
     else:
         (target / ".git").write_text("")
     before = tree_state(target)
-    result = run_cli("init", "reg", cwd=tmp_path)
+    result = run_inprocess("init", "reg", cwd=tmp_path)
     assert_clean_failure(result, code=2)
     assert "reg/.git exists, but git does not read it as a repository" in result.err
     assert tree_state(target) == before
@@ -393,7 +393,7 @@ def test_init_never_runs_git_init_through_a_dot_git_it_cannot_read(tmp_path: Pat
     "suite", [pytest.param(s, id=repr(s), marks=() if s in ("bench\n", "../x") else slow) for s in cases.BAD_SUITES]
 )
 def test_init_refuses_a_suite_name_that_is_not_one(tmp_path: Path, suite: str) -> None:
-    result = run_cli("init", "x", "--suite", suite, cwd=tmp_path)
+    result = run_inprocess("init", "x", "--suite", suite, cwd=tmp_path)
     assert_clean_failure(result, code=2)
     assert "is not a suite name" in result.err
     assert not (tmp_path / "x").exists()
@@ -401,7 +401,7 @@ def test_init_refuses_a_suite_name_that_is_not_one(tmp_path: Path, suite: str) -
 
 
 def test_init_builds_beside_and_leaves_no_staging(tmp_path: Path) -> None:
-    result = run_cli("init", "a/b/reg", cwd=tmp_path)
+    result = run_inprocess("init", "a/b/reg", cwd=tmp_path)
     assert result.code == 0, result.text
     assert (tmp_path / "a/b/reg/drafts/bench/version.yaml").is_file()
     assert [p for p in tmp_path.rglob(".freezer-init-*")] == []
@@ -413,7 +413,7 @@ def test_init_keeps_what_the_folder_held_and_hides_only_the_work_files(tmp_path:
     (target / ".github" / "workflows").mkdir(parents=True)
     (target / ".github" / "workflows" / "other.yml").write_text("name: other\n")
     (target / "README.md").write_text("# mine\n")
-    result = run_cli("init", "reg", cwd=tmp_path)
+    result = run_inprocess("init", "reg", cwd=tmp_path)
     assert result.code == 0, result.text
     assert (target / ".github/workflows/other.yml").read_text() == "name: other\n"
     assert (target / "README.md").read_text() == "# mine\n"

@@ -25,16 +25,16 @@ from hostile import r3_results
 
 from freezer.schema.resultrow import is_row, row_problems
 
-from conftest import REPO, run_cli, run_inprocess
+from conftest import REPO, run_inprocess
 
 MEMORY_LIMIT = 1 << 30
 LONGEST_LINE = 400  # no line of output may quote a value at length
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def demo(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> Path:
     root = tmp_path_factory.mktemp("r3results") / "demo"
-    assert run_cli("demo", str(root), timeout=300).code == 0
+    shutil.copytree(demo_build, root, symlinks=True)
     return root
 
 
@@ -44,12 +44,12 @@ def three(tmp_path_factory: pytest.TempPathFactory, demo: Path) -> Path:
     arm that fixture cannot be pooled across v2 and v3, and the others can."""
     root = tmp_path_factory.mktemp("r3results3") / "demo"
     shutil.copytree(demo, root, symlinks=True)
-    assert run_cli("next", "--suite", "graph", cwd=root).code == 0
+    assert run_inprocess("next", "--suite", "graph", cwd=root).code == 0
     version = root / "drafts/graph/version.yaml"
     version.write_text(re.sub(r"# TODO\(freezer next\).*\n", "", version.read_text()))
     fixture = root / "drafts/graph/fixtures/callers-run-deterministic-containers.yaml"
     fixture.write_text(fixture.read_text().replace("Which functions call", "Which functions do call"))
-    cut = run_cli("cut", "v3", "--suite", "graph", cwd=root)
+    cut = run_inprocess("cut", "v3", "--suite", "graph", cwd=root)
     assert cut.code == 0, cut.text
     return root
 

@@ -21,16 +21,16 @@ import pytest
 from freezer.trust import sshsig
 from freezer.trust.signing import MAX_SIGNATURES, envelope_path
 
-from conftest import REPO, assert_clean_failure, run_cli
+from conftest import REPO, assert_clean_failure, run_inprocess
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
 ALICE = "alice@example.org"
 
 
 @pytest.fixture(scope="module")
-def demo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def demo_root(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> Path:
     root = tmp_path_factory.mktemp("r3-signing") / "demo"
-    assert run_cli("demo", str(root), timeout=300).code == 0
+    shutil.copytree(demo_build, root, symlinks=True)
     return root
 
 
@@ -79,8 +79,8 @@ def signed_by(reg: Path, tmp_path: Path) -> Path:
     """graph_v2 signed by alice, who is allowed with a plain line."""
     alice = keygen(tmp_path, "alice")
     (reg / "allowed_signers").write_text(f"{ALICE} {public_of(alice)}\n")
-    assert run_cli("sign", "graph_v2", "--key", str(alice), cwd=reg).code == 0
-    assert run_cli("verify", "graph_v2", cwd=reg).code == 0
+    assert run_inprocess("sign", "graph_v2", "--key", str(alice), cwd=reg).code == 0
+    assert run_inprocess("verify", "graph_v2", cwd=reg).code == 0
     return alice
 
 
@@ -100,7 +100,7 @@ def test_a_line_ssh_keygen_skips_is_reported_and_never_allows(reg: Path, tmp_pat
     alice = signed_by(reg, tmp_path)
     options, reason = REFUSED_LINES[name]
     (reg / "allowed_signers").write_text(f"# who may sign\n{ALICE} {options} {public_of(alice)}\n")
-    verified = run_cli("verify", "graph_v2", cwd=reg)
+    verified = run_inprocess("verify", "graph_v2", cwd=reg)
     assert_clean_failure(verified)
     assert "✗ graph_v2: insufficient" in verified.out or "✗ graph_v2: invalid" in verified.out, verified.out
     assert f"allowed_signers:2: bad options: {reason}" in verified.out, verified.out
@@ -110,14 +110,14 @@ def test_a_line_ssh_keygen_skips_is_reported_and_never_allows(reg: Path, tmp_pat
     # The same line without the bad option allows the signature, for both.
     (reg / "allowed_signers").write_text(f"{ALICE} {public_of(alice)}\n")
     assert keygen_accepts(reg, envelope["signatures"][0], ALICE, pae, tmp_path)
-    assert run_cli("verify", "graph_v2", cwd=reg).code == 0
+    assert run_inprocess("verify", "graph_v2", cwd=reg).code == 0
 
 
 @pytest.mark.parametrize("line", ["cert-authority", 'cert-authority,namespaces="freezer"', "CERT-AUTHORITY"])
 def test_a_cert_authority_line_never_allows_a_plain_key(reg: Path, tmp_path: Path, line: str) -> None:
     alice = signed_by(reg, tmp_path)
     (reg / "allowed_signers").write_text(f"{ALICE} {line} {public_of(alice)}\n")
-    verified = run_cli("verify", "graph_v2", "--format", "json", cwd=reg)
+    verified = run_inprocess("verify", "graph_v2", "--format", "json", cwd=reg)
     assert verified.code == 1, verified.text
     [status] = json.loads(verified.out)["result"]["versions"]
     assert status["status"] == "insufficient" and status["signers"] == []
@@ -125,7 +125,7 @@ def test_a_cert_authority_line_never_allows_a_plain_key(reg: Path, tmp_path: Pat
     envelope = json.loads((reg / "signatures/graph_v2.dsse.json").read_text())
     assert not keygen_accepts(reg, envelope["signatures"][0], ALICE, pae_of(reg, "graph_v2", tmp_path), tmp_path)
     # Nor may the key change a version's status or sign a checkpoint.
-    yanked = run_cli("yank", "graph_v1", "--reason", "test", "--key", str(alice), cwd=reg)
+    yanked = run_inprocess("yank", "graph_v1", "--reason", "test", "--key", str(alice), cwd=reg)
     assert_clean_failure(yanked, code=2)
     assert not (reg / "status.jsonl").exists()
 
@@ -136,7 +136,7 @@ def test_a_skipped_line_does_not_hide_a_good_one(reg: Path, tmp_path: Path) -> N
     (reg / "allowed_signers").write_text(
         f'{ALICE} command="x" {public_of(alice)}\n{ALICE} valid-after="20200101" {public_of(alice)}\n'
     )
-    verified = run_cli("verify", "graph_v2", cwd=reg)
+    verified = run_inprocess("verify", "graph_v2", cwd=reg)
     assert verified.code == 0 and "✓ graph_v2: signed by alice@example.org" in verified.out, verified.text
     assert "⚠ allowed_signers:1: bad options: unknown option at 'command=" in verified.out, verified.out
 
@@ -144,14 +144,14 @@ def test_a_skipped_line_does_not_hide_a_good_one(reg: Path, tmp_path: Path) -> N
 def test_principals_are_reported_as_ssh_keygen_matches_them(reg: Path, tmp_path: Path) -> None:
     alice = signed_by(reg, tmp_path)
     (reg / "allowed_signers").write_text(f"!{ALICE},*@example.org {public_of(alice)}\n")
-    verified = run_cli("verify", "graph_v2", cwd=reg)
+    verified = run_inprocess("verify", "graph_v2", cwd=reg)
     assert verified.code == 0 and "signed by *@example.org" in verified.out, verified.text
     envelope = json.loads((reg / "signatures/graph_v2.dsse.json").read_text())
     pae = pae_of(reg, "graph_v2", tmp_path)
     assert keygen_accepts(reg, envelope["signatures"][0], "*@example.org", pae, tmp_path)
     assert not keygen_accepts(reg, envelope["signatures"][0], ALICE, pae, tmp_path)
     (reg / "allowed_signers").write_text(f"!*,{ALICE} {public_of(alice)}\n")
-    refused = run_cli("verify", "graph_v2", cwd=reg)
+    refused = run_inprocess("verify", "graph_v2", cwd=reg)
     assert refused.code == 1 and "names no principal" in refused.out, refused.text
 
 
@@ -168,16 +168,16 @@ def test_verify_never_reads_signatures_outside_the_registry(reg: Path, tmp_path:
         (reg / "signatures/graph_v2.dsse.json").symlink_to(outside / "graph_v2.dsse.json")
     else:
         (reg / "signatures").write_text("not a folder\n")
-    verified = run_cli("verify", "graph_v2", cwd=reg)
+    verified = run_inprocess("verify", "graph_v2", cwd=reg)
     assert_clean_failure(verified)
     assert "✗ graph_v2: invalid" in verified.out, verified.out
     assert "signatures" in verified.out and ("link" in verified.out or "not a folder" in verified.out)
-    audited = run_cli("audit", "--no-code", "--require-signature", "graph_v2", cwd=reg)
+    audited = run_inprocess("audit", "--no-code", "--require-signature", "graph_v2", cwd=reg)
     assert_clean_failure(audited)
     # sign refuses to write there, and what lies outside is untouched.
     before = (outside / "graph_v2.dsse.json").read_bytes()
     bob = keygen(tmp_path, "bob")
-    refused = run_cli("sign", "graph_v2", "--key", str(bob), cwd=reg)
+    refused = run_inprocess("sign", "graph_v2", "--key", str(bob), cwd=reg)
     assert refused.code != 0 and "Traceback" not in refused.text, refused.text
     assert (outside / "graph_v2.dsse.json").read_bytes() == before
 
@@ -210,7 +210,7 @@ def test_signatures_by_keys_nobody_allowed_are_refused_before_any_cryptography(r
     envelope = json.loads(path.read_text())
     envelope["signatures"] += _mallory_entries(reg, tmp_path, MAX_SIGNATURES - 1, spoil=True)
     path.write_text(json.dumps(envelope))
-    verified = run_cli("verify", "graph_v2", "--format", "json", cwd=reg)
+    verified = run_inprocess("verify", "graph_v2", "--format", "json", cwd=reg)
     [status] = json.loads(verified.out)["result"]["versions"]
     # Spoiled, but never checked: the key alone refuses them, so the envelope is not "invalid".
     assert status["status"] == "signed" and status["signers"] == [ALICE], status
@@ -228,7 +228,7 @@ def test_a_flood_of_signatures_is_refused_fast(reg: Path, tmp_path: Path) -> Non
     for text in (json.dumps(envelope), json.dumps(small)):
         path.write_text(text)
         start = time.monotonic()
-        verified = run_cli("verify", "graph_v2", cwd=reg)
+        verified = run_inprocess("verify", "graph_v2", cwd=reg)
         seconds = time.monotonic() - start
         assert_clean_failure(verified)
         assert "✗ graph_v2: invalid" in verified.out, verified.out
@@ -243,7 +243,7 @@ def test_odd_envelope_entries_make_it_invalid(reg: Path, tmp_path: Path, entry: 
     envelope = json.loads(path.read_text())
     envelope["signatures"].append(entry)
     path.write_text(json.dumps(envelope))
-    verified = run_cli("verify", "graph_v2", cwd=reg)
+    verified = run_inprocess("verify", "graph_v2", cwd=reg)
     assert_clean_failure(verified)
     assert "✗ graph_v2: invalid" in verified.out and "signature 2:" in verified.out, verified.out
 
@@ -256,7 +256,7 @@ def test_a_signature_in_another_namespace_is_invalid(reg: Path, tmp_path: Path) 
     blob = sshsig.sign(message, sshsig.load_private_key(alice), "git")
     envelope["signatures"].append({"keyid": "x", "sig": base64.b64encode(blob).decode()})
     path.write_text(json.dumps(envelope))
-    verified = run_cli("verify", "graph_v2", cwd=reg)
+    verified = run_inprocess("verify", "graph_v2", cwd=reg)
     assert_clean_failure(verified)
     assert "signed for namespace 'git'" in verified.out, verified.out
 
@@ -301,7 +301,7 @@ def test_parallel_signs_keep_every_signature_and_the_mode(reg: Path, tmp_path: P
     for entry in envelope["signatures"]:
         signer = next(i for i, k in enumerate(keys) if entry["keyid"] == _fingerprint(k))
         assert keygen_accepts(reg, entry, f"s{signer}@example.org", pae, tmp_path)
-    verified = run_cli("verify", "graph_v2", cwd=reg)
+    verified = run_inprocess("verify", "graph_v2", cwd=reg)
     assert verified.code == 0 and verified.out.count("@example.org") == 8, verified.text
     assert not list((reg / "signatures").glob(".*")), "no temporary file is left behind"
 
@@ -333,11 +333,11 @@ def test_check_never_reads_committed_envelopes_through_a_link(reg: Path, tmp_pat
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(reg)]
     subprocess.run([*git, "add", "-A"], check=True, capture_output=True)
     subprocess.run([*git, "commit", "-q", "-m", "signed", "--no-verify"], check=True, capture_output=True)
-    assert run_cli("check", "--base", "HEAD", cwd=reg).code == 0
+    assert run_inprocess("check", "--base", "HEAD", cwd=reg).code == 0
     outside = tmp_path / "outside"
     shutil.copytree(reg / "signatures", outside)
     shutil.rmtree(reg / "signatures")
     (reg / "signatures").symlink_to(outside)
-    checked = run_cli("check", "--base", "HEAD", cwd=reg)
+    checked = run_inprocess("check", "--base", "HEAD", cwd=reg)
     assert_clean_failure(checked)
     assert "signatures/graph_v2.dsse.json" in checked.out and "link" in checked.out, checked.text

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hostile.r3_status import FORGERIES, Forgery, Keys, last_hash, line_of, sign_event, yank_of
 
-from conftest import assert_clean_failure, run_cli, run_inprocess
+from conftest import assert_clean_failure, run_inprocess
 from registry_helpers import commit_all
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
@@ -28,14 +28,14 @@ def _public(key: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def signed_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Keys]:
+def signed_demo(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> tuple[Path, Keys]:
     """The demo registry, alice in allowed_signers, and a real yank of api_v1 as line 1 of the log."""
     base = tmp_path_factory.mktemp("r3-status")
     root = base / "demo"
-    assert run_cli("demo", str(root), timeout=300).code == 0
+    shutil.copytree(demo_build, root, symlinks=True)
     keys = Keys(_key(base / "alice"), _key(base / "mallory"))
     (root / "allowed_signers").write_text(f"alice@example.org {_public(keys.alice)}\n")
-    yanked = run_cli("yank", "api_v1", "--reason", "a real yank", "--key", str(keys.alice), cwd=root)
+    yanked = run_inprocess("yank", "api_v1", "--reason", "a real yank", "--key", str(keys.alice), cwd=root)
     assert yanked.code == 0, yanked.text
     commit_all(root, "allowed signers and a real yank")
     return root, keys
@@ -204,7 +204,7 @@ def test_a_log_that_is_not_a_regular_file_is_reported_not_read(
     else:
         with log.open("wb") as out:
             out.truncate(65 << 20)
-    listed = run_cli("list", cwd=root, timeout=60)
+    listed = run_inprocess("list", cwd=root, timeout=60)
     assert_clean_failure(listed)
     assert "status.jsonl" in listed.out and "api_v1" in listed.out
     assert _view(root).of("api_v1").status == "current"

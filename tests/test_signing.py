@@ -13,15 +13,15 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import REPO, assert_clean_failure, run_cli
+from conftest import REPO, assert_clean_failure, run_inprocess
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
 
 
 @pytest.fixture(scope="module")
-def demo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def demo_root(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> Path:
     root = tmp_path_factory.mktemp("signing") / "demo"
-    assert run_cli("demo", str(root), timeout=300).code == 0
+    shutil.copytree(demo_build, root, symlinks=True)
     return root
 
 
@@ -67,7 +67,7 @@ def test_the_statement_validates_and_names_every_frozen_file(demo_root: Path) ->
         "digest": {"sha256": manifest["previous"]["manifest_sha256"]},
     }
     assert statement["predicate"]["runDetails"]["builder"]["version"] == {"freezer": manifest["freezer_version"]}
-    printed = run_cli("attest", "graph_v2", cwd=demo_root)
+    printed = run_inprocess("attest", "graph_v2", cwd=demo_root)
     assert printed.out.encode() == (version / "provenance.json").read_bytes()
 
 
@@ -80,7 +80,7 @@ def _readme_recipe() -> str:
 def test_freezer_signs_and_ssh_keygen_verifies_with_the_readme_recipe(reg: Path, tmp_path: Path) -> None:
     alice = keygen(tmp_path, "alice")
     allow(reg, ("alice@example.org", alice, 'namespaces="freezer"'))
-    signed = run_cli("sign", "graph_v2", "--key", str(alice), cwd=reg)
+    signed = run_inprocess("sign", "graph_v2", "--key", str(alice), cwd=reg)
     assert signed.code == 0, signed.text
     assert "verified: signed by alice@example.org" in signed.out
     assert not (reg / "versions/graph_v2/signatures").exists()  # the frozen folder is untouched
@@ -92,7 +92,7 @@ def test_freezer_signs_and_ssh_keygen_verifies_with_the_readme_recipe(reg: Path,
 def test_ssh_keygen_signs_and_freezer_verifies(reg: Path, tmp_path: Path) -> None:
     bob = keygen(tmp_path, "bob", passphrase="secret words")
     allow(reg, ("bob@example.org", bob, ""))
-    refused = run_cli("sign", "graph_v1", "--key", str(bob), cwd=reg)
+    refused = run_inprocess("sign", "graph_v1", "--key", str(bob), cwd=reg)
     assert_clean_failure(refused, code=2)
     assert "the key has a passphrase" in refused.err
     message = tmp_path / "graph_v1.pae"
@@ -104,12 +104,12 @@ def test_ssh_keygen_signs_and_freezer_verifies(reg: Path, tmp_path: Path) -> Non
         check=True,
         capture_output=True,
     )
-    added = run_cli("sign", "graph_v1", "--signature", str(message) + ".sig", cwd=reg)
+    added = run_inprocess("sign", "graph_v1", "--signature", str(message) + ".sig", cwd=reg)
     assert added.code == 0, added.text
-    verified = run_cli("verify", "graph_v1", cwd=reg)
+    verified = run_inprocess("verify", "graph_v1", cwd=reg)
     assert verified.code == 0 and "✓ graph_v1: signed by bob@example.org" in verified.out
     # A signature over another version's statement is refused as it is added.
-    other = run_cli("sign", "graph_v2", "--signature", str(message) + ".sig", cwd=reg)
+    other = run_inprocess("sign", "graph_v2", "--signature", str(message) + ".sig", cwd=reg)
     assert_clean_failure(other)
 
 
@@ -130,8 +130,8 @@ def test_k_of_n_and_the_limits_of_allowed_signers(reg: Path, tmp_path: Path) -> 
     config = reg / "freezer.yaml"
     config.write_text(config.read_text().replace("  graph:\n", "  graph:\n    signatures_required: 2\n", 1))
     for key in (alice, bob, carol):
-        assert run_cli("sign", "graph_v2", "--key", str(key), cwd=reg).code == 0
-    verified = run_cli("verify", "graph_v2", "--format", "json", cwd=reg)
+        assert run_inprocess("sign", "graph_v2", "--key", str(key), cwd=reg).code == 0
+    verified = run_inprocess("verify", "graph_v2", "--format", "json", cwd=reg)
     assert verified.code == 1
     [status] = json.loads(verified.out)["result"]["versions"]
     assert status["status"] == "insufficient" and status["signers"] == ["alice@example.org"]
@@ -139,7 +139,8 @@ def test_k_of_n_and_the_limits_of_allowed_signers(reg: Path, tmp_path: Path) -> 
     assert any("limits the key to namespaces git" in p for p in status["problems"])
     allow(reg, ("alice@example.org", alice, ""), ("bob@example.org", bob, ""))
     assert (
-        "signed by alice@example.org, bob@example.org (2 of 2 required)" in run_cli("verify", "graph_v2", cwd=reg).out
+        "signed by alice@example.org, bob@example.org (2 of 2 required)"
+        in run_inprocess("verify", "graph_v2", cwd=reg).out
     )
 
 
@@ -173,7 +174,7 @@ def test_tampering_with_signatures_is_caught(reg: Path, tmp_path: Path, how: str
     alice, mallory = keygen(tmp_path, "alice"), keygen(tmp_path, "mallory")
     allow(reg, ("alice@example.org", alice, ""))
     for version in ("graph_v1", "graph_v2"):
-        assert run_cli("sign", version, "--key", str(alice), cwd=reg).code == 0
+        assert run_inprocess("sign", version, "--key", str(alice), cwd=reg).code == 0
     path = reg / "signatures/graph_v2.dsse.json"
     if how in TAMPERING:
         envelope = json.loads(path.read_text())
@@ -187,7 +188,7 @@ def test_tampering_with_signatures_is_caught(reg: Path, tmp_path: Path, how: str
         shutil.copy(reg / "signatures/graph_v1.dsse.json", path)
     elif how == "key not allowed":
         path.unlink()
-        assert run_cli("sign", "graph_v2", "--key", str(mallory), cwd=reg).code == 0
+        assert run_inprocess("sign", "graph_v2", "--key", str(mallory), cwd=reg).code == 0
     else:
         statement = reg / "versions/graph_v2/provenance.json"
         statement.chmod(0o644)
@@ -197,17 +198,17 @@ def test_tampering_with_signatures_is_caught(reg: Path, tmp_path: Path, how: str
             statement.write_bytes(statement.read_bytes()[:200])
         else:
             statement.unlink()
-    verified = run_cli("verify", "graph_v2", cwd=reg)
+    verified = run_inprocess("verify", "graph_v2", cwd=reg)
     assert_clean_failure(verified)
-    audited = run_cli("audit", "--no-code", "--require-signature", "graph_v2", cwd=reg)
+    audited = run_inprocess("audit", "--no-code", "--require-signature", "graph_v2", cwd=reg)
     assert_clean_failure(audited)
-    assert run_cli("verify", "graph_v1", cwd=reg).code == 0  # the other version is unaffected
+    assert run_inprocess("verify", "graph_v1", cwd=reg).code == 0  # the other version is unaffected
 
 
 def test_audit_reports_signatures_and_requires_them_on_demand(reg: Path, tmp_path: Path) -> None:
-    plain = run_cli("audit", "--no-code", cwd=reg)
+    plain = run_inprocess("audit", "--no-code", cwd=reg)
     assert plain.code == 0 and "signature: unsigned" in plain.out
-    required = run_cli("audit", "--no-code", "--require-signature", cwd=reg)
+    required = run_inprocess("audit", "--no-code", "--require-signature", cwd=reg)
     assert_clean_failure(required)
     assert required.out.splitlines()[-1] == "✗ audited 3 version(s): 3 not signed"
 
@@ -219,8 +220,8 @@ def test_check_keeps_committed_signatures(reg: Path, tmp_path: Path, how: str) -
     alice, bob = keygen(tmp_path, "alice"), keygen(tmp_path, "bob")
     allow(reg, ("alice@example.org", alice, ""), ("bob@example.org", bob, ""))
     for key in (alice, bob):
-        assert run_cli("sign", "graph_v2", "--key", str(key), cwd=reg).code == 0
-    assert run_cli("sign", "graph_v1", "--key", str(alice), cwd=reg).code == 0
+        assert run_inprocess("sign", "graph_v2", "--key", str(key), cwd=reg).code == 0
+    assert run_inprocess("sign", "graph_v1", "--key", str(alice), cwd=reg).code == 0
     commit_all(reg, "signatures")
     path = reg / "signatures/graph_v2.dsse.json"
     if how == "deleted":
@@ -231,15 +232,15 @@ def test_check_keeps_committed_signatures(reg: Path, tmp_path: Path, how: str) -
         path.write_text(json.dumps(envelope))
     else:
         shutil.copy(reg / "signatures/graph_v1.dsse.json", path)
-    checked = run_cli("check", "--base", "HEAD", cwd=reg)
+    checked = run_inprocess("check", "--base", "HEAD", cwd=reg)
     assert_clean_failure(checked)
     assert "signatures/graph_v2.dsse.json" in checked.out
     # Adding a signature is what the guard allows.
     subprocess.run(["git", "checkout", "-q", "--", "signatures"], cwd=reg, check=True)
     carol = keygen(tmp_path, "carol")
     allow(reg, ("alice@example.org", alice, ""), ("bob@example.org", bob, ""), ("carol@example.org", carol, ""))
-    assert run_cli("sign", "graph_v2", "--key", str(carol), cwd=reg).code == 0
-    assert run_cli("check", "--base", "HEAD", cwd=reg).code == 0
+    assert run_inprocess("sign", "graph_v2", "--key", str(carol), cwd=reg).code == 0
+    assert run_inprocess("check", "--base", "HEAD", cwd=reg).code == 0
 
 
 DEEP = "[" * 100_000 + "]" * 100_000
@@ -261,7 +262,7 @@ def test_hostile_signing_files_never_crash(reg: Path, tmp_path: Path, name: str,
     target.parent.mkdir(exist_ok=True)
     target.write_text(HOSTILE[name][index], encoding="utf-8", errors="surrogateescape")
     for args in (["verify"], ["audit", "--no-code"], ["check"], ["list"], ["sign", "graph_v1", "--key", str(alice)]):
-        result = run_cli(*args, cwd=reg)
+        result = run_inprocess(*args, cwd=reg)
         assert "internal error" not in result.err and "Traceback" not in result.err, (args, result.err)
         assert result.code in (0, 1, 2)
 
@@ -277,7 +278,7 @@ def test_special_files_are_refused_not_read(reg: Path, tmp_path: Path, name: str
 
     alice = keygen(tmp_path, "alice")
     allow(reg, ("alice@example.org", alice, ""))
-    assert run_cli("sign", "graph_v2", "--key", str(alice), cwd=reg).code == 0
+    assert run_inprocess("sign", "graph_v2", "--key", str(alice), cwd=reg).code == 0
     commit_all(reg, "signed")
     target = reg / name
     target.unlink(missing_ok=True)
@@ -291,10 +292,10 @@ def test_special_files_are_refused_not_read(reg: Path, tmp_path: Path, name: str
         outside.write_text("{}")
         target.symlink_to(outside)
     for args in (["check", "--base", "HEAD"], ["verify"], ["audit", "--no-code"]):
-        result = run_cli(*args, cwd=reg, timeout=60)
+        result = run_inprocess(*args, cwd=reg, timeout=60)
         assert "internal error" not in result.err and "Traceback" not in result.err, (args, result.err)
         assert result.code in (0, 1, 2), (args, result.text)
     # check guards the envelopes, the log and the checkpoint; who may sign is verify's to read.
     guard = ["verify"] if name == "allowed_signers" else ["check", "--base", "HEAD"]
-    refused = run_cli(*guard, cwd=reg, timeout=60)
+    refused = run_inprocess(*guard, cwd=reg, timeout=60)
     assert refused.code != 0, refused.text

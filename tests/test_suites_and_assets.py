@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES, assert_clean_failure, run_cli
+from conftest import EXAMPLES, assert_clean_failure, run_inprocess
 from registry_helpers import API_SUITE, commit_all
 
 
@@ -25,9 +25,9 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 
 def test_generic_suite_validates_cuts_renders_audits_and_diffs(api: Path) -> None:
-    checked = run_cli("validate", "--suite", "api", cwd=api)
+    checked = run_inprocess("validate", "--suite", "api", cwd=api)
     assert checked.code == 0, checked.text
-    cut = run_cli("cut", "api_v1", cwd=api)
+    cut = run_inprocess("cut", "api_v1", cwd=api)
     assert cut.code == 0, cut.text
     version = api / "versions/api_v1"
     method = (version / "METHOD.md").read_text()
@@ -46,7 +46,7 @@ def test_generic_suite_validates_cuts_renders_audits_and_diffs(api: Path) -> Non
     assert (version / "assets/add-timeout-flag/repo.tar.gz").read_bytes() == tarball.read_bytes()
     sums = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=version, capture_output=True, text=True)
     assert sums.returncode == 0 and "assets/add-timeout-flag/repo.tar.gz: OK" in sums.stdout
-    audit = run_cli("audit", "api_v1", cwd=api)
+    audit = run_inprocess("audit", "api_v1", cwd=api)
     assert audit.code == 0 and "code: verified at 7df885db" in audit.out, audit.text
     commit_all(api, "freeze api_v1")
 
@@ -55,25 +55,25 @@ def test_generic_suite_validates_cuts_renders_audits_and_diffs(api: Path) -> Non
     (drafts / "assets/add-timeout-flag/expected.patch").write_text("--- a/src/lib.rs\n+++ b/src/lib.rs\n")
     (drafts / "assets/notes.txt").write_text("new suite-level asset\n")
     _edit(drafts / "fixtures/explain-pipeline.yaml", "source: hand-written", "source: reviewed")
-    assert run_cli("cut", "v2", "--suite", "api", cwd=api).code == 0
-    diff = run_cli("diff", "api_v1", "api_v2", cwd=api)
+    assert run_inprocess("cut", "v2", "--suite", "api", cwd=api).code == 0
+    diff = run_inprocess("diff", "api_v1", "api_v2", cwd=api)
     assert diff.code == 0, diff.text
     assert "asset changed: assets/add-timeout-flag/expected.patch" in diff.out
     assert "asset added: assets/notes.txt" in diff.out
     assert "$.metadata.source: hand-written → reviewed" in diff.out
     method = (api / "versions/api_v2/METHOD.md").read_text()
     assert "- changed `assets/add-timeout-flag/expected.patch`" in method and "- added `assets/notes.txt`" in method
-    assert run_cli("check", "--base", "HEAD", cwd=api).code == 0
+    assert run_inprocess("check", "--base", "HEAD", cwd=api).code == 0
 
 
 def test_a_flipped_byte_in_any_asset_is_caught(api: Path) -> None:
-    assert run_cli("cut", "api_v1", cwd=api).code == 0
+    assert run_inprocess("cut", "api_v1", cwd=api).code == 0
     target = api / "versions/api_v1/assets/add-timeout-flag/repo.tar.gz"
     data = bytearray(target.read_bytes())
     data[len(data) // 2] ^= 0x01
     target.chmod(0o644)
     target.write_bytes(bytes(data))
-    result = run_cli("audit", "--no-code", "api_v1", cwd=api)
+    result = run_inprocess("audit", "--no-code", "api_v1", cwd=api)
     assert_clean_failure(result)
     assert "assets/add-timeout-flag/repo.tar.gz: content changed" in result.out
 
@@ -97,11 +97,11 @@ def test_a_file_neither_frozen_nor_allowed_is_named(api: Path, kind: str) -> Non
     else:
         (drafts / "assets/.git").mkdir()
         named, words = "drafts/api/assets/.git", "a git folder inside the drafts"
-    result = run_cli("validate", "--suite", "api", cwd=api)
+    result = run_inprocess("validate", "--suite", "api", cwd=api)
     assert_clean_failure(result)
     assert f"{named}: $: " in result.out and words in result.out, result.out
     before = sorted(p.name for p in (api / "versions").iterdir()) if (api / "versions").exists() else []
-    assert_clean_failure(run_cli("cut", "api_v1", cwd=api))
+    assert_clean_failure(run_inprocess("cut", "api_v1", cwd=api))
     after = sorted(p.name for p in (api / "versions").iterdir()) if (api / "versions").exists() else []
     assert after == before
 
@@ -109,7 +109,7 @@ def test_a_file_neither_frozen_nor_allowed_is_named(api: Path, kind: str) -> Non
 def test_a_missing_or_escaping_asset_reference_is_located(api: Path) -> None:
     fixture = api / "drafts/api/fixtures/add-timeout-flag.yaml"
     _edit(fixture, "  - assets/add-timeout-flag/expected.patch\n", "  - assets/nope.patch\n  - ../outside\n")
-    result = run_cli("validate", "--suite", "api", cwd=api)
+    result = run_inprocess("validate", "--suite", "api", cwd=api)
     assert_clean_failure(result)
     assert "add-timeout-flag.yaml:17:5: $.assets[1]: no file 'assets/nope.patch' in the drafts" in result.out
     assert "$.assets[2]: '../outside' climbs out" in result.out
@@ -150,11 +150,11 @@ def own(reg: Path) -> Path:
 def test_a_suite_with_its_own_schema(own: Path) -> None:
     fixture = own / "drafts/api/fixtures/hello.yaml"
     fixture.write_text(fixture.read_text().replace("timeout_s: 30", "timeout_s: soon"))
-    result = run_cli("validate", "--suite", "api", cwd=own)
+    result = run_inprocess("validate", "--suite", "api", cwd=own)
     assert_clean_failure(result)
     assert "drafts/api/fixtures/hello.yaml:4:1: $.timeout_s: expected integer" in result.out, result.out
     fixture.write_text(fixture.read_text().replace("timeout_s: soon", "timeout_s: 30"))
-    assert run_cli("cut", "api_v1", cwd=own).code == 0
+    assert run_inprocess("cut", "api_v1", cwd=own).code == 0
     frozen = own / "versions/api_v1/fixture.schema.json"
     assert frozen.read_bytes() == (own / "suite.schema.json").read_bytes()
     method = (own / "versions/api_v1/METHOD.md").read_text()
@@ -163,15 +163,15 @@ def test_a_suite_with_its_own_schema(own: Path) -> None:
     schema["properties"]["timeout_s"]["maximum"] = 600
     (own / "suite.schema.json").write_text(json.dumps(schema, indent=2))
     _edit(own / "drafts/api/version.yaml", "version: 1\n", "version: 2\n")
-    assert run_cli("cut", "api_v2", cwd=own).code == 0
+    assert run_inprocess("cut", "api_v2", cwd=own).code == 0
     delta = (own / "versions/api_v2/METHOD.md").read_text().split("## Delta vs v1")[1]
     assert "- fixture schema: custom " in delta
-    assert run_cli("audit", "--no-code", cwd=own).code == 0
+    assert run_inprocess("audit", "--no-code", cwd=own).code == 0
 
 
 def test_an_invalid_own_schema_is_a_config_error(own: Path) -> None:
     (own / "suite.schema.json").write_text('{"type": "no-such-type"}')
-    result = run_cli("validate", "--suite", "api", cwd=own)
+    result = run_inprocess("validate", "--suite", "api", cwd=own)
     assert_clean_failure(result, code=1)
     assert "not a valid Draft 2020-12 schema" in result.text
 
@@ -179,7 +179,7 @@ def test_an_invalid_own_schema_is_a_config_error(own: Path) -> None:
 def test_a_field_required_only_for_landed_fixtures_says_so_once(tmp_path: Path) -> None:
     fixture = tmp_path / "fixture.yaml"
     fixture.write_text("task_id: x\nclass: trace\nstatus: landed\nquestion: Where?\n")
-    result = run_cli("validate", str(fixture))
+    result = run_inprocess("validate", str(fixture))
     assert_clean_failure(result)
     lines = [line for line in result.out.splitlines() if "missing required field" in line]
     assert len(lines) == len(set(lines)) == 7, result.out  # each missing field once, not once per field

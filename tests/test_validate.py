@@ -11,20 +11,20 @@ import pytest
 
 from freezer.validate.validate import validate_paths
 
-from conftest import EXAMPLES, REPO, V2, assert_clean_failure, run_cli
+from conftest import EXAMPLES, REPO, V2, assert_clean_failure, run_inprocess
 
 NEGATIVE = sorted((REPO / "tests" / "cases" / "negative").glob("*.yaml"))
 
 
 def test_examples_validate() -> None:
-    result = run_cli("validate", str(EXAMPLES))
+    result = run_inprocess("validate", str(EXAMPLES))
     assert result.code == 0, result.text
     assert "graph v1: 6 fixture(s), 6 landed, 0 dropped" in result.out
     assert "graph v2: 7 fixture(s), 4 landed, 3 dropped; classes: impact, locate, trace" in result.out
 
 
 def test_default_is_configured_drafts() -> None:
-    result = run_cli("validate")
+    result = run_inprocess("validate")
     assert result.code == 0, result.text
     assert "graph v2" in result.out
 
@@ -32,7 +32,7 @@ def test_default_is_configured_drafts() -> None:
 @pytest.mark.parametrize("case", NEGATIVE, ids=[p.stem for p in NEGATIVE])
 def test_negative_case(case: Path) -> None:
     expected = case.read_text().splitlines()[0].removeprefix("# expect: ")
-    result = run_cli("validate", str(case))
+    result = run_inprocess("validate", str(case))
     assert_clean_failure(result)
     problem_lines = [line for line in result.out.splitlines() if line.startswith("tests/")]
     assert len(problem_lines) == 1, result.out
@@ -58,7 +58,7 @@ def test_duplicate_task_id_across_files(v2_copy: Path) -> None:
         "task_id: locate-dispatch-trait-methods",
         "task_id: locate-loopaudit-variants",
     )
-    result = run_cli("validate", str(v2_copy))
+    result = run_inprocess("validate", str(v2_copy))
     assert_clean_failure(result)
     problems = _problems(result.out)
     assert len(problems) == 1
@@ -77,7 +77,7 @@ def test_acceptance_rules_count_landed_fixtures(v2_copy: Path) -> None:
         "status: landed",
         "status: dropped\ndropped: {stage: gate_c, reason: r}",
     )
-    result = run_cli("validate", str(v2_copy))
+    result = run_inprocess("validate", str(v2_copy))
     assert_clean_failure(result)
     problems = _problems(result.out)
     assert any("version.yaml" in p and "$.acceptance.min_landed: only 3 landed fixture(s)" in p for p in problems), (
@@ -91,7 +91,7 @@ def test_acceptance_rules_count_landed_fixtures(v2_copy: Path) -> None:
 def test_non_utf8_file(v2_copy: Path) -> None:
     path = v2_copy / "fixtures" / "locate-fsprofile-resolution-chain.yaml"
     path.write_bytes(path.read_bytes().replace(b"spare candidate", b"spare \xe9candidate"))
-    result = run_cli("validate", str(path))
+    result = run_inprocess("validate", str(path))
     assert_clean_failure(result)
     lines = _problems(result.out)
     assert len(lines) == 1
@@ -102,9 +102,9 @@ def test_bom_and_utf16_are_read(v2_copy: Path) -> None:
     path = v2_copy / "fixtures" / "locate-fsprofile-resolution-chain.yaml"
     text = path.read_text(encoding="utf-8")
     path.write_bytes(b"\xef\xbb\xbf" + text.encode())
-    assert run_cli("validate", str(path)).code == 0
+    assert run_inprocess("validate", str(path)).code == 0
     path.write_bytes(text.encode("utf-16"))
-    assert run_cli("validate", str(path)).code == 0
+    assert run_inprocess("validate", str(path)).code == 0
 
 
 def test_alias_bomb_is_refused_fast(tmp_path: Path) -> None:
@@ -115,7 +115,7 @@ def test_alias_bomb_is_refused_fast(tmp_path: Path) -> None:
     bomb = tmp_path / "bomb.yaml"
     bomb.write_text("\n".join(lines) + "\n")
     start = time.monotonic()
-    result = run_cli("validate", str(bomb), timeout=20)
+    result = run_inprocess("validate", str(bomb), timeout=20)
     elapsed = time.monotonic() - start
     assert_clean_failure(result)
     # Aliases are refused outright now (issue 23), so a bomb is never expanded: each anchor and alias is
@@ -128,14 +128,14 @@ def test_alias_bomb_is_refused_fast(tmp_path: Path) -> None:
 def test_oversized_file_is_refused(tmp_path: Path) -> None:
     big = tmp_path / "big.yaml"
     big.write_text("notes: '" + "x" * (2 << 20) + "'\n")
-    result = run_cli("validate", str(big))
+    result = run_inprocess("validate", str(big))
     assert_clean_failure(result)
     assert "over the 1048576-byte limit" in result.out
 
 
 def test_json_format(v2_copy: Path) -> None:
     _mutate(v2_copy, "locate-loopaudit-variants.yaml", "difficulty: easy", "difficulty: trivial")
-    result = run_cli("validate", "--format", "json", str(v2_copy))
+    result = run_inprocess("validate", "--format", "json", str(v2_copy))
     assert result.code == 1
     data = json.loads(result.out)
     assert data["ok"] is False and data["exit_code"] == 1
@@ -147,7 +147,7 @@ def test_json_format(v2_copy: Path) -> None:
 
 def test_github_annotations(v2_copy: Path) -> None:
     _mutate(v2_copy, "locate-loopaudit-variants.yaml", "difficulty: easy", "difficulty: trivial")
-    result = run_cli("validate", str(v2_copy), env={"GITHUB_ACTIONS": "true"})
+    result = run_inprocess("validate", str(v2_copy), env={"GITHUB_ACTIONS": "true"})
     assert result.code == 1
     assert "::error file=" in result.out and "locate-loopaudit-variants.yaml,line=3,col=1::$.difficulty" in result.out
 
@@ -162,23 +162,23 @@ def test_every_layer_reports_all_its_errors(tmp_path: Path) -> None:
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
-    assert_clean_failure(run_cli("validate", str(tmp_path / "nope.txt")), code=2)
-    assert_clean_failure(run_cli("validate", "--format", "xml", str(V2)), code=2)
-    assert_clean_failure(run_cli("frobnicate"), code=2)
-    assert_clean_failure(run_cli("validate", cwd=tmp_path), code=2)
+    assert_clean_failure(run_inprocess("validate", str(tmp_path / "nope.txt")), code=2)
+    assert_clean_failure(run_inprocess("validate", "--format", "xml", str(V2)), code=2)
+    assert_clean_failure(run_inprocess("frobnicate"), code=2)
+    assert_clean_failure(run_inprocess("validate", cwd=tmp_path), code=2)
 
 
 def test_symlinked_draft_is_reported(v2_copy: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside.yaml"
     outside.write_text("secret: 1\n")
     (v2_copy / "fixtures" / "linked.yaml").symlink_to(outside)
-    result = run_cli("validate", str(v2_copy))
+    result = run_inprocess("validate", str(v2_copy))
     assert_clean_failure(result)
     assert "linked.yaml: $: is a symbolic link" in result.out
 
 
 def test_version_flag() -> None:
-    result = run_cli("--version")
+    result = run_inprocess("--version")
     assert result.code == 0
     assert result.out.startswith("freezer ")
 

@@ -18,8 +18,7 @@ from hostile.r3_yaml import ACCEPTED, HAZARDS
 from freezer.parse import yamlfast, yamlload
 from freezer.parse.yamlload import Limits
 
-# Slow (the fast YAML path against the located builder on every YAML text): CI runs it; `pytest -m slow` runs it here.
-pytestmark = pytest.mark.slow
+# Every YAML text, in the default lane: the whole file takes about a second.
 
 REPO = Path(__file__).resolve().parent.parent
 REPO_YAML = sorted(

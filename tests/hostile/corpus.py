@@ -13,6 +13,7 @@ Each case says which command to run and which file the one clear message must na
 from __future__ import annotations
 
 import codecs
+import functools
 import os
 import random
 import shutil
@@ -507,13 +508,34 @@ def schema_mutations(fixture: dict[str, Any]) -> Iterator[tuple[str, dict[str, A
             yield f"{where}:float", _set(fixture, path, 1.5)
 
 
-def schema_cases() -> Iterator[tuple[str, str, bytes]]:
-    """(case id, fixture file name, YAML bytes) for every mutation of every example fixture."""
-    for fixture_file in sorted(EXAMPLES.glob("graph/*/fixtures/*.yaml")):
+def _mutated_fixtures(per_version: int | None) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    files = sorted(EXAMPLES.glob("graph/*/fixtures/*.yaml"))
+    if per_version is not None:
+        versions = sorted({path.parent.parent for path in files})
+        files = [path for version in versions for path in sorted(version.glob("fixtures/*.yaml"))[:per_version]]
+    for fixture_file in files:
         data = yaml.safe_load(fixture_file.read_text(encoding="utf-8"))
         for name, mutated in schema_mutations(data):
-            text = yaml.safe_dump(mutated, sort_keys=False, allow_unicode=True).encode("utf-8")
-            yield f"{fixture_file.parent.parent.name}/{fixture_file.stem}:{name}", fixture_file.name, text
+            yield f"{fixture_file.parent.parent.name}/{fixture_file.stem}:{name}", fixture_file.name, mutated
+
+
+def schema_cases(per_version: int | None = None) -> Iterator[tuple[str, str, bytes]]:
+    """(case id, fixture file name, YAML bytes) for every mutation of every example fixture, or of the
+    first ``per_version`` fixtures of each example version (a smaller budget: every mutation kind still)."""
+    for case_id, file_name, mutated in _mutated_fixtures(per_version):
+        yield case_id, file_name, yaml.safe_dump(mutated, sort_keys=False, allow_unicode=True).encode("utf-8")
+
+
+@functools.cache
+def schema_documents(per_version: int | None = None) -> tuple[tuple[str, Any], ...]:
+    """(case id, data) for :func:`schema_cases`: each mutation as it reads back from YAML, made once per
+    test process (two differential tests read them) and through libyaml when PyYAML has it."""
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return tuple(
+        (case_id, yaml.load(yaml.dump(mutated, Dumper=dumper, sort_keys=False, allow_unicode=True), Loader=loader))
+        for case_id, _, mutated in _mutated_fixtures(per_version)
+    )
 
 
 def subprocess_cases() -> list[Case]:
