@@ -8,20 +8,24 @@ from typing import Annotated, Any, Optional
 import typer
 
 from freezer.cli import output
-from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format, complete_frozen
-from freezer.domain.errors import EXIT_INVALID, EXIT_OK
+from freezer.cli.options import FormatOption, RegistryOption, SuiteOption, check_format, complete_frozen
+from freezer.domain.errors import EXIT_INVALID, EXIT_OK, UsageError
 from freezer.domain.problems import display_path
+from freezer.query import browse
 from freezer.registry import config as config_mod
+from freezer.registry import registry as registry_mod
 from freezer.render.deltatext import delta_lines
+from freezer.runtime import resources
+from freezer.schema.compile_schemas import NAMES
 from freezer.trust import lifecycle
 
+# The commands of this module; freezer.cli.app adds them to the application.
+commands = typer.Typer()
 
-@app.command("list")
+
+@commands.command("list")
 def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> int:
     """Table of frozen versions: pinned SHA, cut date, fixtures, classes, integrity."""
-    from freezer.query import browse
-    from freezer.registry import registry as registry_mod
-
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
@@ -76,7 +80,7 @@ def _say_log(known: lifecycle.StatusLog) -> bool:
     return bool(known.problems)
 
 
-@app.command()
+@commands.command()
 def show(
     version: Annotated[str, typer.Argument(help="The version, e.g. graph_v2 or v2.", autocompletion=complete_frozen)],
     suite: SuiteOption = None,
@@ -84,8 +88,6 @@ def show(
     fmt: FormatOption = None,
 ) -> int:
     """The manifest and the fixtures of one frozen version (verified first)."""
-    from freezer.query import browse
-
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, version, suite)
@@ -127,7 +129,7 @@ def show(
     return EXIT_INVALID if _say_log(known) else EXIT_OK
 
 
-@app.command()
+@commands.command()
 def diff(
     old: Annotated[str, typer.Argument(help="The earlier version, e.g. graph_v1.", autocompletion=complete_frozen)],
     new: Annotated[str, typer.Argument(help="The later version, e.g. graph_v2.", autocompletion=complete_frozen)],
@@ -136,8 +138,6 @@ def diff(
     fmt: FormatOption = None,
 ) -> int:
     """What changed between two frozen versions (the engine behind METHOD.md's §Delta)."""
-    from freezer.query import browse
-
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, old, suite)
@@ -149,7 +149,7 @@ def diff(
     return EXIT_OK
 
 
-@app.command()
+@commands.command()
 def compare(
     old: Annotated[str, typer.Argument(help="One version, e.g. graph_v1.", autocompletion=complete_frozen)],
     new: Annotated[str, typer.Argument(help="Another version, e.g. graph_v2.", autocompletion=complete_frozen)],
@@ -161,8 +161,6 @@ def compare(
     fmt: FormatOption = None,
 ) -> int:
     """Which fixtures' scores can be compared across two versions, for each arm, and why not."""
-    from freezer.query import browse
-
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, old, suite)
@@ -200,11 +198,9 @@ def compare(
     return EXIT_INVALID if _say_log(known) else EXIT_OK
 
 
-@app.command()
+@commands.command()
 def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> int:
     """One line per frozen version, newest first: date, pinned SHA, fixtures, what moved."""
-    from freezer.query import browse
-
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
@@ -227,15 +223,11 @@ def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatO
     return EXIT_INVALID if _say_log(known) or broken else EXIT_OK
 
 
-@app.command()
+@commands.command()
 def schema(
     name: Annotated[str, typer.Argument(help="fixture, generic, version, registry, manifest or output.")],
 ) -> int:
     """Print a shipped JSON Schema, for an editor or check-jsonschema, from any install."""
-    from freezer.domain.errors import UsageError
-    from freezer.runtime import resources
-    from freezer.schema.compile_schemas import NAMES
-
     # output and results describe what freezer prints and reads outside a registry; not compiled.
     shipped = (*NAMES, "output", "results", "provenance")
     if name not in shipped:
@@ -244,14 +236,14 @@ def schema(
     return EXIT_OK
 
 
-@app.command()
+@commands.command()
 def site(
     out: Annotated[Path, typer.Argument(help="Folder for the site: new, empty, or a site freezer built before.")],
     registry: RegistryOption = None,
     fmt: FormatOption = None,
 ) -> int:
     """Render the registry as a static HTML site (no JavaScript, relative links, byte-identical rebuilds)."""
-    from freezer.site import site as site_mod
+    from freezer.site import site as site_mod  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
