@@ -16,11 +16,11 @@ __all__ = ["Comparable", "FreezerError", "FrozenSet", "IntegrityError", "__versi
 def __getattr__(name: str) -> object:
     # Imported lazily so `freezer --version` and plain imports stay cheap.
     if name in ("load", "FrozenSet", "comparable", "Comparable"):
-        from freezer import api
+        from freezer import api  # start-up time: the API loads the whole core; `import freezer` does not
 
         return getattr(api, name)
     if name in ("FreezerError", "IntegrityError"):
-        from freezer.domain import errors
+        from freezer.domain import errors  # start-up time, as above
 
         return getattr(errors, name)
     raise AttributeError(f"module 'freezer' has no attribute {name!r}")

@@ -4,7 +4,8 @@
 answers ``--version`` before importing typer so that the cheapest call stays
 cheap, lets :mod:`freezer.cli.hooks` answer the plain forms of the hook
 commands (also without typer), and sends everything else through
-:mod:`freezer.cli.app`.
+:mod:`freezer.cli.app`. A command's own failure is answered where the command
+was parsed (in JSON too, when asked for); what reaches ``main`` is said here.
 
 Whatever the output is, ``main`` returns with nothing left for the
 interpreter to flush: a full device (``>/dev/full``) gets one message on
@@ -27,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
         # Started with fd 1 closed: whatever the command did, nobody could read what it says.
         _tell("freezer: error: standard output is closed; redirect it (e.g. >/dev/null) instead")
         return 2
-    from freezer.cli.terminal import never_fail_to_encode
+    from freezer.cli.terminal import never_fail_to_encode  # start-up time: a closed stdout needs none of it
 
     never_fail_to_encode(sys.stdout)
     never_fail_to_encode(sys.stderr)
@@ -52,16 +53,13 @@ def _answer(args: list[str]) -> int:
     if args in (["--version"], ["-V"]):
         sys.stdout.write(f"freezer {__version__}\n")
         return 0
-    from freezer.cli.output import json_command as output_json_command
-    from freezer.cli.output import say, say_error, say_json_error
-    from freezer.domain.errors import EXIT_BROKEN_PIPE, EXIT_INVALID, FreezerError
-    from freezer.domain.escape import visible
-    from freezer.domain.problems import display_path
+    # start-up time: `freezer --version` answers above without loading these (nor the output layer)
+    from freezer.cli.output import say, say_error
+    from freezer.domain.errors import EXIT_BROKEN_PIPE, EXIT_INVALID, FreezerError  # as above
+    from freezer.domain.escape import visible  # as above
+    from freezer.domain.problems import display_path  # as above
 
-    json_command = None
     try:
-        args = _enter_directory(args)
-        json_command = output_json_command(args)
         code = _dispatch(args)
         sys.stdout.flush()
         return code
@@ -69,9 +67,7 @@ def _answer(args: list[str]) -> int:
         _discard(sys.stdout)
         return EXIT_BROKEN_PIPE
     except FreezerError as exc:
-        say_error(exc)  # first: should stdout fail, the reason is on stderr already
-        if json_command:
-            say_json_error(json_command, exc)
+        say_error(exc)  # raised before a command was parsed (freezer -C DIR that cannot be entered)
         return exc.exit_code
     except OSError as exc:
         # Unforeseen file-system failures (the output device full, a folder gone mid-run) are the
@@ -93,35 +89,13 @@ def _answer(args: list[str]) -> int:
         return EXIT_INVALID
 
 
-def _enter_directory(args: list[str]) -> list[str]:
-    """``freezer -C DIR COMMAND``: run as if started in DIR, as ``git -C`` does (then the registry is
-    found from there). After the command, ``-C`` keeps meaning ``--registry``."""
-    from freezer.domain.errors import UsageError
-
-    if not args or (args[0] not in ("-C", "--directory") and not args[0].startswith("--directory=")):
-        return args
-    if args[0].startswith("--directory="):
-        directory, rest = args[0].partition("=")[2], args[1:]
-    elif len(args) > 1:
-        directory, rest = args[1], args[2:]
-    else:
-        raise UsageError(f"{args[0]} needs a folder: freezer -C DIR COMMAND")
-    try:
-        os.chdir(directory)
-    except OSError as exc:
-        raise UsageError(
-            f"cannot run in {directory!r}: {exc.strerror or exc}", hint="name an existing folder"
-        ) from None
-    return rest
-
-
 def _dispatch(args: list[str]) -> int:
-    from freezer.cli.hooks import fast_path
+    from freezer.cli import hooks  # start-up time: `freezer --version` loads neither hooks nor the core
 
-    code = fast_path(args)
+    code = hooks.fast_path(args)
     if code is not None:
         return code
-    from freezer.cli.app import run
+    from freezer.cli.app import run  # start-up time: typer and every command, only when the hooks did not answer
 
     return run(args)
 

@@ -8,20 +8,25 @@ from typing import Annotated, Any, Optional
 import typer
 
 from freezer.cli import output
-from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format, complete_frozen
-from freezer.domain.errors import EXIT_INVALID, EXIT_OK
+from freezer.cli.options import FormatOption, RegistryOption, SuiteOption, check_format, complete_frozen
+from freezer.domain.errors import EXIT_INVALID, EXIT_OK, UsageError
 from freezer.domain.problems import display_path
+from freezer.query import browse
 from freezer.registry import config as config_mod
+from freezer.registry import record
+from freezer.registry.model import Suite
 from freezer.render.deltatext import delta_lines
+from freezer.runtime import resources
+from freezer.schema.compile_schemas import NAMES
 from freezer.trust import lifecycle
 
+# The commands of this module; freezer.cli.app adds them to the application.
+commands = typer.Typer()
 
-@app.command("list")
+
+@commands.command("list")
 def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> int:
     """Table of frozen versions: pinned SHA, cut date, fixtures, classes, integrity."""
-    from freezer.query import browse
-    from freezer.registry.model import Suite
-
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
@@ -76,7 +81,7 @@ def _say_log(known: lifecycle.StatusLog) -> bool:
     return bool(known.problems)
 
 
-@app.command()
+@commands.command()
 def show(
     version: Annotated[str, typer.Argument(help="The version, e.g. graph_v2 or v2.", autocompletion=complete_frozen)],
     suite: SuiteOption = None,
@@ -84,9 +89,6 @@ def show(
     fmt: FormatOption = None,
 ) -> int:
     """The manifest and the fixtures of one frozen version (verified first)."""
-    from freezer.query import browse
-    from freezer.registry import record
-
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, version, suite)
@@ -128,7 +130,7 @@ def show(
     return EXIT_INVALID if _say_log(known) else EXIT_OK
 
 
-@app.command()
+@commands.command()
 def diff(
     old: Annotated[str, typer.Argument(help="The earlier version, e.g. graph_v1.", autocompletion=complete_frozen)],
     new: Annotated[str, typer.Argument(help="The later version, e.g. graph_v2.", autocompletion=complete_frozen)],
@@ -137,8 +139,6 @@ def diff(
     fmt: FormatOption = None,
 ) -> int:
     """What changed between two frozen versions (the engine behind METHOD.md's §Delta)."""
-    from freezer.query import browse
-
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, old, suite)
@@ -150,7 +150,7 @@ def diff(
     return EXIT_OK
 
 
-@app.command()
+@commands.command()
 def compare(
     old: Annotated[str, typer.Argument(help="One version, e.g. graph_v1.", autocompletion=complete_frozen)],
     new: Annotated[str, typer.Argument(help="Another version, e.g. graph_v2.", autocompletion=complete_frozen)],
@@ -162,8 +162,6 @@ def compare(
     fmt: FormatOption = None,
 ) -> int:
     """Which fixtures' scores can be compared across two versions, for each arm, and why not."""
-    from freezer.query import browse
-
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, old, suite)
@@ -188,24 +186,22 @@ def compare(
     for task in tasks:
         marks = "  ".join(("✓" if task in r.comparable else "✗").ljust(len(r.arm)) for r in records)
         output.say(f"  {task.ljust(width)}  {first.classes[task].ljust(9)}  {marks}".rstrip())
-    for record in records:
-        output.say(f"arm {record.arm} (depends on {', '.join(record.depends_on) or 'nothing suite-wide'}):")
-        if record.moved:
-            output.say(f"  moved: {', '.join(record.moved)}")
+    for arm_record in records:
+        output.say(f"arm {arm_record.arm} (depends on {', '.join(arm_record.depends_on) or 'nothing suite-wide'}):")
+        if arm_record.moved:
+            output.say(f"  moved: {', '.join(arm_record.moved)}")
         output.say(
-            f"  comparable: {len(record.comparable)} fixture(s)"
-            + (f", subset sha256 {record.subset_sha256}" if record.comparable else "")
+            f"  comparable: {len(arm_record.comparable)} fixture(s)"
+            + (f", subset sha256 {arm_record.subset_sha256}" if arm_record.comparable else "")
         )
-        for task, reason in record.excluded.items():
+        for task, reason in arm_record.excluded.items():
             output.say(f"  ✗ {task}: {reason}")
     return EXIT_INVALID if _say_log(known) else EXIT_OK
 
 
-@app.command()
+@commands.command()
 def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> int:
     """One line per frozen version, newest first: date, pinned SHA, fixtures, what moved."""
-    from freezer.query import browse
-
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
@@ -228,15 +224,11 @@ def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatO
     return EXIT_INVALID if _say_log(known) or broken else EXIT_OK
 
 
-@app.command()
+@commands.command()
 def schema(
     name: Annotated[str, typer.Argument(help="fixture, generic, version, registry, manifest or output.")],
 ) -> int:
     """Print a shipped JSON Schema, for an editor or check-jsonschema, from any install."""
-    from freezer.domain.errors import UsageError
-    from freezer.runtime import resources
-    from freezer.schema.compile_schemas import NAMES
-
     # output and results describe what freezer prints and reads outside a registry; not compiled.
     shipped = (*NAMES, "output", "results", "provenance")
     if name not in shipped:
@@ -245,14 +237,14 @@ def schema(
     return EXIT_OK
 
 
-@app.command()
+@commands.command()
 def site(
     out: Annotated[Path, typer.Argument(help="Folder for the site: new, empty, or a site freezer built before.")],
     registry: RegistryOption = None,
     fmt: FormatOption = None,
 ) -> int:
     """Render the registry as a static HTML site (no JavaScript, relative links, byte-identical rebuilds)."""
-    from freezer.site import site as site_mod
+    from freezer.site import site as site_mod  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)

@@ -8,15 +8,19 @@ from typing import Annotated, Optional
 import typer
 
 from freezer.cli import hooks, output
-from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format, complete_next
+from freezer.cli.options import FormatOption, RegistryOption, SuiteOption, check_format, complete_next
 from freezer.cli.terminal import ProgressBar
 from freezer.domain.errors import EXIT_INVALID, EXIT_OK, UsageError
 from freezer.domain.problems import display_path
 from freezer.domain.steps import Step, StepLog, told
 from freezer.registry import config as config_mod
+from freezer.registry.model import Suite
+
+# The commands of this module; freezer.cli.app adds them to the application.
+commands = typer.Typer()
 
 
-@app.command()
+@commands.command()
 def init(
     directory: Annotated[Path, typer.Argument(help="Folder of the new registry (created if missing).")] = Path("."),
     suite_name: Annotated[str, typer.Option("--suite", "-s", help="Name of the first suite.")] = "bench",
@@ -34,7 +38,7 @@ def init(
     fmt: FormatOption = None,
 ) -> int:
     """Start a registry: freezer.yaml, a suite's drafts, a pre-commit hook, a CI workflow, editor schemas."""
-    from freezer.freeze import scaffold
+    from freezer.freeze import scaffold  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
     fmt = check_format(fmt, ("text", "json"))
     result = scaffold.init_registry(directory, suite_name, kind, code_repo)
@@ -67,7 +71,7 @@ def init(
     return EXIT_OK
 
 
-@app.command()
+@commands.command()
 def validate(
     paths: Annotated[
         Optional[list[Path]], typer.Argument(help="Files or folders. Default: the drafts of every configured suite.")
@@ -80,9 +84,10 @@ def validate(
     return hooks.run_validate(list(paths) if paths else None, registry, suite, check_format(fmt))
 
 
-@app.command()
+@commands.command()
 def status(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> int:
     """What a cut would do now: drafts valid, what moved since the latest version, undeclared commits."""
+    # start-up time: loaded by the command that runs it (freezer.cli.app)
     from freezer.freeze import status as status_mod
 
     fmt = check_format(fmt, ("text", "json"))
@@ -110,10 +115,10 @@ def status(suite: SuiteOption = None, registry: RegistryOption = None, fmt: Form
     return EXIT_INVALID if failed else EXIT_OK
 
 
-@app.command("next")
+@commands.command("next")
 def next_version(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> int:
     """Start the drafts of the next version from the latest frozen one (versions/ is never touched)."""
-    from freezer.freeze import nextdraft
+    from freezer.freeze import nextdraft  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
@@ -128,7 +133,7 @@ def next_version(suite: SuiteOption = None, registry: RegistryOption = None, fmt
     return EXIT_OK
 
 
-@app.command()
+@commands.command()
 def cut(
     version: Annotated[str, typer.Argument(help="The version to freeze, e.g. v2.", autocompletion=complete_next)],
     suite: SuiteOption = None,
@@ -139,14 +144,14 @@ def cut(
     fmt: FormatOption = None,
 ) -> int:
     """Freeze the drafts as versions/<suite>_vN: validate, verify at the pinned SHA, check provenance, write."""
-    from freezer.freeze import cut as cut_mod
+    from freezer.freeze import cut as cut_mod  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     try:
         chosen = config_mod.suite_of_label(cfg, version, suite)
     except UsageError as exc:
-        raise UsageError(exc.message, hint=_next_free(cfg, suite) or exc.hint) from None
+        raise UsageError(exc.message, hint=_next_version_hint(cfg, suite) or exc.hint) from None
     if fmt == "json":
         result = cut_mod.cut(cfg, chosen, version, dry_run=dry_run)
         return output.say_json(
@@ -194,10 +199,8 @@ def cut(
     return EXIT_OK
 
 
-def _next_free(cfg: config_mod.RegistryConfig, suite: str | None) -> str | None:
+def _next_version_hint(cfg: config_mod.RegistryConfig, suite: str | None) -> str | None:
     """What to type instead of a label that is not one: the version a cut would make now."""
-    from freezer.registry.model import Suite
-
     if suite is None and len(cfg.suites) != 1:
         return None
     try:
@@ -208,7 +211,7 @@ def _next_free(cfg: config_mod.RegistryConfig, suite: str | None) -> str | None:
     return f"the next free version of {one.name} is v{upcoming}: freezer cut v{upcoming}"
 
 
-@app.command()
+@commands.command()
 def demo(
     directory: Annotated[
         Optional[Path], typer.Argument(help="Folder to create (must be new or empty). Default: a new temporary folder.")
@@ -216,7 +219,7 @@ def demo(
     fmt: FormatOption = None,
 ) -> int:
     """Build a sample code repository and a registry, cut graph v1 and v2, and audit them."""
-    from freezer.demo.registry import run_demo
+    from freezer.demo.registry import run_demo  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
     fmt = check_format(fmt, ("text", "json"))
     told_progress = (lambda message: output.say(f"· {message}")) if fmt == "text" else (lambda _message: None)

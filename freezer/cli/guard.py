@@ -7,22 +7,25 @@ from typing import Annotated, Any, Optional
 import typer
 
 from freezer.cli import hooks, output
-from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format, complete_frozen
+from freezer.cli.options import FormatOption, RegistryOption, SuiteOption, check_format, complete_frozen
 from freezer.cli.signing import status_line
 from freezer.cli.terminal import ProgressBar
-from freezer.domain.errors import EXIT_INVALID, EXIT_OK
-from freezer.domain.problems import display_path
+from freezer.domain.errors import EXIT_INVALID, EXIT_OK, UsageError
+from freezer.domain.problems import Problem, display_path
 from freezer.domain.steps import no_progress, told
 from freezer.registry import config as config_mod
+from freezer.registry import registry as registry_mod
+from freezer.registry.model import Registry
+from freezer.trust import checkpoint, lifecycle
+
+# The commands of this module; freezer.cli.app adds them to the application.
+commands = typer.Typer()
 
 
 def _select_versions(
     cfg: config_mod.RegistryConfig, labels: list[str], suite: str | None
 ) -> dict[str, list[str] | None]:
     """Map suite name -> version names to audit (None: all of them)."""
-    from freezer.domain.errors import UsageError
-    from freezer.registry import registry as registry_mod
-
     if not labels:
         names = [cfg.suite(suite).name] if suite else list(cfg.suites)
         return {name: None for name in names}
@@ -38,7 +41,7 @@ def _select_versions(
     return chosen
 
 
-@app.command()
+@commands.command()
 def audit(
     versions: Annotated[
         Optional[list[str]],
@@ -66,7 +69,7 @@ def audit(
     fmt: FormatOption = None,
 ) -> int:
     """Prove frozen versions are intact: hashes, chain, METHOD.md; and re-verify them against the code."""
-    from freezer.guard import audit as audit_mod
+    from freezer.guard import audit as audit_mod  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
@@ -89,17 +92,11 @@ def audit(
     # Under --strict, a version whose code could not be checked, or whose fixtures went stale, fails too.
     strict_failures = {r.name for r in results if strict and (r.code_status == "unreachable" or r.stale)}
     signatures = _signatures(cfg, results)
-    from freezer.trust import lifecycle
-
     log_problems = lifecycle.verify_log(cfg.root)
-    from freezer.trust import checkpoint
-
     checkpoint_problems, signed_heads = checkpoint.verify(cfg)
     if signed_heads is not None and not checkpoint_problems:
         replay = checkpoint.remember(cfg, signed_heads)
         if replay:
-            from freezer.domain.problems import Problem
-
             checkpoint_problems.append(Problem(checkpoint.FILE, None, None, (), replay, "checkpoint"))
     log_problems += checkpoint_problems
     # A signature that does not verify always fails; a missing one only under --require-signature.
@@ -156,14 +153,13 @@ def audit(
 
 def _signatures(cfg: config_mod.RegistryConfig, results: list[Any]) -> dict[str, Any]:
     """Each audited version's signature status (versions that failed their audit are not asked)."""
-    from freezer.registry.model import Registry
-    from freezer.trust import signing
+    from freezer.trust import signing  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
     by_name = {v.name: (one.config, v) for one, v in Registry(cfg).every_version()}
     return {r.name: signing.verify(cfg, *by_name[r.name]) for r in results if r.ok and r.name in by_name}
 
 
-@app.command()
+@commands.command()
 def check(
     base: Annotated[
         Optional[str],

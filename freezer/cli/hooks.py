@@ -3,56 +3,66 @@
 pre-commit and CI run them on every commit, and importing typer is about a
 quarter of ``freezer check`` (measured on a registry of 100 versions: 162 ms
 through typer, 123 ms without). So :func:`fast_path` answers their plain forms
-directly, and the typer commands call the same bodies below. Anything else
-(``--help``, a positional path, an unknown or repeated option, a format that
-is not allowed) goes through typer, which owns every usage message.
+directly, and the typer commands call the same bodies below. :func:`parse`
+reads the option spellings of :mod:`freezer.cli.flags`, the table the typer
+options are built from, before the command (``-C DIR``, ``--registry PATH``)
+and after it. Anything else (``--help``, a positional path, an unknown or
+repeated option, a format that is not allowed) goes through typer, which owns
+every usage message.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from freezer.cli import output
+from freezer.cli import flags, output
 from freezer.cli.terminal import ProgressBar
-from freezer.domain.errors import EXIT_INVALID, EXIT_OK
+from freezer.domain.errors import EXIT_INVALID, EXIT_OK, FreezerError
 from freezer.domain.problems import display_path
 from freezer.domain.steps import no_progress
 from freezer.registry import config as config_mod
-
-# Long and short spellings of each option that takes a value, by command; mirrors the typer commands.
-_OPTIONS = {
-    "check": {"--base": "base", "--registry": "registry", "-C": "registry", "--format": "fmt", "-f": "fmt"},
-    "validate": {
-        "--registry": "registry",
-        "-C": "registry",
-        "--suite": "suite",
-        "-s": "suite",
-        "--format": "fmt",
-        "-f": "fmt",
-    },
-}
+from freezer.validate import validate as validate_mod
 
 
 def parse(args: list[str]) -> tuple[str, dict[str, str]] | None:
-    """(command, option values) for a plain hook invocation; None when typer should parse it."""
-    if not args or args[0] not in _OPTIONS:
+    """(command, option values) for a plain hook invocation, the options before the command included
+    (``directory``; ``registry``, unless the command is given its own); None when typer should parse it."""
+    before: dict[str, str] = {}
+    at = _read_options(args, 0, flags.by_spelling(flags.ROOT), before, stop_at_word=True)
+    if at is None or at >= len(args) or args[at] not in flags.HOOKS:
         return None
-    known = _OPTIONS[args[0]]
+    command = args[at]
     values: dict[str, str] = {}
-    rest = iter(args[1:])
-    for arg in rest:
+    if _read_options(args, at + 1, flags.by_spelling(flags.HOOKS[command]), values, stop_at_word=False) is None:
+        return None
+    if output.resolve_format(values.get("fmt")) not in output.FORMATS:
+        return None
+    return command, {**before, **values}
+
+
+def _read_options(
+    args: list[str], start: int, known: dict[str, str], values: dict[str, str], *, stop_at_word: bool
+) -> int | None:
+    """Read ``--name VALUE``, ``--name=VALUE`` and ``-n VALUE`` from ``start`` into ``values``; the index
+    after them (at the first word when ``stop_at_word``), or None for anything typer must read: an option
+    not in ``known``, one given twice, a missing value, a word where an option should be."""
+    at = start
+    while at < len(args):
+        arg = args[at]
+        if stop_at_word and not arg.startswith("-"):
+            return at
         flag, equals, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
         name = known.get(flag)
         if name is None or name in values:
             return None
+        at += 1
         if not equals:
-            value = next(rest, "")
+            value = args[at] if at < len(args) else ""
             if not value or value.startswith("-"):
                 return None
+            at += 1
         values[name] = value
-    if output.resolve_format(values.get("fmt")) not in output.FORMATS:
-        return None
-    return args[0], values
+    return at
 
 
 def fast_path(args: list[str]) -> int | None:
@@ -61,14 +71,21 @@ def fast_path(args: list[str]) -> int | None:
     if parsed is None:
         return None
     command, values = parsed
+    if "directory" in values:
+        flags.enter_directory(values["directory"])
     registry = Path(values["registry"]) if "registry" in values else None
     fmt = output.resolve_format(values.get("fmt"))
-    if command == "check":
-        return run_check(values.get("base"), registry, fmt)
-    return run_validate(None, registry, values.get("suite"), fmt)
+    try:
+        if command == "check":
+            return run_check(values.get("base"), registry, fmt)
+        return run_validate(None, registry, values.get("suite"), fmt)
+    except FreezerError as exc:
+        output.say_failure(exc, command if fmt == "json" else None)
+        return exc.exit_code
 
 
 def run_check(base: str | None, registry: Path | None, fmt: str) -> int:
+    # start-up time: the guard (git reading, the audit) is check's alone; validate runs without it
     from freezer.guard import check as check_mod
 
     cfg = config_mod.load(registry)
@@ -97,8 +114,6 @@ def run_check(base: str | None, registry: Path | None, fmt: str) -> int:
 
 
 def run_validate(paths: list[Path] | None, registry: Path | None, suite: str | None, fmt: str) -> int:
-    from freezer.validate import validate as validate_mod
-
     bar = ProgressBar("validating") if fmt == "text" else None
     progress = bar or no_progress
     try:
@@ -136,10 +151,7 @@ def _optional_config(registry: Path | None) -> config_mod.RegistryConfig | None:
     return config_mod.load_config(root / config_mod.CONFIG_NAME) if root else None
 
 
-def _set_summary(fixture_set: object) -> str:
-    from freezer.validate.validate import FixtureSet
-
-    assert isinstance(fixture_set, FixtureSet)
+def _set_summary(fixture_set: validate_mod.FixtureSet) -> str:
     where = display_path(fixture_set.root) if fixture_set.root else "(loose files)"
     landed = [d.data for d in fixture_set.fixtures if d.data["status"] == "landed"]
     dropped = len(fixture_set.fixtures) - len(landed)
@@ -154,10 +166,7 @@ def _set_summary(fixture_set: object) -> str:
     return f"  {where}: {head}{counts}; classes: {classes}{assets}"
 
 
-def _report_json(report: object) -> dict[str, object]:
-    from freezer.validate.validate import Report
-
-    assert isinstance(report, Report)
+def _report_json(report: validate_mod.Report) -> dict[str, object]:
     sets = []
     for fixture_set in report.sets:
         sets.append(

@@ -8,10 +8,12 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from freezer.cli import flags
 from freezer.cli.terminal import colour_marks, plain_marks
-from freezer.domain.errors import FreezerError
+from freezer.domain.errors import EXIT_INVALID, EXIT_OK, FreezerError
 from freezer.domain.escape import github_data, github_property, json_safe, visible, visible_block
 from freezer.domain.problems import Problem, format_json_path
+from freezer.domain.release import __version__
 
 FORMATS = ("text", "json", "github")
 # The version of the JSON document every command prints with --format json (schemas/output.schema.json).
@@ -89,8 +91,6 @@ def dumps(data: Any) -> str:
 
 def document(command: str, result: Any, *, exit_code: int, error: FreezerError | None = None) -> dict[str, Any]:
     """The one JSON shape of every command: who printed it, whether it passed, and what it found."""
-    from freezer.domain.release import __version__
-
     return {
         "output_format": OUTPUT_FORMAT,
         "freezer": __version__,
@@ -110,8 +110,6 @@ def document(command: str, result: Any, *, exit_code: int, error: FreezerError |
 
 def say_json(command: str, result: Any, *, ok: bool = True) -> int:
     """Print a command's result as the JSON document; returns the exit code it states."""
-    from freezer.domain.errors import EXIT_INVALID, EXIT_OK
-
     code = EXIT_OK if ok else EXIT_INVALID
     say_block(dumps(document(command, result, exit_code=code)))
     return code
@@ -121,19 +119,37 @@ def say_json_error(command: str, error: FreezerError) -> None:
     say_block(dumps(document(command, None, exit_code=error.exit_code, error=error)))
 
 
-def json_command(args: list[str]) -> str | None:
-    """The command's name when ``args`` ask for JSON output, so that even a usage error answers in JSON."""
-    wants_json = False
+def say_failure(error: FreezerError, json_command: str | None) -> None:
+    """A command's failure: its message on stderr (first: should stdout fail, the reason is said
+    already), then, when JSON was asked for, the JSON document naming ``json_command``."""
+    say_error(error)
+    if json_command:
+        say_json_error(json_command, error)
+
+
+def asked_format(args: list[str]) -> str | None:
+    """The last ``--format`` value in ``args`` (spelt as :data:`freezer.cli.flags.FORMAT`)."""
+    long, short = flags.FORMAT
+    found = None
     for index, arg in enumerate(args):
-        value = None
-        if arg in ("--format", "-f") and index + 1 < len(args):
-            value = args[index + 1]
-        elif arg.startswith("--format="):
-            value = arg.partition("=")[2]
-        elif arg.startswith("-f") and not arg.startswith("--") and len(arg) > 2:
-            value = arg[2:]
-        if value is not None:
-            wants_json = value == "json"
-    if not wants_json:
+        if arg in flags.FORMAT and index + 1 < len(args):
+            found = args[index + 1]
+        elif arg.startswith(f"{long}="):
+            found = arg.partition("=")[2]
+        elif arg.startswith(short) and len(arg) > len(short):
+            found = arg[len(short) :]
+    return found
+
+
+def json_command(args: list[str]) -> str | None:
+    """For a command line refused before click knew its command (an unknown command or root option):
+    the word that stands where the command goes when ``args`` ask for JSON, so that even that usage
+    error answers in JSON. Wherever a command was parsed, it names the document instead
+    (:mod:`freezer.cli.app`)."""
+    if asked_format(args) != "json":
         return None
-    return next((arg for arg in args if not arg.startswith("-")), "freezer")
+    root = flags.by_spelling(flags.ROOT)
+    at = 0
+    while at < len(args) and args[at].startswith("-"):
+        at += 2 if args[at] in root else 1  # a root option's value is not the command
+    return args[at] if at < len(args) else "freezer"

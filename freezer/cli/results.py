@@ -8,12 +8,15 @@ from typing import Annotated
 import typer
 
 from freezer.cli import output
-from freezer.cli.app import FormatOption, RegistryOption, app, check_format
+from freezer.cli.options import FormatOption, Group, RegistryOption, check_format
 from freezer.domain.errors import EXIT_INVALID, EXIT_OK
 from freezer.registry import config as config_mod
 
-results_app = typer.Typer(help="Check result files against the registry before comparing scores.", no_args_is_help=True)
-app.add_typer(results_app, name="results")
+results_app = typer.Typer(
+    cls=Group,
+    help="Check result files against the registry before comparing scores.",
+    no_args_is_help=True,
+)
 
 
 @results_app.command("check")
@@ -26,7 +29,7 @@ def check(
     fmt: FormatOption = None,
 ) -> int:
     """Refuse to pool scores across incomparable fixtures; re-aggregate each run on the common subset."""
-    from freezer.query import results
+    from freezer.query import results  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
     fmt = check_format(fmt)
     cfg = config_mod.load(registry)

@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from freezer.cli import output
-from freezer.cli.app import FormatOption, RegistryOption, SuiteOption, app, check_format, complete_frozen
-from freezer.domain.errors import EXIT_INVALID, EXIT_OK
+from freezer.cli.options import FormatOption, RegistryOption, SuiteOption, check_format, complete_frozen
+from freezer.domain.errors import EXIT_INVALID, EXIT_OK, UsageError
 from freezer.domain.problems import display_path
+from freezer.query import browse
 from freezer.registry import config as config_mod
+from freezer.registry.model import Suite
+from freezer.trust import checkpoint as checkpoint_mod
+from freezer.trust import lifecycle
+
+if TYPE_CHECKING:
+    from freezer.trust.signing import SignatureStatus
 
 VersionArgument = Annotated[str, typer.Argument(help="The version, e.g. graph_v2.", autocompletion=complete_frozen)]
 
+# The commands of this module; freezer.cli.app adds them to the application.
+commands = typer.Typer()
 
-@app.command()
+
+@commands.command()
 def attest(
     version: VersionArgument,
     pae: Annotated[
@@ -26,10 +37,7 @@ def attest(
     registry: RegistryOption = None,
 ) -> int:
     """Print the version's in-toto provenance statement (SLSA v1), re-derived from its verified files."""
-    import sys
-
-    from freezer.query import browse
-    from freezer.trust import signing
+    from freezer.trust import signing  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, version, suite)
@@ -42,7 +50,7 @@ def attest(
     return EXIT_OK
 
 
-@app.command()
+@commands.command()
 def sign(
     version: VersionArgument,
     key: Annotated[
@@ -59,8 +67,7 @@ def sign(
     fmt: FormatOption = None,
 ) -> int:
     """Add your signature to signatures/<version>.dsse.json (the frozen folder is not touched)."""
-    from freezer.query import browse
-    from freezer.trust import signing
+    from freezer.trust import signing  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, version, suite)
@@ -79,7 +86,7 @@ def sign(
     return EXIT_OK
 
 
-@app.command()
+@commands.command()
 def verify(
     versions: Annotated[
         Optional[list[str]], typer.Argument(help="Versions. Default: all.", autocompletion=complete_frozen)
@@ -89,8 +96,7 @@ def verify(
     fmt: FormatOption = None,
 ) -> int:
     """Check each version's signatures against allowed_signers; exit 1 unless every one is signed."""
-    from freezer.query import browse
-    from freezer.registry.model import Suite
+    # start-up time: loaded by the command that runs it (freezer.cli.app)
     from freezer.trust import allowed_signers, signing
 
     fmt = check_format(fmt, ("text", "json"))
@@ -118,17 +124,14 @@ def verify(
     return EXIT_OK if ok else EXIT_INVALID
 
 
-def status_line(status: object) -> str:
-    from freezer.trust.signing import SignatureStatus
-
-    assert isinstance(status, SignatureStatus)
+def status_line(status: SignatureStatus) -> str:
     mark = "✓" if status.ok else "✗"
     who = f" by {', '.join(status.signers)}" if status.signers else ""
     need = f" ({len(status.signers)} of {status.required} required)" if status.required > 1 else ""
     return f"{mark} {status.version}: {status.status}{who}{need}"
 
 
-@app.command()
+@commands.command()
 def yank(
     version: VersionArgument,
     reason: Annotated[str, typer.Option("--reason", help="Why it must not be used (shown wherever it loads).")],
@@ -141,7 +144,7 @@ def yank(
     return _status_event("yank", version, key, suite, registry, check_format(fmt, ("text", "json")), reason=reason)
 
 
-@app.command()
+@commands.command()
 def deprecate(
     version: VersionArgument,
     superseded_by: Annotated[
@@ -168,9 +171,6 @@ def _status_event(
     reason: str | None = None,
     superseded_by: str | None = None,
 ) -> int:
-    from freezer.domain.errors import UsageError
-    from freezer.query import browse
-    from freezer.trust import lifecycle
 
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, version, suite)
@@ -193,15 +193,13 @@ def _status_event(
     return EXIT_OK
 
 
-@app.command()
+@commands.command()
 def checkpoint(
     key: Annotated[Path, typer.Option("--key", "-k", help="An OpenSSH Ed25519 key of allowed_signers.")],
     registry: RegistryOption = None,
     fmt: FormatOption = None,
 ) -> int:
     """Sign each suite's chain head (version count, latest manifest) into checkpoint.json; it only grows."""
-    from freezer.trust import checkpoint as checkpoint_mod
-
     cfg = config_mod.load(registry)
     fmt = check_format(fmt, ("text", "json"))
     payload = checkpoint_mod.write(cfg, key)

@@ -132,8 +132,9 @@ class ProgressBar:
             self._last_draw = now
 
     def _start(self, total: int) -> None:
+        # start-up time: rich.progress costs about 80 ms to import; only work long enough for a bar pays it
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn  # as above
 
         console = Console(file=sys.stderr, no_color=not colour_enabled(sys.stderr))
         # auto_refresh=False: a refresh thread would make freezer's forked workers unsafe, so they

@@ -32,6 +32,7 @@ def integrity(suite: SuiteConfig, frozen: registry.FrozenVersion) -> tuple[Versi
 def audit_one(suite: SuiteConfig, frozen: registry.FrozenVersion, code: bool, against: str | None) -> VersionAudit:
     result, data = integrity(suite, frozen)
     if code and data is not None and not result.failures:
+        # start-up time: only audit --code loads the code checks (ripgrep, ground truth, provenance)
         from freezer.guard.reverify import check_code
 
         check_code(suite, frozen, data, result, against)

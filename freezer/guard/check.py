@@ -14,6 +14,7 @@ new versions are audited.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -167,7 +168,6 @@ def _guard_status_log(root: Path, before: bytes | None, report: CheckReport) -> 
 
 def _guard_envelopes(root: Path, before: dict[str, bytes | None], report: CheckReport) -> None:
     """A signature, once committed, stays: an envelope may only gain signatures over the same payload."""
-    import json
 
     folder_reason = unsafe_folder_reason(root, root / SIGNATURES)
     for name, old in sorted(before.items()):

@@ -13,6 +13,7 @@ from freezer.compare.delta import compute as compute_delta
 from freezer.domain.errors import FreezerError
 from freezer.domain.model import Manifest
 from freezer.domain.problems import display_path
+from freezer.domain.release import __version__
 from freezer.domain.steps import Step
 from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
@@ -29,6 +30,7 @@ from freezer.registry.verdict import Failure, VersionAudit
 from freezer.render.attest import statement_bytes
 from freezer.render.method import method_from_files
 from freezer.runtime.reading import read_whole
+from freezer.validate.rules import missing_canary
 
 
 def check_rendered(
@@ -61,8 +63,6 @@ def check_rendered(
         else:
             result.checks.append(Step("statement", "provenance statement re-derived"))
     if registry.METHOD in files and method.encode("utf-8") != read_whole(files[registry.METHOD]):
-        from freezer.domain.release import __version__
-
         cut_by = manifest["freezer_version"]
         note = f" (cut by freezer {cut_by}, audited by {__version__})" if cut_by != __version__ else ""
         fail(registry.METHOD, f"differs from what the frozen data renders to{note}")
@@ -154,8 +154,6 @@ def _check_delta(
     else:
         result.checks.append(Step("delta", "delta.json recomputed"))
     if manifest.get("canary"):
-        from freezer.validate.rules import missing_canary
-
         texts = {rel: data[rel] for rel in frozen_fixture_files(manifest) if rel in data}
         for rel in missing_canary(manifest["canary"], texts):
             result.failures.append(Failure(f"{display_path(result.path)}/{rel}", "does not carry the canary string"))

@@ -8,6 +8,7 @@ template and ``manifest.json``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shlex
 from collections.abc import Mapping
@@ -176,7 +177,6 @@ def method_from_files(
     parsed: tuple[dict[str, Any], list[dict[str, Any]]] | None = None,
 ) -> str:
     """Render METHOD.md; ``parsed`` passes the drafts already read from these same bytes."""
-    import hashlib
 
     manifest = json.loads(manifest_bytes)
     version, fixtures = parsed if parsed is not None else load_yaml_files(files, fixture_names(manifest))
