@@ -104,8 +104,8 @@ def _rewrite_consistently(version: Path, rel: str, old: str, new: str) -> None:
     (version / "delta.json").write_bytes(dumps_json(compute(chain, DEFAULT_DIMENSIONS)))
     manifest["files"]["delta.json"] = hashlib.sha256((version / "delta.json").read_bytes()).hexdigest()
     suite = config_mod.load(version.parent.parent).suite("graph")
-    entry, record = comparerecord.recompute(suite, after.side(), manifest)
-    manifest["comparability"] = entry
+    entry, record = comparerecord.recompute(suite, after.side())
+    manifest["comparability"] = entry.to_json()
     (version / "comparability.json").write_bytes(dumps_json(record))
     manifest["files"]["comparability.json"] = hashlib.sha256((version / "comparability.json").read_bytes()).hexdigest()
     manifest_bytes = dumps_json(manifest)

@@ -128,7 +128,7 @@ def test_narrowed_globs_cannot_hide_a_commit_at_cut(v2_frozen: Path) -> None:
 
 
 def test_audit_reports_a_commit_hidden_by_narrowed_globs(v2_frozen: Path) -> None:
-    from freezer.domain.model import Scan
+    from freezer.domain.manifest import Scan
     from freezer.freeze import cut as cut_mod
     from freezer.freeze.snapshot import write_version
     from freezer.parse.yamlload import load_file

@@ -464,12 +464,11 @@ def test_old_versions_keep_their_rules_and_a_template_cannot_lower_them() -> Non
 def test_rules_this_freezer_does_not_know_are_refused(recorded: Any) -> None:
     from freezer.render.method import markdown_rules
 
-    manifest = {"manifest_format": 3, "checks": {"markdown_rules": recorded}}
     if recorded is None:
-        assert markdown_rules(manifest) == 2
+        assert markdown_rules(recorded, 3) == 2
         return
     with pytest.raises(IntegrityError, match="markdown_rules"):
-        markdown_rules(manifest)
+        markdown_rules(recorded, 3)
 
 
 # The read side: a manifest names files only inside its version.
@@ -477,6 +476,7 @@ def test_rules_this_freezer_does_not_know_are_refused(recorded: Any) -> None:
 
 @pytest.mark.parametrize("listed", ["../../../secret.yaml", "/tmp/secret.yaml", "fixtures/../../../secret.yaml"])
 def test_an_unverified_manifest_cannot_make_freezer_read_outside(reg: Path, tmp_path: Path, listed: str) -> None:
+    from freezer.domain.manifest import Manifest
     from freezer.registry import registry
     from freezer.registry.record import load_frozen_drafts
 
@@ -487,7 +487,7 @@ def test_an_unverified_manifest_cannot_make_freezer_read_outside(reg: Path, tmp_
     manifest = json.loads((frozen.path / "manifest.json").read_text())
     manifest["files"][listed.replace("/tmp/", f"{tmp_path}/")] = "0" * 64
     with pytest.raises(IntegrityError, match="it lists") as raised:
-        load_frozen_drafts(frozen, manifest)
+        load_frozen_drafts(frozen, Manifest.from_data(manifest))
     assert "the-secret-content" not in str(raised.value)
 
 
@@ -502,7 +502,7 @@ def test_a_linked_folder_in_a_version_is_not_read_through(reg: Path, tmp_path: P
     (root / "versions/api_v1/fixtures").symlink_to(elsewhere)
     frozen = registry.FrozenVersion("api", 1, root / "versions/api_v1")
     with pytest.raises(FreezerError, match="symbolic link"):
-        load_frozen_drafts(frozen, frozen.manifest())
+        load_frozen_drafts(frozen, frozen.manifest_model())
 
 
 # In a real browser: nothing the site or a Markdown viewer shows sends a request anywhere.

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from freezer.domain.model import Manifest
+from freezer.domain.manifest import Manifest
 from freezer.freeze.cut import assemble
 from freezer.registry.config import DEFAULT_DIMENSIONS
 from freezer.registry.record import side
@@ -158,7 +158,8 @@ def render(version: dict[str, Any], fixtures: list[dict[str, Any]], chained: boo
     record = _record(version, 2 if chained else 1, "graph_v1" if chained else None)
     assert schemas.schema_errors(schemas.MANIFEST, {**record, "files": {"a": "0" * 64}}) == []
     drafts = {"version.yaml": b"", **{f"fixtures/{f['task_id']}.yaml": b"" for f in fixtures}}
-    files = assemble(record, drafts, template, previous, DEFAULT_DIMENSIONS, (version, fixtures))
+    manifest = Manifest.from_data({**record, "files": {}})
+    files = assemble(manifest, drafts, template, previous, DEFAULT_DIMENSIONS, (version, fixtures))
     method = files["METHOD.md"].decode()
     json.loads(files["delta.json"])
     return method

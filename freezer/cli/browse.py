@@ -100,24 +100,24 @@ def show(
             "name": data.frozen.name,
             "status": status.to_json(),
             "manifest_sha256": data.frozen.manifest_sha256(),
-            "manifest": data.manifest,
+            "manifest": data.manifest_json,
             "version": data.version,
             "fixtures": data.fixtures,
         }
         return output.say_json("show", _with_log(shown, known), ok=not known.problems)
     manifest = data.manifest
-    output.say(f"{manifest['name']}  pinned {manifest['pinned_sha']['full']}  cut {manifest['cut_at']}")
+    output.say(f"{manifest.name}  pinned {manifest.pinned_sha}  cut {manifest.cut_at}")
     output.say(f"  manifest sha256 {data.frozen.manifest_sha256()}")
     if status.status != "current":
         instead = f"; use {status.superseded_by}" if status.superseded_by else ""
         output.say(f"  ⚠ {status.status}: {status.reason or 'no reason given'}{instead}")
-    previous = manifest["previous"]
-    output.say(f"  previous: {previous['name'] + ' ' + previous['manifest_sha256'][:16] + '…' if previous else 'none'}")
-    binary = manifest["binary"]
+    previous = manifest.previous
+    output.say(f"  previous: {previous[0] + ' ' + previous[1][:16] + '…' if previous else 'none'}")
+    binary = manifest.binary.raw
     build = binary.get("build_sha") or f"unknown ({binary.get('build_sha_unknown') or 'not recorded'})"
     output.say(f"  binary: {binary['name']} {binary.get('path', '')} build {build}")
-    for commit in manifest["tool_surface"]["commits"]:
-        output.say(f"  tool surface: {commit['sha'][:8]} [{commit['dimension']}] {commit.get('task', '')}")
+    for commit in manifest.commits:
+        output.say(f"  tool surface: {commit.sha[:8]} [{commit.dimension}] {commit.task or ''}")
     output.say("  fixtures:")
     for fixture in data.fixtures:
         gate = fixture.get("gate_b") or {}

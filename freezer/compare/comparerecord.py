@@ -18,7 +18,8 @@ from typing import Any
 
 from freezer.compare import comparability
 from freezer.domain.errors import FreezerError
-from freezer.domain.model import Manifest, Raw
+from freezer.domain.manifest import Comparability, Manifest
+from freezer.domain.model import Raw
 from freezer.registry.config import SuiteConfig
 from freezer.registry.model import Suite
 from freezer.registry.record import (
@@ -36,7 +37,6 @@ from freezer.registry.record import read as read_verified
 # 2: each pair is read the stricter way where the two versions disagree (an arm that depends on
 # more, a field in a stricter group). Format 1, which earlier versions froze, is still recomputed.
 RECORD_FORMAT = 2
-MANIFEST_KEY = "comparability"
 
 
 def manifest_entry(
@@ -59,13 +59,13 @@ def manifest_entry(
     }
 
 
-def environment_digest(manifest: Raw) -> str:
+def environment_digest(manifest: Manifest) -> str:
     """One digest of the environment a version's fixtures run in: the pinned SHA, the binary as
     frozen, and the tool-surface commits declared since the previous build."""
     environment = {
-        "pinned_sha": manifest["pinned_sha"]["full"],
-        "binary": manifest["binary"],
-        "tool_surface_commits": [c["sha"] for c in manifest["tool_surface"]["commits"]],
+        "pinned_sha": manifest.pinned_sha,
+        "binary": dict(manifest.binary.raw),
+        "tool_surface_commits": [c.sha for c in manifest.commits],
     }
     return hashlib.sha256(b"freezer-environment-digest/1\n" + comparability.canonical(environment)).hexdigest()
 
@@ -100,34 +100,36 @@ def earlier_sides(suite: SuiteConfig, number: int, *, verify: bool = False) -> l
         if verify:
             sides.append(read_verified(frozen).side())
             continue
-        manifest = frozen.manifest()
+        manifest = frozen.manifest_model()
         version, fixtures = load_frozen_drafts(frozen, manifest)
-        sides.append(side(Manifest.from_data(manifest), version, fixtures))
+        sides.append(side(manifest, version, fixtures))
     return sides
 
 
-def recompute(suite: SuiteConfig, current: Side, manifest: Raw, record_format: int = RECORD_FORMAT) -> tuple[Raw, Raw]:
-    """(manifest entry, comparability.json in ``record_format``) recomputed from the frozen data;
-    raises FreezerError, OSError or ValueError when an earlier version cannot be read."""
-    recorded = manifest[MANIFEST_KEY]
+def recompute(suite: SuiteConfig, current: Side, record_format: int = RECORD_FORMAT) -> tuple[Comparability, Raw]:
+    """(manifest entry, comparability.json in ``record_format``) recomputed from the frozen data of a
+    format-3 version; raises FreezerError, OSError or ValueError when an earlier version cannot be read."""
+    recorded = current.manifest.comparability
+    if recorded is None:
+        raise ValueError(f"{current.name}: its manifest records no comparability")
     asset_hashes = dict(current.manifest.files)
-    entry = manifest_entry(recorded["arms"], recorded["groups"], list(current.fixtures.values()), asset_hashes)
-    entry["environment"] = environment_digest(manifest)
+    entry = manifest_entry(recorded.arms, recorded.groups, list(current.fixtures.values()), asset_hashes)
+    fresh = Comparability.from_data({**entry, "environment": environment_digest(current.manifest)})
     meanings = dimensions_of(current.manifest)
-    return entry, record(current, earlier_sides(suite, current.manifest.number), meanings, entry, record_format)
+    return fresh, record(current, earlier_sides(suite, current.manifest.number), meanings, entry, record_format)
 
 
-def frozen_differences(suite: SuiteConfig, current: Side, manifest: Raw, frozen_record: bytes) -> list[str]:
+def frozen_differences(suite: SuiteConfig, current: Side, frozen_record: bytes) -> list[str]:
     """What differs between the frozen comparability data and what the frozen inputs give now."""
     try:
         frozen = json.loads(frozen_record)
         recorded_format = frozen.get("comparability_format", RECORD_FORMAT) if isinstance(frozen, dict) else 0
-        entry, fresh = recompute(suite, current, manifest, recorded_format)
+        entry, fresh = recompute(suite, current, recorded_format)
     except (FreezerError, OSError, ValueError, KeyError, TypeError) as exc:
         detail = exc.message if isinstance(exc, FreezerError) else str(exc)
         return [f"cannot be recomputed from the chain: {detail}"]
     found = []
-    if entry != manifest[MANIFEST_KEY]:
+    if entry != current.manifest.comparability:
         found.append("the manifest's fixture digests do not match the frozen fixtures")
     if fresh != frozen:
         found.append("does not match the comparability recomputed from the chain")

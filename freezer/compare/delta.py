@@ -18,7 +18,8 @@ from typing import Any
 
 from freezer.compare.delta_v1 import field_changes as clipped_field_changes
 from freezer.compare.delta_v1 import flatten
-from freezer.domain.model import Manifest, Raw
+from freezer.domain.manifest import Manifest
+from freezer.domain.model import Raw
 from freezer.registry.record import Side, arms_of
 
 # 3: the checks also say when the arms or the field groups of the fixture schema moved (format 2,
@@ -90,15 +91,15 @@ def version_record(version: Raw) -> dict[str, Any]:
 
 def _comparability_changes(old: Manifest, new: Manifest, full: bool) -> list[dict[str, Any]]:
     """Arms and field groups that moved between two versions that both recorded them (format 3)."""
-    before, after = old.raw.get("comparability"), new.raw.get("comparability")
-    if not isinstance(before, Mapping) or not isinstance(after, Mapping):
+    before, after = old.comparability, new.comparability
+    if before is None or after is None:
         return []
     changes: list[dict[str, Any]] = []
     old_arms = {arm: list(needs) for arm, needs in arms_of(old).items()}
     new_arms = {arm: list(needs) for arm, needs in arms_of(new).items()}
     for change in field_changes(old_arms, new_arms, full=full):
         changes.append({**change, "path": "arm " + change["path"].removeprefix("$.")})
-    for change in field_changes(dict(before["groups"]), dict(after["groups"]), full=full):
+    for change in field_changes(dict(before.groups), dict(after.groups), full=full):
         changes.append({**change, "path": "field group " + change["path"].removeprefix("$.")})
     return changes
 
@@ -124,17 +125,16 @@ def _check_changes(old: Manifest, new: Manifest, full: bool, delta_format: int) 
                 "removed": [g for g in old.globs if g not in new.globs],
             }
         )
-    before_schema = old.checks.fixture_schema or {"kind": "graph", "sha256": None}
-    after_schema = new.checks.fixture_schema or {"kind": "graph", "sha256": None}
-    if before_schema["kind"] != after_schema["kind"] or (
-        before_schema["sha256"] and after_schema["sha256"] and before_schema["sha256"] != after_schema["sha256"]
-    ):
+    before_kind, after_kind = old.checks.fixture_schema_kind, new.checks.fixture_schema_kind
+    before_sha = old.checks.fixture_schema.sha256 if old.checks.fixture_schema else ""
+    after_sha = new.checks.fixture_schema.sha256 if new.checks.fixture_schema else ""
+    if before_kind != after_kind or (before_sha and after_sha and before_sha != after_sha):
         changes.append(
             {
                 "path": "fixture schema",
                 "change": "changed",
-                "old": f"{before_schema['kind']} {str(before_schema['sha256'] or '')[:hashed]}".strip(),
-                "new": f"{after_schema['kind']} {str(after_schema['sha256'] or '')[:hashed]}".strip(),
+                "old": f"{before_kind} {before_sha[:hashed]}".strip(),
+                "new": f"{after_kind} {after_sha[:hashed]}".strip(),
             }
         )
     if old.checks.dimensions is not None and new.checks.dimensions is not None:
@@ -146,13 +146,11 @@ def _check_changes(old: Manifest, new: Manifest, full: bool, delta_format: int) 
 
 
 def _oracle(manifest: Manifest) -> str:
-    return f"{manifest.checks.grep['engine']} {manifest.checks.grep['version']}"
+    return str(manifest.checks.grep)
 
 
 def _assets(manifest: Manifest) -> dict[str, str]:
-    contents = manifest.raw.get("contents")
-    names = contents["assets"] if isinstance(contents, dict) else []
-    return {rel: manifest.files.get(rel, "") for rel in names}
+    return {rel: manifest.files.get(rel, "") for rel in manifest.asset_names()}
 
 
 def _asset_changes(old: Manifest, new: Manifest) -> dict[str, list[str]]:
@@ -203,7 +201,7 @@ def _code(through: Sequence[Side]) -> dict[str, Any]:
         "not_recorded_by": missing,
         "ahead": sum(h.ahead for h in histories),
         "behind": sum(h.behind for h in histories),
-        "touching_ground_truth": [dict(c) for h in histories for c in h.touching_ground_truth],
+        "touching_ground_truth": [c.to_json() for h in histories for c in h.touching_ground_truth],
     }
 
 

@@ -8,7 +8,8 @@ unknown build) as a warning.
 from __future__ import annotations
 
 from freezer.domain.errors import InvalidInput
-from freezer.domain.model import Fixture, Manifest
+from freezer.domain.manifest import Manifest
+from freezer.domain.model import Fixture
 from freezer.domain.problems import Problem
 from freezer.domain.steps import Step, StepLog
 from freezer.git.gitrepo import CodeRepo

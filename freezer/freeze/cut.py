@@ -11,16 +11,26 @@ import hashlib
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from freezer.compare.comparerecord import MANIFEST_KEY, earlier_sides, environment_digest, manifest_entry
+from freezer.compare.comparerecord import earlier_sides, environment_digest, manifest_entry
 from freezer.compare.comparerecord import record as comparability_record
 from freezer.compare.delta import compute as compute_delta
 from freezer.domain import canonical
 from freezer.domain.errors import FreezerError, IntegrityError, InvalidInput, UsageError, VersionExists
-from freezer.domain.model import Checks, Manifest
+from freezer.domain.manifest import (
+    Checks,
+    CodeRepoIdentity,
+    Comparability,
+    Contents,
+    FixtureSchemaRecord,
+    GrepOracle,
+    Manifest,
+    PinnedSha,
+)
+from freezer.domain.model import Binary
 from freezer.domain.problems import display_path
 from freezer.domain.release import __version__
 from freezer.domain.steps import Progress, Step, StepLog, no_progress
@@ -36,7 +46,7 @@ from freezer.registry.record import (
     load_yaml_files,
     side,
 )
-from freezer.registry.registry import STATEMENT, fixture_names
+from freezer.registry.registry import STATEMENT
 from freezer.render.attest import statement_bytes
 from freezer.render.method import method_from_files
 from freezer.render.render import MARKDOWN_RULES
@@ -117,8 +127,9 @@ def _previous_side(
             hint="restore it from git (freezer audit shows what changed) before cutting on top of it",
         )
     assert frozen_files is not None  # no failures: the integrity check read the drafts
-    version, fixtures = load_yaml_files(frozen_files, fixture_names(previous.manifest()))
-    return previous, side(previous.manifest_model(), version, fixtures)
+    previous_manifest = previous.manifest_model()
+    version, fixtures = load_yaml_files(frozen_files, previous_manifest.fixture_names())
+    return previous, side(previous_manifest, version, fixtures)
 
 
 def _template(suite: SuiteConfig) -> bytes:
@@ -145,49 +156,44 @@ def record(
     resolved: ResolvedProvenance,
     previous: registry.FrozenVersion | None,
     template: bytes,
-    contents: dict[str, list[str]] | None = None,
-    fixture_schema: dict[str, Any] | None = None,
+    contents: Contents | None = None,
+    fixture_schema: FixtureSchemaRecord | None = None,
     comparability: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> Manifest:
     """The manifest without its file list: everything the checks used and found. With the
     ``comparability`` entry (arms, field groups, fixture digests) it is manifest format 3."""
-    checks = Checks(hashlib.sha256(template).hexdigest(), resolved.grep, suite.dimensions).to_json()
-    if fixture_schema is not None:
-        checks["fixture_schema"] = fixture_schema
-    checks["markdown_rules"] = MARKDOWN_RULES  # so audit renders METHOD.md with the same filters
-    manifest: dict[str, Any] = {
-        "manifest_format": 3 if comparability is not None else 2,
-        "suite": suite.name,
-        "version": number,
-        "name": registry.version_name(suite.name, number),
-        "pinned_sha": {
-            "full": resolved.pinned_sha,
-            "short": resolved.pinned_sha[:8],
-            "declared_as": version_data["pinned_sha"],
-        },
-        "code_repo": resolved.repo_identity,
-        "binary": _binary(version_data, resolved),
-        "tool_surface": {
-            "globs": list(suite.tool_surface),
-            "commits": [c.to_json() for c in resolved.commits],
-            "scan": resolved.scan.to_json(),
-        },
-        "checks": checks,
-        **({"contents": contents} if contents is not None else {}),
-        "code_history": resolved.code_history.to_json() if resolved.code_history else None,
-        "freezer_version": __version__,
-        "cut_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "previous": {"name": previous.name, "manifest_sha256": previous.manifest_sha256()} if previous else None,
-    }
+    grep = GrepOracle(resolved.grep["engine"], resolved.grep["version"])
+    # markdown_rules: so audit renders METHOD.md with the same filters
+    checks = Checks(hashlib.sha256(template).hexdigest(), grep, dict(suite.dimensions), fixture_schema, MARKDOWN_RULES)
+    manifest = Manifest(
+        format=3 if comparability is not None else 2,
+        suite=suite.name,
+        number=number,
+        name=registry.version_name(suite.name, number),
+        pinned=PinnedSha(resolved.pinned_sha, resolved.pinned_sha[:8], version_data["pinned_sha"]),
+        code_repo=CodeRepoIdentity.from_data(resolved.repo_identity),
+        binary=Binary.from_data(_binary(version_data, resolved)),
+        globs=tuple(suite.tool_surface),
+        commits=tuple(resolved.commits),
+        scan=resolved.scan,
+        checks=checks,
+        code_history=resolved.code_history,
+        code_history_recorded=True,
+        freezer_version=__version__,
+        cut_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        previous=(previous.name, previous.manifest_sha256()) if previous else None,
+        files={},
+        contents=contents,
+        canary=(suite.canary or None) if comparability is not None else None,
+    )
     if comparability is not None:
-        manifest[MANIFEST_KEY] = {**comparability, "environment": environment_digest(manifest)}
-        if suite.canary:
-            manifest["canary"] = suite.canary
+        entry = Comparability.from_data({**comparability, "environment": environment_digest(manifest)})
+        manifest = replace(manifest, comparability=entry)
     return manifest
 
 
 def assemble(
-    manifest_record: dict[str, Any],
+    manifest_record: Manifest,
     drafts: dict[str, bytes],
     template: bytes,
     previous: Side | None,
@@ -202,7 +208,7 @@ def assemble(
     ``earlier`` are all earlier versions (default: ``previous`` alone), for the comparability record."""
     version_data, fixtures = parsed
     # The delta compares assets by hash: the current side knows them before its manifest is done.
-    current = side(Manifest.from_data({**manifest_record, "files": dict(assets or {})}), version_data, fixtures)
+    current = side(replace(manifest_record, files=dict(sorted((assets or {}).items()))), version_data, fixtures)
     delta = compute_delta([previous, current] if previous else [current], meanings)
     data_files = {
         **drafts,
@@ -214,11 +220,11 @@ def assemble(
                         current,
                         earlier if earlier is not None else ([previous] if previous else []),
                         meanings,
-                        manifest_record[MANIFEST_KEY],
+                        manifest_record.comparability.entry(),
                     )
                 )
             }
-            if MANIFEST_KEY in manifest_record
+            if manifest_record.comparability is not None
             else {}
         ),
         registry.TEMPLATE_COPY: template,
@@ -227,11 +233,11 @@ def assemble(
         registry.GITATTRIBUTES: GITATTRIBUTES_TEXT,
     }
     hashes = {**(assets or {}), **{rel: hashlib.sha256(data).hexdigest() for rel, data in data_files.items()}}
-    manifest = {**manifest_record, "files": dict(sorted(hashes.items()))}
-    manifest_bytes = dumps_json(manifest)
+    manifest = replace(manifest_record, files=dict(sorted(hashes.items())))
+    manifest_bytes = dumps_json(manifest.to_json())
     method = method_from_files(data_files, manifest_bytes, template_name, parsed).encode("utf-8")
     files = {**data_files, registry.MANIFEST: manifest_bytes, registry.METHOD: method}
-    if MANIFEST_KEY in manifest_record:  # format 3 also writes the provenance statement
+    if manifest.format >= 3:  # format 3 also writes the provenance statement
         files[STATEMENT] = statement_bytes(manifest_bytes, method)
     files[registry.SUMS] = sha256sums(files, assets)
     return files
@@ -310,11 +316,12 @@ def cut(
 
     drafts = read_drafts(suite, fixture_set)
     fixture_rels = sorted(rel for rel in drafts if rel != "version.yaml")
-    fixture_schema = fixture_schema_record(suite, drafts)
+    schema_record = fixture_schema_record(suite, drafts)
+    fixture_schema = FixtureSchemaRecord(schema_record["kind"], schema_record["sha256"])
     asset_hashes, unreadable = hash_assets(fixture_set)
     if unreadable:
         raise fail("hash assets", unreadable)
-    contents = {"fixtures": fixture_rels, "assets": sorted(asset_hashes)}
+    contents = Contents(tuple(fixture_rels), tuple(sorted(asset_hashes)))
     template = _template(suite)
     # The documents validation read are the parse of these same bytes: no need to read them again.
     version_data = fixture_set.version.data

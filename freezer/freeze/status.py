@@ -58,8 +58,8 @@ def suite_status(suite: SuiteConfig) -> SuiteStatus:
         return status
     status.latest = latest.name
     try:
-        old_version, old_fixtures = load_frozen_drafts(latest, latest.manifest())
         manifest = latest.manifest_model()
+        old_version, old_fixtures = load_frozen_drafts(latest, manifest)
     except (FreezerError, KeyError, TypeError, ValueError, OSError):
         status.code = f"{latest.name} cannot be read (run freezer audit)"
         return status

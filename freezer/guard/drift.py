@@ -18,10 +18,10 @@ changes with freezer itself, which is no config edit).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 from freezer.domain.errors import FreezerError
-from freezer.domain.model import Manifest
+from freezer.domain.manifest import Manifest
 from freezer.domain.problems import Problem
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.model import Suite
@@ -41,7 +41,7 @@ def _listed(items: Sequence[str]) -> str:
 
 
 def _arms(suite: SuiteConfig, manifest: Manifest) -> list[str]:
-    if not isinstance(manifest.raw.get("comparability"), Mapping):
+    if manifest.comparability is None:
         return []
     configured = suite.arms or default_arms(list(suite.dimensions))
     now = {arm: tuple(configured[arm]) for arm in sorted(configured)}
@@ -51,10 +51,10 @@ def _arms(suite: SuiteConfig, manifest: Manifest) -> list[str]:
 
 
 def _groups(suite: SuiteConfig, manifest: Manifest) -> list[str]:
-    recorded = manifest.raw.get("comparability")
-    if not isinstance(recorded, Mapping):
+    recorded = manifest.comparability
+    if recorded is None:
         return []
-    now, frozen = Suite.of(suite).configured_groups(), dict(recorded["groups"])
+    now, frozen = Suite.of(suite).configured_groups(), dict(recorded.groups)
     moved = [
         f"{name} ({frozen.get(name, 'input')} → {now.get(name, 'input')})"
         for name in sorted({*now, *frozen})
@@ -84,12 +84,12 @@ def _template(suite: SuiteConfig, manifest: Manifest) -> list[str]:
 
 
 def _fixtures(suite: SuiteConfig, manifest: Manifest) -> list[str]:
-    contents = manifest.raw.get("contents")
-    if not isinstance(contents, Mapping):
+    contents = manifest.contents
+    if contents is None:
         return []
     owner = Suite.of(suite)
-    lost = [rel for rel in contents["fixtures"] if not owner.is_draft_fixture(rel)]
-    gained = [rel for rel in contents["assets"] if owner.is_draft_fixture(rel)]
+    lost = [rel for rel in contents.fixtures if not owner.is_draft_fixture(rel)]
+    gained = [rel for rel in contents.assets if owner.is_draft_fixture(rel)]
     found = []
     if lost:
         found.append(f"the fixtures glob no longer matches {manifest.name}'s fixtures {_listed(lost)}")

@@ -11,7 +11,7 @@ from freezer.compare.comparerecord import frozen_differences
 from freezer.compare.delta import DELTA_FORMAT
 from freezer.compare.delta import compute as compute_delta
 from freezer.domain.errors import FreezerError
-from freezer.domain.model import Manifest
+from freezer.domain.manifest import Manifest
 from freezer.domain.problems import display_path
 from freezer.domain.release import __version__
 from freezer.domain.steps import Step
@@ -25,7 +25,7 @@ from freezer.registry.record import (
     load_yaml_files,
     side,
 )
-from freezer.registry.registry import STATEMENT, fixture_names, frozen_fixture_files
+from freezer.registry.registry import STATEMENT, frozen_fixture_files
 from freezer.registry.verdict import Failure, VersionAudit
 from freezer.render.attest import statement_bytes
 from freezer.render.method import method_from_files
@@ -36,7 +36,7 @@ from freezer.validate.rules import missing_canary
 def check_rendered(
     suite: SuiteConfig,
     frozen: registry.FrozenVersion,
-    manifest: dict[str, Any],
+    manifest: Manifest,
     manifest_bytes: bytes,
     data: dict[str, bytes],
     files: dict[str, str],
@@ -57,13 +57,13 @@ def check_rendered(
     except Exception as exc:  # noqa: BLE001 - a tampered template can fail in any way
         fail(registry.METHOD, f"cannot be re-rendered: {type(exc).__name__}: {exc}")
         return
-    if manifest["manifest_format"] >= 3 and STATEMENT in files:
+    if manifest.format >= 3 and STATEMENT in files:
         if statement_bytes(manifest_bytes, method.encode("utf-8")) != read_whole(files[STATEMENT]):
             fail(STATEMENT, "differs from the provenance statement the frozen manifest and METHOD.md give")
         else:
             result.checks.append(Step("statement", "provenance statement re-derived"))
     if registry.METHOD in files and method.encode("utf-8") != read_whole(files[registry.METHOD]):
-        cut_by = manifest["freezer_version"]
+        cut_by = manifest.freezer_version
         note = f" (cut by freezer {cut_by}, audited by {__version__})" if cut_by != __version__ else ""
         fail(registry.METHOD, f"differs from what the frozen data renders to{note}")
     else:
@@ -73,17 +73,17 @@ def check_rendered(
 def _check_chain(
     suite: SuiteConfig,
     frozen: registry.FrozenVersion,
-    manifest: dict[str, Any],
+    manifest: Manifest,
     data: dict[str, bytes],
     result: VersionAudit,
 ) -> None:
+    claimed = manifest.previous
     try:
-        previous = Suite.of(suite).predecessor(frozen, manifest["previous"])
+        previous = Suite.of(suite).predecessor(frozen, claimed)
     except ChainBroken as exc:
         result.failures.append(Failure(exc.file, exc.detail))
         return
-    claimed = manifest["previous"]
-    if previous is None:
+    if previous is None or claimed is None:
         result.checks.append(Step("chain", "first version of the suite"))
         _check_delta(suite, None, manifest, data, result)
         return
@@ -94,12 +94,12 @@ def _check_chain(
             Failure(display_path(previous.path), f"chain broken: {previous.name}'s manifest is missing")
         )
         return
-    if actual != claimed["manifest_sha256"]:
+    if actual != claimed[1]:
         result.failures.append(
             Failure(
                 f"{display_path(previous.path)}/{registry.MANIFEST}",
                 f"chain broken: {previous.name} was replaced or rewritten after {frozen.name} was cut "
-                f"(manifest sha256 {actual} != recorded {claimed['manifest_sha256']})",
+                f"(manifest sha256 {actual} != recorded {claimed[1]})",
             )
         )
         return
@@ -110,32 +110,30 @@ def _check_chain(
 def _check_delta(
     suite: SuiteConfig,
     previous: registry.FrozenVersion | None,
-    manifest: dict[str, Any],
+    manifest: Manifest,
     data: dict[str, bytes],
     result: VersionAudit,
 ) -> None:
     """delta.json must be what the delta engine of its manifest format computes from the chain."""
     try:
         frozen_delta = json.loads(data[registry.DELTA])
-        version, fixtures = load_yaml_files(data, fixture_names(manifest))
-        if manifest["manifest_format"] == 1:
+        version, fixtures = load_yaml_files(data, manifest.fixture_names())
+        current = side(manifest, version, fixtures)
+        if manifest.format == 1:
             if previous is None:
                 return  # 0.1.0 wrote a first version's delta without comparing anything
-            before = previous.manifest()
+            before = previous.manifest_model()
             _, old_fixtures = load_frozen_drafts(previous, before)
             meanings = {entry["dimension"]: entry["meaning"] for entry in frozen_delta.get("tool_surface") or []}
-            recomputed = delta_v1.compute(
-                delta_v1.frozen_side(before, old_fixtures),
-                delta_v1.frozen_side(manifest, fixtures),
-                meanings or FORMAT_1_DIMENSIONS,
+            recomputed: dict[str, Any] = delta_v1.compute(
+                _v1_side(before, old_fixtures), _v1_side(manifest, fixtures), meanings or FORMAT_1_DIMENSIONS
             )
         else:
-            current = side(Manifest.from_data(manifest), version, fixtures)
             chain = [current]
             if previous is not None:
-                before = previous.manifest()
+                before = previous.manifest_model()
                 old_version, old_fixtures = load_frozen_drafts(previous, before)
-                chain = [side(Manifest.from_data(before), old_version, old_fixtures), current]
+                chain = [side(before, old_version, old_fixtures), current]
             recomputed = compute_delta(
                 chain, dimensions_of(current.manifest), delta_format=frozen_delta.get("delta_format", DELTA_FORMAT)
             )
@@ -153,13 +151,19 @@ def _check_delta(
         )
     else:
         result.checks.append(Step("delta", "delta.json recomputed"))
-    if manifest.get("canary"):
+    if manifest.canary:
         texts = {rel: data[rel] for rel in frozen_fixture_files(manifest) if rel in data}
-        for rel in missing_canary(manifest["canary"], texts):
+        for rel in missing_canary(manifest.canary, texts):
             result.failures.append(Failure(f"{display_path(result.path)}/{rel}", "does not carry the canary string"))
-    if manifest["manifest_format"] >= 3:
+    if manifest.format >= 3:
         where = f"{display_path(result.path)}/{registry.COMPARABILITY}"
-        found = frozen_differences(suite, current, manifest, data.get(registry.COMPARABILITY, b""))
+        found = frozen_differences(suite, current, data.get(registry.COMPARABILITY, b""))
         result.failures.extend(Failure(where, message) for message in found)
         if not found:
             result.checks.append(Step("comparability", "comparability recomputed"))
+
+
+def _v1_side(manifest: Manifest, fixtures: list[dict[str, Any]]) -> dict[str, Any]:
+    """A version as 0.1.0's delta engine (kept unchanged in delta_v1) takes it."""
+    commits = [c.to_json() for c in manifest.commits]
+    return delta_v1.side(manifest.name, manifest.pinned_sha, dict(manifest.binary.raw), commits, fixtures)

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from freezer.domain.errors import FreezerError, GitError
-from freezer.domain.model import Manifest
+from freezer.domain.manifest import Manifest
 from freezer.domain.problems import display_path
 from freezer.domain.steps import Step
 from freezer.git.gitrepo import CodeRepo
@@ -48,7 +48,7 @@ def _fixture_docs(
 
 def _previous_manifest(suite: SuiteConfig, frozen: registry.FrozenVersion, manifest: Manifest) -> Manifest | None:
     try:
-        previous = Suite.of(suite).predecessor(frozen, manifest.raw["previous"])
+        previous = Suite.of(suite).predecessor(frozen, manifest.previous)
         return previous.manifest_model() if previous is not None else None
     except (FreezerError, OSError, KeyError, TypeError):
         return None  # the chain check (or the previous version's own audit) reports why
@@ -107,7 +107,7 @@ def check_code(
         result.code = f"unreachable: {exc.message}"
         return
     with repo:
-        roots = set(manifest.raw["code_repo"]["root_commits"])
+        roots = set(manifest.code_repo.root_commits)
         try:
             here = set(repo.identity["root_commits"])
         except GitError as exc:
@@ -123,9 +123,9 @@ def check_code(
             result.code_failures.append(Failure(display_path(suite.code_repo), exc.message))
             result.code = "failed"
             return
-        docs = _fixture_docs(frozen, data, frozen_fixture_files(manifest.raw), result)
+        docs = _fixture_docs(frozen, data, frozen_fixture_files(manifest), result)
         rg = locate()
-        recorded = f"{manifest.checks.grep['engine']} {manifest.checks.grep['version']}"
+        recorded = str(manifest.checks.grep)
         if recorded != f"{ENGINE} {rg.version}":
             result.checks.append(Step("gate_b", f"Gate B re-run by {rg.label}; {frozen.name} was cut with {recorded}"))
         for problems in check_fixtures(repo, pinned, docs, rg=rg).values():

@@ -39,8 +39,8 @@ def summary_row(suite: SuiteConfig, frozen: registry.FrozenVersion) -> dict[str,
     landed = [f for f in data.fixtures if f["status"] == "landed"]
     row.update(
         {
-            "pinned_sha": data.manifest["pinned_sha"]["full"],
-            "cut_at": data.manifest["cut_at"],
+            "pinned_sha": data.manifest.pinned_sha,
+            "cut_at": data.manifest.cut_at,
             "landed": len(landed),
             "dropped": len(data.fixtures) - len(landed),
             "classes": sorted({f["class"] for f in landed if f.get("class")}),
@@ -119,8 +119,8 @@ def log_rows(suite: SuiteConfig) -> list[dict[str, Any]]:
         landed = [f for f in data.fixtures if f["status"] == "landed"]
         row.update(
             {
-                "cut_at": data.manifest["cut_at"],
-                "pinned_sha": data.manifest["pinned_sha"]["full"],
+                "cut_at": data.manifest.cut_at,
+                "pinned_sha": data.manifest.pinned_sha,
                 "landed": len(landed),
                 "dropped": len(data.fixtures) - len(landed),
                 "previous": delta.get("from"),

@@ -14,9 +14,9 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from freezer.domain.errors import FreezerError, IntegrityError
+from freezer.domain.manifest import Manifest
 from freezer.domain.problems import display_path
 from freezer.domain.steps import Step
 from freezer.registry import registry
@@ -27,9 +27,7 @@ from freezer.schema import schemas
 
 # The re-derivation of what a version claims, run while its files hash:
 # (version, manifest, manifest bytes, data files read, every file by path, where to report).
-DeepCheck = Callable[
-    [registry.FrozenVersion, dict[str, Any], bytes, dict[str, bytes], dict[str, str], VersionAudit], None
-]
+DeepCheck = Callable[[registry.FrozenVersion, Manifest, bytes, dict[str, bytes], dict[str, str], VersionAudit], None]
 
 GENERATED = (registry.MANIFEST, registry.METHOD, registry.SUMS)
 
@@ -67,7 +65,7 @@ def _read(path: str) -> bytes:
     return read_whole(path)
 
 
-def _needed(manifest: dict[str, Any]) -> set[str]:
+def _needed(manifest: Manifest) -> set[str]:
     """The files an audit reads again (to re-render and re-check): version.yaml, the fixtures the
     manifest lists, the delta, the comparability record, the template and the frozen schema."""
     derived = (registry.DELTA, registry.COMPARABILITY, registry.TEMPLATE_COPY, registry.FROZEN_SCHEMA)
@@ -114,30 +112,32 @@ def check_integrity(
             return None
         manifest_bytes = _read(files[registry.MANIFEST])
         try:
-            manifest = json.loads(manifest_bytes)
+            loaded = json.loads(manifest_bytes)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             fail(registry.MANIFEST, f"not valid JSON: {exc}")
             return None
         except RecursionError:
             fail(registry.MANIFEST, "not a manifest: its JSON is nested too deeply")
             return None
-        errors = schemas.schema_errors(schemas.MANIFEST, manifest)
+        errors = schemas.schema_errors(schemas.MANIFEST, loaded)
         if errors:
             for path, message in errors[:10]:
                 fail(registry.MANIFEST, f"{'.'.join(map(str, path)) or '$'}: {message}")
             return None
-        if (manifest["suite"], manifest["version"], manifest["name"]) != (frozen.suite, frozen.number, frozen.name):
-            fail(registry.MANIFEST, f"describes {manifest['name']}, but the directory is {frozen.name}")
-        generated = (*GENERATED, registry.STATEMENT) if manifest["manifest_format"] >= 3 else GENERATED
-        expected = set(manifest["files"]) | set(generated)
+        # The boundary: from here on the manifest is read typed.
+        manifest = Manifest.from_data(loaded)
+        if (manifest.suite, manifest.number, manifest.name) != (frozen.suite, frozen.number, frozen.name):
+            fail(registry.MANIFEST, f"describes {manifest.name}, but the directory is {frozen.name}")
+        generated = (*GENERATED, registry.STATEMENT) if manifest.format >= 3 else GENERATED
+        expected = set(manifest.files) | set(generated)
         for rel in sorted(expected - set(files)):
-            fail(rel, "missing (listed in the manifest)" if rel in manifest["files"] else "missing")
+            fail(rel, "missing (listed in the manifest)" if rel in manifest.files else "missing")
         for rel in sorted(set(files) - expected):
             fail(rel, "stray file: not part of the frozen version")
         # Only the drafts, the delta and the template are needed again (to re-render and re-check);
         # other data files are verified by their hashes and are not held in memory.
         needed = _needed(manifest)
-        data = {rel: _read(files[rel]) for rel in manifest["files"] if rel in files and rel in needed}
+        data = {rel: _read(files[rel]) for rel in manifest.files if rel in files and rel in needed}
         rendered = VersionAudit(result.name, result.path)
         broke: Exception | None = None
         if deep is not None:
@@ -148,12 +148,12 @@ def check_integrity(
         digests, unreadable = pending.result()
         for rel, why in sorted(unreadable.items()):
             fail(rel, f"cannot be read: {why}")
-        for rel, digest in sorted(manifest["files"].items()):
+        for rel, digest in sorted(manifest.files.items()):
             if rel in digests and digests[rel] != digest:
                 fail(rel, f"content changed: sha256 {digests[rel]} != manifest {digest}")
         if registry.SUMS in files:
             _check_sums(_read(files[registry.SUMS]), manifest, expected, digests, fail)
-        result.checks.append(Step("hashes", f"{len(manifest['files'])} data files hashed"))
+        result.checks.append(Step("hashes", f"{len(manifest.files)} data files hashed"))
         if result.failures:
             return None  # what was re-rendered from files that changed says nothing more
         if broke is not None:
@@ -166,7 +166,7 @@ def check_integrity(
 
 
 def _check_sums(
-    raw: bytes, manifest: dict[str, Any], expected: set[str], digests: dict[str, str], fail: Callable[[str, str], None]
+    raw: bytes, manifest: Manifest, expected: set[str], digests: dict[str, str], fail: Callable[[str, str], None]
 ) -> None:
     sums = _parse_sums(raw)
     if sums is None:
@@ -177,7 +177,7 @@ def _check_sums(
             fail(registry.SUMS, f"does not list {rel}")
         elif rel not in expected:
             fail(registry.SUMS, f"lists {rel}, which is not part of the version")
-        elif rel in manifest["files"] and sums[rel] != manifest["files"][rel]:
+        elif rel in manifest.files and sums[rel] != manifest.files[rel]:
             fail(registry.SUMS, f"disagrees with the manifest about {rel}")
         elif rel in digests and sums[rel] != digests[rel]:
             fail(rel, "content does not match SHA256SUMS")

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from freezer.domain.errors import IntegrityError, UsageError
-from freezer.domain.model import Manifest
+from freezer.domain.manifest import Manifest
 from freezer.domain.problems import display_path
 from freezer.git.globs import compile_glob
 from freezer.parse.yamlload import YAML_SUFFIXES
@@ -178,7 +177,10 @@ class Suite:
             if listed is not None:
                 raise ChainBroken(where, f"claims to be the first version, but {listed.name} precedes it")
             return None
-        claimed = recorded.get("name") if isinstance(recorded, dict) else None
+        # A typed manifest's (name, sha256), or the raw ``previous`` of one not yet checked.
+        claimed = (
+            recorded[0] if isinstance(recorded, tuple) else recorded.get("name") if isinstance(recorded, dict) else None
+        )
         if listed is None or listed.name != claimed:
             found = listed.name if listed else "no earlier version"
             raise ChainBroken(where, f"chain broken: follows {claimed}, but the registry has {found}")
@@ -194,7 +196,7 @@ class Suite:
             return bool(self._is_fixture(rel))
         return rel.rsplit("/", 1)[-1] != "version.yaml" and rel.endswith(YAML_SUFFIXES)
 
-    def fixture_files(self, manifest: Mapping[str, Any]) -> list[str]:
+    def fixture_files(self, manifest: Manifest) -> list[str]:
         """The fixture files of a frozen version, as its manifest records them."""
         return frozen_fixture_files(manifest)
 

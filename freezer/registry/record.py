@@ -18,11 +18,12 @@ from typing import Any
 
 from freezer.domain.errors import FreezerError, IntegrityError
 from freezer.domain.escape import visible
-from freezer.domain.model import Manifest, Raw
+from freezer.domain.manifest import Manifest
+from freezer.domain.model import Raw
 from freezer.domain.problems import display_path
 from freezer.parse.yamlload import YAML_SUFFIXES, load_bytes
 from freezer.registry.integrity import integrity, require_intact
-from freezer.registry.registry import FROZEN_SCHEMA, MANIFEST, FrozenVersion, fixture_names, frozen_fixture_files
+from freezer.registry.registry import FROZEN_SCHEMA, MANIFEST, FrozenVersion, frozen_fixture_files
 from freezer.runtime import resources
 from freezer.runtime.paths import unsafe_reason
 from freezer.runtime.reading import read_whole
@@ -83,20 +84,20 @@ def frozen_file(frozen: FrozenVersion, rel: str, checked: set[str]) -> Path:
     return frozen.path / rel
 
 
-def load_frozen_drafts(frozen: FrozenVersion, manifest: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def load_frozen_drafts(frozen: FrozenVersion, manifest: Manifest) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The version draft and fixtures of a frozen version, reading only those files."""
     folders: set[str] = set()
     # Every listed path is checked, read or not: a manifest that names a file outside its version is refused.
-    paths = {rel: frozen_file(frozen, rel, folders) for rel in manifest["files"]}
+    paths = {rel: frozen_file(frozen, rel, folders) for rel in manifest.files}
     wanted = ["version.yaml", *frozen_fixture_files(manifest)]
     files = {rel: read_whole(paths[rel]) for rel in wanted if rel in paths}
-    return load_yaml_files(files, fixture_names(manifest))
+    return load_yaml_files(files, manifest.fixture_names())
 
 
-def fixture_schema_of(manifest: Mapping[str, Any], files: Mapping[str, bytes]) -> dict[str, Any]:
+def fixture_schema_of(manifest: Manifest, files: Mapping[str, bytes]) -> dict[str, Any]:
     """The fixture schema a version was cut under: its kind's, or the suite's own frozen copy."""
-    recorded = (manifest.get("checks") or {}).get("fixture_schema") or {"kind": "graph"}
-    if recorded["kind"] == "custom":
+    kind = manifest.checks.fixture_schema_kind
+    if kind == "custom":
         if FROZEN_SCHEMA not in files:
             raise IntegrityError(f"{FROZEN_SCHEMA}: the suite's frozen fixture schema cannot be read")
         try:
@@ -105,7 +106,7 @@ def fixture_schema_of(manifest: Mapping[str, Any], files: Mapping[str, bytes]) -
             return frozen_custom_schema(files[FROZEN_SCHEMA], FROZEN_SCHEMA)
         except SchemaRefused as exc:
             raise IntegrityError(f"{FROZEN_SCHEMA}: {exc.message}") from None
-    return resources.schema("generic" if recorded["kind"] == "generic" else "fixture")
+    return resources.schema("generic" if kind == "generic" else "fixture")
 
 
 # --- what a version says about itself ---------------------------------------------------------------
@@ -138,9 +139,9 @@ def dimensions_of(manifest: Manifest) -> dict[str, str]:
 
 def arms_of(manifest: Manifest) -> dict[str, tuple[str, ...]]:
     """The arms a version was cut with, and what each depends on (canonical order: by name)."""
-    recorded = manifest.raw.get("comparability")
-    if isinstance(recorded, Mapping):
-        return {arm: tuple(recorded["arms"][arm]) for arm in sorted(recorded["arms"])}
+    recorded = manifest.comparability
+    if recorded is not None:
+        return {arm: tuple(recorded.arms[arm]) for arm in sorted(recorded.arms)}
     return default_arms(list(dimensions_of(manifest)))
 
 
@@ -148,17 +149,17 @@ def groups_of(frozen: FrozenVersion, manifest: Manifest) -> dict[str, str]:
     """The field groups of the fixture schema a version was cut with: as its manifest recorded them
     (format 3), else its kind's. A suite's own schema is read from the version's frozen copy (vetted
     as a suite schema is), and must give what the manifest recorded."""
-    recorded = manifest.raw.get("comparability")
-    kind = (manifest.checks.fixture_schema or {}).get("kind", "graph")
+    recorded = manifest.comparability
+    kind = manifest.checks.fixture_schema_kind
     if kind != "custom":
-        return dict(recorded["groups"]) if isinstance(recorded, Mapping) else builtin_groups(kind)
+        return dict(recorded.groups) if recorded is not None else builtin_groups(kind)
     path = frozen.path / FROZEN_SCHEMA
     try:
         schema = frozen_custom_schema(read_whole(path, MAX_SCHEMA_BYTES), display_path(path))
     except FreezerError as exc:  # SchemaRefused is one: a frozen copy is vetted as a suite schema is
         raise IntegrityError(f"{frozen.name}: its fixture schema cannot be used ({exc.message})") from None
     groups = field_groups(schema)
-    if isinstance(recorded, Mapping) and dict(recorded["groups"]) != groups:
+    if recorded is not None and dict(recorded.groups) != groups:
         raise IntegrityError(f"{frozen.name}: the field groups its manifest records are not its {FROZEN_SCHEMA}'s")
     return groups
 
@@ -186,10 +187,10 @@ def strictest_arms(
 def recorded_groups(manifest: Manifest) -> dict[str, str] | None:
     """The field groups a version was cut with, when they can be told from its manifest alone
     (recorded, or a built-in kind's); None for a custom schema before they were recorded."""
-    recorded = manifest.raw.get("comparability")
-    if isinstance(recorded, Mapping):
-        return dict(recorded["groups"])
-    kind = (manifest.checks.fixture_schema or {}).get("kind", "graph")
+    recorded = manifest.comparability
+    if recorded is not None:
+        return dict(recorded.groups)
+    kind = manifest.checks.fixture_schema_kind
     return None if kind == "custom" else builtin_groups(kind)
 
 
@@ -218,12 +219,14 @@ class VersionData:
     """A frozen version read from disk."""
 
     frozen: FrozenVersion
-    manifest: dict[str, Any]
+    manifest: Manifest
     version: dict[str, Any]
     fixtures: list[dict[str, Any]]
+    # The manifest as JSON, for what shows it whole (``show --format json``, the API's ``manifest``).
+    manifest_json: dict[str, Any]
 
     def side(self) -> Side:
-        return side(self.frozen.manifest_model(), self.version, self.fixtures)
+        return side(self.manifest, self.version, self.fixtures)
 
 
 def read(frozen: FrozenVersion, *, verify: bool = True) -> VersionData:
@@ -242,13 +245,14 @@ def read(frozen: FrozenVersion, *, verify: bool = True) -> VersionData:
 def read_checked(frozen: FrozenVersion, frozen_files: dict[str, bytes] | None) -> VersionData:
     """A frozen version from the data files an integrity check already read (None: read them now)."""
     try:
-        manifest = frozen.manifest()
+        loaded = frozen.manifest()
+        manifest = Manifest.from_data(loaded)
         # A verified version's drafts were just read by the integrity check.
         version, fixtures = (
-            load_yaml_files(frozen_files, fixture_names(manifest))
+            load_yaml_files(frozen_files, manifest.fixture_names())
             if frozen_files is not None
             else load_frozen_drafts(frozen, manifest)
         )
-    except (OSError, ValueError, KeyError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:  # an unverified manifest
         raise IntegrityError(f"{frozen.name} cannot be read: {exc}") from None
-    return VersionData(frozen, manifest, version, sorted(fixtures, key=lambda f: f["task_id"]))
+    return VersionData(frozen, manifest, version, sorted(fixtures, key=lambda f: f["task_id"]), loaded)

@@ -7,13 +7,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from freezer.domain.errors import IntegrityError, UsageError
-from freezer.domain.model import Manifest
+from freezer.domain.manifest import Manifest
 from freezer.domain.problems import display_path
 from freezer.parse.yamlload import YAML_SUFFIXES
 from freezer.runtime.reading import read_whole
@@ -78,20 +77,14 @@ def number_in_name(suite: str, name: object, *, bounded: bool = False) -> int | 
     return None if bounded and number > MAX_LABEL_NUMBER else number
 
 
-def fixture_names(manifest: Mapping[str, Any]) -> list[str] | None:
-    """The fixture files a manifest lists (format 2), or None: then every YAML file but version.yaml."""
-    contents = manifest.get("contents")
-    return list(contents["fixtures"]) if isinstance(contents, dict) else None
-
-
-def frozen_fixture_files(manifest: Mapping[str, Any]) -> list[str]:
+def frozen_fixture_files(manifest: Manifest) -> list[str]:
     """Which files of a frozen version are its fixtures: what its manifest lists (format 2 on; a
     suite may freeze JSON fixtures, or YAML assets beside YAML fixtures), else, for format 1,
     every YAML file but version.yaml. The one answer every reader of a frozen version uses."""
-    names = fixture_names(manifest)
+    names = manifest.fixture_names()
     if names is not None:
         return sorted(names)
-    return sorted(rel for rel in manifest["files"] if rel.endswith(YAML_SUFFIXES) and rel != "version.yaml")
+    return sorted(rel for rel in manifest.files if rel.endswith(YAML_SUFFIXES) and rel != "version.yaml")
 
 
 @dataclass(frozen=True)
@@ -108,6 +101,8 @@ class FrozenVersion:
         return read_whole(self.path / MANIFEST)
 
     def manifest(self) -> dict[str, Any]:
+        """The manifest as raw JSON: the boundary. Readers take :meth:`manifest_model` (audit's
+        integrity check reads this, checks it against the schema, then builds the model)."""
         try:
             loaded: dict[str, Any] = json.loads(self.manifest_bytes())
         except (ValueError, RecursionError):

@@ -16,6 +16,7 @@ import json
 from typing import Any
 
 from freezer.domain import canonical
+from freezer.domain.manifest import Manifest
 from freezer.registry import registry
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
@@ -32,11 +33,11 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _dependencies(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+def _dependencies(manifest: Manifest) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = [
-        {"name": "code under test (pinned SHA)", "digest": {"gitCommit": manifest["pinned_sha"]["full"]}}
+        {"name": "code under test (pinned SHA)", "digest": {"gitCommit": manifest.pinned_sha}}
     ]
-    binary = manifest["binary"]
+    binary = manifest.binary.raw
     if binary.get("build_sha"):
         found.append({"name": f"binary {binary['name']}", "digest": {"gitCommit": binary["build_sha"]}})
     else:
@@ -47,29 +48,29 @@ def _dependencies(manifest: dict[str, Any]) -> list[dict[str, Any]]:
                 "annotations": {"build_sha_unknown": binary.get("build_sha_unknown") or "not recorded"},
             }
         )
-    for commit in manifest["tool_surface"]["commits"]:
-        entry = {"name": f"tool surface: {commit['dimension']}", "digest": {"gitCommit": commit["sha"]}}
-        entry["annotations"] = {key: commit[key] for key in ("task", "effect") if commit.get(key)}
+    for commit in manifest.commits:
+        entry: dict[str, Any] = {"name": f"tool surface: {commit.dimension}", "digest": {"gitCommit": commit.sha}}
+        entry["annotations"] = {
+            key: value for key, value in (("task", commit.task), ("effect", commit.effect)) if value
+        }
         found.append(entry)
-    previous = manifest["previous"]
-    if previous:
-        found.append(
-            {"name": f"{previous['name']}/{registry.MANIFEST}", "digest": {"sha256": previous["manifest_sha256"]}}
-        )
+    if manifest.previous:
+        name, digest = manifest.previous
+        found.append({"name": f"{name}/{registry.MANIFEST}", "digest": {"sha256": digest}})
     return found
 
 
 def statement(manifest_bytes: bytes, method_bytes: bytes) -> dict[str, Any]:
     """The in-toto statement for a version, from its frozen manifest and METHOD.md."""
-    manifest = json.loads(manifest_bytes)
-    name = manifest["name"]
+    manifest = Manifest.from_data(json.loads(manifest_bytes))
+    name = manifest.name
     subjects = [
         {"name": f"{name}/{registry.MANIFEST}", "digest": {"sha256": _sha256(manifest_bytes)}},
         {"name": f"{name}/{registry.METHOD}", "digest": {"sha256": _sha256(method_bytes)}},
-        *({"name": f"{name}/{rel}", "digest": {"sha256": digest}} for rel, digest in sorted(manifest["files"].items())),
+        *({"name": f"{name}/{rel}", "digest": {"sha256": digest}} for rel, digest in sorted(manifest.files.items())),
     ]
-    drafts = {rel: digest for rel, digest in sorted(manifest["files"].items()) if rel not in _DERIVED}
-    checks = manifest.get("checks") or {}
+    drafts = {rel: digest for rel, digest in sorted(manifest.files.items()) if rel not in _DERIVED}
+    recorded = manifest.format >= 2  # format 1 recorded no checks
     return {
         "_type": STATEMENT_TYPE,
         "subject": subjects,
@@ -77,20 +78,20 @@ def statement(manifest_bytes: bytes, method_bytes: bytes) -> dict[str, Any]:
         "predicate": {
             "buildDefinition": {
                 "buildType": BUILD_TYPE,
-                "externalParameters": {"suite": manifest["suite"], "version": manifest["version"], "drafts": drafts},
+                "externalParameters": {"suite": manifest.suite, "version": manifest.number, "drafts": drafts},
                 "internalParameters": {
-                    "tool_surface_globs": manifest["tool_surface"]["globs"],
-                    "template_sha256": checks.get("template_sha256"),
-                    "grep": checks.get("grep"),
+                    "tool_surface_globs": list(manifest.globs),
+                    "template_sha256": manifest.checks.template_sha256 if recorded else None,
+                    "grep": manifest.checks.grep.to_json() if recorded else None,
                 },
                 "resolvedDependencies": _dependencies(manifest),
             },
             "runDetails": {
                 "builder": {
-                    "id": f"pkg:pypi/freezer@{manifest['freezer_version']}",
-                    "version": {"freezer": manifest["freezer_version"]},
+                    "id": f"pkg:pypi/freezer@{manifest.freezer_version}",
+                    "version": {"freezer": manifest.freezer_version},
                 },
-                "metadata": {"invocationId": name, "startedOn": manifest["cut_at"], "finishedOn": manifest["cut_at"]},
+                "metadata": {"invocationId": name, "startedOn": manifest.cut_at, "finishedOn": manifest.cut_at},
             },
         },
     }

@@ -11,14 +11,14 @@ from __future__ import annotations
 import hashlib
 import json
 import shlex
-from collections.abc import Mapping
 from typing import Any
 
 from freezer.domain.errors import IntegrityError
+from freezer.domain.manifest import Manifest, Scan
 from freezer.parse.yamlload import YAML_SUFFIXES
 from freezer.registry import registry
 from freezer.registry.record import fixture_schema_of, load_yaml_files
-from freezer.registry.registry import fixture_names, frozen_fixture_files
+from freezer.registry.registry import frozen_fixture_files
 from freezer.render.render import RECORDED_MARKDOWN_RULES, TemplateProblem, render_method
 from freezer.resolve.grep import rg_command
 from freezer.runtime.resources import schema as schemas_data
@@ -164,10 +164,14 @@ def _complete_delta(delta: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _scan(scan: dict[str, Any] | None) -> dict[str, Any] | None:
+def _scan(scan: Scan | None) -> dict[str, Any] | None:
     if scan is None:
         return None
-    return {**scan, "tips_short": [t[:8] for t in scan["tips"]], "excluded_short": [t[:8] for t in scan["excluded"]]}
+    return {
+        **scan.to_json(),
+        "tips_short": [t[:8] for t in scan.tips],
+        "excluded_short": [t[:8] for t in scan.excluded],
+    }
 
 
 def method_from_files(
@@ -178,8 +182,8 @@ def method_from_files(
 ) -> str:
     """Render METHOD.md; ``parsed`` passes the drafts already read from these same bytes."""
 
-    manifest = json.loads(manifest_bytes)
-    version, fixtures = parsed if parsed is not None else load_yaml_files(files, fixture_names(manifest))
+    manifest = Manifest.from_data(json.loads(manifest_bytes))
+    version, fixtures = parsed if parsed is not None else load_yaml_files(files, manifest.fixture_names())
     fixture_schema = fixture_schema_of(manifest, files)
     fixture_files = set(frozen_fixture_files(manifest))
     delta = json.loads(files[registry.DELTA])
@@ -192,53 +196,55 @@ def method_from_files(
         for f in sorted(fixtures, key=lambda f: (f["status"] != "landed", f["task_id"]))
     ]
     landed = [f for f in ordered if f["status"] == "landed"]
-    binary = _complete_as(manifest["binary"], "version", "properties", "binary")
-    previous = manifest["previous"]
+    binary = _complete_as(dict(manifest.binary.raw), "version", "properties", "binary")
+    previous = manifest.previous[0] if manifest.previous else None
     context = {
-        "name": manifest["name"],
-        "suite": manifest["suite"],
-        "version": manifest["version"],
+        "name": manifest.name,
+        "suite": manifest.suite,
+        "version": manifest.number,
         "title": version.get("title"),
         "task_id": version.get("task_id"),
-        "pinned_sha": manifest["pinned_sha"]["full"],
-        "pinned_short": manifest["pinned_sha"]["short"],
-        "cut_at": manifest["cut_at"],
+        "pinned_sha": manifest.pinned.full,
+        "pinned_short": manifest.pinned.short,
+        "cut_at": manifest.cut_at,
         "manifest_sha256": hashlib.sha256(manifest_bytes).hexdigest(),
-        "previous_name": previous["name"] if previous else None,
-        "delta_heading": previous["name"].rsplit("_", 1)[1] if previous else f"v{manifest['version'] - 1 or 0}",
-        "freezer_version": manifest["freezer_version"],
+        "previous_name": previous,
+        "delta_heading": previous.rsplit("_", 1)[1] if previous else f"v{manifest.number - 1 or 0}",
+        "freezer_version": manifest.freezer_version,
         "purpose": version["purpose"],
         "rationale": version.get("rationale"),
         "provenance_text": version["provenance_text"],
         "binary": binary,
-        "commits": _complete_as(manifest["tool_surface"]["commits"], "version", "properties", "tool_surface_commits"),
+        "commits": _complete_as(
+            [c.to_json() for c in manifest.commits], "version", "properties", "tool_surface_commits"
+        ),
         "fixtures": ordered,
         "landed": landed,
         "landed_classes": sorted({f["class"] for f in landed if f.get("class")}),
-        "assets": sorted(rel for rel in manifest["files"] if _is_asset(rel, fixture_files)),
+        "assets": sorted(rel for rel in manifest.files if _is_asset(rel, fixture_files)),
         "dropped": [f for f in ordered if f["status"] == "dropped"],
         "gate_c_rows": _gate_c_rows(ordered),
         "delta": _complete_delta(delta),
         # Format 3: the comparability record against every earlier version (None before).
         "comparability": json.loads(files[registry.COMPARABILITY]) if registry.COMPARABILITY in files else None,
-        "scan": _scan(manifest["tool_surface"].get("scan")),
+        "scan": _scan(manifest.recorded_scan),
         "known_caveats": version.get("known_caveats") or [],
         "sweep_notes": version.get("sweep_notes") or [],
-        "audit_command": f"freezer audit {manifest['name']}",
+        "audit_command": f"freezer audit {manifest.name}",
         "grep_commands": [f["grep_command"] for f in landed if f["grep_command"]],
-        "grep_oracle": (manifest.get("checks") or {}).get("grep"),
-        "markdown_rules": markdown_rules(manifest),
-        "directory": shlex.quote(manifest["name"]),
+        "grep_oracle": manifest.checks.grep.to_json() if manifest.format >= 2 else None,
+        "markdown_rules": markdown_rules(manifest.checks.markdown_rules, manifest.format),
+        "directory": shlex.quote(manifest.name),
     }
     return render_method(template, context, template_name)
 
 
-def markdown_rules(manifest: Mapping[str, Any]) -> int:
-    """The Markdown rules a version's METHOD.md was rendered with: recorded since rules 3; before,
-    format 2 rendered prose with 0.2's rules and format 1 keeps 0.1's, byte for byte."""
-    recorded = (manifest.get("checks") or {}).get("markdown_rules")
+def markdown_rules(recorded: object, manifest_format: int) -> int:
+    """The Markdown rules a version's METHOD.md was rendered with (``recorded``: its manifest's
+    ``checks.markdown_rules``): recorded since rules 3; before, format 2 rendered prose with 0.2's
+    rules and format 1 keeps 0.1's, byte for byte."""
     if recorded is None:
-        return 2 if manifest["manifest_format"] >= 2 else 1
+        return 2 if manifest_format >= 2 else 1
     if type(recorded) is not int or recorded not in RECORDED_MARKDOWN_RULES:
         raise IntegrityError(
             f"manifest.json: checks.markdown_rules is {str(recorded)[:40]!r}, which this freezer does not know",

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from freezer.domain.errors import GitError
-from freezer.domain.model import CodeHistory, Manifest, Scan, SurfaceCommit, VersionDraft
+from freezer.domain.manifest import CodeHistory, Manifest, Scan, TouchingCommit
+from freezer.domain.model import SurfaceCommit, VersionDraft
 from freezer.domain.problems import Problem
 from freezer.git.gitrepo import CodeRepo
 from freezer.parse.document import YamlDocument
@@ -148,5 +149,5 @@ def code_history(repo: CodeRepo, before: str, after: str, watched: list[str]) ->
         after,
         repo.count(before, after),
         repo.count(after, before),
-        tuple({"sha": c.sha, "subject": c.subject, "paths": list(c.paths)} for c in touching),
+        tuple(TouchingCommit(c.sha, c.subject, tuple(c.paths)) for c in touching),
     )

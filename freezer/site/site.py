@@ -177,7 +177,7 @@ def _suite_pages(
             root="../../",
             suite=suite.name,
             page=page,
-            manifest=page.data.manifest,
+            manifest=page.data.manifest_json,
             manifest_sha256=page.frozen.manifest_sha256(),
             method_html=methods[index],
             statement=statement,
@@ -205,7 +205,7 @@ def _suite_pages(
                 "name": v.frozen.name,
                 "path": f"{folder}/{_version_folder(v.frozen.name)}/index.html",
                 "manifest_sha256": v.frozen.manifest_sha256(),
-                "pinned_sha": v.data.manifest["pinned_sha"]["full"],
+                "pinned_sha": v.data.manifest.pinned_sha,
                 "status": v.status.to_json(),
                 "signature": v.signature.status,
                 "fixtures": sorted(f["task_id"] for f in v.data.fixtures),
@@ -241,8 +241,8 @@ def _log_row(page: VersionPage) -> dict[str, Any]:
     delta = json.loads(read_whole(page.frozen.path / registry.DELTA))
     landed = sum(1 for f in page.data.fixtures if f["status"] == "landed")
     return {
-        "cut_at": page.data.manifest["cut_at"],
-        "pinned_sha": page.data.manifest["pinned_sha"]["full"],
+        "cut_at": page.data.manifest.cut_at,
+        "pinned_sha": page.data.manifest.pinned_sha,
         "landed": landed,
         "dropped": len(page.data.fixtures) - landed,
         "previous": delta.get("from"),
