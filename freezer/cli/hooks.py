@@ -155,4 +155,3 @@ def _set_summary(fixture_set: validate_mod.FixtureSet) -> str:
         counts += f", {fixture_set.unreadable} invalid file(s) not counted"
     assets = f"; {len(fixture_set.assets)} asset file(s)" if fixture_set.assets else ""
     return f"  {where}: {head}{counts}; classes: {classes}{assets}"
-
