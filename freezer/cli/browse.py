@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -11,10 +11,8 @@ from freezer.cli import output
 from freezer.cli.options import FormatOption, RegistryOption, SuiteOption, check_format, complete_frozen
 from freezer.domain.errors import EXIT_INVALID, EXIT_OK, UsageError
 from freezer.domain.problems import display_path
-from freezer.query import browse
+from freezer.query import browse, outcomes
 from freezer.registry import config as config_mod
-from freezer.registry import record
-from freezer.registry.model import Suite
 from freezer.render.deltatext import delta_lines
 from freezer.runtime import resources
 from freezer.schema.compile_schemas import NAMES
@@ -30,11 +28,10 @@ def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fm
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
-    rows = [browse.summary_row(s, v) for s in suites for v in Suite.of(s).versions()]
-    known = _add_status(cfg, rows)
-    failed = any(r["hashes"] != "ok" for r in rows)
+    listed = outcomes.listing(cfg, suites)
+    rows, known, failed = listed.rows, listed.known, listed.broken
     if fmt == "json":
-        return output.say_json("list", _with_log({"versions": rows}, known), ok=not failed and not known.problems)
+        return output.say_outcome("list", listed)
     else:
         header = ("version", "pinned", "cut", "landed", "dropped", "classes", "hashes", "status")
         table = [header] + [
@@ -58,20 +55,6 @@ def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fm
     return EXIT_INVALID if _say_log(known) or failed else EXIT_OK
 
 
-def _add_status(cfg: config_mod.RegistryConfig, rows: list[dict[str, Any]]) -> lifecycle.StatusLog:
-    """Each row's status by the verified events of the status log (current unless yanked or
-    deprecated); the view is returned so its problems are reported too."""
-    known = lifecycle.status_log(cfg.root)
-    for row in rows:
-        row["status"] = known.of(row["version"]).to_json()
-    return known
-
-
-def _with_log(result: dict[str, Any], known: lifecycle.StatusLog) -> dict[str, Any]:
-    """``result`` with the status log's problems, when it has any (the JSON shape of list, show, log)."""
-    return {**result, "status_log": [p.to_json() for p in known.problems]} if known.problems else result
-
-
 def _say_log(known: lifecycle.StatusLog) -> bool:
     """Report every line of the status log that is not status; whether there was one."""
     for problem in known.problems:
@@ -92,19 +75,10 @@ def show(
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, version, suite)
-    data = record.read(browse.find(one, version))
-    known = lifecycle.status_log(cfg.root)
-    status = known.of(data.frozen.name)
+    shown = outcomes.show(cfg, one, version)
     if fmt == "json":
-        shown = {
-            "name": data.frozen.name,
-            "status": status.to_json(),
-            "manifest_sha256": data.frozen.manifest_sha256(),
-            "manifest": data.manifest_json,
-            "version": data.version,
-            "fixtures": data.fixtures,
-        }
-        return output.say_json("show", _with_log(shown, known), ok=not known.problems)
+        return output.say_outcome("show", shown)
+    data, status, known = shown.data, shown.status, shown.known
     manifest = data.manifest
     output.say(f"{manifest.name}  pinned {manifest.pinned_sha}  cut {manifest.cut_at}")
     output.say(f"  manifest sha256 {data.frozen.manifest_sha256()}")
@@ -143,7 +117,7 @@ def diff(
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, old, suite)
     if fmt == "json":
-        return output.say_json("diff", browse.diff(one, browse.find(one, old), browse.find(one, new), full=True))
+        return output.say_outcome("diff", outcomes.diff(one, old, new))
     delta = browse.diff(one, browse.find(one, old), browse.find(one, new))
     for line in delta_lines(delta):
         output.say(line)
@@ -165,13 +139,10 @@ def compare(
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, old, suite)
-    pair = (browse.find(one, old), browse.find(one, new))
-    records = browse.compare(one, pair[0], pair[1], arm)
-    known = lifecycle.status_log(cfg.root)
+    compared = outcomes.compare(cfg, one, old, new, arm)
     if fmt == "json":
-        compared: dict[str, Any] = {"arms": [record.to_json() for record in records]}
-        compared["statuses"] = {v.name: known.of(v.name).to_json() for v in pair}
-        return output.say_json("compare", _with_log(compared, known), ok=not known.problems)
+        return output.say_outcome("compare", compared)
+    records, pair, known = compared.records, compared.pair, compared.known
     first = records[0]
     output.say(f"{first.old} → {first.new}: which scores can be compared")
     for frozen in pair:
@@ -205,11 +176,10 @@ def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatO
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
-    rows = [row for one in suites for row in browse.log_rows(one)]
-    known = _add_status(cfg, rows)
-    broken = any("error" in row for row in rows)
+    logged = outcomes.history(cfg, suites)
+    rows, known, broken = logged.rows, logged.known, logged.broken
     if fmt == "json":
-        return output.say_json("log", _with_log({"versions": rows}, known), ok=not broken and not known.problems)
+        return output.say_outcome("log", logged)
     for row in rows:
         if "error" in row:
             output.say(f"{row['version']}  cannot be read: {row['error']} (run freezer audit)")
@@ -244,17 +214,18 @@ def site(
     fmt: FormatOption = None,
 ) -> int:
     """Render the registry as a static HTML site (no JavaScript, relative links, byte-identical rebuilds)."""
-    from freezer.site import site as site_mod  # start-up time: loaded by the command that runs it (freezer.cli.app)
+    # start-up time: loaded by the command that runs it (freezer.cli.app)
+    from freezer.site import site as site_mod
+    from freezer.site.built import Built  # as above
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     files = site_mod.build(cfg)
     site_mod.write(out, files)
-    pages = sum(1 for rel in files if rel.endswith(".html"))
-    known = files.status_log
+    built = Built(out, files)
     if fmt == "json":
-        shown = _with_log({"out": display_path(out), "pages": pages, "files": len(files)}, known)
-        return output.say_json("site", shown, ok=not known.problems)
+        return output.say_outcome("site", built)
+    pages, known = built.pages, files.status_log
     output.say(
         f"✓ wrote {pages} page(s) and index.json to {display_path(out)}; open {display_path(out / 'index.html')}"
     )

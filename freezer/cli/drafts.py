@@ -43,18 +43,7 @@ def init(
     fmt = check_format(fmt, ("text", "json"))
     result = scaffold.init_registry(directory, suite_name, kind, code_repo)
     if fmt == "json":
-        return output.say_json(
-            "init",
-            {
-                "root": display_path(result.root),
-                "suite": result.suite,
-                "kind": result.kind,
-                "written": result.written,
-                "git_initialized": result.git_initialized,
-                "pinned_sha": result.pinned_sha,
-                "code_repo": result.code_repo,
-            },
-        )
+        return output.say_outcome("init", result)
     where = display_path(result.root)
     drafts = f"drafts/{result.suite}"
     output.say(f"✓ created a registry in {where} with suite {result.suite!r} (kind {result.kind})")
@@ -93,12 +82,11 @@ def status(suite: SuiteOption = None, registry: RegistryOption = None, fmt: Form
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
-    found = [status_mod.suite_status(one) for one in suites]
-    failed = any(s.problems or s.undeclared for s in found)
+    report = status_mod.status_of(suites)
     if fmt == "json":
-        return output.say_json("status", {"suites": [s.to_json() for s in found]}, ok=not failed)
+        return output.say_outcome("status", report)
     else:
-        for one in found:
+        for one in report.suites:
             drafts = "valid" if not one.problems else f"{one.problems} problem(s) (freezer validate)"
             output.say(f"{one.suite}: next version v{one.next_version}; drafts say v{one.drafts_version}, {drafts}")
             if one.latest:
@@ -112,7 +100,7 @@ def status(suite: SuiteOption = None, registry: RegistryOption = None, fmt: Form
             output.say(f"  tool-surface commits declared: {one.declared}; code: {one.code}")
             for commit in one.undeclared:
                 output.say(f"  undeclared: {commit['sha'][:12]} {commit['subject']} ({', '.join(commit['paths'][:5])})")
-    return EXIT_INVALID if failed else EXIT_OK
+    return EXIT_OK if report.ok else EXIT_INVALID
 
 
 @commands.command("next")
@@ -125,7 +113,7 @@ def next_version(suite: SuiteOption = None, registry: RegistryOption = None, fmt
     result = nextdraft.start_next(cfg.root, cfg.suite(suite))
     where = display_path(result.drafts)
     if fmt == "json":
-        return output.say_json("next", {"version": result.number, "drafts": where, "copied": result.copied})
+        return output.say_outcome("next", result)
     if result.copied:
         output.say(f"copied {result.copied} file(s) of the latest version into {where}")
     output.say(f"✓ {where}/version.yaml now says version {result.number}; tool-surface commits emptied")
@@ -153,20 +141,7 @@ def cut(
     except UsageError as exc:
         raise UsageError(exc.message, hint=_next_version_hint(cfg, suite) or exc.hint) from None
     if fmt == "json":
-        result = cut_mod.cut(cfg, chosen, version, dry_run=dry_run)
-        return output.say_json(
-            "cut",
-            {
-                "status": result.status,
-                "name": result.name,
-                "path": display_path(result.path),
-                "manifest_sha256": result.manifest_sha256,
-                "steps": [step.to_json() for step in result.steps],
-                "warnings": result.warnings,
-                "timings": result.timings,
-                **({"method": result.method} if dry_run else {}),
-            },
-        )
+        return output.say_outcome("cut", cut_mod.cut(cfg, chosen, version, dry_run=dry_run))
 
     bar = ProgressBar("validating the drafts")
 
@@ -225,20 +200,12 @@ def demo(
     told_progress = (lambda message: output.say(f"· {message}")) if fmt == "text" else (lambda _message: None)
     result = run_demo(directory, progress=told_progress)
     if fmt == "json":
-        return output.say_json(
-            "demo",
-            {
-                "root": display_path(result.root),
-                "cuts": [{"name": c.name, "manifest_sha256": c.manifest_sha256} for c in result.cuts],
-                "audits": [audited.to_json() for audited in result.audits],
-            },
-            ok=all(audited.ok for audited in result.audits),
-        )
+        return output.say_outcome("demo", result)
     for cut_result in result.cuts:
         output.say(f"✓ froze {cut_result.name} (manifest sha256 {cut_result.manifest_sha256[:16]}…)")
     for audited in result.audits:
         output.say(f"{'✓' if audited.ok else '✗'} audit {audited.name}: {told(audited.checks)}; code: {audited.code}")
-    if not all(audited.ok for audited in result.audits):
+    if not result.ok:
         return EXIT_INVALID
     root = display_path(result.root)
     output.say()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -11,12 +11,10 @@ from freezer.cli.options import FormatOption, RegistryOption, SuiteOption, check
 from freezer.cli.signing import status_line
 from freezer.cli.terminal import ProgressBar
 from freezer.domain.errors import EXIT_INVALID, EXIT_OK, UsageError
-from freezer.domain.problems import Problem, display_path
+from freezer.domain.problems import display_path
 from freezer.domain.steps import no_progress, told
 from freezer.registry import config as config_mod
 from freezer.registry import registry as registry_mod
-from freezer.registry.model import Registry
-from freezer.trust import checkpoint, lifecycle
 
 # The commands of this module; freezer.cli.app adds them to the application.
 commands = typer.Typer()
@@ -69,7 +67,9 @@ def audit(
     fmt: FormatOption = None,
 ) -> int:
     """Prove frozen versions are intact: hashes, chain, METHOD.md; and re-verify them against the code."""
-    from freezer.guard import audit as audit_mod  # start-up time: loaded by the command that runs it (freezer.cli.app)
+    # start-up time: loaded by the command that runs it (freezer.cli.app)
+    from freezer.guard import audit as audit_mod
+    from freezer.guard.auditreport import judge  # as above
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
@@ -89,26 +89,11 @@ def audit(
         finally:
             if bar is not None:
                 bar.close()
-    # Under --strict, a version whose code could not be checked, or whose fixtures went stale, fails too.
-    strict_failures = {r.name for r in results if strict and (r.code_status == "unreachable" or r.stale)}
-    signatures = _signatures(cfg, results)
-    log_problems = lifecycle.verify_log(cfg.root)
-    checkpoint_problems, signed_heads = checkpoint.verify(cfg)
-    if signed_heads is not None and not checkpoint_problems:
-        replay = checkpoint.remember(cfg, signed_heads)
-        if replay:
-            checkpoint_problems.append(Problem(checkpoint.FILE, None, None, (), replay, "checkpoint"))
-    log_problems += checkpoint_problems
-    # A signature that does not verify always fails; a missing one only under --require-signature.
-    unsigned = {name for name, s in signatures.items() if s.status == "invalid" or (require_signature and not s.ok)}
-    failed = any(not r.ok for r in results) or bool(strict_failures) or bool(unsigned) or bool(log_problems)
+    report = judge(cfg, results, strict=strict, require_signature=require_signature)
     if fmt == "json":
-        rows = [
-            {**r.to_json(), "signature": signatures[r.name].to_json() if r.name in signatures else None}
-            for r in results
-        ]
-        log = [p.to_json() for p in log_problems]
-        return output.say_json("audit", {"strict": strict, "versions": rows, "status_log": log}, ok=not failed)
+        return output.say_outcome("audit", report)
+    strict_failures, signatures, unsigned = report.strict_failures, report.signatures, report.unsigned
+    log_problems, failed = report.log_problems, not report.ok
     for result in results:
         mark = "✓" if result.ok and result.name not in strict_failures else "✗"
         output.say(f"{mark} {result.name}: {told(result.checks)}; code: {result.code}")
@@ -132,8 +117,8 @@ def audit(
                         output.say(f"          {reason}")
             else:
                 output.say(f"    every landed fixture still holds at {result.against[:8]}")
-    for problem in log_problems:
-        output.say(f"✗ {problem}")
+    for logged in log_problems:
+        output.say(f"✗ {logged}")
     if not results:
         output.say("no frozen versions found")
     broken = sum(not r.ok for r in results)
@@ -149,14 +134,6 @@ def audit(
         ]
         output.say(f"✗ audited {len(results)} version(s): {', '.join(r for r in reasons if r)}")
     return EXIT_INVALID if failed else EXIT_OK
-
-
-def _signatures(cfg: config_mod.RegistryConfig, results: list[Any]) -> dict[str, Any]:
-    """Each audited version's signature status (versions that failed their audit are not asked)."""
-    from freezer.trust import signing  # start-up time: loaded by the command that runs it (freezer.cli.app)
-
-    by_name = {v.name: (one.config, v) for one, v in Registry(cfg).every_version()}
-    return {r.name: signing.verify(cfg, *by_name[r.name]) for r in results if r.ok and r.name in by_name}
 
 
 @commands.command()

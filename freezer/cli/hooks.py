@@ -91,16 +91,7 @@ def run_check(base: str | None, registry: Path | None, fmt: str) -> int:
     cfg = config_mod.load(registry)
     report = check_mod.check(cfg, base)
     if fmt == "json":
-        return output.say_json(
-            "check",
-            {
-                "base": report.base,
-                "base_source": report.base_source,
-                "new_versions": report.new_versions,
-                "problems": [p.to_json() for p in report.problems],
-            },
-            ok=report.ok,
-        )
+        return output.say_outcome("check", report)
     for line in output.problem_lines(report.problems, fmt):
         output.say(line)
     summary = f"against {report.base[:8]} ({report.base_source})"
@@ -132,7 +123,7 @@ def run_validate(paths: list[Path] | None, registry: Path | None, suite: str | N
         if bar is not None:
             bar.close()
     if fmt == "json":
-        return output.say_json("validate", _report_json(report), ok=report.ok)
+        return output.say_outcome("validate", report)
     for line in output.problem_lines(report.problems, fmt):
         output.say(line)
     for fixture_set in report.sets:
@@ -164,21 +155,3 @@ def _set_summary(fixture_set: validate_mod.FixtureSet) -> str:
         counts += f", {fixture_set.unreadable} invalid file(s) not counted"
     assets = f"; {len(fixture_set.assets)} asset file(s)" if fixture_set.assets else ""
     return f"  {where}: {head}{counts}; classes: {classes}{assets}"
-
-
-def _report_json(report: validate_mod.Report) -> dict[str, object]:
-    sets = []
-    for fixture_set in report.sets:
-        sets.append(
-            {
-                "root": display_path(fixture_set.root) if fixture_set.root else None,
-                "suite": fixture_set.version.data["suite"] if fixture_set.version else None,
-                "version": fixture_set.version.data["version"] if fixture_set.version else None,
-                "fixtures": sorted(d.data["task_id"] for d in fixture_set.fixtures),
-            }
-        )
-    return {
-        "files": report.files,
-        "sets": sets,
-        "problems": [p.to_json() for p in report.problems],
-    }

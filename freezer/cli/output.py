@@ -12,6 +12,7 @@ from freezer.cli import flags
 from freezer.cli.terminal import colour_marks, plain_marks
 from freezer.domain.errors import EXIT_INVALID, EXIT_OK, FreezerError
 from freezer.domain.escape import github_data, github_property, json_safe, visible, visible_block
+from freezer.domain.outcome import Outcome
 from freezer.domain.problems import Problem, format_json_path
 from freezer.domain.release import __version__
 
@@ -113,6 +114,12 @@ def say_json(command: str, result: Any, *, ok: bool = True) -> int:
     code = EXIT_OK if ok else EXIT_INVALID
     say_block(dumps(document(command, result, exit_code=code)))
     return code
+
+
+def say_outcome(command: str, outcome: Outcome) -> int:
+    """Print a command's outcome as the JSON document (its ``to_json()`` as the result, the exit
+    code from ``ok``); returns that exit code."""
+    return say_json(command, outcome.to_json(), ok=outcome.ok)
 
 
 def say_json_error(command: str, error: FreezerError) -> None:

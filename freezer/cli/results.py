@@ -35,20 +35,7 @@ def check(
     cfg = config_mod.load(registry)
     report = results.check(cfg, files)
     if fmt == "json":
-        return output.say_json(
-            "results",
-            {
-                "rows": report.rows,
-                "versions": report.versions,
-                "pooled_refused": report.pooled_refused,
-                "common": report.common,
-                "excluded": report.excluded,
-                "runs": [run.to_json() for run in report.runs],
-                "problems": [p.to_json() for p in report.problems],
-                "problems_not_shown": report.problems_not_shown,
-            },
-            ok=report.ok,
-        )
+        return output.say_outcome("results", report)
     for line in output.problem_lines(report.problems, fmt):
         output.say(line)
     if report.problems_not_shown:

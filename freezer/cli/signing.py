@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Literal, Optional
 
 import typer
 
@@ -17,6 +17,7 @@ from freezer.registry import config as config_mod
 from freezer.registry.model import Suite
 from freezer.trust import checkpoint as checkpoint_mod
 from freezer.trust import lifecycle
+from freezer.trust.outcomes import Checkpointed, Signed, StatusEvent, Verified
 
 if TYPE_CHECKING:
     from freezer.trust.signing import SignatureStatus
@@ -75,8 +76,7 @@ def sign(
     fmt = check_format(fmt, ("text", "json"))
     keyid = signing.sign(cfg, one, frozen, key, signature)
     if fmt == "json":
-        status = signing.verify(cfg, one, frozen)
-        return output.say_json("sign", {"version": frozen.name, "keyid": keyid, "signature": status.to_json()})
+        return output.say_outcome("sign", Signed(frozen.name, keyid, signing.verify(cfg, one, frozen)))
     output.say(f"✓ signed {frozen.name} with {keyid}: {display_path(signing.envelope_path(cfg.root, frozen.name))}")
     status = signing.verify(cfg, one, frozen)
     if status.ok:
@@ -109,11 +109,11 @@ def verify(
     else:
         suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
         chosen = [(one, frozen) for one in suites for frozen in Suite.of(one).versions()]
-    found = [signing.verify(cfg, one, frozen) for one, frozen in chosen]
-    ok = all(status.ok for status in found)
+    verified = Verified([signing.verify(cfg, one, frozen) for one, frozen in chosen])
+    ok = verified.ok
     if fmt == "json":
-        return output.say_json("verify", {"versions": [status.to_json() for status in found]}, ok=ok)
-    for status in found:
+        return output.say_outcome("verify", verified)
+    for status in verified.versions:
         output.say(status_line(status))
         for problem in status.problems:
             output.say(f"    ✗ {problem}")
@@ -162,7 +162,7 @@ def deprecate(
 
 
 def _status_event(
-    event: str,
+    event: Literal["yank", "deprecate"],
     version: str,
     key: Path,
     suite: str | None,
@@ -181,11 +181,10 @@ def _status_event(
         if successor.number <= frozen.number:
             raise UsageError(f"{successor.name} does not supersede {frozen.name}: name a later version")
         fields["superseded_by"] = successor.name
-    event_recorded = lifecycle.append(cfg.root, key, fields)
-    problems = lifecycle.verify_log(cfg.root)
+    recorded = StatusEvent(event, lifecycle.append(cfg.root, key, fields), lifecycle.verify_log(cfg.root))
+    problems = recorded.problems
     if fmt == "json":
-        result = {"event": event_recorded, "problems": [p.to_json() for p in problems]}
-        return output.say_json(event, result, ok=not problems)
+        return output.say_outcome(event, recorded)
     done = "yanked" if event == "yank" else f"deprecated in favour of {superseded_by}"
     output.say(f"✓ {frozen.name} {done}: recorded in {lifecycle.LOG}")
     for problem in problems:
@@ -203,12 +202,12 @@ def checkpoint(
     cfg = config_mod.load(registry)
     fmt = check_format(fmt, ("text", "json"))
     payload = checkpoint_mod.write(cfg, key)
-    problems, _ = checkpoint_mod.verify(cfg)
+    written = Checkpointed(payload, checkpoint_mod.verify(cfg)[0])
+    problems = written.problems
     if fmt == "json":
-        result = {"checkpoint": payload, "problems": [p.to_json() for p in problems]}
-        return output.say_json("checkpoint", result, ok=not problems)
+        return output.say_outcome("checkpoint", written)
     for suite, head in payload["suites"].items():
         output.say(f"✓ {suite}: {head['versions']} version(s) up to {head['latest']}")
     for problem in problems:
         output.say(f"  ⚠ {problem}")
-    return EXIT_OK if not problems else EXIT_INVALID
+    return EXIT_OK if written.ok else EXIT_INVALID

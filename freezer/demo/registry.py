@@ -12,7 +12,8 @@ from freezer.demo.build import build_sample_repo
 from freezer.demo.samplecode import TOOL_SURFACE
 from freezer.domain.errors import UsageError
 from freezer.domain.problems import display_path
-from freezer.freeze.cut import CutResult, cut
+from freezer.freeze.cut import cut
+from freezer.freeze.cutresult import CutResult
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 from freezer.guard.audit import audit_suite
 from freezer.registry import config as config_mod
@@ -52,6 +53,17 @@ class DemoResult:
     shas: dict[str, str]
     cuts: list[CutResult] = field(default_factory=list)
     audits: list[VersionAudit] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(audited.ok for audited in self.audits)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "root": display_path(self.root),
+            "cuts": [{"name": c.name, "manifest_sha256": c.manifest_sha256} for c in self.cuts],
+            "audits": [audited.to_json() for audited in self.audits],
+        }
 
 
 def _prepare(target: Path | None) -> Path:

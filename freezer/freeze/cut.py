@@ -11,8 +11,7 @@ import hashlib
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 from freezer.compare.comparerecord import earlier_sides, environment_digest, manifest_entry
@@ -35,6 +34,7 @@ from freezer.domain.problems import display_path
 from freezer.domain.release import __version__
 from freezer.domain.steps import Progress, Step, StepLog, no_progress
 from freezer.freeze.codechecks import check_against_code, fail
+from freezer.freeze.cutresult import CutResult
 from freezer.freeze.snapshot import FsOps, clear_stale_staging, write_version
 from freezer.guard import audit
 from freezer.registry import registry
@@ -56,19 +56,6 @@ from freezer.runtime.lock import registry_lock
 from freezer.runtime.reading import MAX_TEMPLATE_BYTES, read_whole
 from freezer.validate.drafts import fixture_schema_record, hash_assets, read_drafts
 from freezer.validate.validate import FixtureSet, validate_suite
-
-
-@dataclass
-class CutResult:
-    name: str
-    path: Path
-    status: str  # "cut", "unchanged" or "dry-run"
-    steps: list[Step] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    method: str = ""
-    manifest_sha256: str = ""
-    timings: dict[str, float] = field(default_factory=dict)
-
 
 # No line-ending conversion, no filter, no ident expansion, no re-encoding: whatever the
 # registry's root .gitattributes says, a checkout writes the frozen bytes as they are.

@@ -45,6 +45,10 @@ class NextResult:
     number: int
     drafts: Path
     copied: int  # files copied from the latest frozen version (0 when the drafts were kept)
+    ok: bool = True  # drafts that cannot be started raise instead
+
+    def to_json(self) -> dict[str, object]:
+        return {"version": self.number, "drafts": display_path(self.drafts), "copied": self.copied}
 
 
 def _new_file(path: Path, data: bytes, mode: int | None = None) -> None:

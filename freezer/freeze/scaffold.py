@@ -48,6 +48,18 @@ class InitResult:
     git_initialized: bool = False
     pinned_sha: str | None = None
     code_repo: str = ""
+    ok: bool = True  # an init that could not write raises instead
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "root": display_path(self.root),
+            "suite": self.suite,
+            "kind": self.kind,
+            "written": self.written,
+            "git_initialized": self.git_initialized,
+            "pinned_sha": self.pinned_sha,
+            "code_repo": self.code_repo,
+        }
 
 
 def _quoted(text: str) -> str:

@@ -39,6 +39,24 @@ class SuiteStatus:
         return dict(self.__dict__)
 
 
+@dataclass
+class StatusReport:
+    """``freezer status``'s outcome: each suite's status; it fails on invalid drafts or undeclared commits."""
+
+    suites: list[SuiteStatus]
+
+    @property
+    def ok(self) -> bool:
+        return not any(s.problems or s.undeclared for s in self.suites)
+
+    def to_json(self) -> dict[str, object]:
+        return {"suites": [s.to_json() for s in self.suites]}
+
+
+def status_of(suites: list[SuiteConfig]) -> StatusReport:
+    return StatusReport([suite_status(one) for one in suites])
+
+
 def suite_status(suite: SuiteConfig) -> SuiteStatus:
     report = validate_suite(suite)
     version_doc = next((s.version for s in report.sets if s.version is not None), None)

@@ -47,6 +47,14 @@ class CheckReport:
     def ok(self) -> bool:
         return not self.problems
 
+    def to_json(self) -> dict[str, object]:
+        return {
+            "base": self.base,
+            "base_source": self.base_source,
+            "new_versions": self.new_versions,
+            "problems": [p.to_json() for p in self.problems],
+        }
+
 
 def _frozen_problem(path: str, message: str, line: int | None = None) -> Problem:
     return Problem(path, line, None, (), message, "frozen")

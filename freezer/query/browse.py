@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 from freezer.compare import comparability
 from freezer.compare.delta import compute as compute_delta
@@ -23,6 +23,9 @@ from freezer.registry.record import (
 )
 from freezer.runtime.reading import read_whole
 
+# A summary row's word for its version's files: they match their recorded hashes, or not.
+Hashes = Literal["ok", "FAILED"]
+
 
 def find(suite: SuiteConfig, label: str) -> registry.FrozenVersion:
     return Suite.of(suite).version(label)
@@ -30,7 +33,8 @@ def find(suite: SuiteConfig, label: str) -> registry.FrozenVersion:
 
 def summary_row(suite: SuiteConfig, frozen: registry.FrozenVersion) -> dict[str, Any]:
     result, _ = integrity(frozen)
-    row: dict[str, Any] = {"version": frozen.name, "hashes": "ok" if result.ok else "FAILED"}
+    hashes: Hashes = "ok" if result.ok else "FAILED"
+    row: dict[str, Any] = {"version": frozen.name, "hashes": hashes}
     try:
         data = read(frozen, verify=False)
     except Exception:  # noqa: BLE001 - a broken version still gets a row

@@ -67,6 +67,18 @@ class ResultsReport:
     def ok(self) -> bool:
         return not self.problems and not self.pooled_refused
 
+    def to_json(self) -> dict[str, object]:
+        return {
+            "rows": self.rows,
+            "versions": self.versions,
+            "pooled_refused": self.pooled_refused,
+            "common": self.common,
+            "excluded": self.excluded,
+            "runs": [run.to_json() for run in self.runs],
+            "problems": [p.to_json() for p in self.problems],
+            "problems_not_shown": self.problems_not_shown,
+        }
+
     @property
     def problem_count(self) -> int:
         return len(self.problems) + self.problems_not_shown

@@ -43,6 +43,18 @@ class Report:
     def ok(self) -> bool:
         return not self.problems
 
+    def to_json(self) -> dict[str, object]:
+        sets = [
+            {
+                "root": display_path(fixture_set.root) if fixture_set.root else None,
+                "suite": fixture_set.version.data["suite"] if fixture_set.version else None,
+                "version": fixture_set.version.data["version"] if fixture_set.version else None,
+                "fixtures": sorted(d.data["task_id"] for d in fixture_set.fixtures),
+            }
+            for fixture_set in self.sets
+        ]
+        return {"files": self.files, "sets": sets, "problems": [p.to_json() for p in self.problems]}
+
 
 def _suite_for(config: RegistryConfig | None, version: YamlDocument | None) -> SuiteConfig | None:
     if config is None or version is None:

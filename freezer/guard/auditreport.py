@@ -1,0 +1,60 @@
+"""``freezer audit``'s outcome: each version's audit, its signature, and the status log's verdict."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from freezer.domain.problems import Problem
+from freezer.registry.config import RegistryConfig
+from freezer.registry.model import Registry
+from freezer.registry.verdict import VersionAudit
+from freezer.trust import checkpoint, lifecycle, signing
+from freezer.trust.signing import SignatureStatus
+
+
+@dataclass
+class AuditReport:
+    strict: bool
+    versions: list[VersionAudit]
+    signatures: dict[str, SignatureStatus] = field(default_factory=dict)  # of the versions whose audit passed
+    strict_failures: set[str] = field(default_factory=set)  # passed, but not under --strict
+    unsigned: set[str] = field(default_factory=set)  # a signature that does not verify, or none when required
+    log_problems: list[Problem] = field(default_factory=list)  # the status log's and the checkpoint's
+
+    @property
+    def ok(self) -> bool:
+        return (
+            all(v.ok for v in self.versions)
+            and not self.strict_failures
+            and not self.unsigned
+            and not self.log_problems
+        )
+
+    def to_json(self) -> dict[str, object]:
+        rows = [
+            {**v.to_json(), "signature": self.signatures[v.name].to_json() if v.name in self.signatures else None}
+            for v in self.versions
+        ]
+        return {"strict": self.strict, "versions": rows, "status_log": [p.to_json() for p in self.log_problems]}
+
+
+def judge(cfg: RegistryConfig, audits: list[VersionAudit], *, strict: bool, require_signature: bool) -> AuditReport:
+    """The audit's verdict over ``audits``: their signatures, --strict, the status log and the checkpoint."""
+    report = AuditReport(strict, audits)
+    # Under --strict, a version whose code could not be checked, or whose fixtures went stale, fails too.
+    report.strict_failures = {a.name for a in audits if strict and (a.code_status == "unreachable" or a.stale)}
+    by_name = {v.name: (one.config, v) for one, v in Registry(cfg).every_version()}
+    # Versions that failed their audit are not asked for a signature.
+    report.signatures = {a.name: signing.verify(cfg, *by_name[a.name]) for a in audits if a.ok and a.name in by_name}
+    log_problems = lifecycle.verify_log(cfg.root)
+    checkpoint_problems, signed_heads = checkpoint.verify(cfg)
+    if signed_heads is not None and not checkpoint_problems:
+        replay = checkpoint.remember(cfg, signed_heads)
+        if replay:
+            checkpoint_problems.append(Problem(checkpoint.FILE, None, None, (), replay, "checkpoint"))
+    report.log_problems = log_problems + checkpoint_problems
+    # A signature that does not verify always fails; a missing one only under --require-signature.
+    report.unsigned = {
+        name for name, s in report.signatures.items() if s.status == "invalid" or (require_signature and not s.ok)
+    }
+    return report
