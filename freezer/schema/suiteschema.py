@@ -46,7 +46,6 @@ from typing import TYPE_CHECKING, Any
 from freezer.domain.errors import FreezerError
 from freezer.domain.escape import quoted
 from freezer.domain.problems import JsonPath, display_path, format_json_path
-from freezer.parse.yamllocate import positions
 from freezer.runtime.reading import read_whole
 from freezer.schema.suiteapply import compiled_pattern, extended, refusing_registry
 from freezer.schema.suiteapply import validator as validator
@@ -164,6 +163,9 @@ def _verdict(data: bytes, display: str) -> str | None:
 def _where(display: str, text: str, path: JsonPath) -> str:
     """``file:line:col`` of ``path`` in the JSON text, or the file alone if it cannot be placed."""
     try:
+        # start-up time: PyYAML and the located builder (~10 ms), only for a schema that is refused
+        from freezer.parse.yamllocate import positions
+
         marks = positions(text)  # JSON is YAML: the loader's positions place every key
     except Exception:  # noqa: BLE001 - a position is a courtesy; the path alone still locates it
         return display
