@@ -143,7 +143,9 @@ def diff(
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, old, suite)
     if fmt == "json":
-        return output.say_json("diff", browse.diff(one, browse.find(one, old), browse.find(one, new), full=True))
+        return output.say_json(
+            "diff", browse.diff(one, browse.find(one, old), browse.find(one, new), full=True).to_json()
+        )
     delta = browse.diff(one, browse.find(one, old), browse.find(one, new))
     for line in delta_lines(delta):
         output.say(line)

@@ -18,6 +18,7 @@ from typing import Any
 
 from freezer.compare.delta_v1 import field_changes as clipped_field_changes
 from freezer.compare.delta_v1 import flatten
+from freezer.compare.deltamodel import Delta
 from freezer.domain.manifest import Manifest
 from freezer.domain.model import Raw
 from freezer.registry.record import Side, arms_of
@@ -212,7 +213,7 @@ def compute(
     reversed_: bool = False,
     full: bool = False,
     delta_format: int = DELTA_FORMAT,
-) -> dict[str, Any]:
+) -> Delta:
     """The delta from ``chain[0]`` to ``chain[-1]``, accumulating every version in between.
 
     A one-element chain is a suite's first version: nothing to compare it with.
@@ -220,6 +221,13 @@ def compute(
     changed values whole (see :func:`field_changes`); delta.json and METHOD.md use the default.
     ``delta_format`` is the shape to compute: audit recomputes a frozen delta.json in its own.
     """
+    return Delta.from_json(_record(chain, meanings, reversed_=reversed_, full=full, delta_format=delta_format))
+
+
+def _record(
+    chain: Sequence[Side], meanings: Mapping[str, str], *, reversed_: bool, full: bool, delta_format: int
+) -> dict[str, Any]:
+    # The delta as the JSON record frozen in delta.json; compute() gives it its typed form.
     new = chain[-1]
     old = chain[0] if len(chain) > 1 else None
     through = list(chain[1:]) if old else [new]
