@@ -8,10 +8,12 @@ shape of its own and is not read here: METHOD.md renders any frozen delta.json r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from freezer.domain.manifest import TouchingCommit
+from freezer.domain.model import Raw
 
 # How one JSON path differs: a leaf appeared, went, took another value, or (a list of scalars)
 # gained and lost items.
@@ -33,7 +35,7 @@ class FieldChange:
     removed: tuple[object, ...] = ()
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> FieldChange:
+    def from_json(cls, data: Raw) -> FieldChange:
         kind = data["change"]
         if kind not in CHANGE_KINDS:
             raise ValueError(f"unknown change kind {kind!r} at {data.get('path')!r}")
@@ -52,7 +54,7 @@ class FieldChange:
         return out
 
 
-def _changes(items: list[dict[str, Any]]) -> tuple[FieldChange, ...]:
+def _changes(items: Sequence[Raw]) -> tuple[FieldChange, ...]:
     return tuple(FieldChange.from_json(c) for c in items)
 
 
@@ -69,7 +71,7 @@ class FixtureBrief:
     status: str
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> FixtureBrief:
+    def from_json(cls, data: Raw) -> FixtureBrief:
         return cls(data["task_id"], data["class"], data["status"])
 
     def to_json(self) -> dict[str, Any]:
@@ -116,7 +118,7 @@ class FixtureDelta:
         return bool(self.added or self.removed or self.changed)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> FixtureDelta:
+    def from_json(cls, data: Raw) -> FixtureDelta:
         classes = data["classes"]
         return cls(
             tuple(FixtureBrief.from_json(f) for f in data["added"]),
@@ -154,7 +156,7 @@ class AssetChanges:
         return {"added": self.added, "removed": self.removed, "changed": self.changed}[verb]
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> AssetChanges:
+    def from_json(cls, data: Raw) -> AssetChanges:
         return cls(tuple(data["added"]), tuple(data["removed"]), tuple(data["changed"]))
 
     def to_json(self) -> dict[str, Any]:
@@ -173,7 +175,7 @@ class DeltaCommit:
     subject: str | None
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> DeltaCommit:
+    def from_json(cls, data: Raw) -> DeltaCommit:
         return cls(data["version"], data["sha"], data["declared_as"], data["task"], data["effect"], data["subject"])
 
     def to_json(self) -> dict[str, Any]:
@@ -196,7 +198,7 @@ class SurfaceEntry:
     commits: tuple[DeltaCommit, ...]
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> SurfaceEntry:
+    def from_json(cls, data: Raw) -> SurfaceEntry:
         return cls(data["dimension"], data["meaning"], tuple(DeltaCommit.from_json(c) for c in data["commits"]))
 
     def to_json(self) -> dict[str, Any]:
@@ -241,7 +243,7 @@ class CodeDelta:
     touching_ground_truth: tuple[TouchingCommit, ...]
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> CodeDelta:
+    def from_json(cls, data: Raw) -> CodeDelta:
         touching = tuple(
             TouchingCommit(c["sha"], c["subject"], tuple(c["paths"])) for c in data["touching_ground_truth"]
         )
@@ -282,7 +284,7 @@ class Delta:
     unknown: tuple[Unknown, ...]
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Delta:
+    def from_json(cls, data: Raw) -> Delta:
         """A frozen delta.json of format 2 or 3 (or what :meth:`to_json` wrote)."""
         if data.get("delta_format") not in (2, 3):
             raise ValueError(f"not a delta of format 2 or 3: delta_format {data.get('delta_format')!r}")
