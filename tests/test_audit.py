@@ -101,7 +101,7 @@ def _rewrite_consistently(version: Path, rel: str, old: str, new: str) -> None:
                 registry.FrozenVersion("graph", number - 1, version.parent / f"graph_v{number - 1}")
             ).side(),
         )
-    (version / "delta.json").write_bytes(dumps_json(compute(chain, DEFAULT_DIMENSIONS)))
+    (version / "delta.json").write_bytes(dumps_json(compute(chain, DEFAULT_DIMENSIONS).to_json()))
     manifest["files"]["delta.json"] = hashlib.sha256((version / "delta.json").read_bytes()).hexdigest()
     suite = config_mod.load(version.parent.parent).suite("graph")
     entry, record = comparerecord.recompute(suite, after.side())

@@ -30,7 +30,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from freezer.compare.delta import compute as compute_delta
+from freezer.compare.deltamodel import Delta
 from freezer.domain.canonical import compact
+from freezer.domain.manifest import TouchingCommit
 from freezer.domain.model import Fixture, Raw
 from freezer.registry.record import Side
 from freezer.validate.rules import FILE_FIELDS
@@ -132,8 +134,8 @@ def compare(
     """One record per arm for ``chain[0]`` → ``chain[-1]`` (every version in between accumulates)."""
     old, new = chain[0], chain[-1]
     delta = compute_delta(chain, meanings)
-    moved_names = {_DELTA_NAMES.get(name, name) for name in delta["moved"]}
-    unknown = {_DELTA_NAMES.get(entry["dimension"], entry["dimension"]): entry["why"] for entry in delta["unknown"]}
+    moved_names = {_DELTA_NAMES.get(name, name) for name in delta.moved}
+    unknown = {_DELTA_NAMES.get(entry.dimension, entry.dimension): entry.why for entry in delta.unknown}
     landed_old = {t: f for t, f in old.fixtures.items() if f.get("status") == "landed"}
     landed_new = {t: f for t, f in new.fixtures.items() if f.get("status") == "landed"}
     digests_old = {t: fixture_digests(f, groups, _assets(old)) for t, f in landed_old.items()}
@@ -142,7 +144,7 @@ def compare(
         task: fixture_class(digests_old.get(task), digests_new.get(task))
         for task in sorted(set(landed_old) | set(landed_new))
     }
-    touching = delta["code"]["touching_ground_truth"] if delta["code"] else []
+    touching = delta.code.touching_ground_truth if delta.code else ()
     records = []
     for arm, needs in arms.items():
         suite_level = [n for n in needs if n != "code_sites"]
@@ -164,11 +166,11 @@ def _exclusion(
     kind: str,
     record: PairRecord,
     unknown: Mapping[str, str],
-    touching: Sequence[Mapping[str, Any]],
+    touching: Sequence[TouchingCommit],
     landed_old: Mapping[str, Raw],
     landed_new: Mapping[str, Raw],
     groups: Mapping[str, str],
-    delta: Mapping[str, Any],
+    delta: Delta,
 ) -> str | None:
     """Why ``task``'s scores cannot be compared for the record's arm (every reason), or None."""
     if kind == "added":
@@ -185,11 +187,11 @@ def _exclusion(
     if blind:
         reasons.append(f"cannot tell whether {', '.join(blind)} moved: {unknown[blind[0]]}")
     if "code_sites" in record.depends_on:
-        if delta["code"] is None or not delta["code"]["recorded"]:
+        if delta.code is None or not delta.code.recorded:
             reasons.append("cannot tell whether its ground-truth files changed: the code history was not recorded")
         else:
             sites = Fixture.from_data(landed_new[task]).site_files()
-            hits = [c for c in touching if sites & set(c.get("paths") or [])]
+            hits = [c for c in touching if sites & set(c.paths)]
             if hits:
-                reasons.append(f"a commit between the pins touched its ground-truth files ({str(hits[0]['sha'])[:8]})")
+                reasons.append(f"a commit between the pins touched its ground-truth files ({hits[0].sha[:8]})")
     return "; ".join(reasons) or None

@@ -14,10 +14,22 @@ to be unknown, never "did not move".
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from freezer.compare.delta_v1 import field_changes as clipped_field_changes
 from freezer.compare.delta_v1 import flatten
+from freezer.compare.deltamodel import (
+    AssetChanges,
+    BeforeAfter,
+    CodeDelta,
+    Delta,
+    DeltaCommit,
+    FieldChange,
+    FixtureDelta,
+    SurfaceEntry,
+    Unknown,
+)
 from freezer.domain.manifest import Manifest
 from freezer.domain.model import Raw
 from freezer.registry.record import Side, arms_of
@@ -153,13 +165,13 @@ def _assets(manifest: Manifest) -> dict[str, str]:
     return {rel: manifest.files.get(rel, "") for rel in manifest.asset_names()}
 
 
-def _asset_changes(old: Manifest, new: Manifest) -> dict[str, list[str]]:
+def _asset_changes(old: Manifest, new: Manifest) -> AssetChanges:
     before, after = _assets(old), _assets(new)
-    return {
-        "added": sorted(set(after) - set(before)),
-        "removed": sorted(set(before) - set(after)),
-        "changed": sorted(rel for rel in set(before) & set(after) if before[rel] != after[rel]),
-    }
+    return AssetChanges(
+        tuple(sorted(set(after) - set(before))),
+        tuple(sorted(set(before) - set(after))),
+        tuple(sorted(rel for rel in set(before) & set(after) if before[rel] != after[rel])),
+    )
 
 
 def _build_unknown(side_: Side) -> str | None:
@@ -169,40 +181,32 @@ def _build_unknown(side_: Side) -> str | None:
     return f"{side_.name}: {binary.build_sha_unknown or 'no build SHA was recorded'}"
 
 
-def _surface(through: Sequence[Side], meanings: Mapping[str, str]) -> list[dict[str, Any]]:
-    # A list, not a mapping: the order of the dimensions is part of the rendered delta.
-    surface: list[dict[str, Any]] = [
-        {"dimension": name, "meaning": meaning, "commits": []} for name, meaning in meanings.items()
-    ]
-    slots = {entry["dimension"]: entry for entry in surface}
+def _surface(through: Sequence[Side], meanings: Mapping[str, str]) -> tuple[SurfaceEntry, ...]:
+    # In order: the suite's dimensions, then any other a commit names. The order is part of the rendered delta.
+    meaning = dict(meanings)
+    commits: dict[str, list[DeltaCommit]] = {name: [] for name in meanings}
     for version in through:
         for commit in version.manifest.commits:
-            if commit.dimension not in slots:
-                slots[commit.dimension] = {"dimension": commit.dimension, "meaning": "", "commits": []}
-                surface.append(slots[commit.dimension])
-            slots[commit.dimension]["commits"].append(
-                {
-                    "version": version.name,
-                    "sha": commit.sha,
-                    "declared_as": commit.declared_as,
-                    "task": commit.task,
-                    "effect": commit.effect,
-                    "subject": commit.subject,
-                }
+            commits.setdefault(commit.dimension, []).append(
+                DeltaCommit(version.name, commit.sha, commit.declared_as, commit.task, commit.effect, commit.subject)
             )
-    return surface
+    return tuple(SurfaceEntry(name, meaning.get(name, ""), tuple(found)) for name, found in commits.items())
 
 
-def _code(through: Sequence[Side]) -> dict[str, Any]:
-    missing = [s.name for s in through if not s.manifest.code_history_recorded]
+def _code(through: Sequence[Side]) -> CodeDelta:
+    missing = tuple(s.name for s in through if not s.manifest.code_history_recorded)
     histories = [s.manifest.code_history for s in through if s.manifest.code_history is not None]
-    return {
-        "recorded": not missing,
-        "not_recorded_by": missing,
-        "ahead": sum(h.ahead for h in histories),
-        "behind": sum(h.behind for h in histories),
-        "touching_ground_truth": [c.to_json() for h in histories for c in h.touching_ground_truth],
-    }
+    return CodeDelta(
+        not missing,
+        missing,
+        sum(h.ahead for h in histories),
+        sum(h.behind for h in histories),
+        tuple(c for h in histories for c in h.touching_ground_truth),
+    )
+
+
+def _typed(changes: list[dict[str, Any]]) -> tuple[FieldChange, ...]:
+    return tuple(FieldChange.from_json(c) for c in changes)
 
 
 def compute(
@@ -212,7 +216,7 @@ def compute(
     reversed_: bool = False,
     full: bool = False,
     delta_format: int = DELTA_FORMAT,
-) -> dict[str, Any]:
+) -> Delta:
     """The delta from ``chain[0]`` to ``chain[-1]``, accumulating every version in between.
 
     A one-element chain is a suite's first version: nothing to compare it with.
@@ -239,86 +243,78 @@ def compute(
             f"({which}). A tool-surface commit after those could be in the binary without being declared: "
             "the tool-surface record of this version may be incomplete."
         )
-    delta: dict[str, Any] = {
-        "delta_format": delta_format,
-        "from": old.name if old else None,
-        "to": new.name,
-        "reversed": reversed_,
-        "through": [s.name for s in through],
-        "tool_surface": surface,
-        "caveats": caveats,
-    }
-    unknown = [
-        {"dimension": "binary build", "why": why} for why in (_build_unknown(s) for s in ends) if why is not None
-    ]
+    unknown = [Unknown("binary build", why) for why in (_build_unknown(s) for s in ends) if why is not None]
+    # What a first version's delta says; a compared one replaces every comparison part.
+    first = Delta(
+        delta_format=delta_format,
+        from_=old.name if old else None,
+        to=new.name,
+        reversed=reversed_,
+        through=tuple(s.name for s in through),
+        tool_surface=surface,
+        caveats=tuple(caveats),
+        fixtures=None,
+        assets=None,
+        version_record=(),
+        binary=(),
+        checks=(),
+        grep_oracle=BeforeAfter(None, _oracle(new.manifest)),
+        pinned_sha=None,
+        code=None,
+        moved=(),
+        unmoved=(),
+        unknown=tuple(unknown),
+    )
     if old is None:
-        delta.update(
-            {
-                "fixtures": None,
-                "assets": None,
-                "version_record": [],
-                "binary": [],
-                "checks": [],
-                "grep_oracle": {"before": None, "after": _oracle(new.manifest)},
-                "pinned_sha": None,
-                "code": None,
-                "moved": [],
-                "unmoved": [],
-                "unknown": unknown,
-            }
-        )
-        return delta
-    fixtures = fixture_delta(old.fixtures, new.fixtures, full=full)
+        return first
+    fixtures = FixtureDelta.from_json(fixture_delta(old.fixtures, new.fixtures, full=full))
     assets = _asset_changes(old.manifest, new.manifest)
-    record = field_changes(version_record(old.version), version_record(new.version), full=full)
-    binary = field_changes(dict(old.manifest.binary.raw), dict(new.manifest.binary.raw), full=full)
-    checks = _check_changes(old.manifest, new.manifest, full, delta_format)
+    record = _typed(field_changes(version_record(old.version), version_record(new.version), full=full))
+    binary = _typed(field_changes(dict(old.manifest.binary.raw), dict(new.manifest.binary.raw), full=full))
+    checks = _typed(_check_changes(old.manifest, new.manifest, full, delta_format))
     code = _code(through)
-    if not code["recorded"]:
+    if not code.recorded:
         unknown.append(
-            {
-                "dimension": "code history",
-                "why": f"{', '.join(code['not_recorded_by'])} did not record the commits between pinned SHAs "
+            Unknown(
+                "code history",
+                f"{', '.join(code.not_recorded_by)} did not record the commits between pinned SHAs "
                 "(cut by freezer 0.1.0)",
-            }
+            )
         )
     moved: list[str] = []
     unmoved: list[str] = []
-    fixtures_moved = bool(fixtures["added"] or fixtures["removed"] or fixtures["changed"])
-    (moved if fixtures_moved else unmoved).append("fixture set")
+    (moved if fixtures.moved else unmoved).append("fixture set")
     (moved if record else unmoved).append("version record")
-    if any(assets.values()) or _assets(old.manifest) or _assets(new.manifest):
-        (moved if any(assets.values()) else unmoved).append("assets")
+    if assets.moved or _assets(old.manifest) or _assets(new.manifest):
+        (moved if assets.moved else unmoved).append("assets")
     for entry in surface:
-        if entry["commits"]:
-            moved.append(entry["dimension"])
+        if entry.commits:
+            moved.append(entry.dimension)
         elif incomplete:
             unknown.append(
-                {
-                    "dimension": entry["dimension"],
-                    "why": "no commit is declared or found up to the scanned tips, but the build SHA is unknown",
-                }
+                Unknown(
+                    entry.dimension,
+                    "no commit is declared or found up to the scanned tips, but the build SHA is unknown",
+                )
             )
         else:
-            unmoved.append(entry["dimension"])
+            unmoved.append(entry.dimension)
     (moved if binary else unmoved).append("binary")
     (moved if old.manifest.pinned_sha != new.manifest.pinned_sha else unmoved).append("code under test")
     (moved if checks else unmoved).append("checks")
-    oracle = {"before": _oracle(old.manifest), "after": _oracle(new.manifest)}
-    (moved if oracle["before"] != oracle["after"] else unmoved).append("Gate B grep oracle")
-    delta.update(
-        {
-            "fixtures": fixtures,
-            "assets": assets,
-            "version_record": record,
-            "binary": binary,
-            "checks": checks,
-            "grep_oracle": oracle,
-            "pinned_sha": {"before": old.manifest.pinned_sha, "after": new.manifest.pinned_sha},
-            "code": code,
-            "moved": moved,
-            "unmoved": unmoved,
-            "unknown": unknown,
-        }
+    oracle = BeforeAfter(_oracle(old.manifest), _oracle(new.manifest))
+    (moved if oracle.moved else unmoved).append("Gate B grep oracle")
+    return replace(
+        first,
+        fixtures=fixtures,
+        assets=assets,
+        version_record=record,
+        binary=binary,
+        checks=checks,
+        grep_oracle=oracle,
+        pinned_sha=BeforeAfter(old.manifest.pinned_sha, new.manifest.pinned_sha),
+        code=code,
+        moved=tuple(moved),
+        unmoved=tuple(unmoved),
+        unknown=tuple(unknown),
     )
-    return delta

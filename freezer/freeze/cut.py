@@ -199,7 +199,7 @@ def assemble(
     delta = compute_delta([previous, current] if previous else [current], meanings)
     data_files = {
         **drafts,
-        registry.DELTA: dumps_json(delta),
+        registry.DELTA: dumps_json(delta.to_json()),
         **(
             {
                 registry.COMPARABILITY: dumps_json(

@@ -136,7 +136,7 @@ def _check_delta(
                 chain = [side(before, old_version, old_fixtures), current]
             recomputed = compute_delta(
                 chain, dimensions_of(current.manifest), delta_format=frozen_delta.get("delta_format", DELTA_FORMAT)
-            )
+            ).to_json()
     except (OSError, ValueError, KeyError, TypeError, FreezerError) as exc:
         detail = exc.message if isinstance(exc, FreezerError) else str(exc)
         result.failures.append(

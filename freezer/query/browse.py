@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from freezer.compare import comparability
 from freezer.compare.delta import compute as compute_delta
+from freezer.compare.deltamodel import Delta
 from freezer.domain.errors import FreezerError, IntegrityError, UsageError
 from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
@@ -53,9 +54,7 @@ def summary_row(suite: SuiteConfig, frozen: registry.FrozenVersion) -> dict[str,
     return row
 
 
-def diff(
-    suite: SuiteConfig, a: registry.FrozenVersion, b: registry.FrozenVersion, *, full: bool = False
-) -> dict[str, Any]:
+def diff(suite: SuiteConfig, a: registry.FrozenVersion, b: registry.FrozenVersion, *, full: bool = False) -> Delta:
     """The delta between any two frozen versions, by the engine that writes §Delta.
 
     Every version between them is read too: the tool-surface commits and the code history

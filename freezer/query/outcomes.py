@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from freezer.compare.deltamodel import Delta
 from freezer.query import browse
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
@@ -90,11 +91,11 @@ def show(cfg: RegistryConfig, suite: SuiteConfig, label: str) -> Shown:
 class Diff:
     """``freezer diff --format json``: the full delta between two frozen versions."""
 
-    delta: dict[str, Any]
+    delta: Delta
     ok: bool = True  # versions that cannot be read raise instead
 
     def to_json(self) -> dict[str, object]:
-        return self.delta
+        return self.delta.to_json()
 
 
 def diff(suite: SuiteConfig, old: str, new: str) -> Diff:

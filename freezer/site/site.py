@@ -159,7 +159,7 @@ def _suite_pages(
         pages[name] = _template(environment, "diff.html.j2").render(
             root="../../",
             suite=suite.name,
-            delta=delta,
+            delta=delta.to_json(),
             text="\n".join(delta_lines(delta)),
             before_page=f"../{_version_folder(before.frozen.name)}/index.html",
             after_page=f"../{_version_folder(after.frozen.name)}/index.html",

@@ -1,0 +1,334 @@
+"""The delta as typed values: what :func:`freezer.compare.delta.compute` returns.
+
+``Delta.to_json()`` is, key for key, the dict that is frozen as ``delta.json`` (formats 2 and 3;
+both have the same shape, format 3 only lists more check changes), so a frozen delta.json reads
+back with ``Delta.from_json`` and writes out again byte for byte. 0.1.0's delta (delta_v1) has a
+shape of its own and is not read here: METHOD.md renders any frozen delta.json raw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, cast
+
+from freezer.domain.manifest import TouchingCommit
+from freezer.domain.model import Raw
+
+# How one JSON path differs: a leaf appeared, went, took another value, or (a list of scalars)
+# gained and lost items.
+ChangeKind = Literal["added", "removed", "changed", "items"]
+CHANGE_KINDS: tuple[ChangeKind, ...] = ("added", "removed", "changed", "items")
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    """One differing JSON path. Which values a kind carries: added → ``new``; removed → ``old``;
+    changed → ``old`` and ``new``; items → ``added`` and ``removed``. Values are clipped text in
+    delta.json and METHOD.md, and whole JSON values in ``freezer diff --format json``."""
+
+    path: str
+    change: ChangeKind
+    old: object = None
+    new: object = None
+    added: tuple[object, ...] = ()
+    removed: tuple[object, ...] = ()
+
+    @classmethod
+    def from_json(cls, data: Raw) -> FieldChange:
+        kind = data["change"]
+        if kind not in CHANGE_KINDS:
+            raise ValueError(f"unknown change kind {kind!r} at {data.get('path')!r}")
+        if kind == "items":
+            return cls(data["path"], kind, added=tuple(data["added"]), removed=tuple(data["removed"]))
+        return cls(data["path"], cast(ChangeKind, kind), old=data.get("old"), new=data.get("new"))
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path, "change": self.change}
+        if self.change == "items":
+            out.update(added=list(self.added), removed=list(self.removed))
+        if self.change in ("removed", "changed"):
+            out["old"] = self.old
+        if self.change in ("added", "changed"):
+            out["new"] = self.new
+        return out
+
+
+def _changes(items: Sequence[Raw]) -> tuple[FieldChange, ...]:
+    return tuple(FieldChange.from_json(c) for c in items)
+
+
+def _listed(changes: tuple[FieldChange, ...]) -> list[dict[str, Any]]:
+    return [c.to_json() for c in changes]
+
+
+@dataclass(frozen=True)
+class FixtureBrief:
+    """A fixture added or removed: its id, class (may be absent) and status."""
+
+    task_id: str
+    class_: str | None
+    status: str
+
+    @classmethod
+    def from_json(cls, data: Raw) -> FixtureBrief:
+        return cls(data["task_id"], data["class"], data["status"])
+
+    def to_json(self) -> dict[str, Any]:
+        return {"task_id": self.task_id, "class": self.class_, "status": self.status}
+
+
+@dataclass(frozen=True)
+class FixtureChange:
+    task_id: str
+    fields: tuple[FieldChange, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"task_id": self.task_id, "fields": _listed(self.fields)}
+
+
+@dataclass(frozen=True)
+class ClassCounts:
+    """Landed fixtures per class on either side, and the classes that appeared or went."""
+
+    before: dict[str, int]
+    after: dict[str, int]
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "before": dict(self.before),
+            "after": dict(self.after),
+            "added": list(self.added),
+            "removed": list(self.removed),
+        }
+
+
+@dataclass(frozen=True)
+class FixtureDelta:
+    added: tuple[FixtureBrief, ...]
+    removed: tuple[FixtureBrief, ...]
+    changed: tuple[FixtureChange, ...]
+    unchanged: tuple[str, ...]
+    classes: ClassCounts
+
+    @property
+    def moved(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+    @classmethod
+    def from_json(cls, data: Raw) -> FixtureDelta:
+        classes = data["classes"]
+        return cls(
+            tuple(FixtureBrief.from_json(f) for f in data["added"]),
+            tuple(FixtureBrief.from_json(f) for f in data["removed"]),
+            tuple(FixtureChange(c["task_id"], _changes(c["fields"])) for c in data["changed"]),
+            tuple(data["unchanged"]),
+            ClassCounts(
+                dict(classes["before"]), dict(classes["after"]), tuple(classes["added"]), tuple(classes["removed"])
+            ),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "added": [f.to_json() for f in self.added],
+            "removed": [f.to_json() for f in self.removed],
+            "changed": [c.to_json() for c in self.changed],
+            "unchanged": list(self.unchanged),
+            "classes": self.classes.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class AssetChanges:
+    """Asset files (by path) added, removed and changed (by sha256)."""
+
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    changed: tuple[str, ...]
+
+    @property
+    def moved(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+    def of(self, verb: Literal["added", "removed", "changed"]) -> tuple[str, ...]:
+        return {"added": self.added, "removed": self.removed, "changed": self.changed}[verb]
+
+    @classmethod
+    def from_json(cls, data: Raw) -> AssetChanges:
+        return cls(tuple(data["added"]), tuple(data["removed"]), tuple(data["changed"]))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"added": list(self.added), "removed": list(self.removed), "changed": list(self.changed)}
+
+
+@dataclass(frozen=True)
+class DeltaCommit:
+    """A tool-surface commit along the chain, with the version that declared it."""
+
+    version: str
+    sha: str
+    declared_as: str | None
+    task: str | None
+    effect: str | None
+    subject: str | None
+
+    @classmethod
+    def from_json(cls, data: Raw) -> DeltaCommit:
+        return cls(data["version"], data["sha"], data["declared_as"], data["task"], data["effect"], data["subject"])
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "sha": self.sha,
+            "declared_as": self.declared_as,
+            "task": self.task,
+            "effect": self.effect,
+            "subject": self.subject,
+        }
+
+
+@dataclass(frozen=True)
+class SurfaceEntry:
+    """One tool-surface dimension and the commits to it along the chain (in dimension order)."""
+
+    dimension: str
+    meaning: str
+    commits: tuple[DeltaCommit, ...]
+
+    @classmethod
+    def from_json(cls, data: Raw) -> SurfaceEntry:
+        return cls(data["dimension"], data["meaning"], tuple(DeltaCommit.from_json(c) for c in data["commits"]))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"dimension": self.dimension, "meaning": self.meaning, "commits": [c.to_json() for c in self.commits]}
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A dimension that cannot be said to have moved or not, and why."""
+
+    dimension: str
+    why: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"dimension": self.dimension, "why": self.why}
+
+
+@dataclass(frozen=True)
+class BeforeAfter:
+    """A value on either end (the Gate B grep oracle, the pinned SHA); ``before`` is None for a
+    first version."""
+
+    before: str | None
+    after: str
+
+    @property
+    def moved(self) -> bool:
+        return self.before != self.after
+
+    def to_json(self) -> dict[str, Any]:
+        return {"before": self.before, "after": self.after}
+
+
+@dataclass(frozen=True)
+class CodeDelta:
+    """The code under test between the pinned SHAs, summed over the chain."""
+
+    recorded: bool
+    not_recorded_by: tuple[str, ...]
+    ahead: int
+    behind: int
+    touching_ground_truth: tuple[TouchingCommit, ...]
+
+    @classmethod
+    def from_json(cls, data: Raw) -> CodeDelta:
+        touching = tuple(
+            TouchingCommit(c["sha"], c["subject"], tuple(c["paths"])) for c in data["touching_ground_truth"]
+        )
+        return cls(data["recorded"], tuple(data["not_recorded_by"]), data["ahead"], data["behind"], touching)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "recorded": self.recorded,
+            "not_recorded_by": list(self.not_recorded_by),
+            "ahead": self.ahead,
+            "behind": self.behind,
+            "touching_ground_truth": [c.to_json() for c in self.touching_ground_truth],
+        }
+
+
+@dataclass(frozen=True)
+class Delta:
+    """Everything that changed from version ``from_`` to ``to`` (``from_`` is None for a first
+    version, which compares nothing: then every comparison part is None or empty)."""
+
+    delta_format: int
+    from_: str | None
+    to: str
+    reversed: bool
+    through: tuple[str, ...]
+    tool_surface: tuple[SurfaceEntry, ...]
+    caveats: tuple[str, ...]
+    fixtures: FixtureDelta | None
+    assets: AssetChanges | None
+    version_record: tuple[FieldChange, ...]
+    binary: tuple[FieldChange, ...]
+    checks: tuple[FieldChange, ...]
+    grep_oracle: BeforeAfter
+    pinned_sha: BeforeAfter | None
+    code: CodeDelta | None
+    moved: tuple[str, ...]
+    unmoved: tuple[str, ...]
+    unknown: tuple[Unknown, ...]
+
+    @classmethod
+    def from_json(cls, data: Raw) -> Delta:
+        """A frozen delta.json of format 2 or 3 (or what :meth:`to_json` wrote)."""
+        if data.get("delta_format") not in (2, 3):
+            raise ValueError(f"not a delta of format 2 or 3: delta_format {data.get('delta_format')!r}")
+        oracle, pinned = data["grep_oracle"], data["pinned_sha"]
+        return cls(
+            delta_format=data["delta_format"],
+            from_=data["from"],
+            to=data["to"],
+            reversed=data["reversed"],
+            through=tuple(data["through"]),
+            tool_surface=tuple(SurfaceEntry.from_json(e) for e in data["tool_surface"]),
+            caveats=tuple(data["caveats"]),
+            fixtures=None if data["fixtures"] is None else FixtureDelta.from_json(data["fixtures"]),
+            assets=None if data["assets"] is None else AssetChanges.from_json(data["assets"]),
+            version_record=_changes(data["version_record"]),
+            binary=_changes(data["binary"]),
+            checks=_changes(data["checks"]),
+            grep_oracle=BeforeAfter(oracle["before"], oracle["after"]),
+            pinned_sha=None if pinned is None else BeforeAfter(pinned["before"], pinned["after"]),
+            code=None if data["code"] is None else CodeDelta.from_json(data["code"]),
+            moved=tuple(data["moved"]),
+            unmoved=tuple(data["unmoved"]),
+            unknown=tuple(Unknown(u["dimension"], u["why"]) for u in data["unknown"]),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The delta.json record (written sorted by freezer.domain.canonical)."""
+        return {
+            "delta_format": self.delta_format,
+            "from": self.from_,
+            "to": self.to,
+            "reversed": self.reversed,
+            "through": list(self.through),
+            "tool_surface": [e.to_json() for e in self.tool_surface],
+            "caveats": list(self.caveats),
+            "fixtures": None if self.fixtures is None else self.fixtures.to_json(),
+            "assets": None if self.assets is None else self.assets.to_json(),
+            "version_record": _listed(self.version_record),
+            "binary": _listed(self.binary),
+            "checks": _listed(self.checks),
+            "grep_oracle": self.grep_oracle.to_json(),
+            "pinned_sha": None if self.pinned_sha is None else self.pinned_sha.to_json(),
+            "code": None if self.code is None else self.code.to_json(),
+            "moved": list(self.moved),
+            "unmoved": list(self.unmoved),
+            "unknown": [u.to_json() for u in self.unknown],
+        }
