@@ -33,8 +33,9 @@ from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
 from freezer.registry.frozencopy import copy_verified, manifest_files
 from freezer.registry.model import Suite
-from freezer.runtime.lock import registry_lock, work_dir, write_all
+from freezer.runtime.lock import registry_lock, work_dir
 from freezer.runtime.paths import require_safe
+from freezer.runtime.writing import write_all
 from freezer.validate.drafts import RESERVED, VERSION_NAME
 
 __all__ = ["TODO", "NextResult", "start_next"]

@@ -24,8 +24,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from freezer.domain.errors import FreezerError
-from freezer.runtime.lock import work_dir, write_all
+from freezer.runtime.lock import work_dir
 from freezer.runtime.paths import require_safe
+from freezer.runtime.writing import write_all
 
 READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
 

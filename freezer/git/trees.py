@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 from typing import Protocol
 
 from freezer.domain.errors import UsageError
-from freezer.runtime.lock import write_all
+from freezer.runtime.writing import write_all
 
 _IGNORE_FILES = (".ignore", ".rgignore")
 _READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH

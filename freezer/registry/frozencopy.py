@@ -20,8 +20,8 @@ from typing import Any
 from freezer.domain.errors import IntegrityError
 from freezer.domain.escape import visible
 from freezer.domain.problems import display_path
-from freezer.runtime.lock import write_all
 from freezer.runtime.paths import unsafe_reason
+from freezer.runtime.writing import write_all
 from freezer.schema import schemas
 
 CHUNK = 1 << 20

@@ -21,13 +21,6 @@ from freezer.runtime.paths import require_safe
 WORK_DIR = ".freezer"
 
 
-def write_all(fd: int, data: bytes) -> None:
-    """Write all of ``data``: os.write may write less than it was given."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
 def work_dir(root: Path) -> Path:
     """``.freezer/`` under the registry root, created with a .gitignore that hides it from git."""
     path = require_safe(root, root / WORK_DIR, "the work folder")
