@@ -103,7 +103,7 @@ def _scan(suite: SuiteConfig, manifest: Any, draft: dict[str, Any] | None, statu
             declared = set()
             for commit in (draft or {}).get("tool_surface_commits") or []:
                 try:
-                    declared.add(repo.resolve(str(commit["sha"])))
+                    declared.add(repo.resolve_object(str(commit["sha"])))
                 except FreezerError:
                     continue
             head = repo.resolve("HEAD")

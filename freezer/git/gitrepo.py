@@ -14,6 +14,7 @@ tree, so no checkout filter or attribute applies.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +50,9 @@ __all__ = [
     "git_status",
     "run_git",
 ]
+
+# A commit id or its prefix, as a version records it (SHA-1 or SHA-256 object format).
+_OBJECT_ID = re.compile(r"[0-9a-f]{7,64}")
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,54 @@ class CodeRepo:
             if shallow
             else "check the SHA, or fetch the history that contains it (freezer never fetches)",
         )
+
+    def resolve_object(self, sha: str, what: str = "commit") -> str:
+        """The commit whose object id begins with ``sha``, read as an object id only, never as a ref.
+
+        git's own lookup prefers a tag or branch named ``7df885db`` over the commit with that prefix;
+        a version's SHAs must name the same commit whatever refs the repository grows. A short SHA
+        that is also a ref's name pointing elsewhere, or the prefix of several commits, is refused."""
+        check_ref(sha, what)
+        prefix = sha.lower()
+        if not _OBJECT_ID.fullmatch(prefix):
+            raise GitError(f"{what} {sha!r} is not a commit SHA: write 7 to 40 hex digits (git rev-parse gives them)")
+        code, out, _ = git_status(["rev-parse", f"--disambiguate={prefix}"], self.path)
+        found = out.split() if code == 0 else []
+        commits = [oid for oid in found if self._peeled_commit(oid) == oid]
+        if len(commits) > 1:
+            raise GitError(
+                f"{what} {sha!r} is ambiguous in {display_path(self.path)}: it begins {len(commits)} commits",
+                hint="give more hex digits of the SHA",
+            )
+        if not commits:
+            return self.resolve(prefix, what)  # raises, with the shallow-clone hint where it applies
+        full = commits[0]
+        if len(prefix) < len(full):
+            for ref, target in self._refs_named(prefix):
+                if target != full:
+                    raise GitError(
+                        f"{what} {sha!r} is ambiguous in {display_path(self.path)}: it is the start of commit "
+                        f"{full[:12]} and the name of {ref}, which points at {target[:12]}",
+                        hint=f"write the full SHA ({full}), or remove the ref",
+                    )
+        return full
+
+    def _peeled_commit(self, name: str) -> str | None:
+        """The commit a full object id or a full ref name peels to (a commit id: itself), or None."""
+        code, out, _ = git_status(
+            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}"], self.path
+        )
+        return out.strip() if code == 0 else None
+
+    def _refs_named(self, name: str) -> list[tuple[str, str]]:
+        """The refs that git's lookup would take ``name`` for (gitrevisions), and the commit each names."""
+        found = []
+        for ref in (f"refs/{name}", f"refs/tags/{name}", f"refs/heads/{name}", f"refs/remotes/{name}",
+                    f"refs/remotes/{name}/HEAD"):  # fmt: skip
+            target = self._peeled_commit(ref)
+            if target is not None:
+                found.append((ref, target))
+        return found
 
     def publication(self, sha: str) -> str | None:
         """Why ``sha`` may exist only on this machine (no remote, or on no remote-tracking branch);

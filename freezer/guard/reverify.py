@@ -61,7 +61,7 @@ def check_provenance(
     declared = {c.sha for c in manifest.commits}
     for sha in sorted({*declared, *(manifest.scan.tips if manifest.scan else ())}):
         try:
-            repo.resolve(sha, "recorded commit")
+            repo.resolve_object(sha, "recorded commit")
         except GitError as exc:
             result.code_failures.append(Failure(where, exc.message))
             return
@@ -118,7 +118,7 @@ def check_code(
             return
         pinned = manifest.pinned_sha
         try:
-            repo.resolve(pinned, "pinned SHA")
+            repo.resolve_object(pinned, "pinned SHA")
         except GitError as exc:
             result.code_failures.append(Failure(display_path(suite.code_repo), exc.message))
             result.code = "failed"

@@ -44,7 +44,7 @@ def resolve_sha(repo: CodeRepo, doc: YamlDocument, path: tuple[str | int, ...], 
     for part in path:
         value = value[part]
     try:
-        return repo.resolve(str(value), "commit")
+        return repo.resolve_object(str(value), "commit")
     except GitError as exc:
         problems.append(doc.problem(path, exc.message + (f" ({exc.hint})" if exc.hint else ""), "git"))
         return None

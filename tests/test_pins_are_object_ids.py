@@ -1,0 +1,91 @@
+"""A version's SHAs name commits by object id only: a tag or branch named like a short SHA never
+redirects one (issue 25, class 5)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from freezer.domain.errors import GitError
+from freezer.git.gitrepo import CodeRepo, run_git
+
+from conftest import run_inprocess
+
+
+def _repo(tmp_path: Path) -> tuple[Path, str, str]:
+    repo = tmp_path / "code"
+    repo.mkdir()
+    run_git(["init", "-q", "-b", "main"], repo)
+    shas = []
+    for n in range(2):
+        (repo / "f.txt").write_text(f"{n}\n")
+        run_git(["add", "f.txt"], repo)
+        run_git(["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", f"c{n}"], repo)
+        shas.append(run_git(["rev-parse", "HEAD"], repo).strip())
+    return repo, shas[0], shas[1]
+
+
+@pytest.mark.parametrize("kind", ["tag", "lightweight tag", "branch", "remote-tracking branch"])
+def test_a_ref_named_like_the_short_sha_that_points_elsewhere_is_refused(tmp_path: Path, kind: str) -> None:
+    repo, first, second = _repo(tmp_path)
+    short = first[:8]
+    if kind == "tag":
+        run_git(["-c", "user.name=t", "-c", "user.email=t@t", "tag", "-a", "-m", "x", short, second], repo)
+    elif kind == "lightweight tag":
+        run_git(["tag", short, second], repo)
+    elif kind == "branch":
+        run_git(["branch", short, second], repo)
+    else:
+        run_git(["update-ref", f"refs/remotes/{short}", second], repo)
+    # git itself takes the ref: this is the silent redirect freezer must not follow.
+    assert run_git(["rev-parse", f"{short}^{{commit}}"], repo).strip() == second
+    with CodeRepo(repo) as code, pytest.raises(GitError) as refused:
+        code.resolve_object(short, "pinned SHA")
+    assert "ambiguous" in refused.value.message and second[:12] in refused.value.message
+    assert first in (refused.value.hint or "")
+
+
+def test_a_ref_that_agrees_and_the_full_sha_are_accepted(tmp_path: Path) -> None:
+    repo, first, second = _repo(tmp_path)
+    run_git(["tag", first[:8], first], repo)  # names the same commit: nothing is ambiguous
+    run_git(["tag", second, first], repo)  # a tag named like a full SHA: the object id wins
+    with CodeRepo(repo) as code:
+        assert code.resolve_object(first[:8]) == first
+        assert code.resolve_object(second) == second
+        assert code.resolve_object(first[:10].upper()) == first
+
+
+@pytest.mark.parametrize("value", ["main", "HEAD", "HEAD~1", "v1.0", "abc"])
+def test_only_hex_names_a_recorded_commit(tmp_path: Path, value: str) -> None:
+    repo, _, _ = _repo(tmp_path)
+    run_git(["tag", "v1.0"], repo)
+    with CodeRepo(repo) as code, pytest.raises(GitError) as refused:
+        code.resolve_object(value, "pinned SHA")
+    assert "is not a commit SHA" in refused.value.message
+
+
+def test_an_unknown_prefix_is_reported_as_not_found(tmp_path: Path) -> None:
+    repo, _, _ = _repo(tmp_path)
+    with CodeRepo(repo) as code, pytest.raises(GitError) as refused:
+        code.resolve_object("0000000", "pinned SHA")
+    assert "does not name a commit" in refused.value.message
+
+
+def test_cut_refuses_a_pin_that_a_tag_redirects(demo_build: Path, tmp_path: Path) -> None:
+    """End to end: the demo's drafts pin 7df885db; a tag of that name on another commit stops the cut."""
+    root = tmp_path / "demo"
+    shutil.copytree(demo_build, root, symlinks=True)
+    code = root / "sample-code"
+    pinned = run_git(["rev-parse", "7df885db^{commit}"], code).strip()
+    other = run_git(["rev-list", "--max-parents=0", "HEAD"], code).split()[0]
+    assert other != pinned
+    run_git(["tag", "7df885db", other], code)
+    drafts = root / "drafts" / "graph" / "version.yaml"
+    drafts.write_text(drafts.read_text(encoding="utf-8").replace("version: 2\n", "version: 3\n", 1), encoding="utf-8")
+    ran = run_inprocess("cut", "v3", "--suite", "graph", "--dry-run", "--format", "json", cwd=root)
+    assert ran.code == 1, ran.out
+    text = json.dumps(json.loads(ran.out))
+    assert "ambiguous" in text and "7df885db" in text
