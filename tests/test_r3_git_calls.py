@@ -77,8 +77,9 @@ def assert_only_reads(log: Path, writes: bool) -> None:
             assert not [a for a in options if a.startswith(CONTENT_OPTIONS)], args
         if sub == "config":
             assert args[:1] == ["--get"] or (writes and args[0] in ("core.autocrlf", "commit.gpgsign")), args
-        if sub == "branch":
-            assert args[:2] == ["-r", "--contains"], args
+        if sub == "branch":  # list mode only (-r remote-tracking, -l local): never creates or deletes one
+            assert args[0] in ("-r", "-l") and "--contains" in args, args
+            assert set(options) <= {"-r", "-l", "--contains", "--format=%(refname:short)"}, args
     log.unlink()
 
 

@@ -98,7 +98,13 @@ def audit(
         mark = "✓" if result.ok and result.name not in strict_failures else "✗"
         output.say(f"{mark} {result.name}: {told(result.checks)}; code: {result.code}")
         if result.ok and result.name in strict_failures:
-            why = "its code could not be checked" if result.code_status == "unreachable" else "fixtures are stale"
+            why = (
+                "its code could not be checked"
+                if result.code_status == "unreachable"
+                else "its pinned commit is on no branch (only this machine holds it)"
+                if result.pin_reach == ""
+                else "fixtures are stale"
+            )
             output.say(f"    ✗ --strict: {why}")
         if result.name in signatures:
             status = signatures[result.name]

@@ -183,6 +183,19 @@ class CodeRepo:
                 found.append((ref, target))
         return found
 
+    def reachable_from(self, sha: str) -> str:
+        """Where ``sha`` is reachable from: the remote-tracking branches that contain it, else the local
+        branches, else the empty string (no branch: only the object store holds it)."""
+        for option in ("-r", "-l"):
+            code, out, _ = git_status(
+                ["branch", option, "--format=%(refname:short)", "--contains", check_ref(sha)], self.path
+            )
+            names = out.split() if code == 0 else []
+            if names:
+                shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+                return f"remote-tracking {shown}" if option == "-r" else f"local {shown} (on no remote-tracking branch)"
+        return ""
+
     def publication(self, sha: str) -> str | None:
         """Why ``sha`` may exist only on this machine (no remote, or on no remote-tracking branch);
         None when a remote branch holds it."""

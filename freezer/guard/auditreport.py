@@ -42,7 +42,9 @@ def judge(cfg: RegistryConfig, audits: list[VersionAudit], *, strict: bool, requ
     """The audit's verdict over ``audits``: their signatures, --strict, the status log and the checkpoint."""
     report = AuditReport(strict, audits)
     # Under --strict, a version whose code could not be checked, or whose fixtures went stale, fails too.
-    report.strict_failures = {a.name for a in audits if strict and (a.code_status == "unreachable" or a.stale)}
+    report.strict_failures = {
+        a.name for a in audits if strict and (a.code_status == "unreachable" or a.stale or a.pin_reach == "")
+    }
     by_name = {v.name: (one.config, v) for one, v in Registry(cfg).every_version()}
     # Versions that failed their audit are not asked for a signature.
     report.signatures = {a.name: signing.verify(cfg, *by_name[a.name]) for a in audits if a.ok and a.name in by_name}

@@ -123,6 +123,12 @@ def check_code(
             result.code_failures.append(Failure(display_path(suite.code_repo), exc.message))
             result.code = "failed"
             return
+        result.pin_reach = repo.reachable_from(pinned)
+        result.checks.append(
+            Step("pin", f"pinned commit {pinned[:8]} reachable from {result.pin_reach}")
+            if result.pin_reach
+            else Step("pin", f"pinned commit {pinned[:8]} is on no branch: only this machine's object store holds it")
+        )
         docs = _fixture_docs(frozen, data, frozen_fixture_files(manifest), result)
         rg = locate()
         recorded = str(manifest.checks.grep)

@@ -37,6 +37,9 @@ class VersionAudit:
     code_failures: list[Failure] = field(default_factory=list)
     stale: dict[str, list[str]] = field(default_factory=dict)
     against: str | None = None
+    # Where the pinned commit is reachable from: None when the code was not checked, "" when from
+    # no branch at all (only this machine's object store holds it: a force-push can take it away).
+    pin_reach: str | None = None
 
     @property
     def ok(self) -> bool:
