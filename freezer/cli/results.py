@@ -27,13 +27,16 @@ def check(
     ],
     registry: RegistryOption = None,
     fmt: FormatOption = None,
+    allow_yanked: Annotated[
+        bool, typer.Option("--allow-yanked", help="Check rows of yanked versions too (refused by default).")
+    ] = False,
 ) -> int:
     """Refuse to pool scores across incomparable fixtures; re-aggregate each run on the common subset."""
     from freezer.query import results  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
     fmt = check_format(fmt)
     cfg = config_mod.load(registry)
-    report = results.check(cfg, files)
+    report = results.check(cfg, files, allow_yanked=allow_yanked)
     if fmt == "json":
         return output.say_outcome("results", report)
     for line in output.problem_lines(report.problems, fmt):

@@ -31,6 +31,7 @@ from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.model import Registry
 from freezer.registry.record import arms_of, read
 from freezer.schema.resultrow import is_row, row_problems
+from freezer.trust import lifecycle
 
 MAX_PROBLEMS = 200  # kept and printed; the rest are counted
 MAX_RUNS = 10_000  # distinct (version, arm, run) in one check
@@ -242,8 +243,9 @@ class _Rows:
         tally.add(float(score) + 0.0)  # true counts as 1, false as 0; + 0.0 turns -0.0 into 0.0
 
 
-def check(config: RegistryConfig, paths: list[Path]) -> ResultsReport:
-    """Check every row of ``paths``; :class:`UsageError` when a path names no file."""
+def check(config: RegistryConfig, paths: list[Path], *, allow_yanked: bool = False) -> ResultsReport:
+    """Check every row of ``paths``; :class:`UsageError` when a path names no file. Rows of a yanked
+    version are refused unless ``allow_yanked`` (the verified status log says which are)."""
     for path in paths:
         if not path.exists() and not path.is_symlink():
             raise UsageError(f"{display_path(path)}: file not found", hint="name results files that exist")
@@ -255,6 +257,23 @@ def check(config: RegistryConfig, paths: list[Path]) -> ResultsReport:
     by_name = {frozen.name: (suite.config, frozen) for suite, frozen in Registry(config).every_version()}
     every = {name for names in rows.versions.values() for name in names}
     report.versions = sorted(every, key=lambda name: (by_name[name][1].suite, by_name[name][1].number))
+    if not allow_yanked:
+        known = lifecycle.status_log(config.root)
+        for name in report.versions:
+            status = known.of(name)
+            if status.status == "yanked":
+                why = f" ({status.reason})" if status.reason else ""
+                report.problems.append(
+                    Problem(
+                        display_path(paths[0]),
+                        None,
+                        None,
+                        (),
+                        f"rows score {name}, which is yanked{why}: its scores must not be pooled "
+                        "(pass --allow-yanked to check them anyway)",
+                        "results",
+                    )
+                )
     if len(rows.suites) > 1:
         report.problems.append(
             Problem(
