@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,20 +11,9 @@ import pytest
 import freezer
 
 from conftest import run_inprocess
-from registry_helpers import commit_all
+from registry_helpers import demo_signed_by_alice
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
-
-
-def _registry(demo_build: Path, tmp_path: Path) -> tuple[Path, Path]:
-    root = tmp_path / "demo"
-    shutil.copytree(demo_build, root, symlinks=True)
-    key = tmp_path / "alice"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice", "-f", str(key)], check=True)
-    public = " ".join(key.with_suffix(".pub").read_text().split()[:2])
-    (root / "allowed_signers").write_text(f"alice@example.org {public}\n")
-    commit_all(root, "allowed signers")
-    return root, key
 
 
 def _rows(root: Path, path: Path) -> Path:
@@ -37,7 +25,7 @@ def _rows(root: Path, path: Path) -> Path:
 
 
 def test_rows_of_a_yanked_version_are_refused(demo_build: Path, tmp_path: Path) -> None:
-    root, key = _registry(demo_build, tmp_path)
+    root, key = demo_signed_by_alice(tmp_path, demo_build)
     rows = _rows(root, tmp_path / "runs.jsonl")
     before = run_inprocess("results", "check", str(rows), cwd=root)
     assert before.code == 0, before.out
@@ -54,7 +42,7 @@ def test_rows_of_a_yanked_version_are_refused(demo_build: Path, tmp_path: Path) 
 
 
 def test_a_deprecated_version_still_pools(demo_build: Path, tmp_path: Path) -> None:
-    root, key = _registry(demo_build, tmp_path)
+    root, key = demo_signed_by_alice(tmp_path, demo_build)
     rows = _rows(root, tmp_path / "runs.jsonl")
     ran = run_inprocess("deprecate", "graph_v1", "--superseded-by", "graph_v2", "--key", str(key), cwd=root)
     assert ran.code == 0, ran.out
