@@ -74,7 +74,7 @@ def _status_cell(row: dict[str, object]) -> str:
 def _say_unverified(known: verified.VerifiedView, name: str) -> None:
     """What the view holds against one version, in the words of show, log and compare."""
     for problem in known.unverified(name):
-        line = f"status.jsonl:{problem.line}" if problem.line else "status.jsonl"
+        line = f"{problem.file}:{problem.line}" if problem.line else problem.file
         output.say(f"  ✗ {name}: an unverified event at {line} is not its status ({problem.message})")
     contradicted = known.contradiction(name)
     if contradicted is not None:
@@ -257,7 +257,7 @@ def site(
     built = Built(out, files)
     if fmt == "json":
         return output.say_outcome("site", built)
-    pages, known = built.pages, files.status_log
+    pages, known = built.pages, files.verified_view
     output.say(
         f"✓ wrote {pages} page(s) and index.json to {display_path(out)}; open {display_path(out / 'index.html')}"
     )

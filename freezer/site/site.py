@@ -314,7 +314,7 @@ class SiteFiles(dict[str, bytes]):
     registry_root: Path | None = None
     protected: tuple[Path, ...] = ()
     # The verified view the pages were built from: the command reports the lines it ignored.
-    status_log: verified.VerifiedView = verified.VerifiedView()
+    verified_view: verified.VerifiedView = verified.VerifiedView()
 
 
 def build(config: RegistryConfig) -> SiteFiles:
@@ -323,7 +323,7 @@ def build(config: RegistryConfig) -> SiteFiles:
     files = SiteFiles()
     files.registry_root = config.root
     files.protected = tuple(folder for suite in config.suites.values() for folder in (suite.drafts, suite.versions))
-    known = files.status_log = verified.view(config)
+    known = files.verified_view = verified.view(config)
     suites = []
     for name in sorted(config.suites):
         pages, entry = _suite_pages(config, config.suites[name], environment, known)
