@@ -330,4 +330,3 @@ def test_a_yanked_version_loads_by_name_with_a_warning_and_compare_says_so(
     as_json = _json("compare", "graph_v1", "graph_v2", cwd=root)
     assert as_json["result"]["statuses"][yanked]["status"] == "yanked"
     assert as_json["result"]["statuses"][other]["status"] == "current"
-
