@@ -9,7 +9,12 @@
 
 :func:`load` verifies the version's integrity (every hash, the chain, the
 re-rendered METHOD.md) before it returns anything, and raises
-:class:`freezer.domain.errors.IntegrityError` if the check fails.
+:class:`freezer.domain.errors.IntegrityError` if the check fails, or if the
+registry's signed checkpoint records the version otherwise (it was deleted and
+cut again). What happened to the version after it was frozen comes from the one
+verified view of the status log and the checkpoint (:mod:`freezer.trust.verified`):
+a yanked version loads by its exact name with a :class:`YankedWarning`, and a line
+of the log that is not a verified event only warns (:class:`StatusLogWarning`).
 """
 
 from __future__ import annotations
@@ -20,14 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from freezer.domain.errors import UsageError
+from freezer.domain.errors import IntegrityError, UsageError
 from freezer.guard import audit
 from freezer.query import browse
 from freezer.registry import config as config_mod
 from freezer.registry.integrity import require_intact
 from freezer.registry.model import Suite
 from freezer.registry.record import read_checked
-from freezer.trust import lifecycle
+from freezer.trust import verified
 from freezer.trust.lifecycle import CURRENT, VersionStatus
 
 
@@ -47,6 +52,10 @@ class FrozenSet:
     # Lines of status.jsonl that are not status (unsigned, not allowed, out of chain, malformed):
     # reported here and by a StatusLogWarning, never obeyed.
     status_problems: tuple[str, ...] = field(default=(), compare=False)
+    # The lines among them that name this version: an event nobody verified, shown, never obeyed.
+    unverified: tuple[str, ...] = field(default=(), compare=False)
+    # A checkpoint.json that does not verify (it then proves nothing), or that disagrees about another suite.
+    checkpoint_problems: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def pinned_sha(self) -> str:
@@ -79,14 +88,26 @@ class StatusLogWarning(UserWarning):
     ignored, so a version they yank is not yanked. ``freezer audit`` reports them too."""
 
 
+class CheckpointWarning(UserWarning):
+    """The registry's checkpoint.json does not verify (so it proves nothing), or it disagrees with
+    another suite than the loaded version's. ``freezer audit`` reports it too."""
+
+
+def _listed(problems: tuple[str, ...]) -> str:
+    return "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
+
+
 def load(version: str, registry: str | os.PathLike[str] | None = None, suite: str | None = None) -> FrozenSet:
     """Load and verify frozen ``version`` (``graph_v2``, or ``v2`` when the registry has one suite;
     ``latest`` is the newest version that is not yanked). A yanked version warns with its reason."""
     try:
         cfg = config_mod.load(Path(registry) if registry is not None else None)
-        known = lifecycle.status_log(cfg.root)
+        known = verified.view(cfg)
         if version == "latest":
             one = cfg.suite(suite)
+            rollback = known.rolled_back.get(one.name)
+            if rollback is not None:
+                raise IntegrityError(f"cannot tell the latest version: {rollback.message}", hint=_AUDIT)
             usable = [v for v in Suite.of(one).versions() if known.of(v.name).status != "yanked"]
             if not usable:
                 raise UsageError(f"suite {one.name!r} has no version that is not yanked")
@@ -96,19 +117,26 @@ def load(version: str, registry: str | os.PathLike[str] | None = None, suite: st
             frozen = browse.find(one, version)
     except UsageError as exc:
         raise UsageError(exc.message, hint=_api_hint(exc.hint)) from None
+    contradicted = known.contradiction(frozen.name)
+    if contradicted is not None:
+        # Before the audit: a re-cut version audits clean by itself; only the signed head knows it was replaced.
+        raise IntegrityError(contradicted.message, hint=_AUDIT)
     result, frozen_files = audit.integrity(one, frozen)  # every hash, and every proof of the audit
     require_intact(frozen, result)
     data = read_checked(frozen, frozen_files)
     digests = browse.score_digests(data)
     status = known.of(frozen.name)
-    problems = tuple(str(p) for p in known.problems)
+    problems = tuple(str(p) for p in known.log.problems)
+    unverified = tuple(str(p) for p in known.unverified(frozen.name))
     if problems:
-        listed = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
         warnings.warn(
-            f"the status log holds lines that are not status, ignored: {listed} (run freezer audit)",
+            f"the status log holds lines that are not status, ignored: {_listed(problems)} (run freezer audit)",
             StatusLogWarning,
             stacklevel=2,
         )
+    against = tuple(str(p) for p in known.checkpoint_problems)
+    if against:
+        warnings.warn(f"the checkpoint: {_listed(against)} (run freezer audit)", CheckpointWarning, stacklevel=2)
     if status.status == "yanked":
         warnings.warn(f"{frozen.name} is yanked: {status.reason or 'no reason given'}", YankedWarning, stacklevel=2)
     return FrozenSet(
@@ -121,6 +149,8 @@ def load(version: str, registry: str | os.PathLike[str] | None = None, suite: st
         fixtures=data.fixtures,
         digests=digests,
         status_problems=problems,
+        unverified=unverified,
+        checkpoint_problems=against,
     )
 
 
@@ -154,6 +184,9 @@ def comparable(
         raise UsageError(f"suite {one.name!r} has several arms ({names}); pass arm=")
     [record] = records
     return Comparable(record.arm, record.comparable, record.subset_sha256, record.excluded, record.classes)
+
+
+_AUDIT = "run freezer audit for the full report; restore the version the checkpoint signed"
 
 
 def _api_hint(hint: str | None) -> str | None:

@@ -16,7 +16,7 @@ from freezer.registry import config as config_mod
 from freezer.render.deltatext import delta_lines
 from freezer.runtime import resources
 from freezer.schema.compile_schemas import NAMES
-from freezer.trust import lifecycle
+from freezer.trust import verified
 
 # The commands of this module; freezer.cli.app adds them to the application.
 commands = typer.Typer()
@@ -43,7 +43,7 @@ def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fm
                 str(r["dropped"]),
                 ", ".join(r["classes"]),
                 r["hashes"],
-                r["status"]["status"],
+                _status_cell(r),
             )
             for r in rows
         ]
@@ -55,12 +55,40 @@ def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fm
     return EXIT_INVALID if _say_log(known) or failed else EXIT_OK
 
 
-def _say_log(known: lifecycle.StatusLog) -> bool:
-    """Report every line of the status log that is not status; whether there was one."""
+def _status_cell(row: dict[str, object]) -> str:
+    """A row's status word, and an error beside it when the view holds something against the version:
+    an unverified event is never shown as the status it claims."""
+    status = row["status"]
+    word = str(status["status"]) if isinstance(status, dict) else "?"
+    against = row.get("problems")
+    if not against or not isinstance(against, list):
+        return word
+    layers = {p.get("layer") for p in against if isinstance(p, dict)}
+    said = [
+        "✗ unverified event" if "status" in layers else "",
+        "✗ contradicts the signed checkpoint" if "checkpoint" in layers else "",
+    ]
+    return f"{word} {', '.join(s for s in said if s)}"
+
+
+def _say_unverified(known: verified.VerifiedView, name: str) -> None:
+    """What the view holds against one version, in the words of show, log and compare."""
+    for problem in known.unverified(name):
+        line = f"{problem.file}:{problem.line}" if problem.line else problem.file
+        output.say(f"  ✗ {name}: an unverified event at {line} is not its status ({problem.message})")
+    contradicted = known.contradiction(name)
+    if contradicted is not None:
+        output.say(f"  ✗ {contradicted.message}")
+
+
+def _say_log(known: verified.VerifiedView) -> bool:
+    """Report every line of the status log that is not status and every checkpoint problem; whether there was one."""
     for problem in known.problems:
         output.say(f"✗ {problem}")
-    if known.problems:
+    if known.log.problems:
         output.say("✗ the status log holds lines that are not status; they were ignored (run freezer audit)")
+    if known.checkpoint_problems:
+        output.say("✗ the signed checkpoint does not verify or the registry contradicts it (run freezer audit)")
     return bool(known.problems)
 
 
@@ -85,6 +113,7 @@ def show(
     if status.status != "current":
         instead = f"; use {status.superseded_by}" if status.superseded_by else ""
         output.say(f"  ⚠ {status.status}: {status.reason or 'no reason given'}{instead}")
+    _say_unverified(known, data.frozen.name)
     previous = manifest.previous
     output.say(f"  previous: {previous[0] + ' ' + previous[1][:16] + '…' if previous else 'none'}")
     binary = manifest.binary.raw
@@ -150,6 +179,7 @@ def compare(
         if status.status != "current":
             instead = f"; use {status.superseded_by}" if status.superseded_by else ""
             output.say(f"  ⚠ {frozen.name} is {status.status}: {status.reason or 'no reason given'}{instead}")
+        _say_unverified(known, frozen.name)
     tasks = list(first.classes)
     width = max([len("fixture"), *map(len, tasks)])
     arms = [record.arm for record in records]
@@ -187,6 +217,8 @@ def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatO
         moved = f"moved: {', '.join(row['moved'])}" if row["previous"] else "first version"
         if row["status"]["status"] != "current":
             moved += f"  [{row['status']['status']}]"
+        if row.get("problems"):
+            moved += f"  [{_status_cell(row).split(' ', 1)[1]}]"
         output.say(
             f"{row['version']}  {row['cut_at'][:10]}  {row['pinned_sha'][:8]}  "
             f"{row['landed']} landed, {row['dropped']} dropped  {moved}"
@@ -225,7 +257,7 @@ def site(
     built = Built(out, files)
     if fmt == "json":
         return output.say_outcome("site", built)
-    pages, known = built.pages, files.status_log
+    pages, known = built.pages, files.verified_view
     output.say(
         f"✓ wrote {pages} page(s) and index.json to {display_path(out)}; open {display_path(out / 'index.html')}"
     )

@@ -1,7 +1,9 @@
 """The outcomes of the commands that read frozen versions: list, log, show, diff, compare.
 
-Each one carries what the command found and the verified status log beside it, whose
-problems (lines that are not status) fail the command and are listed in its JSON."""
+Each one carries what the command found and the one verified view of the status log and the
+checkpoint beside it (:mod:`freezer.trust.verified`), whose problems (lines that are not status,
+a checkpoint that does not verify or that a folder contradicts) fail the command and are listed
+in its JSON, and beside the version they name."""
 
 from __future__ import annotations
 
@@ -15,12 +17,26 @@ from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.model import Suite
 from freezer.registry.record import VersionData, read
-from freezer.trust import lifecycle
+from freezer.trust import lifecycle, verified
 
 
-def with_log(result: dict[str, object], known: lifecycle.StatusLog) -> dict[str, object]:
-    """``result`` with the status log's problems, when it has any (the JSON shape of list, show, log, site)."""
-    return {**result, "status_log": [p.to_json() for p in known.problems]} if known.problems else result
+def with_log(result: dict[str, object], known: verified.VerifiedView) -> dict[str, object]:
+    """``result`` with the status log's and the checkpoint's problems, when they have any (the JSON
+    shape of list, show, log, compare, site)."""
+    shown = dict(result)
+    if known.log.problems:
+        shown["status_log"] = [p.to_json() for p in known.log.problems]
+    if known.checkpoint_problems:
+        shown["checkpoint"] = [p.to_json() for p in known.checkpoint_problems]
+    return shown
+
+
+def mark(row: dict[str, Any], known: verified.VerifiedView, name: str) -> dict[str, Any]:
+    """``row`` with what the view holds against version ``name`` (absent when nothing)."""
+    against = known.version_problems(name)
+    if against:
+        row["problems"] = [p.to_json() for p in against]
+    return row
 
 
 @dataclass
@@ -28,7 +44,7 @@ class VersionRows:
     """``freezer list`` and ``freezer log``: one row per frozen version, its lifecycle status added."""
 
     rows: Sequence[dict[str, Any]]
-    known: lifecycle.StatusLog
+    known: verified.VerifiedView
     broken: bool  # a row says its version's files fail their hashes, or cannot be read
 
     @property
@@ -40,10 +56,12 @@ class VersionRows:
 
 
 def _with_status(cfg: RegistryConfig, rows: Sequence[dict[str, Any]], broken: bool) -> VersionRows:
-    """Each row's status by the verified events of the status log (current unless yanked or deprecated)."""
-    known = lifecycle.status_log(cfg.root)
+    """Each row's status by the verified events of the status log (current unless yanked or deprecated),
+    and beside it every unverified event that names the version and a checkpoint that contradicts it."""
+    known = verified.view(cfg)
     for row in rows:
         row["status"] = known.of(row["version"]).to_json()
+        mark(row, known, row["version"])
     return VersionRows(rows, known, broken)
 
 
@@ -63,7 +81,7 @@ class Shown:
 
     data: VersionData
     status: lifecycle.VersionStatus
-    known: lifecycle.StatusLog
+    known: verified.VerifiedView
 
     @property
     def ok(self) -> bool:
@@ -78,12 +96,12 @@ class Shown:
             "version": self.data.version,
             "fixtures": self.data.fixtures,
         }
-        return with_log(shown, self.known)
+        return with_log(mark(shown, self.known, self.data.frozen.name), self.known)
 
 
 def show(cfg: RegistryConfig, suite: SuiteConfig, label: str) -> Shown:
     data = read(browse.find(suite, label))
-    known = lifecycle.status_log(cfg.root)
+    known = verified.view(cfg)
     return Shown(data, known.of(data.frozen.name), known)
 
 
@@ -108,7 +126,7 @@ class Comparison:
 
     records: list[Any]
     pair: tuple[registry.FrozenVersion, registry.FrozenVersion]
-    known: lifecycle.StatusLog
+    known: verified.VerifiedView
 
     @property
     def ok(self) -> bool:
@@ -123,4 +141,4 @@ class Comparison:
 def compare(cfg: RegistryConfig, suite: SuiteConfig, old: str, new: str, arm: str | None) -> Comparison:
     pair = (browse.find(suite, old), browse.find(suite, new))
     records = browse.compare(suite, pair[0], pair[1], arm)
-    return Comparison(records, pair, lifecycle.status_log(cfg.root))
+    return Comparison(records, pair, verified.view(cfg))

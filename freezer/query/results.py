@@ -31,7 +31,7 @@ from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.model import Registry
 from freezer.registry.record import arms_of, read
 from freezer.schema.resultrow import is_row, row_problems
-from freezer.trust import lifecycle
+from freezer.trust import verified
 
 MAX_PROBLEMS = 200  # kept and printed; the rest are counted
 MAX_RUNS = 10_000  # distinct (version, arm, run) in one check
@@ -243,6 +243,28 @@ class _Rows:
         tally.add(float(score) + 0.0)  # true counts as 1, false as 0; + 0.0 turns -0.0 into 0.0
 
 
+def _life(report: ResultsReport, known: verified.VerifiedView, shown: str, *, allow_yanked: bool) -> None:
+    """What the verified view says against the versions the rows score: a yank (unless allowed), a
+    checkpoint that records another version under the name, an event in the log nobody verified."""
+
+    def problem(message: str) -> None:
+        report.problems.append(Problem(shown, None, None, (), message, "results"))
+
+    for name in report.versions:
+        status = known.of(name)
+        if status.status == "yanked" and not allow_yanked:
+            why = f" ({status.reason})" if status.reason else ""
+            problem(
+                f"rows score {name}, which is yanked{why}: its scores must not be pooled "
+                "(pass --allow-yanked to check them anyway)"
+            )
+        contradicted = known.contradiction(name)
+        if contradicted is not None:
+            problem(f"rows score {name}, but {contradicted.message}")
+        for line in known.unverified(name):
+            problem(f"rows score {name}, named by an event the status log cannot verify: {line}")
+
+
 def check(config: RegistryConfig, paths: list[Path], *, allow_yanked: bool = False) -> ResultsReport:
     """Check every row of ``paths``; :class:`UsageError` when a path names no file. Rows of a yanked
     version are refused unless ``allow_yanked`` (the verified status log says which are)."""
@@ -257,23 +279,7 @@ def check(config: RegistryConfig, paths: list[Path], *, allow_yanked: bool = Fal
     by_name = {frozen.name: (suite.config, frozen) for suite, frozen in Registry(config).every_version()}
     every = {name for names in rows.versions.values() for name in names}
     report.versions = sorted(every, key=lambda name: (by_name[name][1].suite, by_name[name][1].number))
-    if not allow_yanked:
-        known = lifecycle.status_log(config.root)
-        for name in report.versions:
-            status = known.of(name)
-            if status.status == "yanked":
-                why = f" ({status.reason})" if status.reason else ""
-                report.problems.append(
-                    Problem(
-                        display_path(paths[0]),
-                        None,
-                        None,
-                        (),
-                        f"rows score {name}, which is yanked{why}: its scores must not be pooled "
-                        "(pass --allow-yanked to check them anyway)",
-                        "results",
-                    )
-                )
+    _life(report, verified.view(config), display_path(paths[0]), allow_yanked=allow_yanked)
     if len(rows.suites) > 1:
         report.problems.append(
             Problem(

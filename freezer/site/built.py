@@ -21,8 +21,8 @@ class Built:
 
     @property
     def ok(self) -> bool:
-        return not self.files.status_log.problems
+        return not self.files.verified_view.problems
 
     def to_json(self) -> dict[str, object]:
         built: dict[str, object] = {"out": display_path(self.out), "pages": self.pages, "files": len(self.files)}
-        return with_log(built, self.files.status_log)
+        return with_log(built, self.files.verified_view)

@@ -39,7 +39,7 @@ from freezer.runtime.filenames import safe_file_name
 from freezer.runtime.reading import read_whole
 from freezer.site.sitewriter import MARKER as MARKER
 from freezer.site.sitewriter import write_site
-from freezer.trust import lifecycle, signing
+from freezer.trust import lifecycle, signing, verified
 
 
 @dataclass
@@ -48,6 +48,8 @@ class VersionPage:
     data: VersionData
     status: lifecycle.VersionStatus
     signature: signing.SignatureStatus
+    # Unverified events that name the version and a checkpoint that contradicts it: the page says so.
+    against: tuple[str, ...] = ()
 
 
 def _environment() -> Any:
@@ -134,7 +136,7 @@ def _diff_file(before: str, after: str) -> str:
 
 
 def _suite_pages(
-    config: RegistryConfig, suite: SuiteConfig, environment: Any, known: lifecycle.StatusLog
+    config: RegistryConfig, suite: SuiteConfig, environment: Any, known: verified.VerifiedView
 ) -> tuple[dict[str, str], dict[str, Any]]:
     """Every page of one suite (paths relative to the suite's folder) and its index.json entry."""
     versions = [
@@ -143,6 +145,7 @@ def _suite_pages(
             read(frozen),
             known.of(frozen.name),
             signing.verify(config, suite, frozen),
+            tuple(str(p) for p in known.version_problems(frozen.name)),
         )
         for frozen in Suite.of(suite).versions()
     ]
@@ -209,6 +212,7 @@ def _suite_pages(
                 "status": v.status.to_json(),
                 "signature": v.signature.status,
                 "fixtures": sorted(f["task_id"] for f in v.data.fixtures),
+                **({"problems": list(v.against)} if v.against else {}),
             }
             for v in versions
         ],
@@ -309,8 +313,8 @@ class SiteFiles(dict[str, bytes]):
 
     registry_root: Path | None = None
     protected: tuple[Path, ...] = ()
-    # The verified status log the pages were built from: the command reports the lines it ignored.
-    status_log: lifecycle.StatusLog = lifecycle.StatusLog()
+    # The verified view the pages were built from: the command reports the lines it ignored.
+    verified_view: verified.VerifiedView = verified.VerifiedView()
 
 
 def build(config: RegistryConfig) -> SiteFiles:
@@ -319,7 +323,7 @@ def build(config: RegistryConfig) -> SiteFiles:
     files = SiteFiles()
     files.registry_root = config.root
     files.protected = tuple(folder for suite in config.suites.values() for folder in (suite.drafts, suite.versions))
-    known = files.status_log = lifecycle.status_log(config.root)
+    known = files.verified_view = verified.view(config)
     suites = []
     for name in sorted(config.suites):
         pages, entry = _suite_pages(config, config.suites[name], environment, known)

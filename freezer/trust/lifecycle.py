@@ -73,9 +73,15 @@ class StatusLog:
     statuses: Mapping[str, VersionStatus] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
     events: tuple[dict[str, Any], ...] = ()  # the verified events, in log order
+    # Version name → the problems of the lines that name it and are not status: a reader says the
+    # version has an unverified event beside its (verified) status, never obeys it.
+    unverified: Mapping[str, tuple[Problem, ...]] = field(default_factory=dict)
 
     def of(self, name: str) -> VersionStatus:
         return self.statuses.get(name, CURRENT)
+
+    def unverified_of(self, name: str) -> tuple[Problem, ...]:
+        return self.unverified.get(name, ())
 
 
 def _canonical(event: dict[str, Any]) -> bytes:
@@ -190,10 +196,13 @@ def _apply(found: dict[str, VersionStatus], event: dict[str, Any]) -> None:
 def _verified(root: Path, data: bytes, when: float | None) -> StatusLog:
     shown = display_path(root / LOG)
     problems: list[Problem] = []
+    unverified: dict[str, list[Problem]] = {}
 
-    def problem(message: str, line: int | None = None) -> None:
+    def problem(message: str, line: int | None = None, named: object = None) -> None:
         suffix = "; not counted as status" if line is not None else ""
         problems.append(Problem(shown, line, None, (), message + suffix, "status"))
+        if isinstance(named, str):
+            unverified.setdefault(named, []).append(problems[-1])
 
     lines = _lines(data)
     try:
@@ -221,11 +230,12 @@ def _verified(root: Path, data: bytes, when: float | None) -> StatusLog:
         if why is None:
             why = _signature_problem(event, allowed, when)
         if why is not None:
-            problem(why, number)
+            problem(why, number, event.get("version"))
             continue
         _apply(found, event)
         events.append(event)
-    return StatusLog(found, tuple(problems), tuple(events))
+    named = {name: tuple(found_here) for name, found_here in unverified.items()}
+    return StatusLog(found, tuple(problems), tuple(events), named)
 
 
 def status_log(root: Path, when: float | None = None) -> StatusLog:
