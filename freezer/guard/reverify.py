@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from freezer.domain.errors import FreezerError, GitError
-from freezer.domain.manifest import Manifest
+from freezer.domain.manifest import Manifest, Scan
 from freezer.domain.problems import display_path
 from freezer.domain.steps import Step
 from freezer.git.gitrepo import CodeRepo
@@ -25,7 +25,7 @@ from freezer.registry.registry import frozen_fixture_files
 from freezer.registry.verdict import Failure, VersionAudit
 from freezer.resolve.grep import ENGINE, locate
 from freezer.resolve.groundtruth import check_fixtures
-from freezer.resolve.provenance import undeclared
+from freezer.resolve.provenance import follow_content, undeclared
 
 
 def _fixture_docs(
@@ -54,6 +54,35 @@ def _previous_manifest(suite: SuiteConfig, frozen: registry.FrozenVersion, manif
         return None  # the chain check (or the previous version's own audit) reports why
 
 
+def _rescan_content(repo: CodeRepo, manifest: Manifest, where: str, result: VersionAudit) -> Scan:
+    """Scan rules 2, re-derived from the recorded tips and globs as the cut derived them: what the
+    surface's links and submodules lead to, the rollback, and what cannot be seen. Each part must be
+    what the manifest recorded; what is unknown is said in the audit, not only at cut time."""
+    recorded = manifest.scan
+    assert recorded is not None
+    base = Scan(recorded.excluded, recorded.tips, recorded.globs, recorded.build_sha_known)
+    fresh = follow_content(repo, base)
+    for label, before, after in (
+        ("followed links and gitlinks", recorded.followed, fresh.followed),
+        ("submodule moves", recorded.submodules, fresh.submodules),
+        ("rolled-back commits", recorded.rolled_back, fresh.rolled_back),
+        ("unknown parts", recorded.unknown, fresh.unknown),
+    ):
+        if set(before) != set(after):
+            result.code_failures.append(
+                Failure(
+                    where,
+                    f"the tool-surface scan's {label} differ from what the manifest recorded: "
+                    f"recorded {len(before)}, found {len(after)} at the recorded tips",
+                )
+            )
+    for part in recorded.unseen:
+        result.checks.append(Step("scan", f"tool surface unknown at {part.path}: {part.why}"))
+    for back in recorded.rolled_back:
+        result.checks.append(Step("scan", f'tool-surface commit {back.sha[:12]} "{back.subject}" rolled back'))
+    return fresh
+
+
 def check_provenance(
     repo: CodeRepo, suite: SuiteConfig, frozen: registry.FrozenVersion, manifest: Manifest, result: VersionAudit
 ) -> None:
@@ -69,7 +98,11 @@ def check_provenance(
         return  # a suite's first version: nothing was scanned
     previous = _previous_manifest(suite, frozen, manifest)
     globs = scan_globs(previous, manifest.scan.globs, manifest.globs)
-    missing = undeclared(repo, replace(manifest.scan, globs=globs), declared)
+    scan = replace(manifest.scan, globs=globs)
+    if manifest.scan.rules >= 2:
+        scan = _rescan_content(repo, manifest, where, result)
+        scan = replace(scan, globs=globs)
+    missing = undeclared(repo, scan, declared)
     for commit in missing:
         result.code_failures.append(
             Failure(
