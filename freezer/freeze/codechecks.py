@@ -53,7 +53,13 @@ def _check_surface_globs(
     allowed = {*suite.tool_surface_gone, *(previous.scan.gone if previous and previous.scan else ())}
     empty = [glob for glob in scan.globs if not matches(sha, glob)]
     before = previous.scan_tips[0] if previous else None
-    vanished = [glob for glob in empty if before is not None and matches(before, glob)]
+    # A rollback that takes the paths away is stated as a move (the rolled-back commits), not refused.
+    rolled = [path for commit in scan.rolled_back for path in commit.paths]
+    vanished = [
+        glob
+        for glob in empty
+        if before is not None and matches(before, glob) and not any(compile_glob(glob).matches(p) for p in rolled)
+    ]
 
     def problem(path: tuple[str | int, ...], message: str) -> Problem:
         return Problem(file or where, int(line) if line.isdigit() else None, None, path, message, "config")
