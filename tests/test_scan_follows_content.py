@@ -273,6 +273,49 @@ def test_a_gitlink_bump_without_the_submodule_repository_is_unknown(v2_frozen: P
     audit = run_inprocess("audit", "v4", cwd=v2_frozen)
     assert audit.code == 0, audit.text
     assert f"tool surface unknown at {where}" in audit.out
+    # Where the clone gets the submodule's repository back, audit reads the move and says so.
+    _git(code, "-c", "protocol.file.allow=always", "submodule", "update", "-q", "--init")
+    again = run_inprocess("audit", "v4", cwd=v2_frozen)
+    assert again.code == 0, again.text
+    assert f"submodule {where} is readable here: 1 commit(s) in the move" in again.out
+
+
+# Audit re-derives what the scan follows from the recorded tips' trees, not from the record.
+def test_audit_finds_a_link_target_commit_a_scan_record_left_out(linked: Path) -> None:
+    from freezer.domain.manifest import Scan
+    from freezer.freeze import cut as cut_mod
+    from freezer.freeze.snapshot import write_version
+    from freezer.parse.yamlload import load_file
+    from freezer.registry import config as config_mod
+    from freezer.registry.model import Suite
+    from freezer.registry.record import load_yaml_files, side
+    from freezer.resolve.provenance import ResolvedProvenance
+
+    changed = code_commit(linked, {"lib/rank.rs": "// ranking, second revision\n"}, "lib: rerank")
+    version = _draft(linked, 4, changed, [])
+    cfg = config_mod.load(linked)
+    suite = cfg.suite(None)
+    v3 = Suite.of(suite).versions()[-1]
+    model = v3.manifest_model()
+    # A scan record that claims rules 2 but followed nothing: what a cut that ignored the link would write.
+    hollow = Scan(model.scan_tips, (changed,), model.scan_globs, True, rules=2)
+    resolved = ResolvedProvenance(model.pinned_sha, changed, [], hollow)
+    resolved.repo_identity = v3.manifest()["code_repo"]
+    resolved.grep = v3.manifest()["checks"]["grep"]
+    doc = load_file(version, "version.yaml").document
+    assert doc is not None
+    drafts = {p.relative_to(suite.drafts).as_posix(): p.read_bytes() for p in suite.drafts.rglob("*.yaml")}
+    frozen_v3 = {rel: (v3.path / rel).read_bytes() for rel in v3.manifest()["files"]}
+    previous = side(model, *load_yaml_files(frozen_v3))
+    template = (v3.path / "METHOD.md.j2").read_bytes()
+    record = cut_mod.record(suite, 4, doc.data, resolved, v3, template)
+    files = cut_mod.assemble(record, drafts, template, previous, suite.dimensions, load_yaml_files(drafts))
+    write_version(cfg.root, suite.versions / "graph_v4", files)
+    assert run_inprocess("audit", "--no-code", cwd=linked).code == 0  # consistent files: only the code can tell
+    result = run_inprocess("audit", "v4", cwd=linked)
+    assert_clean_failure(result)
+    assert "the tool-surface scan's followed links and gitlinks differ from what the manifest recorded" in result.out
+    assert f'undeclared tool-surface commit {changed[:12]} "lib: rerank" in the recorded range' in result.out
 
 
 # 3. A folder moved away from its glob: refused, unless the suite says that surface is gone.

@@ -62,19 +62,34 @@ def _rescan_content(repo: CodeRepo, manifest: Manifest, where: str, result: Vers
     assert recorded is not None
     base = Scan(recorded.excluded, recorded.tips, recorded.globs, recorded.build_sha_known)
     fresh = follow_content(repo, base)
+    moves = {(s.path, s.before, s.after) for s in recorded.submodules}
     for label, before, after in (
-        ("followed links and gitlinks", recorded.followed, fresh.followed),
-        ("submodule moves", recorded.submodules, fresh.submodules),
-        ("rolled-back commits", recorded.rolled_back, fresh.rolled_back),
-        ("unknown parts", recorded.unknown, fresh.unknown),
+        ("followed links and gitlinks", set(recorded.followed), set(fresh.followed)),
+        ("submodule moves", moves, {(s.path, s.before, s.after) for s in fresh.submodules}),
+        ("rolled-back commits", set(recorded.rolled_back), set(fresh.rolled_back)),
+        ("unknown parts", set(recorded.unknown), set(fresh.unknown)),
     ):
-        if set(before) != set(after):
+        if before != after:
             result.code_failures.append(
                 Failure(
                     where,
                     f"the tool-surface scan's {label} differ from what the manifest recorded: "
                     f"recorded {len(before)}, found {len(after)} at the recorded tips",
                 )
+            )
+    # A submodule's history depends on what this clone holds: read where it can be, it must agree.
+    now = {s.path: s for s in fresh.submodules}
+    for sub in recorded.submodules:
+        again = now.get(sub.path)
+        if again is None or again.unreadable is not None:
+            continue
+        if sub.unreadable is None and set(sub.commits) != set(again.commits):
+            result.code_failures.append(
+                Failure(where, f"the submodule {sub.path}'s commits differ from what the manifest recorded")
+            )
+        elif sub.unreadable is not None:
+            result.checks.append(
+                Step("scan", f"submodule {sub.path} is readable here: {len(again.commits)} commit(s) in the move")
             )
     for part in recorded.unseen:
         result.checks.append(Step("scan", f"tool surface unknown at {part.path}: {part.why}"))
@@ -94,14 +109,16 @@ def check_provenance(
         except GitError as exc:
             result.code_failures.append(Failure(where, exc.message))
             return
-    if manifest.scan is None or not manifest.scan.excluded:
-        return  # a suite's first version: nothing was scanned
+    if manifest.scan is None:
+        return  # a format-1 first version: nothing was scanned
+    scan = manifest.scan
+    if scan.rules >= 2:  # rules 1 (every version cut before) is re-run as it was cut
+        scan = _rescan_content(repo, manifest, where, result)
+    if not scan.excluded:
+        return  # a suite's first version: no earlier build to scan from
     previous = _previous_manifest(suite, frozen, manifest)
     globs = scan_globs(previous, manifest.scan.globs, manifest.globs)
-    scan = replace(manifest.scan, globs=globs)
-    if manifest.scan.rules >= 2:
-        scan = _rescan_content(repo, manifest, where, result)
-        scan = replace(scan, globs=globs)
+    scan = replace(scan, globs=globs)
     missing = undeclared(repo, scan, declared)
     for commit in missing:
         result.code_failures.append(
