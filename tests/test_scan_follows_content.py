@@ -167,6 +167,24 @@ def test_a_link_through_a_linked_folder_is_followed_link_by_link(v2_frozen: Path
     assert f"undeclared tool-surface commit {changed[:12]}" in result.err
 
 
+def test_a_glob_under_a_linked_folder_scans_the_folder_it_links_to(v2_frozen: Path) -> None:
+    code = v2_frozen / "sample-code"
+    (code / "src/plugins").mkdir(parents=True)
+    (code / "src/plugins/rank.rs").write_text("// plugin ranking\n", encoding="utf-8")
+    made = _link(code, "plugins", "src/plugins", "plugins/ is src/plugins/")
+    _edit(v2_frozen / "freezer.yaml", "    tool_surface:\n", "    tool_surface:\n      - 'plugins/**'\n")
+    _draft(v2_frozen, 3, made, [made[:12]])
+    out = _cut(v2_frozen, "v3")
+    assert "'plugins/**' matches no file" not in out  # it names files, through the link
+    assert {"path": "plugins", "via": "symlink", "target": "src/plugins"} in _scan(v2_frozen, "graph_v3")["followed"]
+    commit_all(v2_frozen, "freeze v3")
+    changed = code_commit(v2_frozen, {"src/plugins/rank.rs": "// plugin ranking, revised\n"}, "plugins: rerank")
+    _draft(v2_frozen, 4, changed, [])
+    result = run_inprocess("cut", "v4", cwd=v2_frozen)
+    assert_clean_failure(result)
+    assert f'undeclared tool-surface commit {changed[:12]} "plugins: rerank" touches src/plugins/rank.rs' in result.err
+
+
 @pytest.mark.parametrize(
     ("target", "why"),
     [
