@@ -39,6 +39,7 @@ from freezer.registry.record import Side, arms_of
 DELTA_FORMAT = 3
 # Fields of version.yaml shown in their own sections, not in the set-level record.
 _SHOWN_ELSEWHERE = ("suite", "version", "pinned_sha", "binary", "tool_surface_commits")
+_ROLLED_BACK = "tool surface"
 
 
 def _classes(fixtures: Mapping[str, Raw]) -> dict[str, int]:
@@ -181,7 +182,7 @@ def _build_unknown(side_: Side) -> str | None:
     return f"{side_.name}: {binary.build_sha_unknown or 'no build SHA was recorded'}"
 
 
-def _surface(through: Sequence[Side], meanings: Mapping[str, str]) -> tuple[SurfaceEntry, ...]:
+def _surface(through: Sequence[Side], meanings: Mapping[str, str], chain: Sequence[Side]) -> tuple[SurfaceEntry, ...]:
     # In order: the suite's dimensions, then any other a commit names. The order is part of the rendered delta.
     meaning = dict(meanings)
     commits: dict[str, list[DeltaCommit]] = {name: [] for name in meanings}
@@ -190,7 +191,29 @@ def _surface(through: Sequence[Side], meanings: Mapping[str, str]) -> tuple[Surf
             commits.setdefault(commit.dimension, []).append(
                 DeltaCommit(version.name, commit.sha, commit.declared_as, commit.task, commit.effect, commit.subject)
             )
+    # A rollback moves the surface back: each dropped commit under the dimension a version declared it
+    # in, else under "tool surface" (it came before the suite's first version, or was never declared).
+    declared = {c.sha: c for side in chain for c in side.manifest.commits}
+    for version in through:
+        scan = version.manifest.scan
+        for back in scan.rolled_back if scan is not None else ():
+            was = declared.get(back.sha)
+            effect = f"rolled back: the previous build had it, this one has not ({', '.join(back.paths[:5])})"
+            commits.setdefault(was.dimension if was else _ROLLED_BACK, []).append(
+                DeltaCommit(version.name, back.sha, None, was.task if was else None, effect, back.subject)
+            )
+            meaning.setdefault(_ROLLED_BACK, "tool-surface commits a rollback dropped, under no declared dimension")
     return tuple(SurfaceEntry(name, meaning.get(name, ""), tuple(found)) for name, found in commits.items())
+
+
+def _unseen(through: Sequence[Side]) -> list[Unknown]:
+    """What the tool-surface scan of a version along the chain could not see (scan rules 2)."""
+    found = []
+    for version in through:
+        scan = version.manifest.scan
+        for part in scan.unseen if scan is not None else ():
+            found.append(Unknown(f"tool surface at {part.path}", f"{version.name}: {part.why}"))
+    return found
 
 
 def _code(through: Sequence[Side]) -> CodeDelta:
@@ -227,7 +250,7 @@ def compute(
     new = chain[-1]
     old = chain[0] if len(chain) > 1 else None
     through = list(chain[1:]) if old else [new]
-    surface = _surface(through, meanings)
+    surface = _surface(through, meanings, chain)
     ends = [s for s in (old, new) if s is not None]
     incomplete = [s for s in through if s.manifest.scan is not None and not s.manifest.scan.build_sha_known]
     caveats = []
@@ -244,6 +267,8 @@ def compute(
             "the tool-surface record of this version may be incomplete."
         )
     unknown = [Unknown("binary build", why) for why in (_build_unknown(s) for s in ends) if why is not None]
+    unseen = _unseen(through)
+    unknown.extend(unseen)
     # What a first version's delta says; a compared one replaces every comparison part.
     first = Delta(
         delta_format=delta_format,
@@ -295,6 +320,14 @@ def compute(
                 Unknown(
                     entry.dimension,
                     "no commit is declared or found up to the scanned tips, but the build SHA is unknown",
+                )
+            )
+        elif unseen:
+            unknown.append(
+                Unknown(
+                    entry.dimension,
+                    "no commit is declared or found, but the scan could not see all of the tool surface "
+                    f"({', '.join(u.dimension.removeprefix('tool surface at ') for u in unseen)})",
                 )
             )
         else:

@@ -18,47 +18,34 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from freezer.domain.model import Binary, Raw, SurfaceCommit
+from freezer.domain.scan import Followed, Scan, ScanUnknown, SubmoduleScan, TouchingCommit
 
 ManifestFormat = Literal[1, 2, 3]
 FixtureSchemaKind = Literal["graph", "generic", "custom"]
 # Freezer 0.1.0 reproduced Gate B with its own interpreter of rg's syntax; its manifests
 # (format 1) do not say so, but the engine is known from the freezer version they record.
 LEGACY_GREP_ENGINE = "freezer-rg-emulation"
-
-
-@dataclass(frozen=True)
-class Scan:
-    """The undeclared-commit scan: every commit reachable from ``tips`` and from no ``excluded``
-    commit, touching ``globs``, was declared."""
-
-    excluded: tuple[str, ...]
-    tips: tuple[str, ...]
-    globs: tuple[str, ...]
-    build_sha_known: bool
-
-    @classmethod
-    def from_data(cls, data: Raw) -> Scan:
-        return cls(tuple(data["excluded"]), tuple(data["tips"]), tuple(data["globs"]), data["build_sha_known"])
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "excluded": list(self.excluded),
-            "tips": list(self.tips),
-            "globs": list(self.globs),
-            "build_sha_known": self.build_sha_known,
-        }
-
-
-@dataclass(frozen=True)
-class TouchingCommit:
-    """A commit of the code history that touched a file a landed fixture's sites name."""
-
-    sha: str
-    subject: str
-    paths: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"sha": self.sha, "subject": self.subject, "paths": list(self.paths)}
+# The scan's records live in freezer.domain.scan; readers have always found them here.
+__all__ = [
+    "LEGACY_GREP_ENGINE",
+    "Checks",
+    "CodeHistory",
+    "CodeRepoIdentity",
+    "Comparability",
+    "Contents",
+    "FixtureDigests",
+    "FixtureSchemaKind",
+    "FixtureSchemaRecord",
+    "Followed",
+    "GrepOracle",
+    "Manifest",
+    "ManifestFormat",
+    "PinnedSha",
+    "Scan",
+    "ScanUnknown",
+    "SubmoduleScan",
+    "TouchingCommit",
+]
 
 
 @dataclass(frozen=True)
@@ -73,9 +60,7 @@ class CodeHistory:
 
     @classmethod
     def from_data(cls, data: Raw) -> CodeHistory:
-        touching = tuple(
-            TouchingCommit(c["sha"], c["subject"], tuple(c["paths"])) for c in data["touching_ground_truth"]
-        )
+        touching = tuple(TouchingCommit.from_data(c) for c in data["touching_ground_truth"])
         return cls(data["from"], data["to"], data["ahead"], data["behind"], touching)
 
     def to_json(self) -> dict[str, Any]:

@@ -7,16 +7,21 @@ unknown build) as a warning.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 from freezer.domain.errors import InvalidInput
-from freezer.domain.manifest import Manifest
+from freezer.domain.manifest import Manifest, Scan
 from freezer.domain.model import Fixture
 from freezer.domain.problems import Problem
 from freezer.domain.steps import Step, StepLog
 from freezer.git.gitrepo import CodeRepo
+from freezer.git.globs import compile_glob
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.resolve.grep import PINNED_VERSION, locate
 from freezer.resolve.groundtruth import check_gate_b_all, check_sites
 from freezer.resolve.provenance import ResolvedProvenance, check_provenance, code_history, resolve_sha
+from freezer.resolve.surface import above
 from freezer.validate.fixtureset import FixtureSet
 
 
@@ -30,28 +35,87 @@ def fail(step: str, problems: list[Problem]) -> InvalidInput:
     return InvalidInput(f"cut refused at step '{step}': {len(problems)} problem(s)", problems)
 
 
-def _check_surface_globs(repo: CodeRepo, suite: SuiteConfig, sha: str, warnings: list[str]) -> None:
-    """A tool surface that matches nothing would make the undeclared-commit scan vacuous."""
-    empty = [glob for glob in suite.tool_surface if not repo.matching_paths(sha, glob)]
+def _check_surface_globs(
+    suite: SuiteConfig,
+    previous: Manifest | None,
+    scan: Scan,
+    matches: Callable[[str, str], bool],
+    warnings: list[str],
+) -> Scan:
+    """A glob of the scan that matched something at the previous version's tip and matches nothing
+    at this one's (a file, or a link or submodule it follows) is refused, unless the suite says that
+    part of the surface is gone: a folder that moved leaves its glob matching nothing, and every
+    later commit to the folder's new place would pass undeclared while METHOD.md said the surface
+    did not move. Returns the scan with the globs that are gone recorded."""
+    sha = scan.tips[0]
     where = suite.origin("tool_surface")
-    if len(empty) == len(suite.tool_surface):
-        file, _, line = where.rpartition(":")
+    file, _, line = where.rpartition(":")
+    allowed = {*suite.tool_surface_gone, *(previous.scan.gone if previous and previous.scan else ())}
+    empty = [glob for glob in scan.globs if not matches(sha, glob)]
+    before = previous.scan_tips[0] if previous else None
+    # A rollback that takes the paths away is stated as a move (the rolled-back commits), not refused.
+    rolled = [path for commit in scan.rolled_back for path in commit.paths]
+    vanished = [
+        glob
+        for glob in empty
+        if before is not None and matches(before, glob) and not any(compile_glob(glob).matches(p) for p in rolled)
+    ]
+
+    def problem(path: tuple[str | int, ...], message: str) -> Problem:
+        return Problem(file or where, int(line) if line.isdigit() else None, None, path, message, "config")
+
+    if len(empty) == len(scan.globs) and not allowed & set(empty):
         raise InvalidInput(
             "cut refused at step 'check provenance'",
             [
-                Problem(
-                    file or where,
-                    int(line) if line.isdigit() else None,
-                    None,
+                problem(
                     ("suites", suite.name, "tool_surface"),
                     f"no tool_surface glob matches any file at {sha[:8]}; check their spelling "
                     "(an empty tool surface would let every commit through undeclared)",
-                    "config",
                 )
             ],
         )
+    problems = []
+    for glob in vanished:
+        if glob in allowed:
+            continue
+        index = suite.tool_surface.index(glob) if glob in suite.tool_surface else None
+        kept = "" if index is not None else f" (kept from {previous.name if previous else ''}'s scan)"
+        problems.append(
+            problem(
+                ("suites", suite.name, "tool_surface", *((index,) if index is not None else ())),
+                f"tool_surface glob {glob!r}{kept} matched files at {str(before)[:8]} "
+                f"({previous.name if previous else ''}) and matches none at {sha[:8]}: if that part of the tool "
+                "surface moved, add where it is now to tool_surface; if it is gone, list the glob under "
+                "tool_surface_gone (until then the scan cannot see it, and METHOD.md would say it did not move)",
+            )
+        )
+    if problems:
+        raise InvalidInput("cut refused at step 'check provenance'", problems)
     for glob in empty:
-        warnings.append(f"tool_surface glob {glob!r} matches no file at {sha[:8]} ({where})")
+        if glob not in allowed and glob not in vanished:
+            warnings.append(f"tool_surface glob {glob!r} matches no file at {sha[:8]} ({where})")
+    for glob in suite.tool_surface_gone:
+        if glob not in empty:
+            warnings.append(
+                f"tool_surface_gone lists {glob!r}, which matches at {sha[:8]} or is not scanned "
+                f"({suite.origin('tool_surface_gone')})"
+            )
+    return replace(scan, gone=tuple(glob for glob in empty if glob in allowed))
+
+
+def _matcher(repo: CodeRepo, scan: Scan) -> Callable[[str, str], bool]:
+    """Does a glob name anything at a commit: a file, or a link or gitlink the scan follows?"""
+    followed = {f.path for f in scan.followed}
+
+    def matches(sha: str, glob: str) -> bool:
+        if repo.matching_paths(sha, glob):
+            return True
+        here = followed | {path for _, kind, _, path in repo.entries(sha) if kind == "commit"}
+        compiled = compile_glob(glob)
+        return any(compiled.matches(p) or above(p, glob) for p in here)
+
+    return matches
 
 
 def check_against_code(
@@ -100,7 +164,9 @@ def check_against_code(
         resolved, problems = check_provenance(repo, version, pinned, previous, suite.tool_surface)
         if resolved is None:
             raise fail("check provenance", problems)
-        _check_surface_globs(repo, suite, resolved.scan.tips[0], warnings)
+        resolved.scan = _check_surface_globs(suite, previous, resolved.scan, _matcher(repo, resolved.scan), warnings)
+        for unseen in resolved.scan.unseen:
+            warnings.append(f"tool surface unknown: {unseen}; METHOD.md and the manifest say so")
         tips = ", ".join(t[:8] for t in resolved.scan.tips)
         if previous:
             steps.append(

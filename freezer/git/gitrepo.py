@@ -327,11 +327,18 @@ class CodeRepo:
         globs: Sequence[str],
         magic: str = "glob",
         walk: bool = True,
+        literal: Sequence[str] = (),
     ) -> list[Commit]:
         """Commits reachable from ``tips`` and from none of ``excluded``, touching ``globs``
-        (git pathspecs with ``magic``: "glob" for tool-surface globs, "literal" for file names).
-        Without ``walk``, only the ``tips`` themselves are looked at."""
-        if not globs or not tips:
+        (git pathspecs with ``magic``: "glob" for tool-surface globs, "literal" for file names)
+        or the ``literal`` paths (what the surface's links and submodules lead to).
+        Without ``walk``, only the ``tips`` themselves are looked at.
+
+        A merge's paths are those it brings to its first parent (``--diff-merges=first-parent``):
+        git shows no paths for a merge by default. Which commits are listed is git's default
+        history simplification, so a merge is listed only when it differs from every parent
+        within the pathspecs, and a side branch it took nothing from is not walked."""
+        if not (globs or literal) or not tips:
             return []
         revs = [check_ref(t) for t in tips] + [f"^{check_ref(e)}" for e in excluded]
         out = self._git(
@@ -342,9 +349,11 @@ class CodeRepo:
             "--format=%x00%H%x01%s",
             "--name-only",
             "--no-renames",
+            "--diff-merges=first-parent",
             *revs,
             "--",
             *(f":({magic}){g}" for g in globs),
+            *(f":(literal){p}" for p in literal),
         )
         commits = []
         for record in out.split("\0"):

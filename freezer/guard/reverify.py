@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from freezer.domain.errors import FreezerError, GitError
-from freezer.domain.manifest import Manifest
+from freezer.domain.manifest import Manifest, Scan
 from freezer.domain.problems import display_path
 from freezer.domain.steps import Step
 from freezer.git.gitrepo import CodeRepo
@@ -25,7 +25,7 @@ from freezer.registry.registry import frozen_fixture_files
 from freezer.registry.verdict import Failure, VersionAudit
 from freezer.resolve.grep import ENGINE, locate
 from freezer.resolve.groundtruth import check_fixtures
-from freezer.resolve.provenance import undeclared
+from freezer.resolve.provenance import follow_content, undeclared
 
 
 def _fixture_docs(
@@ -54,6 +54,50 @@ def _previous_manifest(suite: SuiteConfig, frozen: registry.FrozenVersion, manif
         return None  # the chain check (or the previous version's own audit) reports why
 
 
+def _rescan_content(repo: CodeRepo, manifest: Manifest, where: str, result: VersionAudit) -> Scan:
+    """Scan rules 2, re-derived from the recorded tips and globs as the cut derived them: what the
+    surface's links and submodules lead to, the rollback, and what cannot be seen. Each part must be
+    what the manifest recorded; what is unknown is said in the audit, not only at cut time."""
+    recorded = manifest.scan
+    assert recorded is not None
+    base = Scan(recorded.excluded, recorded.tips, recorded.globs, recorded.build_sha_known)
+    fresh = follow_content(repo, base)
+    moves = {(s.path, s.before, s.after) for s in recorded.submodules}
+    for label, before, after in (
+        ("followed links and gitlinks", set(recorded.followed), set(fresh.followed)),
+        ("submodule moves", moves, {(s.path, s.before, s.after) for s in fresh.submodules}),
+        ("rolled-back commits", set(recorded.rolled_back), set(fresh.rolled_back)),
+        ("unknown parts", set(recorded.unknown), set(fresh.unknown)),
+    ):
+        if before != after:
+            result.code_failures.append(
+                Failure(
+                    where,
+                    f"the tool-surface scan's {label} differ from what the manifest recorded: "
+                    f"recorded {len(before)}, found {len(after)} at the recorded tips",
+                )
+            )
+    # A submodule's history depends on what this clone holds: read where it can be, it must agree.
+    now = {s.path: s for s in fresh.submodules}
+    for sub in recorded.submodules:
+        again = now.get(sub.path)
+        if again is None or again.unreadable is not None:
+            continue
+        if sub.unreadable is None and set(sub.commits) != set(again.commits):
+            result.code_failures.append(
+                Failure(where, f"the submodule {sub.path}'s commits differ from what the manifest recorded")
+            )
+        elif sub.unreadable is not None:
+            result.checks.append(
+                Step("scan", f"submodule {sub.path} is readable here: {len(again.commits)} commit(s) in the move")
+            )
+    for part in recorded.unseen:
+        result.checks.append(Step("scan", f"tool surface unknown at {part.path}: {part.why}"))
+    for back in recorded.rolled_back:
+        result.checks.append(Step("scan", f'tool-surface commit {back.sha[:12]} "{back.subject}" rolled back'))
+    return fresh
+
+
 def check_provenance(
     repo: CodeRepo, suite: SuiteConfig, frozen: registry.FrozenVersion, manifest: Manifest, result: VersionAudit
 ) -> None:
@@ -65,11 +109,17 @@ def check_provenance(
         except GitError as exc:
             result.code_failures.append(Failure(where, exc.message))
             return
-    if manifest.scan is None or not manifest.scan.excluded:
-        return  # a suite's first version: nothing was scanned
+    if manifest.scan is None:
+        return  # a format-1 first version: nothing was scanned
+    scan = manifest.scan
+    if scan.rules >= 2:  # rules 1 (every version cut before) is re-run as it was cut
+        scan = _rescan_content(repo, manifest, where, result)
+    if not scan.excluded:
+        return  # a suite's first version: no earlier build to scan from
     previous = _previous_manifest(suite, frozen, manifest)
     globs = scan_globs(previous, manifest.scan.globs, manifest.globs)
-    missing = undeclared(repo, replace(manifest.scan, globs=globs), declared)
+    scan = replace(scan, globs=globs)
+    missing = undeclared(repo, scan, declared)
     for commit in missing:
         result.code_failures.append(
             Failure(

@@ -43,6 +43,9 @@ class SuiteConfig:
     code_repo: Path
     tool_surface: tuple[str, ...]
     dimensions: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_DIMENSIONS))
+    # Tool-surface globs that match nothing because that part of the surface is gone (a cut refuses
+    # a scan glob that matches nothing unless it is listed here or was gone in the previous version).
+    tool_surface_gone: tuple[str, ...] = ()
     template: Path | None = None
     kind: str = "graph"  # the built-in fixture schema: graph or generic
     schema: Path | None = None  # the suite's own fixture schema, instead of the kind's
@@ -237,6 +240,7 @@ def load_config(path: Path) -> RegistryConfig:
             versions=versions,
             code_repo=code if code.is_absolute() else root / code,
             tool_surface=tuple(raw["tool_surface"]),
+            tool_surface_gone=tuple(raw.get("tool_surface_gone") or ()),
             dimensions=dimensions,
             arms=arms,
             signatures_required=raw.get("signatures_required", 1),

@@ -14,16 +14,18 @@ hide a commit. All of it is recorded in the manifest, and audit re-runs it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from freezer.domain.errors import GitError
-from freezer.domain.manifest import CodeHistory, Manifest, Scan, TouchingCommit
+from freezer.domain.manifest import CodeHistory, Manifest, Scan, SubmoduleScan, TouchingCommit
 from freezer.domain.model import SurfaceCommit, VersionDraft
 from freezer.domain.problems import Problem
+from freezer.domain.scan import SCAN_RULES
 from freezer.git.gitrepo import CodeRepo
 from freezer.parse.document import YamlDocument
 from freezer.registry.model import scan_globs
+from freezer.resolve.surface import Surface, follow, submodule_history
 
 
 @dataclass
@@ -60,10 +62,45 @@ def scan_plan(
 
 
 def undeclared(repo: CodeRepo, scan: Scan, declared: set[str]) -> list[Any]:
-    """Commits in the scan's range that touch its globs and are not declared."""
+    """Commits in the scan's range that touch its globs (or what its links and gitlinks lead to)
+    and are not declared."""
     if not scan.excluded:
         return []  # a suite's first version: no earlier build to scan from
-    return [c for c in repo.commits_touching(scan.excluded, scan.tips, scan.globs) if c.sha not in declared]
+    found = repo.commits_touching(scan.excluded, scan.tips, scan.globs, literal=scan.literal)
+    return [c for c in found if c.sha not in declared]
+
+
+def _gitlink(repo: CodeRepo, sha: str, path: str) -> str | None:
+    for _, kind, oid, where in repo.entries(sha):
+        if where == path and kind == "commit":
+            return oid
+    return None
+
+
+def follow_content(repo: CodeRepo, scan: Scan) -> Scan:
+    """The scan under rules 2: what the surface's links and gitlinks lead to at both ends, the
+    submodules whose gitlink moved (their history read where present), and the commits of the
+    previous build that this one does not have (a rollback). Audit re-derives it the same way."""
+    surface: Surface = follow(repo, [*scan.tips, *scan.excluded], scan.globs)
+    submodules: list[SubmoduleScan] = []
+    if scan.excluded:
+        for path in sorted(surface.gitlinks):
+            after = _gitlink(repo, scan.tips[0], path)
+            before = next((b for b in (_gitlink(repo, e, path) for e in scan.excluded) if b is not None), None)
+            if before != after:
+                submodules.append(submodule_history(repo, path, before, after))
+    rolled_back: tuple[TouchingCommit, ...] = ()
+    if scan.excluded:
+        back = repo.commits_touching(scan.tips, scan.excluded, scan.globs, literal=tuple(surface.literal))
+        rolled_back = tuple(TouchingCommit(c.sha, c.subject, tuple(c.paths)) for c in back)
+    return replace(
+        scan,
+        rules=SCAN_RULES,
+        followed=tuple(surface.followed),
+        submodules=tuple(submodules),
+        rolled_back=rolled_back,
+        unknown=tuple(surface.unknown),
+    )
 
 
 def _touched(commit: Any) -> str:
@@ -113,8 +150,9 @@ def check_provenance(
             )
     if problems:
         return None, problems
-    scan = scan_plan(pinned_sha, build_sha, [c.sha for c in declared], previous, configured)
-    touching = {c.sha for c in repo.commits_touching((), [c.sha for c in declared], scan.globs, walk=False)}
+    scan = follow_content(repo, scan_plan(pinned_sha, build_sha, [c.sha for c in declared], previous, configured))
+    shas = [c.sha for c in declared]
+    touching = {c.sha for c in repo.commits_touching((), shas, scan.globs, walk=False, literal=scan.literal)}
     for commit in declared:
         if commit.sha not in touching:
             problems.append(
