@@ -6,6 +6,7 @@ module are in test_heldout_25_pending.py, marked xfail(strict=True)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -22,8 +23,6 @@ SURFACE_FILE = "crates/orbit-graph/src/tools/search.rs"
 def git(cwd: Path, *args: str) -> str:
     """Plain git, as a user at the terminal runs it (not under freezer's policy)."""
     env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-    import os
-
     done = subprocess.run(
         ["git", *args], cwd=cwd, env={**os.environ, **env}, capture_output=True, text=True, check=False
     )
@@ -369,3 +368,35 @@ def test_case10_a_duplicate_key_is_refused_where_it_is_written(
         assert f"drafts/{suite}/{rel}:{line}:" in result.text, result.text
         assert f"duplicate key {key}" in result.text or f"duplicate key '{key}'" in result.text, result.text
     assert not (api / "versions" / f"{suite}_v1").exists()
+
+
+# 3, the registry's side: a frozen file's execute bit flipped in the working tree (bytes unchanged) is a
+# modification to check, as it is to git status. (The drafts' side, modes recorded and shown in §Delta,
+# is in test_heldout_25_pending.py.)
+@pytest.mark.parametrize("rel", ["graph_v1/METHOD.md", "graph_v1/fixtures/locate-register-tools.yaml"])
+def test_case3_a_frozen_file_made_executable_is_a_modification_to_check(reg: Path, rel: str) -> None:
+    _cut(reg, "v1")
+    commit_all(reg, "freeze v1")
+    target = reg / "versions" / rel
+    data = target.read_bytes()
+    target.chmod(0o555)
+    result = run_inprocess("check", cwd=reg)
+    assert_clean_failure(result)
+    assert f"versions/{rel}" in result.out and "frozen file modified" in result.out, result.out
+    assert target.read_bytes() == data
+    target.chmod(0o444)
+    assert run_inprocess("check", cwd=reg).code == 0
+
+
+def test_case1_a_replace_ref_in_the_registry_cannot_hide_a_tampered_frozen_file(v2_frozen: Path) -> None:
+    base = git(v2_frozen, "rev-parse", "HEAD")
+    target = v2_frozen / "versions/graph_v1/METHOD.md"
+    target.chmod(0o644)
+    target.write_text(target.read_text() + "\nA sentence nobody froze.\n")
+    commit_all(v2_frozen, "tamper")
+    tampered = git(v2_frozen, "rev-parse", "HEAD")
+    git(v2_frozen, "replace", base, tampered)  # the base now shows the tampered tree to plain git
+    assert git(v2_frozen, "diff", "--stat", base, "HEAD") == ""
+    result = run_inprocess("check", "--base", base, cwd=v2_frozen)
+    assert_clean_failure(result)
+    assert "versions/graph_v1/METHOD.md" in result.out and "frozen file modified" in result.out, result.out
