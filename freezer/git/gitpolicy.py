@@ -21,7 +21,12 @@ behalf:
 * no system or user config, no user attributes or excludes file, no mailmap,
   and no inherited ``GIT_*`` variables, so a hook environment (``GIT_DIR``,
   ``GIT_INDEX_FILE``) cannot redirect a call;
-* no optional locks: reading never rewrites the index.
+* no optional locks: reading never rewrites the index;
+* no replacement objects and no grafts: ``git replace`` refs and
+  ``info/grafts`` make git show another commit's tree or parents under a SHA,
+  so a pinned commit would read as something it is not (``GIT_NO_REPLACE_OBJECTS``,
+  and ``GIT_GRAFT_FILE`` pointing at an empty file). freezer reads the objects
+  the SHAs name, as a fresh clone would.
 
 Refs that come from users are checked before they reach git, so that a
 value such as ``--output=x`` can never be read as an option.
@@ -51,6 +56,9 @@ POLICY_ENV = {
     "GIT_OPTIONAL_LOCKS": "0",
     "GIT_PAGER": "cat",
     "GIT_ATTR_NOSYSTEM": "1",
+    # A SHA names its own object: never a replacement (git replace) nor grafted parents (info/grafts).
+    "GIT_NO_REPLACE_OBJECTS": "1",
+    "GIT_GRAFT_FILE": os.devnull,
 }
 POLICY_CONFIG = (
     "protocol.allow=never",
@@ -66,6 +74,8 @@ POLICY_CONFIG = (
     "core.attributesFile=" + os.devnull,
     "core.excludesFile=" + os.devnull,
     "log.mailmap=false",
+    # GIT_GRAFT_FILE names an (empty) graft file, which git would advertise as deprecated on every call.
+    "advice.graftFileDeprecated=false",
     # The commits freezer makes (the demo) keep their bytes, and leave no gc running behind them.
     "core.autocrlf=false",
     "gc.auto=0",

@@ -9,8 +9,10 @@ tree itself: each path is looked up without following a link on the way
 (a path beyond a link or a file does not exist, as for git), a link is
 compared as a link (its target is the blob), a regular file by its raw bytes,
 hashed as git hashes a blob (``sha1("blob <size>\\0" + bytes)``, or SHA-256 in
-a SHA-256 repository). Anything else (a FIFO, a socket, a device, a folder
-where a file was) is never opened.
+a SHA-256 repository), and by its execute bit, which git records (``100755``)
+and a reader who runs the file gets: flipping it is a modification, as ``git
+status`` says. Anything else (a FIFO, a socket, a device, a folder where a file
+was) is never opened.
 """
 
 from __future__ import annotations
@@ -37,8 +39,10 @@ def algorithm_of(object_id: str) -> str:
 class WorkingTree:
     """Files under one folder of the working tree, looked up the way git would see them raw."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, file_mode: bool = True) -> None:
         self._root = os.fsencode(root)
+        # As git's core.fileMode: False where the file system keeps no execute bit worth reading.
+        self._file_mode = file_mode and os.name != "nt"
         self._folders: dict[bytes, bool] = {b"": True}
 
     def _is_folder(self, rel: bytes) -> bool:
@@ -83,6 +87,9 @@ class WorkingTree:
             return None if blob_id(target, algorithm_of(object_id)) == object_id else "M"
         if not stat.S_ISREG(info.st_mode):
             return "T"
+        executable = bool(info.st_mode & stat.S_IXUSR)
+        if self._file_mode and mode in ("100644", "100755") and executable != (mode == "100755"):
+            return "M"
         return None if self._file_id(rel, algorithm_of(object_id)) == object_id else "M"
 
     def _file_id(self, rel: bytes, algorithm: str) -> str | None:
