@@ -161,7 +161,9 @@ def test_case2_a_cut_over_a_shallow_clone_is_refused(v2_frozen: Path, surface_ch
     set_build_sha(version, build)
     result = run_inprocess("cut", "v3", cwd=v2_frozen)
     assert_clean_failure(result)
-    assert "undeclared tool-surface commit" in result.err, result.err
+    # Refused for what it is: the clone's cut-off commit would read as a root that adds every file.
+    assert "shallow clone" in result.err and "git fetch --unshallow" in result.err, result.err
+    assert "docs: README" not in result.err and "undeclared" not in result.err, result.err
     assert not (v2_frozen / "versions/graph_v3").exists()
 
 
@@ -181,6 +183,7 @@ def test_case2_audit_over_a_shallow_clone_does_not_say_verified(v2_frozen: Path)
     result = run_inprocess("audit", "v2", cwd=v2_frozen)
     assert result.code == 0, result.text  # integrity holds; the code is what cannot be read in full
     assert "code: unreachable" in result.out and "code: verified" not in result.out, result.out
+    assert "shallow clone" in result.out and "different repository" not in result.out, result.out
     strict = run_inprocess("audit", "v2", "--strict", cwd=v2_frozen)
     assert_clean_failure(strict)
 

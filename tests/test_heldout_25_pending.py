@@ -11,18 +11,12 @@ from pathlib import Path
 
 import pytest
 from test_heldout_25 import (
-    SURFACE_FILE,
     _cut,
     _delta,
     _draft_v3,
     _edit,
-    _shallow_clone,
-    _v2_objects,
     v2_frozen,  # noqa: F401 - the fixture, shared
 )
-
-from conftest import assert_clean_failure, run_inprocess
-from registry_helpers import code_commit, set_build_sha
 
 ASSET = "assets/add-timeout-flag/expected.patch"
 
@@ -131,35 +125,3 @@ def test_case5_a_bytes_only_fixture_change_is_named(v2_frozen: Path, change: str
     delta = _delta(v2_frozen, "graph_v3")
     assert "No fixture present in both versions changed." not in delta
     assert "`locate-loopaudit-variants`" in delta and "bytes" in delta
-
-
-# 2. The shallow clone is refused, but for the wrong reason: the boundary commit reads as a root
-# commit that adds every file, and audit calls the clone "a different repository".
-@pytest.mark.xfail(
-    strict=True,
-    reason="git/gitrepo.py CodeRepo must detect a shallow clone (git rev-parse --is-shallow-repository) and "
-    "refuse a scan range that crosses a shallow boundary, with the unshallow hint, instead of reading the "
-    "boundary commit as a root that touches every file",
-)
-def test_case2_a_shallow_cut_is_refused_because_it_is_shallow(v2_frozen: Path) -> None:  # noqa: F811
-    code = v2_frozen / "sample-code"
-    pins = _v2_objects(code)
-    build = code_commit(v2_frozen, {"README.md": "# orbit\n\nupdated\n"}, "docs: README")
-    _shallow_clone(v2_frozen, [*pins, build])
-    version = _draft_v3(v2_frozen)
-    set_build_sha(version, build)
-    result = run_inprocess("cut", "v3", cwd=v2_frozen)
-    assert_clean_failure(result)
-    assert "shallow" in result.err and "git fetch --unshallow" in result.err, result.err
-    assert SURFACE_FILE not in result.err  # the README commit does not touch it
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="git/gitrepo.py CodeRepo.identity compares root commits, so a shallow clone of the very "
-    "repository reads as 'a different repository (root commits differ)': it must say it is a shallow clone",
-)
-def test_case2_audit_names_the_shallow_clone(v2_frozen: Path) -> None:  # noqa: F811
-    _shallow_clone(v2_frozen, _v2_objects(v2_frozen / "sample-code"))
-    result = run_inprocess("audit", "v2", cwd=v2_frozen)
-    assert "shallow" in result.out and "different repository" not in result.out, result.out

@@ -133,6 +133,24 @@ def check_against_code(
         pinned = resolve_sha(repo, version, ("pinned_sha",), problems)
         if pinned is None:
             raise fail("resolve pinned SHA", problems)
+        if repo.shallow_boundary:
+            # The manifest identifies the repository by its root commits, and the scan reads history
+            # back to the previous version: a shallow clone shows neither truly.
+            where, _, line = suite.origin("code_repo").rpartition(":")
+            why = (
+                f"code_repo {shown_repo_path(config, suite)} is a shallow clone (its history is cut at "
+                f"{repo.shallow_boundary[0][:12]}): freezer cannot identify the repository by its root commits "
+                "nor scan the history since the previous version; fetch its whole history (git fetch --unshallow)"
+            )
+            problem = Problem(
+                where or "freezer.yaml",
+                int(line) if line.isdigit() else None,
+                None,
+                ("suites", suite.name, "code_repo"),
+                why,
+                "git",
+            )
+            raise fail("resolve pinned SHA", [problem])
         steps.append(Step("pinned_sha", f"pinned SHA {version.data['pinned_sha']} resolves to {pinned}"))
         landed = [d for d in fixture_set.fixtures if d.data["status"] == "landed"]
         steps.now(f"verifying ground truth of {len(landed)} landed fixture(s)")

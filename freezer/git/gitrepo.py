@@ -53,6 +53,14 @@ __all__ = [
 
 # A commit id or its prefix, as a version records it (SHA-1 or SHA-256 object format).
 _OBJECT_ID = re.compile(r"[0-9a-f]{7,64}")
+_FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def _range(excluded: Sequence[str], tips: Sequence[str]) -> str:
+    shown = ", ".join(t[:8] for t in tips)
+    return (
+        f"the history from {', '.join(e[:8] for e in excluded)} to {shown}" if excluded else f"the history of {shown}"
+    )
 
 
 @dataclass(frozen=True)
@@ -84,6 +92,7 @@ class CodeRepo:
         self._objects = CatFile(path)
         self._identity: dict[str, Any] | None = None
         self._checkouts: TreeCache | None = None
+        self._shallow: tuple[str, ...] | None = None
 
     def _require_clone(self, where: str, hint: str) -> None:
         """A clone with a working tree whose top level is this folder, and nothing else."""
@@ -211,12 +220,41 @@ class CodeRepo:
 
     @property
     def identity(self) -> dict[str, Any]:
-        """What identifies the repository: its root commits and its origin URL, if any."""
+        """What identifies the repository: its root commits and its origin URL, if any. A shallow
+        clone has none to show: its cut-off commits only look like roots."""
         if self._identity is None:
-            roots = self._git("rev-list", "--max-parents=0", "HEAD").split()
+            roots = [] if self.shallow_boundary else self._git("rev-list", "--max-parents=0", "HEAD").split()
             code, out, _ = git_status(["config", "--get", "remote.origin.url"], self.path)
             self._identity = {"root_commits": sorted(roots), "origin": out.strip() if code == 0 else None}
         return self._identity
+
+    @property
+    def shallow_boundary(self) -> tuple[str, ...]:
+        """The commits at which a shallow clone's history is cut (empty for a full clone): git
+        shows each as a parentless commit that adds every file it holds."""
+        if self._shallow is None:
+            self._shallow = ()
+            if self._git("rev-parse", "--is-shallow-repository").strip() == "true":
+                shallow = Path(self._git("rev-parse", "--absolute-git-dir").strip()) / "shallow"
+                try:
+                    self._shallow = tuple(shallow.read_text(encoding="ascii").split())
+                except (OSError, UnicodeDecodeError):
+                    self._shallow = ("(unreadable .git/shallow)",)
+        return self._shallow
+
+    def require_whole_history(self, excluded: Sequence[str], tips: Sequence[str], what: str) -> None:
+        """Refuse to read the history from ``excluded`` to ``tips`` when a shallow clone cuts it: a
+        cut-off commit would read as a root that adds every file, or hide the commits before it."""
+        for cut in self.shallow_boundary:
+            if not _FULL_SHA.fullmatch(cut):
+                raise GitError(f"{display_path(self.path)} is a shallow clone whose cut-off list cannot be read")
+            inside = any(self.is_ancestor(cut, tip) for tip in tips)
+            if inside and not any(self.is_ancestor(cut, old) for old in excluded):
+                raise GitError(
+                    f"the code repository {display_path(self.path)} is a shallow clone, and its history is cut "
+                    f"at {cut[:12]}, inside {what}: freezer cannot see the commits before it",
+                    hint="fetch its whole history (git fetch --unshallow); freezer never fetches",
+                )
 
     def tree(self, sha: str) -> dict[str, tuple[str, str]]:
         """Every file path at ``sha`` mapped to (mode, blob sha); read once per commit."""
@@ -341,6 +379,8 @@ class CodeRepo:
         if not (globs or literal) or not tips:
             return []
         revs = [check_ref(t) for t in tips] + [f"^{check_ref(e)}" for e in excluded]
+        if walk:
+            self.require_whole_history(excluded, tips, _range(excluded, tips))
         out = self._git(
             "log",
             *(() if walk else ("--no-walk=unsorted",)),
@@ -366,4 +406,5 @@ class CodeRepo:
 
     def count(self, excluded: str, tip: str) -> int:
         """How many commits ``tip`` has that ``excluded`` has not."""
+        self.require_whole_history((excluded,), (tip,), _range((excluded,), (tip,)))
         return int(self._git("rev-list", "--count", check_ref(tip), f"^{check_ref(excluded)}").strip())

@@ -159,6 +159,14 @@ def check_code(
     with repo:
         roots = set(manifest.code_repo.root_commits)
         try:
+            cut = repo.shallow_boundary
+            if cut:
+                result.code = (
+                    f"unreachable: the configured code repository is a shallow clone (its history is cut at "
+                    f"{cut[0][:12]}), so it cannot be told to be the same repository nor its history read; "
+                    "fetch its whole history (git fetch --unshallow)"
+                )
+                return
             here = set(repo.identity["root_commits"])
         except GitError as exc:
             result.code = f"unreachable: {exc.message}"
