@@ -79,7 +79,7 @@ class Dependency:
     relative: str  # relative to the root, with "/"
     kind: Literal["include", "module"]
     named_by: str  # the file that names it, relative to the root
-    written: str  # the include name or the !function text
+    written: str  # the include name or the (first) !function text that names it
 
 
 @dataclass
@@ -194,7 +194,8 @@ class _Visit:
     seen: set[tuple[Path, str, str]] = field(default_factory=set)
 
     def depend(self, dependency: Dependency) -> None:
-        key = (dependency.path, dependency.named_by, dependency.written)
+        """Record it, once for each file that names it (a module named by five tags is one dependency)."""
+        key = (dependency.path, dependency.kind, dependency.named_by)
         if key not in self.seen:
             self.seen.add(key)
             self.task.dependencies.append(dependency)

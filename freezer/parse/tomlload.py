@@ -121,7 +121,7 @@ def _parse(text: str, display: str, limits: Limits) -> tuple[Any, Problem | None
         message = what[: found.start()] if found else what
         return None, Problem(display, line, col, (), f"TOML syntax: {message}", "toml")
     except RecursionError:
-        line, col = _too_deep_at(text, limits.max_depth)
+        line, col = _too_deep_at(text, limits.max_depth - 1)  # the root table is a level
         return None, Problem(display, line, col, (), f"nested deeper than {limits.max_depth} levels", "toml")
     except ValueError:  # an integer of more digits than Python converts
         long = _LONG_DIGITS.search(text)
@@ -169,7 +169,12 @@ class _Walk:
         while stack:
             container, path = stack.pop()
             if len(path) >= self.limits.max_depth:
-                self.add(path, f"nested deeper than {self.limits.max_depth} levels")
+                message = f"nested deeper than {self.limits.max_depth} levels"
+                line, col = _too_deep_at(self.document.toml or "", self.limits.max_depth - 1 - len(self._table(path)))
+                if line is None:  # deep through table headers: at the header
+                    self.add(path, message)
+                else:  # deep through inline arrays and tables: at the bracket
+                    self.problems.append(Problem(self.document.display, line, col, path, message, "toml"))
                 return self.problems
             items = container.items() if isinstance(container, dict) else enumerate(container)
             children: list[tuple[Any, JsonPath]] = []
@@ -188,6 +193,11 @@ class _Walk:
                     return self.problems
             stack.extend(reversed(children))  # in the order written: problems come out in that order
         return self.problems
+
+    def _table(self, path: JsonPath) -> JsonPath:
+        """The part of ``path`` that table headers or dotted keys make: up to the first array."""
+        cut = next((index for index, part in enumerate(path) if isinstance(part, int)), len(path))
+        return path[: max(0, cut - 1)]
 
     def _value(self, container: Any, key: Any, value: Any, where: JsonPath) -> bool:
         if isinstance(value, str):
