@@ -212,9 +212,14 @@ class TaskReader:
         self.root = Path(os.path.realpath(root))
         self.limits = limits
         self._loaded: dict[Path, yamlload.LoadResult] = {}
+        # What an include name or a !function names from one folder: the same for every task there.
+        self._targets: dict[tuple[str, Path, str], tuple[tuple[Path, ...], str | None]] = {}
+        self._relatives: dict[Path, str] = {}
 
     def _relative(self, real: Path) -> str:
-        return real.relative_to(self.root).as_posix()
+        if real not in self._relatives:
+            self._relatives[real] = real.relative_to(self.root).as_posix()
+        return self._relatives[real]
 
     def _load(self, real: Path) -> yamlload.LoadResult:
         if real not in self._loaded:
@@ -282,81 +287,85 @@ class TaskReader:
         self, real: Path, document: YamlDocument, where: JsonPath, name: Any, chain: tuple[Path, ...], visit: _Visit
     ) -> Path | None:
         """The real path of the file ``name`` includes, or None (and why, located where it is written)."""
-
-        def refuse(message: str) -> None:
-            visit.refuse(document.problem(where, message, _LAYER))
-
-        if not isinstance(name, str) or not name:
-            refuse("include: names a file (a non-empty string, or a list of them) relative to this one")
-            return None
-        if os.path.isabs(name):
-            refuse(f"include {name!r} is an absolute path: name the file relative to this one, inside the drafts")
-            return None
-        candidate = real.parent / name
-        target = Path(os.path.realpath(candidate))
-        if not target.is_relative_to(self.root):
-            refuse(f"include {name!r} leaves the drafts: {self._outside(candidate)}")
-            return None
-        if target in chain:
+        target, refusal = self._include_target(real.parent, name)
+        if target is not None and target in chain:
             cycle = " -> ".join(self._relative(step) for step in (*chain[chain.index(target) :], target))
-            refuse(f"include cycle: {cycle}; no file may include itself, directly or through others")
-            return None
-        if len(chain) > MAX_INCLUDE_DEPTH:
-            refuse(f"includes nested deeper than {MAX_INCLUDE_DEPTH} files")
-            return None
-        visit.visits += 1
-        if visit.visits > MAX_INCLUDE_VISITS:
-            refuse(f"the task includes more than {MAX_INCLUDE_VISITS} files, repeats counted")
-            return None
-        try:
-            info = os.lstat(candidate)
-        except FileNotFoundError:
-            refuse(f"include {name!r} names no file (looked for {self._relative(target)}, beside this file)")
-            return None
-        except OSError as exc:
-            refuse(f"include {name!r}: cannot read {self._relative(target)}: {exc.strerror}")
-            return None
-        if stat.S_ISLNK(info.st_mode):
-            refuse(f"include {name!r} is a symbolic link: freezer freezes files as they are; name the file itself")
-            return None
-        if not stat.S_ISREG(info.st_mode):
-            refuse(f"include {name!r} names {self._relative(target)}, which is not a regular file")
+            refusal = f"include cycle: {cycle}; no file may include itself, directly or through others"
+        elif target is not None and len(chain) > MAX_INCLUDE_DEPTH:
+            refusal = f"includes nested deeper than {MAX_INCLUDE_DEPTH} files"
+        elif target is not None:
+            visit.visits += 1
+            if visit.visits > MAX_INCLUDE_VISITS:
+                refusal = f"the task includes more than {MAX_INCLUDE_VISITS} files, repeats counted"
+        if refusal is not None:
+            visit.refuse(document.problem(where, refusal, _LAYER))
             return None
         return target
 
+    def _include_target(self, folder: Path, name: Any) -> tuple[Path | None, str | None]:
+        """What ``include: name`` written in ``folder`` names: its real path, or why it is refused."""
+        if not isinstance(name, str) or not name:
+            return None, "include: names a file (a non-empty string, or a list of them) relative to this one"
+        key = ("include", folder, name)
+        if key not in self._targets:
+            target, refusal = self._file(folder, name, f"include {name!r}")
+            if target is None and refusal is None:
+                refusal = f"include {name!r} names no file (looked for {self._beside(folder, name)}, beside this file)"
+            self._targets[key] = ((target,) if target is not None else (), refusal)
+        targets, refusal = self._targets[key]
+        return (targets[0] if targets else None), refusal
+
+    def _file(self, folder: Path, name: str, what: str) -> tuple[Path | None, str | None]:
+        """The real path of the regular file ``name`` in ``folder``; (None, why) when refused, (None, None)
+        when there is none."""
+        if os.path.isabs(name):
+            return None, f"{what} is an absolute path: name the file relative to this one, inside the drafts"
+        candidate = folder / name
+        target = Path(os.path.realpath(candidate))
+        if not target.is_relative_to(self.root):
+            return None, f"{what} leaves the drafts: {self._outside(candidate)}"
+        try:
+            info = os.lstat(candidate)
+        except FileNotFoundError:
+            return None, None
+        except OSError as exc:
+            return None, f"{what} cannot be read ({self._relative(target)}: {exc.strerror})"
+        if stat.S_ISLNK(info.st_mode):
+            return None, f"{what} is a symbolic link: freezer freezes files as they are; name the file itself"
+        if not stat.S_ISREG(info.st_mode):
+            return None, f"{what} is not a regular file ({self._relative(target)})"
+        return target, None
+
+    def _beside(self, folder: Path, name: str) -> str:
+        return self._relative(Path(os.path.realpath(folder / name)))
+
     def _module(self, real: Path, document: YamlDocument, where: JsonPath, ref: FunctionRef, visit: _Visit) -> None:
         """Record the Python file ``ref`` names, relative to the folder of the file it is written in."""
+        key = ("module", real.parent, ref.raw)
+        if key not in self._targets:
+            self._targets[key] = self._module_targets(real.parent, ref)
+        targets, refusal = self._targets[key]
+        if refusal is not None:
+            visit.refuse(document.problem(where, f"!function {ref.raw!r} {refusal}", _LAYER))
+        for target in targets:
+            visit.depend(Dependency(target, self._relative(target), "module", self._relative(real), ref.raw))
 
-        def refuse(message: str) -> None:
-            visit.refuse(document.problem(where, f"!function {ref.raw!r} {message}", _LAYER))
-
+    def _module_targets(self, folder: Path, ref: FunctionRef) -> tuple[tuple[Path, ...], str | None]:
         parts = ref.module.split(".") if ref.module else []
         if not parts or not all(part.isidentifier() for part in parts) or not ref.name.isidentifier():
-            refuse("does not name a function as module.function (e.g. utils.process_docs)")
-            return
+            return (), "does not name a function as module.function (e.g. utils.process_docs)"
         names = dict.fromkeys(["/".join(parts) + ".py", ref.module + ".py"])  # lm-eval now, lm-eval 0.4
-        found = False
+        found: list[Path] = []
         for written in names:
-            candidate = real.parent / written
-            target = Path(os.path.realpath(candidate))
-            if not target.is_relative_to(self.root):
-                refuse(f"names {written}, which leaves the drafts: {self._outside(target)}")
-                return
-            try:
-                info = os.lstat(candidate)
-            except OSError:
-                continue
-            if stat.S_ISLNK(info.st_mode):
-                refuse(f"names {written}, a symbolic link: freezer freezes files as they are; put the file itself")
-                return
-            if not stat.S_ISREG(info.st_mode):
-                refuse(f"names {written}, which is not a regular file")
-                return
-            found = True
-            visit.depend(Dependency(target, self._relative(target), "module", self._relative(real), ref.raw))
+            target, refusal = self._file(folder, written, f"names {written}, which")
+            if refusal is not None:
+                return (), refusal
+            if target is not None:
+                found.append(target)
         if not found:
-            looked = " or ".join(self._relative(Path(os.path.realpath(real.parent / n))) for n in names)
-            refuse(f"names no file: looked for {looked} (an installed module cannot be frozen)")
+            looked = " or ".join(self._beside(folder, name) for name in names)
+            return (), f"names no file: looked for {looked} (an installed module cannot be frozen)"
+        return tuple(found), None
 
     def _classify(self, task: LmEvalTask, document: YamlDocument) -> None:
         named, group = task.merged.get("task"), task.merged.get("group")
