@@ -194,10 +194,14 @@ def test_includes_that_leave_the_root_or_name_no_file_are_refused_located(tmp_pa
     assert not any("secret" in str(value) for value in task.merged.values())
 
 
-def test_a_task_file_outside_the_root_is_refused(tmp_path: Path) -> None:
-    tree(tmp_path, {"drafts/keep": "", "elsewhere/t.yaml": "task: t\n"})
-    task = TaskReader(tmp_path / "drafts").read(tmp_path / "elsewhere/t.yaml")
-    assert task.kind is None and "is outside" in problems(task)[0]
+def test_a_task_file_outside_the_root_or_linked_is_refused(tmp_path: Path) -> None:
+    tree(tmp_path, {"drafts/real.yaml": "task: real\n", "elsewhere/t.yaml": "task: t\n"})
+    (tmp_path / "drafts/linked.yaml").symlink_to(tmp_path / "drafts/real.yaml")
+    reader = TaskReader(tmp_path / "drafts")
+    outside, linked = reader.read(tmp_path / "elsewhere/t.yaml"), reader.read(tmp_path / "drafts/linked.yaml")
+    assert outside.kind is None and "is outside" in problems(outside)[0]
+    assert linked.kind is None and "is a symbolic link" in problems(linked)[0]
+    assert reader.read(tmp_path / "drafts/real.yaml").name == "real"
 
 
 def test_function_modules_that_are_missing_or_leave_the_root_are_refused_located(tmp_path: Path) -> None:

@@ -84,7 +84,9 @@ class Dependency:
 
 @dataclass
 class LmEvalTask:
-    """One task file read with everything it includes: what it is, its merged keys, what it depends on."""
+    """One task file read with everything it includes: what it is, its merged keys, what it depends on.
+
+    ``merged`` shares its values with the loaded files (a reader loads each once): read it, do not change it."""
 
     path: Path
     document: YamlDocument | None  # the file's own data, for locating what is written in it
@@ -231,6 +233,10 @@ class TaskReader:
         task = LmEvalTask(Path(path), None)
         if not real.is_relative_to(self.root):
             task.problems.append(Problem(display_path(path), None, None, (), self._outside(path), _LAYER))
+            return task
+        if os.path.islink(path):
+            message = "is a symbolic link: freezer freezes files as they are; put the task file itself here"
+            task.problems.append(Problem(display_path(path), None, None, (), message, "file"))
             return task
         visit = _Visit(task)
         merged = self._config(real, (real,), visit)
