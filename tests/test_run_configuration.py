@@ -308,3 +308,21 @@ def test_the_environment_digest_covers_the_run_configuration(demo: Path, format_
         recorded.environment,
         environment_digest(data.manifest, changed),
     )
+
+
+def test_the_readme_run_block_is_a_valid_run_configuration() -> None:
+    import yaml
+
+    from freezer.schema import schemas
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("**The run configuration.**") :]
+    block = yaml.safe_load(section.split("```yaml\n", 1)[1].split("```", 1)[0])
+    version = yaml.safe_load((EXAMPLES / "graph/v2/version.yaml").read_text(encoding="utf-8"))
+    assert schemas.schema_errors(schemas.VERSION, {**version, **block}) == []
+    run = VersionDraft.from_data({**version, **block}).run
+    assert run is not None and run.harness is not None and run.harness.commit == "0a1b2c3d"
+    assert run.seeds == (1, 2, 3) and run.timeouts == {"subprocess_s": 1000}
+    # Each part is checked: an empty block, a string seed, an unknown harness key.
+    for broken in ({}, {"seeds": ["1"]}, {"harness": {"script": "x"}}):
+        assert schemas.schema_errors(schemas.VERSION, {**version, "run": broken}) != [], broken
