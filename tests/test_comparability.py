@@ -272,7 +272,7 @@ def test_each_version_records_its_comparability_against_every_earlier_one(surfac
     manifest = json.loads((v3 / "manifest.json").read_text())
     assert manifest["manifest_format"] == 3
     entry = manifest["comparability"]
-    assert entry["arms"] == {"graph-tools": ["indexer", "descriptions", "surface", "binary", "code"],
+    assert entry["arms"] == {"graph-tools": ["indexer", "descriptions", "surface", "binary", "code", "run"],
                              "grep-only": ["code_sites"]}  # fmt: skip
     assert entry["groups"]["oracle"] == "grading" and entry["groups"]["notes"] == "cosmetic"
     loaded = freezer.load("graph_v3", registry=surface_moved)

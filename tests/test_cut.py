@@ -50,7 +50,7 @@ def test_cut_v1_then_v2_and_method(reg: Path) -> None:
         assert f"`{task}`" in delta
     assert "Removed (5)" in delta and "Added (6)" in delta and "Changed (1)" in delta
     assert "`$.oracle.must_not_include`: added AuditSink, NullSink" in delta
-    moved = "fixture set, version record, indexer, descriptions, surface, binary, code under test"
+    moved = "fixture set, version record, run configuration, indexer, descriptions, surface, binary, code under test"
     assert f"these dimensions moved: **{moved}**" in delta
     assert "`$.acceptance.min_landed`: 6 → 4" in delta
     assert "- **binary build**: graph_v2: The design notes say" in delta

@@ -41,7 +41,16 @@ GROUPS = ("input", "grading", "cosmetic")
 CLASSES = ("unchanged", "cosmetic", "changed", "added", "removed")
 _DIGEST_TAG = "freezer-fixture-digest/1"
 # The delta engine's names for what moved, as arms name them.
-_DELTA_NAMES = {"code under test": "code", "binary": "binary"}
+_DELTA_NAMES = {
+    "code under test": "code",
+    "binary": "binary",
+    "run configuration": "run",
+    "version record": "record",
+    "assets": "assets",
+}
+# How many changed fields a reason names before it says how many more.
+_SHOWN_FIELDS = 4
+_RUN_ORDER = ("changed", "items", "added", "removed")
 
 
 def canonical(value: Any) -> bytes:
@@ -125,6 +134,41 @@ def _assets(side: Side) -> dict[str, str]:
     return dict(side.manifest.files)
 
 
+def _value(value: object) -> str:
+    return "∅" if value is None else str(value)
+
+
+def _field_list(items: Sequence[str]) -> str:
+    more = len(items) - _SHOWN_FIELDS
+    return ", ".join(items[:_SHOWN_FIELDS]) + (f", and {more} more" if more > 0 else "")
+
+
+def moved_text(moved: Sequence[str], delta: Delta) -> str:
+    """The dimensions that moved for an arm, the run configuration, the assets and the record each
+    with what of it moved: ``run (timeouts.subprocess_s 600 → 1000, budgets.run_usd removed)``."""
+    parts = []
+    for name in moved:
+        details: list[str] = []
+        if name == "run":  # values that changed first: they are what a reader checks a score against
+            for change in sorted(delta.run, key=lambda c: _RUN_ORDER.index(c.change)):
+                if change.change == "changed":
+                    details.append(f"{change.path} {_value(change.old)} → {_value(change.new)}")
+                elif change.change == "items":
+                    gained = f" +{', '.join(map(str, change.added))}" if change.added else ""
+                    lost = f" -{', '.join(map(str, change.removed))}" if change.removed else ""
+                    details.append(f"{change.path}{gained}{lost}")
+                elif change.change == "added":
+                    details.append(f"{change.path} added ({_value(change.new)})")
+                else:
+                    details.append(f"{change.path} removed (was {_value(change.old)})")
+        elif name == "record":
+            details = [change.path.removeprefix("$.") for change in delta.version_record]
+        elif name == "assets" and delta.assets is not None:
+            details = [f"{rel} {verb}" for verb in ("added", "removed", "changed") for rel in delta.assets.of(verb)]
+        parts.append(f"{name} ({_field_list(details)})" if details else name)
+    return ", ".join(parts)
+
+
 def compare(
     chain: Sequence[Side],
     meanings: Mapping[str, str],
@@ -179,7 +223,7 @@ def _exclusion(
         return f"not landed in {record.new}"
     reasons = []
     if record.moved:
-        reasons.append(f"moved for arm {record.arm}: {', '.join(record.moved)}")
+        reasons.append(f"moved for arm {record.arm}: {moved_text(record.moved, delta)}")
     if kind == "changed":
         fields = _changed_fields(landed_old[task], landed_new[task], groups, {"input", "grading"})
         reasons.append(f"changed what the agent sees or what grades it: {', '.join(fields)}")

@@ -59,15 +59,24 @@ def manifest_entry(
     }
 
 
-def environment_digest(manifest: Manifest) -> str:
+def environment_digest(manifest: Manifest, version: Raw | None = None) -> str:
     """One digest of the environment a version's fixtures run in: the pinned SHA, the binary as
-    frozen, and the tool-surface commits declared since the previous build."""
-    environment = {
+    frozen, the tool-surface commits declared since the previous build and, when its version.yaml
+    has one (``version``), the run configuration.
+
+    The run configuration gets a digest tag of its own (``/2``): no version frozen before ``run:``
+    existed can have one (the version schema refused it), so each of those keeps its ``/1`` digest.
+    """
+    environment: dict[str, Any] = {
         "pinned_sha": manifest.pinned_sha,
         "binary": dict(manifest.binary.raw),
         "tool_surface_commits": [c.sha for c in manifest.commits],
     }
-    return hashlib.sha256(b"freezer-environment-digest/1\n" + comparability.canonical(environment)).hexdigest()
+    tag = b"freezer-environment-digest/1\n"
+    if version is not None and "run" in version:
+        environment["run"] = version["run"]
+        tag = b"freezer-environment-digest/2\n"
+    return hashlib.sha256(tag + comparability.canonical(environment)).hexdigest()
 
 
 def record(
@@ -114,7 +123,7 @@ def recompute(suite: SuiteConfig, current: Side, record_format: int = RECORD_FOR
         raise ValueError(f"{current.name}: its manifest records no comparability")
     asset_hashes = dict(current.manifest.files)
     entry = manifest_entry(recorded.arms, recorded.groups, list(current.fixtures.values()), asset_hashes)
-    fresh = Comparability.from_data({**entry, "environment": environment_digest(current.manifest)})
+    fresh = Comparability.from_data({**entry, "environment": environment_digest(current.manifest, current.version)})
     meanings = dimensions_of(current.manifest)
     return fresh, record(current, earlier_sides(suite, current.manifest.number), meanings, entry, record_format)
 

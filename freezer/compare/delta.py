@@ -36,10 +36,14 @@ from freezer.registry.record import Side, arms_of
 
 # 3: the checks also say when the arms or the field groups of the fixture schema moved (format 2,
 # which every earlier version's delta.json holds, is still computed for them: audit recomputes it).
-DELTA_FORMAT = 3
+# 4: the run configuration (version.yaml's ``run:``) is a section and a dimension of its own,
+# no longer part of the set-level record.
+DELTA_FORMAT = 4
 # Fields of version.yaml shown in their own sections, not in the set-level record.
 _SHOWN_ELSEWHERE = ("suite", "version", "pinned_sha", "binary", "tool_surface_commits")
 _ROLLED_BACK = "tool surface"
+# What moved/unmoved call version.yaml's run: block (format 4 on).
+RUN_CONFIGURATION = "run configuration"
 
 
 def _classes(fixtures: Mapping[str, Raw]) -> dict[str, int]:
@@ -97,9 +101,18 @@ def fixture_delta(old: Mapping[str, Raw], new: Mapping[str, Raw], *, full: bool 
     }
 
 
-def version_record(version: Raw) -> dict[str, Any]:
-    """The fields of version.yaml that §Delta lists as the set-level record."""
-    return {key: value for key, value in version.items() if key not in _SHOWN_ELSEWHERE}
+def version_record(version: Raw, delta_format: int = DELTA_FORMAT) -> dict[str, Any]:
+    """The fields of version.yaml that §Delta lists as the set-level record (from format 4, the run
+    configuration has its own section)."""
+    hidden = (*_SHOWN_ELSEWHERE, "run") if delta_format >= 4 else _SHOWN_ELSEWHERE
+    return {key: value for key, value in version.items() if key not in hidden}
+
+
+def run_changes(old: Raw | None, new: Raw, *, full: bool = False) -> list[dict[str, Any]]:
+    """The run configuration field by field (paths relative to ``run``). For a first version
+    (``old`` None) every field is listed as added: that is its run configuration."""
+    before, after = dict((old or {}).get("run") or {}), dict(new.get("run") or {})
+    return [{**c, "path": c["path"].removeprefix("$.")} for c in field_changes(before, after, full=full)]
 
 
 def _comparability_changes(old: Manifest, new: Manifest, full: bool) -> list[dict[str, Any]]:
@@ -281,6 +294,7 @@ def compute(
         fixtures=None,
         assets=None,
         version_record=(),
+        run=_typed(run_changes(None, new.version, full=full)) if delta_format >= 4 else (),
         binary=(),
         checks=(),
         grep_oracle=BeforeAfter(None, _oracle(new.manifest)),
@@ -294,7 +308,9 @@ def compute(
         return first
     fixtures = FixtureDelta.from_json(fixture_delta(old.fixtures, new.fixtures, full=full))
     assets = _asset_changes(old.manifest, new.manifest)
-    record = _typed(field_changes(version_record(old.version), version_record(new.version), full=full))
+    old_record, new_record = version_record(old.version, delta_format), version_record(new.version, delta_format)
+    record = _typed(field_changes(old_record, new_record, full=full))
+    run = _typed(run_changes(old.version, new.version, full=full)) if delta_format >= 4 else ()
     binary = _typed(field_changes(dict(old.manifest.binary.raw), dict(new.manifest.binary.raw), full=full))
     checks = _typed(_check_changes(old.manifest, new.manifest, full, delta_format))
     code = _code(through)
@@ -310,6 +326,8 @@ def compute(
     unmoved: list[str] = []
     (moved if fixtures.moved else unmoved).append("fixture set")
     (moved if record else unmoved).append("version record")
+    if delta_format >= 4:
+        (moved if run else unmoved).append(RUN_CONFIGURATION)
     if assets.moved or _assets(old.manifest) or _assets(new.manifest):
         (moved if assets.moved else unmoved).append("assets")
     for entry in surface:
@@ -342,6 +360,7 @@ def compute(
         fixtures=fixtures,
         assets=assets,
         version_record=record,
+        run=run,
         binary=binary,
         checks=checks,
         grep_oracle=oracle,

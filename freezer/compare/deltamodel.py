@@ -1,7 +1,8 @@
 """The delta as typed values: what :func:`freezer.compare.delta.compute` returns.
 
-``Delta.to_json()`` is, key for key, the dict that is frozen as ``delta.json`` (formats 2 and 3;
-both have the same shape, format 3 only lists more check changes), so a frozen delta.json reads
+``Delta.to_json()`` is, key for key, the dict that is frozen as ``delta.json`` (formats 2, 3 and 4;
+2 and 3 have the same shape, format 3 only lists more check changes; format 4 adds ``run``, the
+run configuration field by field), so a frozen delta.json reads
 back with ``Delta.from_json`` and writes out again byte for byte. 0.1.0's delta (delta_v1) has a
 shape of its own and is not read here: METHOD.md renders any frozen delta.json raw.
 """
@@ -274,6 +275,9 @@ class Delta:
     fixtures: FixtureDelta | None
     assets: AssetChanges | None
     version_record: tuple[FieldChange, ...]
+    # Format 4 on: version.yaml's run configuration field by field; a first version lists every
+    # field as added. Empty (and absent from to_json) in formats 2 and 3.
+    run: tuple[FieldChange, ...]
     binary: tuple[FieldChange, ...]
     checks: tuple[FieldChange, ...]
     grep_oracle: BeforeAfter
@@ -285,9 +289,9 @@ class Delta:
 
     @classmethod
     def from_json(cls, data: Raw) -> Delta:
-        """A frozen delta.json of format 2 or 3 (or what :meth:`to_json` wrote)."""
-        if data.get("delta_format") not in (2, 3):
-            raise ValueError(f"not a delta of format 2 or 3: delta_format {data.get('delta_format')!r}")
+        """A frozen delta.json of format 2, 3 or 4 (or what :meth:`to_json` wrote)."""
+        if data.get("delta_format") not in (2, 3, 4):
+            raise ValueError(f"not a delta of format 2, 3 or 4: delta_format {data.get('delta_format')!r}")
         oracle, pinned = data["grep_oracle"], data["pinned_sha"]
         return cls(
             delta_format=data["delta_format"],
@@ -300,6 +304,7 @@ class Delta:
             fixtures=None if data["fixtures"] is None else FixtureDelta.from_json(data["fixtures"]),
             assets=None if data["assets"] is None else AssetChanges.from_json(data["assets"]),
             version_record=_changes(data["version_record"]),
+            run=_changes(data["run"]) if data["delta_format"] >= 4 else (),
             binary=_changes(data["binary"]),
             checks=_changes(data["checks"]),
             grep_oracle=BeforeAfter(oracle["before"], oracle["after"]),
@@ -312,7 +317,7 @@ class Delta:
 
     def to_json(self) -> dict[str, Any]:
         """The delta.json record (written sorted by freezer.domain.canonical)."""
-        return {
+        out = {
             "delta_format": self.delta_format,
             "from": self.from_,
             "to": self.to,
@@ -332,3 +337,6 @@ class Delta:
             "unmoved": list(self.unmoved),
             "unknown": [u.to_json() for u in self.unknown],
         }
+        if self.delta_format >= 4:  # formats 2 and 3 are frozen without it, and must read back byte for byte
+            out["run"] = _listed(self.run)
+        return out

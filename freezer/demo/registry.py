@@ -30,7 +30,7 @@ suites:
     code_repo: sample-code
     # The arms the suite is run with, and what their scores depend on (freezer compare).
     arms:
-      graph-tools: [indexer, descriptions, surface, binary, code]
+      graph-tools: [indexer, descriptions, surface, binary, code, run]
       grep-only: [code_sites]
     tool_surface:
 {globs}

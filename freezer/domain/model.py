@@ -118,6 +118,54 @@ class Binary:
         return self.build_sha is not None
 
 
+# A run parameter's value, as the version schema allows it.
+ParameterValue = str | int | float | bool | tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Harness:
+    """The harness code a sweep ran: files in the drafts (frozen as assets) and/or a repository commit."""
+
+    paths: tuple[str, ...]
+    repo: str | None
+    commit: str | None
+
+    @classmethod
+    def from_data(cls, data: Raw) -> Harness:
+        return cls(tuple(data.get("paths") or ()), data.get("repo"), data.get("commit"))
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """version.yaml's ``run:`` block: how the sweep runs the fixtures. Scores of an arm that depends
+    on ``run`` compare only while it stays the same; ``raw`` is what the delta diffs field by field."""
+
+    harness: Harness | None
+    models: Mapping[str, str]  # role (main, probe, ...) -> model id
+    seeds: tuple[int, ...]
+    budgets: Mapping[str, float]
+    timeouts: Mapping[str, float]  # seconds
+    parameters: Mapping[str, ParameterValue]
+    raw: Raw
+
+    @classmethod
+    def from_data(cls, data: Raw) -> RunConfig:
+        harness = data.get("harness")
+        parameters = {
+            name: tuple(value) if isinstance(value, list) else value
+            for name, value in (data.get("parameters") or {}).items()
+        }
+        return cls(
+            Harness.from_data(harness) if harness is not None else None,
+            dict(data.get("models") or {}),
+            tuple(data.get("seeds") or ()),
+            dict(data.get("budgets") or {}),
+            dict(data.get("timeouts") or {}),
+            parameters,
+            data,
+        )
+
+
 @dataclass(frozen=True)
 class VersionDraft:
     """version.yaml: the set-level record of a version."""
@@ -130,6 +178,7 @@ class VersionDraft:
     min_landed: int
     min_classes: int
     raw: Raw
+    run: RunConfig | None = None  # None: the draft states no run configuration
 
     @classmethod
     def from_data(cls, data: Raw) -> VersionDraft:
@@ -142,4 +191,5 @@ class VersionDraft:
             data["acceptance"]["min_landed"],
             data["acceptance"]["min_classes"],
             data,
+            RunConfig.from_data(data["run"]) if "run" in data else None,
         )

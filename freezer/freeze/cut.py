@@ -174,7 +174,7 @@ def record(
         canary=(suite.canary or None) if comparability is not None else None,
     )
     if comparability is not None:
-        entry = Comparability.from_data({**comparability, "environment": environment_digest(manifest)})
+        entry = Comparability.from_data({**comparability, "environment": environment_digest(manifest, version_data)})
         manifest = replace(manifest, comparability=entry)
     return manifest
 

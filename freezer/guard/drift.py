@@ -25,7 +25,7 @@ from freezer.domain.manifest import Manifest
 from freezer.domain.problems import Problem
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.model import Suite
-from freezer.registry.record import arms_of, default_arms
+from freezer.registry.record import arms_of, default_arms, format_2_default_arms
 from freezer.runtime.reading import MAX_TEMPLATE_BYTES, read_whole
 
 HINT = "cut the next version in the same change: the next cut records this as moved (checks) in its delta"
@@ -46,6 +46,8 @@ def _arms(suite: SuiteConfig, manifest: Manifest) -> list[str]:
     configured = suite.arms or default_arms(list(suite.dimensions))
     now = {arm: tuple(configured[arm]) for arm in sorted(configured)}
     frozen = arms_of(manifest)
+    if not suite.arms and frozen == format_2_default_arms(list(suite.dimensions)):
+        return []  # the default an earlier freezer recorded, not a config change
     changed = sorted(arm for arm in {*now, *frozen} if now.get(arm) != frozen.get(arm))
     return [f"arms: {_listed(changed)} differ from what {manifest.name} was cut with"] if changed else []
 

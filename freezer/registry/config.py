@@ -31,8 +31,10 @@ DEFAULT_DIMENSIONS = {
 
 
 # What an arm can depend on besides the suite's tool-surface dimensions: the binary, the code
-# under test as a whole (the pinned SHA), and the code at one fixture's ground-truth files.
-ARM_DIMENSIONS = ("binary", "code", "code_sites")
+# under test as a whole (the pinned SHA), the code at one fixture's ground-truth files, the run
+# configuration (version.yaml's run:), the asset files (harness scripts among them) and the
+# version record (the rest of version.yaml: purpose, provenance, caveats, sweep notes, ...).
+ARM_DIMENSIONS = ("binary", "code", "code_sites", "run", "assets", "record")
 
 
 @dataclass(frozen=True)
@@ -230,7 +232,10 @@ def load_config(path: Path) -> RegistryConfig:
         for arm, needs in arms.items():
             for index, need in enumerate(needs):
                 if need not in known:
-                    why = f"arm {arm!r} depends on {need!r}, which is not a dimension: use {', '.join(sorted(known))}"
+                    why = (
+                        f"arm {arm!r} depends on {need!r}, which is not a dimension: use one of the suite's "
+                        f"dimensions ({', '.join(dimensions)}) or {', '.join(ARM_DIMENSIONS)}"
+                    )
                     problems.append(doc.problem(("suites", name, "arms", arm, index), why, "config"))
         code = Path(raw["code_repo"])
         origins = {key: f"{display}:{doc.locate(('suites', name, key))[0]}" for key in raw}

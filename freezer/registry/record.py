@@ -6,7 +6,7 @@ schema) is answered here from that version's frozen data (the manifest, the
 frozen ``fixture.schema.json``), never from today's freezer.yaml. A version
 whose manifest format did not record something gets the documented default of
 that format: format 1 recorded no dimensions (0.1.0's defaults), formats 1 and 2
-no arms (one arm, ``all``, depending on everything).
+no arms (one arm, ``all``, depending on the dimensions, the binary and the code).
 """
 
 from __future__ import annotations
@@ -125,8 +125,16 @@ def builtin_groups(kind: str) -> dict[str, str]:
 
 
 def default_arms(dimensions: Sequence[str]) -> dict[str, tuple[str, ...]]:
-    """The arms of a suite that declares none (and of every version before manifest format 3): one
-    arm, ``all``, whose scores depend on every dimension, the binary and the code."""
+    """The arms a cut records for a suite that declares none: one arm, ``all``, whose scores
+    depend on every dimension: the suite's, the binary, the code, the run configuration, the
+    assets and the version record."""
+    return {"all": (*dimensions, "binary", "code", "run", "assets", "record")}
+
+
+def format_2_default_arms(dimensions: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """The documented default of every version before manifest format 3 (which recorded no arms),
+    and what earlier cuts of format 3 recorded for a suite that declared none: ``all``, depending
+    on every dimension, the binary and the code."""
     return {"all": (*dimensions, "binary", "code")}
 
 
@@ -142,7 +150,7 @@ def arms_of(manifest: Manifest) -> dict[str, tuple[str, ...]]:
     recorded = manifest.comparability
     if recorded is not None:
         return {arm: tuple(recorded.arms[arm]) for arm in sorted(recorded.arms)}
-    return default_arms(list(dimensions_of(manifest)))
+    return format_2_default_arms(list(dimensions_of(manifest)))
 
 
 def groups_of(frozen: FrozenVersion, manifest: Manifest) -> dict[str, str]:

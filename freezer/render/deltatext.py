@@ -48,6 +48,8 @@ def delta_lines(delta: Delta) -> list[str]:
     for changes, title in ((delta.version_record, "version.yaml"), (delta.binary, "binary"), (delta.checks, "checks")):
         for change in changes:
             lines.append(f"  {title} {change.path}: {change_text(change)}")
+    for change in delta.run:  # the run configuration (delta format 4 on)
+        lines.append(f"  run {change.path}: {change_text(change)}")
     for surface in delta.tool_surface:
         for commit in surface.commits:
             lines.append(

@@ -29,6 +29,7 @@ from freezer.schema import schemas
 from freezer.validate import drafts, rules
 from freezer.validate.fixtureset import FixtureSet as FixtureSet
 from freezer.validate.pathscan import Owners, collect_files, group_files
+from freezer.validate.runrules import run_rules
 
 VERSION_NAME = "version.yaml"
 
@@ -297,6 +298,7 @@ def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Repo
         _collect_result(result, fixture_set, report)
     if fixture_set.version is not None:
         report.problems.extend(rules.version_rules(fixture_set.version, suite.dimensions, suite.name))
+        report.problems.extend(run_rules(fixture_set.version, set(collected.assets)))
     version = fixture_set.version if not fixture_set.unreadable else None
     report.problems.extend(rules.set_rules(version, fixture_set.fixtures))
     report.problems.extend(rules.asset_rules(fixture_set.fixtures, set(collected.assets)))
