@@ -109,7 +109,8 @@ def _changed_fields(
         if key not in mine:
             continue
         kept = [rel for rel in _listed(new, key) if rel in _listed(old, key)]
-        moved.extend(rel for rel in kept if before.get(rel) != after.get(rel) and rel not in moved)
+        # A missing hash reads as "", as the digests read it.
+        moved.extend(rel for rel in kept if before.get(rel, "") != after.get(rel, "") and rel not in moved)
     return named + [f"its file {rel} changed" for rel in moved]
 
 
@@ -124,12 +125,9 @@ def _what_changed(
     groups: Mapping[str, str],
     files: tuple[Mapping[str, str], Mapping[str, str]],
 ) -> str:
-    """Never empty: the fields and files that changed, else the digest groups that moved (the
-    digests decided "changed", so one of them moved whether or not anything else can be named)."""
+    """Never empty: the fields and files that changed, else what decided "changed" (the input or
+    grading digest), so no reason can end in a colon."""
     found = _changed_fields(old, new, groups, {"input", "grading"}, files)
-    if not found:
-        before, after = fixture_digests(old, groups, files[0]), fixture_digests(new, groups, files[1])
-        found = [f"its {group} digest changed" for group in ("input", "grading") if before[group] != after[group]]
     return ", ".join(found) or "its input or grading digest changed"
 
 
