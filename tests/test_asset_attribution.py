@@ -59,7 +59,7 @@ def test_an_asset_only_change_is_attributed_to_its_fixtures_everywhere(asset_onl
     ]
     method = (version / "METHOD.md").read_text()
     assert "No fixture present in both versions changed." not in method
-    assert "Changed through the files they name, each file's content changed under the same name (2):" in method
+    assert "Changed through their files, the same names with new content (2):" in method
     assert f"- `add-timeout-flag` (`{PATCH}` changed)" in method
     assert f"- `explain-pipeline` (`{GRADER}` changed)" in method
 
