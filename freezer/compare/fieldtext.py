@@ -17,13 +17,12 @@ marked the same way, clipped for huge texts.
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 from typing import Any
 
-from freezer.domain.canonical import compact
+from freezer.domain.canonical import SPACED, compact, dumps
 
 SHOWN = 120  # the width delta_v1 clips a value to
 LINE_WIDTH = 160
@@ -98,7 +97,11 @@ def _marked(value: Any) -> str:
 
 
 def _json(value: Any) -> str:
-    return _mark_spaces(json.dumps(value, ensure_ascii=True, sort_keys=True, default=repr), True)
+    try:
+        text = dumps(value, ascii_only=True, separators=SPACED, nan=True)
+    except (TypeError, ValueError):  # no JSON value (a YAML date): unquoted, so it reads like no JSON text
+        text = "<" + dumps(repr(value), ascii_only=True, separators=SPACED, nan=True)[1:-1] + ">"
+    return _mark_spaces(text, True)
 
 
 STYLES = (_plain, _marked, _json)
@@ -209,6 +212,8 @@ def _block(removed: list[str], added: list[str], width: int | None) -> list[str]
     if clash:  # unpaired lines that clip alike: shown whole, as JSON (injective)
         shown_old = [_json(line) if s in clash else s for s, line in zip(shown_old, removed, strict=True)]
         shown_new = [_json(line) if s in clash else s for s, line in zip(shown_new, added, strict=True)]
+    if set(shown_old) & set(shown_new):  # a JSON line met a line that reads like one: the whole block as JSON
+        shown_old, shown_new = [_json(line) for line in removed], [_json(line) for line in added]
     return [f"-{s}" for s in shown_old] + [f"+{s}" for s in shown_new]
 
 
