@@ -31,6 +31,7 @@ from typing import Any
 
 from freezer.compare.delta import compute as compute_delta
 from freezer.compare.deltamodel import Delta
+from freezer.compare.fieldtext import same
 from freezer.domain.canonical import compact
 from freezer.domain.manifest import TouchingCommit
 from freezer.domain.model import Fixture, Raw
@@ -40,6 +41,9 @@ from freezer.validate.rules import FILE_FIELDS
 GROUPS = ("input", "grading", "cosmetic")
 CLASSES = ("unchanged", "cosmetic", "changed", "added", "removed")
 _DIGEST_TAG = "freezer-fixture-digest/1"
+# Comparability format 3 on: a changed fixture's reason names the files whose content changed, and
+# is never empty (formats 1 and 2 froze "changed ...: " with nothing after it for those).
+NAMING_FORMAT = 3
 # The delta engine's names for what moved, as arms name them.
 _DELTA_NAMES = {
     "code under test": "code",
@@ -92,9 +96,48 @@ def fixture_class(old: Mapping[str, str] | None, new: Mapping[str, str] | None) 
     return "changed"
 
 
-def _changed_fields(old: Raw, new: Raw, groups: Mapping[str, str], wanted: set[str]) -> list[str]:
+def _changed_fields(
+    old: Raw,
+    new: Raw,
+    groups: Mapping[str, str],
+    wanted: set[str],
+    files: tuple[Mapping[str, str], Mapping[str, str]] | None = None,
+) -> list[str]:
+    """What changed of ``wanted`` groups: the fields whose value changed, then every file a field
+    of theirs names (assets, graders) whose content changed under the same name. Without
+    ``files`` (the frozen asset hashes of both ends), as comparability formats 1 and 2 froze it:
+    fields only, by Python's equality."""
     keys = sorted(set(old) | set(new))
-    return [k for k in keys if groups.get(k, "input") in wanted and old.get(k) != new.get(k)]
+    mine = [k for k in keys if groups.get(k, "input") in wanted]
+    if files is None:
+        return [k for k in mine if old.get(k) != new.get(k)]
+    named = [k for k in mine if not same(old.get(k), new.get(k))]
+    before, after = files
+    moved: list[str] = []
+    for key in FILE_FIELDS:
+        if key not in mine:
+            continue
+        kept = [rel for rel in _listed(new, key) if rel in _listed(old, key)]
+        # A missing hash reads as "", as the digests read it.
+        moved.extend(rel for rel in kept if before.get(rel, "") != after.get(rel, "") and rel not in moved)
+    return named + [f"its file {rel} changed" for rel in moved]
+
+
+def _listed(fixture: Raw, key: str) -> list[str]:
+    value = fixture.get(key)
+    return [str(rel) for rel in value] if isinstance(value, list) else []
+
+
+def _what_changed(
+    old: Raw,
+    new: Raw,
+    groups: Mapping[str, str],
+    files: tuple[Mapping[str, str], Mapping[str, str]],
+) -> str:
+    """Never empty: the fields and files that changed, else what decided "changed" (the input or
+    grading digest), so no reason can end in a colon."""
+    found = _changed_fields(old, new, groups, {"input", "grading"}, files)
+    return ", ".join(found) or "its input or grading digest changed"
 
 
 @dataclass
@@ -174,8 +217,11 @@ def compare(
     meanings: Mapping[str, str],
     arms: Mapping[str, Sequence[str]],
     groups: Mapping[str, str],
+    *,
+    record_format: int = NAMING_FORMAT,
 ) -> list[PairRecord]:
-    """One record per arm for ``chain[0]`` → ``chain[-1]`` (every version in between accumulates)."""
+    """One record per arm for ``chain[0]`` → ``chain[-1]`` (every version in between accumulates).
+    ``record_format`` is the comparability.json format whose reasons to give (audit recomputes old ones)."""
     old, new = chain[0], chain[-1]
     delta = compute_delta(chain, meanings)
     moved_names = {_DELTA_NAMES.get(name, name) for name in delta.moved}
@@ -189,13 +235,14 @@ def compare(
         for task in sorted(set(landed_old) | set(landed_new))
     }
     touching = delta.code.touching_ground_truth if delta.code else ()
+    files = (_assets(old), _assets(new)) if record_format >= NAMING_FORMAT else None
     records = []
     for arm, needs in arms.items():
         suite_level = [n for n in needs if n != "code_sites"]
         moved = [n for n in suite_level if n in moved_names]
         record = PairRecord(old.name, new.name, arm, tuple(needs), moved, dict(classes))
         for task, kind in classes.items():
-            reason = _exclusion(task, kind, record, unknown, touching, landed_old, landed_new, groups, delta)
+            reason = _exclusion(task, kind, record, unknown, touching, landed_old, landed_new, groups, delta, files)
             if reason:
                 record.excluded[task] = reason
             else:
@@ -215,8 +262,11 @@ def _exclusion(
     landed_new: Mapping[str, Raw],
     groups: Mapping[str, str],
     delta: Delta,
+    files: tuple[Mapping[str, str], Mapping[str, str]] | None = None,
 ) -> str | None:
-    """Why ``task``'s scores cannot be compared for the record's arm (every reason), or None."""
+    """Why ``task``'s scores cannot be compared for the record's arm (every reason), or None.
+    ``files``, the frozen file hashes of both ends, lets a changed fixture name the files whose
+    content changed, and its reason never be empty (None: as comparability format 2 froze it)."""
     if kind == "added":
         return f"added in {record.new}"
     if kind == "removed":
@@ -225,8 +275,12 @@ def _exclusion(
     if record.moved:
         reasons.append(f"moved for arm {record.arm}: {moved_text(record.moved, delta)}")
     if kind == "changed":
-        fields = _changed_fields(landed_old[task], landed_new[task], groups, {"input", "grading"})
-        reasons.append(f"changed what the agent sees or what grades it: {', '.join(fields)}")
+        old, new = landed_old[task], landed_new[task]
+        if files is None:
+            what = ", ".join(_changed_fields(old, new, groups, {"input", "grading"}))
+        else:
+            what = _what_changed(old, new, groups, files)
+        reasons.append(f"changed what the agent sees or what grades it: {what}")
     blind = [n for n in record.depends_on if n in unknown and n != "code_sites"]
     if blind:
         reasons.append(f"cannot tell whether {', '.join(blind)} moved: {unknown[blind[0]]}")

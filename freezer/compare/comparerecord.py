@@ -36,7 +36,8 @@ from freezer.registry.record import read as read_verified
 
 # 2: each pair is read the stricter way where the two versions disagree (an arm that depends on
 # more, a field in a stricter group). Format 1, which earlier versions froze, is still recomputed.
-RECORD_FORMAT = 2
+# 3: a changed fixture's reason names its files whose content changed (comparability.NAMING_FORMAT).
+RECORD_FORMAT = comparability.NAMING_FORMAT
 
 
 def manifest_entry(
@@ -95,7 +96,7 @@ def record(
             old = earlier[index].manifest
             arms = strictest_arms(arms_of(old), arms)
             groups = strictest_groups(*(g for g in (recorded_groups(old),) if g is not None), groups)
-        pairs = comparability.compare(chain, meanings, arms, groups)
+        pairs = comparability.compare(chain, meanings, arms, groups, record_format=record_format)
         against.append({"version": earlier[index].name, "arms": [pair.to_json() for pair in pairs]})
     return {"comparability_format": record_format, "version": current.name, "against": against}
 

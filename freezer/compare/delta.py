@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from freezer.compare import fieldtext
 from freezer.compare.delta_v1 import field_changes as clipped_field_changes
 from freezer.compare.delta_v1 import flatten
 from freezer.compare.deltamodel import (
@@ -26,6 +27,7 @@ from freezer.compare.deltamodel import (
     Delta,
     DeltaCommit,
     FieldChange,
+    FilesChange,
     FixtureDelta,
     SurfaceEntry,
     Unknown,
@@ -33,11 +35,14 @@ from freezer.compare.deltamodel import (
 from freezer.domain.manifest import Manifest
 from freezer.domain.model import Raw
 from freezer.registry.record import Side, arms_of
+from freezer.validate.rules import FILE_FIELDS
 
 # 3: the checks also say when the arms or the field groups of the fixture schema moved (format 2,
 # which every earlier version's delta.json holds, is still computed for them: audit recomputes it).
 # 4: the run configuration (version.yaml's ``run:``) is a section and a dimension of its own,
-# no longer part of the set-level record.
+# no longer part of the set-level record; a multi-line text also changes as a line diff, two
+# different values never render alike (fieldtext), and fixtures name the files they use whose
+# content changed.
 DELTA_FORMAT = 4
 # Fields of version.yaml shown in their own sections, not in the set-level record.
 _SHOWN_ELSEWHERE = ("suite", "version", "pinned_sha", "binary", "tool_surface_commits")
@@ -54,9 +59,13 @@ def _classes(fixtures: Mapping[str, Raw]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def field_changes(old: Raw, new: Raw, *, full: bool = False) -> list[dict[str, Any]]:
+def field_changes(old: Raw, new: Raw, *, full: bool = False, delta_format: int = DELTA_FORMAT) -> list[dict[str, Any]]:
     """Field-level differences by JSON path. Clipped text by default (what delta.json froze and
-    METHOD.md shows); ``full`` keeps each value as it is, for machines (``diff --format json``)."""
+    METHOD.md shows); ``full`` keeps each value as it is, for machines (``diff --format json``).
+    From format 4 a multi-line text also carries its line diff (``lines``), and two different
+    values are always shown so that they read differently (:mod:`freezer.compare.fieldtext`)."""
+    if delta_format >= 4:
+        return fieldtext.field_changes(flatten(old), flatten(new), full=full)
     if not full:
         return clipped_field_changes(dict(old), dict(new))
     before, after = flatten(old), flatten(new)
@@ -76,22 +85,31 @@ def field_changes(old: Raw, new: Raw, *, full: bool = False) -> list[dict[str, A
     return changes
 
 
-def fixture_delta(old: Mapping[str, Raw], new: Mapping[str, Raw], *, full: bool = False) -> dict[str, Any]:
+def fixture_delta(
+    old: Mapping[str, Raw], new: Mapping[str, Raw], *, full: bool = False, delta_format: int = DELTA_FORMAT
+) -> dict[str, Any]:
     """Fixtures added, removed and changed field by field, by task id. Unlike 0.1.0's (kept
-    unchanged in delta_v1 for its frozen versions), a fixture need not have a class."""
+    unchanged in delta_v1 for its frozen versions), a fixture need not have a class. From format
+    4, ``true`` and ``1`` differ (as they do in the fixture's digests)."""
 
     def brief(f: Raw) -> dict[str, Any]:
         return {"task_id": f["task_id"], "class": f.get("class"), "status": f["status"]}
 
     both = sorted(set(old) & set(new))
+
+    def differs(task: str) -> bool:
+        return not fieldtext.same(old[task], new[task]) if delta_format >= 4 else old[task] != new[task]
+
     old_classes, new_classes = _classes(old), _classes(new)
     return {
         "added": [brief(new[t]) for t in sorted(set(new) - set(old))],
         "removed": [brief(old[t]) for t in sorted(set(old) - set(new))],
         "changed": [
-            {"task_id": t, "fields": field_changes(old[t], new[t], full=full)} for t in both if old[t] != new[t]
+            {"task_id": t, "fields": field_changes(old[t], new[t], full=full, delta_format=delta_format)}
+            for t in both
+            if differs(t)
         ],
-        "unchanged": [t for t in both if old[t] == new[t]],
+        "unchanged": [t for t in both if not differs(t)],
         "classes": {
             "before": old_classes,
             "after": new_classes,
@@ -115,7 +133,7 @@ def run_changes(old: Raw | None, new: Raw, *, full: bool = False) -> list[dict[s
     return [{**c, "path": c["path"].removeprefix("$.")} for c in field_changes(before, after, full=full)]
 
 
-def _comparability_changes(old: Manifest, new: Manifest, full: bool) -> list[dict[str, Any]]:
+def _comparability_changes(old: Manifest, new: Manifest, full: bool, delta_format: int) -> list[dict[str, Any]]:
     """Arms and field groups that moved between two versions that both recorded them (format 3)."""
     before, after = old.comparability, new.comparability
     if before is None or after is None:
@@ -123,9 +141,9 @@ def _comparability_changes(old: Manifest, new: Manifest, full: bool) -> list[dic
     changes: list[dict[str, Any]] = []
     old_arms = {arm: list(needs) for arm, needs in arms_of(old).items()}
     new_arms = {arm: list(needs) for arm, needs in arms_of(new).items()}
-    for change in field_changes(old_arms, new_arms, full=full):
+    for change in field_changes(old_arms, new_arms, full=full, delta_format=delta_format):
         changes.append({**change, "path": "arm " + change["path"].removeprefix("$.")})
-    for change in field_changes(dict(before.groups), dict(after.groups), full=full):
+    for change in field_changes(dict(before.groups), dict(after.groups), full=full, delta_format=delta_format):
         changes.append({**change, "path": "field group " + change["path"].removeprefix("$.")})
     return changes
 
@@ -164,10 +182,11 @@ def _check_changes(old: Manifest, new: Manifest, full: bool, delta_format: int) 
             }
         )
     if old.checks.dimensions is not None and new.checks.dimensions is not None:
-        for change in field_changes(dict(old.checks.dimensions), dict(new.checks.dimensions), full=full):
+        dimensions = (dict(old.checks.dimensions), dict(new.checks.dimensions))
+        for change in field_changes(*dimensions, full=full, delta_format=delta_format):
             changes.append({**change, "path": "dimension " + change["path"].removeprefix("$.")})
     if delta_format >= 3:
-        changes.extend(_comparability_changes(old, new, full))
+        changes.extend(_comparability_changes(old, new, full, delta_format))
     return changes
 
 
@@ -186,6 +205,29 @@ def _asset_changes(old: Manifest, new: Manifest) -> AssetChanges:
         tuple(sorted(set(before) - set(after))),
         tuple(sorted(rel for rel in set(before) & set(after) if before[rel] != after[rel])),
     )
+
+
+def _through_files(old: Side, new: Side) -> tuple[FilesChange, ...]:
+    """Fixtures in both versions that name a file (assets, graders) whose content changed: a
+    fixture can change what its agent sees with its own YAML untouched."""
+    before, after = old.manifest.files, new.manifest.files
+    found = []
+    for task in sorted(set(old.fixtures) & set(new.fixtures)):
+        named = [
+            rel
+            for key in FILE_FIELDS
+            for rel in _named(old.fixtures[task], key)
+            if rel in _named(new.fixtures[task], key)
+        ]
+        moved = sorted({rel for rel in named if before.get(rel) != after.get(rel)})
+        if moved:
+            found.append(FilesChange(task, tuple(moved)))
+    return tuple(found)
+
+
+def _named(fixture: Raw, key: str) -> list[str]:
+    value = fixture.get(key)
+    return [str(rel) for rel in value] if isinstance(value, list) else []
 
 
 def _build_unknown(side_: Side) -> str | None:
@@ -306,12 +348,15 @@ def compute(
     )
     if old is None:
         return first
-    fixtures = FixtureDelta.from_json(fixture_delta(old.fixtures, new.fixtures, full=full))
+    fixtures = FixtureDelta.from_json(fixture_delta(old.fixtures, new.fixtures, full=full, delta_format=delta_format))
     assets = _asset_changes(old.manifest, new.manifest)
-    old_record, new_record = version_record(old.version, delta_format), version_record(new.version, delta_format)
-    record = _typed(field_changes(old_record, new_record, full=full))
+    if delta_format >= 4:
+        fixtures = replace(fixtures, through_files=_through_files(old, new))
+    versions = (version_record(old.version, delta_format), version_record(new.version, delta_format))
+    record = _typed(field_changes(*versions, full=full, delta_format=delta_format))
     run = _typed(run_changes(old.version, new.version, full=full)) if delta_format >= 4 else ()
-    binary = _typed(field_changes(dict(old.manifest.binary.raw), dict(new.manifest.binary.raw), full=full))
+    binaries = (dict(old.manifest.binary.raw), dict(new.manifest.binary.raw))
+    binary = _typed(field_changes(*binaries, full=full, delta_format=delta_format))
     checks = _typed(_check_changes(old.manifest, new.manifest, full, delta_format))
     code = _code(through)
     if not code.recorded:

@@ -2,7 +2,8 @@
 
 ``Delta.to_json()`` is, key for key, the dict that is frozen as ``delta.json`` (formats 2, 3 and 4;
 2 and 3 have the same shape, format 3 only lists more check changes; format 4 adds ``run``, the
-run configuration field by field), so a frozen delta.json reads
+run configuration field by field, line diffs and the fixtures changed through their files), so a
+frozen delta.json reads
 back with ``Delta.from_json`` and writes out again byte for byte. 0.1.0's delta (delta_v1) has a
 shape of its own and is not read here: METHOD.md renders any frozen delta.json raw.
 """
@@ -26,7 +27,10 @@ CHANGE_KINDS: tuple[ChangeKind, ...] = ("added", "removed", "changed", "items")
 class FieldChange:
     """One differing JSON path. Which values a kind carries: added → ``new``; removed → ``old``;
     changed → ``old`` and ``new``; items → ``added`` and ``removed``. Values are clipped text in
-    delta.json and METHOD.md, and whole JSON values in ``freezer diff --format json``."""
+    delta.json and METHOD.md, and whole JSON values in ``freezer diff --format json``.
+
+    ``lines`` (delta format 4, absent from the JSON when empty) is a multi-line text's change as
+    a unified-style line diff: ``@@`` hunk headers, then lines marked `` ``, ``-`` or ``+``."""
 
     path: str
     change: ChangeKind
@@ -34,6 +38,7 @@ class FieldChange:
     new: object = None
     added: tuple[object, ...] = ()
     removed: tuple[object, ...] = ()
+    lines: tuple[str, ...] = ()
 
     @classmethod
     def from_json(cls, data: Raw) -> FieldChange:
@@ -42,7 +47,8 @@ class FieldChange:
             raise ValueError(f"unknown change kind {kind!r} at {data.get('path')!r}")
         if kind == "items":
             return cls(data["path"], kind, added=tuple(data["added"]), removed=tuple(data["removed"]))
-        return cls(data["path"], cast(ChangeKind, kind), old=data.get("old"), new=data.get("new"))
+        lines = tuple(data.get("lines") or ())
+        return cls(data["path"], cast(ChangeKind, kind), old=data.get("old"), new=data.get("new"), lines=lines)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"path": self.path, "change": self.change}
@@ -52,6 +58,8 @@ class FieldChange:
             out["old"] = self.old
         if self.change in ("added", "changed"):
             out["new"] = self.new
+        if self.lines:
+            out["lines"] = list(self.lines)
         return out
 
 
@@ -89,6 +97,17 @@ class FixtureChange:
 
 
 @dataclass(frozen=True)
+class FilesChange:
+    """A fixture whose named files (assets, graders) changed content while it kept their names (format 4)."""
+
+    task_id: str
+    files: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"task_id": self.task_id, "files": list(self.files)}
+
+
+@dataclass(frozen=True)
 class ClassCounts:
     """Landed fixtures per class on either side, and the classes that appeared or went."""
 
@@ -113,6 +132,8 @@ class FixtureDelta:
     changed: tuple[FixtureChange, ...]
     unchanged: tuple[str, ...]
     classes: ClassCounts
+    # Format 4: fixtures changed through their files (None: not recorded, formats 2 and 3).
+    through_files: tuple[FilesChange, ...] | None = None
 
     @property
     def moved(self) -> bool:
@@ -121,6 +142,7 @@ class FixtureDelta:
     @classmethod
     def from_json(cls, data: Raw) -> FixtureDelta:
         classes = data["classes"]
+        through = data.get("changed_through_files")
         return cls(
             tuple(FixtureBrief.from_json(f) for f in data["added"]),
             tuple(FixtureBrief.from_json(f) for f in data["removed"]),
@@ -129,16 +151,20 @@ class FixtureDelta:
             ClassCounts(
                 dict(classes["before"]), dict(classes["after"]), tuple(classes["added"]), tuple(classes["removed"])
             ),
+            None if through is None else tuple(FilesChange(f["task_id"], tuple(f["files"])) for f in through),
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "added": [f.to_json() for f in self.added],
             "removed": [f.to_json() for f in self.removed],
             "changed": [c.to_json() for c in self.changed],
             "unchanged": list(self.unchanged),
             "classes": self.classes.to_json(),
         }
+        if self.through_files is not None:
+            out["changed_through_files"] = [f.to_json() for f in self.through_files]
+        return out
 
 
 @dataclass(frozen=True)

@@ -7,18 +7,32 @@ from __future__ import annotations
 
 from typing import Literal
 
+from freezer.compare import fieldtext
 from freezer.compare.deltamodel import Delta, FieldChange
 
 _VERBS: tuple[Literal["added", "removed", "changed"], ...] = ("added", "removed", "changed")
 
 
 def change_text(change: FieldChange) -> str:
+    """One line for a change; a reader can always tell its two sides apart (never ``X → X``).
+    A change with a line diff says so: :func:`change_lines` gives the diff itself."""
     if change.change == "items":
-        # Shown as the lists they are in delta.json.
-        return f"+{list(change.added)} -{list(change.removed)}"
-    old = change.old if change.change in ("removed", "changed") else "∅"
-    new = change.new if change.change in ("added", "changed") else "∅"
-    return f"{old} → {new}"
+        # Shown as the lists they are in delta.json, unless two items would read alike.
+        added, removed = [repr(x) for x in change.added], [repr(x) for x in change.removed]
+        if not all(fieldtext.tellable(a, r) for a in added for r in removed):
+            added, removed = fieldtext.shown_items(change.added, change.removed, width=None)
+        return f"+[{', '.join(added)}] -[{', '.join(removed)}]"
+    if change.lines:
+        return f"{change.change}, line by line:"
+    if change.change == "changed":
+        old, new = fieldtext.shown_pair(change.old, change.new, width=None)
+        return f"{old} → {new}"
+    return f"∅ → {change.new}" if change.change == "added" else f"{change.old} → ∅"
+
+
+def change_lines(change: FieldChange, lead: str) -> list[str]:
+    """The change's own line, then its line diff (if any) indented beneath it."""
+    return [f"{lead}{change.path}: {change_text(change)}", *(f"          {line}" for line in change.lines)]
 
 
 def delta_lines(delta: Delta) -> list[str]:
@@ -41,15 +55,17 @@ def delta_lines(delta: Delta) -> list[str]:
         for changed in delta.fixtures.changed:
             lines.append(f"  ~ {changed.task_id}")
             for change in changed.fields:
-                lines.append(f"      {change.path}: {change_text(change)}")
+                lines.extend(change_lines(change, "      "))
+        for through in delta.fixtures.through_files or ():
+            lines.append(f"  ~ {through.task_id} through its files: {', '.join(through.files)} changed")
     for verb in _VERBS:
         for rel in delta.assets.of(verb) if delta.assets else ():
             lines.append(f"  asset {verb}: {rel}")
     for changes, title in ((delta.version_record, "version.yaml"), (delta.binary, "binary"), (delta.checks, "checks")):
         for change in changes:
-            lines.append(f"  {title} {change.path}: {change_text(change)}")
+            lines.extend(change_lines(change, f"  {title} "))
     for change in delta.run:  # the run configuration (delta format 4 on)
-        lines.append(f"  run {change.path}: {change_text(change)}")
+        lines.extend(change_lines(change, "  run "))
     for surface in delta.tool_surface:
         for commit in surface.commits:
             lines.append(

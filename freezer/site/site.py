@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from freezer.compare import fieldtext
 from freezer.compare.comparability import compare, fixture_class, fixture_digests
 from freezer.compare.delta import compute as compute_delta
 from freezer.compare.delta import field_changes
@@ -293,14 +294,20 @@ def _histories(versions: list[VersionPage]) -> dict[str, list[dict[str, Any]]]:
                     "path": f"../{_version_folder(page.frozen.name)}/index.html",
                     "status": fixture["status"],
                     "class": change,
-                    "fields": [
-                        {**f, **{side: _shown(f[side]) if side in f else "—" for side in ("old", "new")}}
-                        for f in fields
-                    ],
+                    "fields": [_history_field(f) for f in fields],
                 }
             )
             last[task] = {"fixture": fixture, "digests": digests}
     return histories
+
+
+def _history_field(change: dict[str, Any]) -> dict[str, Any]:
+    """A field change as the history table shows it; two values that would read alike (a trailing
+    space, another Unicode normal form) are shown apart (fieldtext)."""
+    shown = {side: _shown(change[side]) if side in change else "—" for side in ("old", "new")}
+    if change["change"] == "changed" and not fieldtext.tellable(shown["old"], shown["new"]):
+        shown["old"], shown["new"] = fieldtext.shown_pair(change["old"], change["new"], width=None)
+    return {**change, **shown}
 
 
 def _shown(value: Any) -> str:
