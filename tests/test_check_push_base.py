@@ -9,11 +9,14 @@ from it would pass any committed change.
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from conftest import assert_clean_failure, run_inprocess
 from registry_helpers import commit_all, set_drafts
@@ -236,3 +239,43 @@ def test_under_ci_with_nothing_to_merge_into_the_message_reads_right(pushed: Pat
     assert_clean_failure(result, code=2)
     assert "the base of this change (the branch it merges into) is not fetched" in result.err
     assert "the base the branch" not in result.err
+
+
+def _workflow_check_args(reg: Path, tmp_path: Path) -> tuple[dict[str, Any], list[str]]:
+    """The workflow `freezer init` writes, and the arguments its check step gives freezer."""
+    made = run_inprocess("init", str(tmp_path / "new"), "--code-repo", str(reg / "sample-code"), cwd=tmp_path)
+    assert made.code == 0, made.text
+    workflow = yaml.safe_load((tmp_path / "new/.github/workflows/freezer.yml").read_text(encoding="utf-8"))
+    steps = workflow["jobs"]["check"]["steps"]
+    runs = [shlex.split(step["run"]) for step in steps if "run" in step]
+    (check,) = [argv for argv in runs if argv[:2] == ["freezer", "check"]]
+    return workflow, check[1:]
+
+
+def test_the_init_workflow_gives_check_its_base_on_push_and_on_pull_request(pushed: Path, tmp_path: Path) -> None:
+    workflow, args = _workflow_check_args(pushed, tmp_path)
+    triggers = workflow[True] if True in workflow else workflow["on"]  # YAML 1.1 reads `on` as true
+    assert set(triggers) == {"push", "pull_request"}
+    (checkout,) = [
+        s for s in workflow["jobs"]["check"]["steps"] if str(s.get("uses", "")).startswith("actions/checkout")
+    ]
+    assert checkout["with"]["fetch-depth"] == 0  # the commit before a push, and the base branch, are fetched
+    assert all("github.event" not in arg and arg != "--base" for arg in args)  # nothing an event lacks
+    before = _git(pushed, "rev-parse", "HEAD")
+    _recut_v2_without_hooks(pushed)
+    _git(pushed, "checkout", "-q", "-b", "feature")
+    _git(pushed, "push", "-q", "origin", "main", "feature")
+    on_push = run_inprocess(*args, cwd=_checkout(pushed, tmp_path), env=_push_event(tmp_path, before))
+    assert_clean_failure(on_push)
+    assert "frozen file modified: graph_v2" in on_push.out
+    # The same change as a pull request from a branch cut before the re-cut.
+    _git(pushed, "checkout", "-q", "-B", "topic", before)
+    _recut_v2_without_hooks(pushed)
+    _git(pushed, "push", "-q", "origin", "topic")
+    _git(pushed, "push", "-q", "-f", "origin", f"{before}:refs/heads/main")
+    payload = {"pull_request": {"base": {"sha": before, "ref": "main"}}}
+    env = {**_event(tmp_path, "pull_request", payload), "GITHUB_BASE_REF": "main"}
+    on_pull = run_inprocess(*args, cwd=_checkout(pushed, tmp_path, "topic"), env=env)
+    assert_clean_failure(on_pull)
+    assert "(merge-base of HEAD and origin/main)" in on_pull.out
+    assert "frozen file modified: graph_v2" in on_pull.out
