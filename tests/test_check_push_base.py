@@ -12,6 +12,7 @@ import json
 import shlex
 import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +57,7 @@ def _checkout(reg: Path, tmp_path: Path, branch: str = "main") -> Path:
     return clone
 
 
-def _event(tmp_path: Path, name: str, payload: dict[str, object]) -> dict[str, str]:
+def _event(tmp_path: Path, name: str, payload: Mapping[str, object]) -> dict[str, str]:
     path = tmp_path / f"event-{name}.json"
     path.write_text(json.dumps(payload), encoding="utf-8")
     return {**CI, "GITHUB_EVENT_NAME": name, "GITHUB_EVENT_PATH": str(path)}
@@ -241,7 +242,7 @@ def test_under_ci_with_nothing_to_merge_into_the_message_reads_right(pushed: Pat
     assert "the base the branch" not in result.err
 
 
-def _workflow_check_args(reg: Path, tmp_path: Path) -> tuple[dict[str, Any], list[str]]:
+def _workflow_check_args(reg: Path, tmp_path: Path) -> tuple[dict[Any, Any], list[str]]:
     """The workflow `freezer init` writes, and the arguments its check step gives freezer."""
     made = run_inprocess("init", str(tmp_path / "new"), "--code-repo", str(reg / "sample-code"), cwd=tmp_path)
     assert made.code == 0, made.text
