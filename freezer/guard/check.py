@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from freezer.domain.errors import FreezerError
@@ -28,10 +29,11 @@ from freezer.git.registrygit import BaseTree, RegistryGit
 from freezer.guard import audit
 from freezer.guard.drift import drift
 from freezer.registry import registry
-from freezer.registry.config import CONFIG_NAME, FrozenLayout, RegistryConfig, frozen_layouts
+from freezer.registry.config import CONFIG_NAME, FrozenLayout, RegistryConfig, SuiteConfig, frozen_layouts
 from freezer.registry.model import Suite
 from freezer.registry.verdict import CodeStatus, VersionAudit
 from freezer.render.attest import SIGNATURES
+from freezer.runtime import work
 from freezer.runtime.paths import unsafe_folder_reason
 from freezer.runtime.reading import read_whole
 from freezer.trust import checkpoint, lifecycle
@@ -162,7 +164,8 @@ def _new_versions(
     config: RegistryConfig, frozen_by_folder: dict[str, set[str]], code: CodeChecks, report: CheckReport
 ) -> None:
     """Every entry of a versions folder that the base did not freeze must be a valid new version,
-    audited as ``freezer audit`` audits it."""
+    audited as ``freezer audit`` audits it (with the code checks, on every core, as audit does)."""
+    pending: list[tuple[SuiteConfig, registry.FrozenVersion]] = []
     for suite in config.suites.values():
         if not suite.versions.is_dir() or not suite.versions.is_relative_to(config.root):
             continue
@@ -180,10 +183,15 @@ def _new_versions(
             if number is None:
                 report.problems.append(_frozen_problem(shown, f"not part of any version of suite {suite.name!r}"))
                 continue
-            version = registry.FrozenVersion(suite.name, number, suite.versions / entry)
-            result = audit.audit_one(suite, version, code=code.run, against=None)
-            report.new_versions.append(entry)
-            _report_audit(result, code, report)
+            pending.append((suite, registry.FrozenVersion(suite.name, number, suite.versions / entry)))
+    workers = work.cores(len(pending)) if code.run else 1
+    for result in work.map_on_cores(partial(_audit_new, code=code.run), pending, workers=workers):
+        report.new_versions.append(result.name)
+        _report_audit(result, code, report)
+
+
+def _audit_new(pair: tuple[SuiteConfig, registry.FrozenVersion], code: bool) -> VersionAudit:
+    return audit.audit_one(*pair, code=code, against=None)
 
 
 def _report_audit(result: VersionAudit, code: CodeChecks, report: CheckReport) -> None:
