@@ -17,7 +17,16 @@ V2 = EXAMPLES / "graph" / "v2"
 # The tests play a developer at a terminal. The CI machine that runs them sets CI (and may set
 # GitHub's variables), which would switch freezer to its CI behaviour (a required base for
 # check, GitHub annotations, colour rules). Tests that need those set them explicitly.
-for _variable in ("CI", "GITHUB_ACTIONS", "GITHUB_BASE_REF", "GITHUB_HEAD_REF", "NO_COLOR", "FORCE_COLOR"):
+for _variable in (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITHUB_BASE_REF",
+    "GITHUB_HEAD_REF",
+    "GITHUB_EVENT_NAME",
+    "GITHUB_EVENT_PATH",
+    "NO_COLOR",
+    "FORCE_COLOR",
+):
     os.environ.pop(_variable, None)
 
 

@@ -74,11 +74,6 @@ def test_case3_the_frozen_copy_of_an_executable_asset_keeps_its_execute_bit(api:
 
 
 # 4. Text that looks the same and is not: §Delta must make the difference visible.
-@pytest.mark.xfail(
-    strict=True,
-    reason="render/deltatext.py (and the diff text of compare/deltamodel) prints both sides as they are: "
-    "when old and new display alike, it must escape what differs (e.g. U+0301, U+00A0)",
-)
 @pytest.mark.parametrize(
     ("old", "new"),
     [

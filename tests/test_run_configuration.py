@@ -96,7 +96,8 @@ def test_method_md_shows_the_run_configuration(demo_build: Path) -> None:
     assert "these dimensions moved: **fixture set, version record, run configuration," in v2
     # Not also inside the set-level record.
     record = v2[v2.index("### Set-level record") : v2.index("### Run configuration")]
-    assert "run." not in record and "subprocess" not in record
+    # (Its line diffs quote the sweep notes, which mention run.py and the subprocess timeout.)
+    assert "`$.run" not in record and "subprocess_s" not in record
     v1 = (demo_build / "versions/graph_v1/METHOD.md").read_text(encoding="utf-8")
     first = v1[v1.index("## Delta vs") : v1.index("## Comparability")]
     assert "Run configuration of this first version" in first

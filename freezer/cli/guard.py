@@ -148,12 +148,23 @@ def check(
         Optional[str],
         typer.Option(
             "--base",
-            help="Ref to compare with. Default: the merge-base with origin/$GITHUB_BASE_REF, the upstream, "
-            "or origin/HEAD; else HEAD.",
+            help="Ref to compare with. Default: on a GitHub push, the commit before the push; on a pull "
+            "request, the merge-base with its base branch; else the upstream or origin/HEAD; else HEAD.",
         ),
     ] = None,
+    no_code: Annotated[
+        bool,
+        typer.Option("--no-code", help="Check new versions' integrity only; skip the code repository."),
+    ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict", help="Fail when a new version's code repository is unreachable or its pin is on no branch."
+        ),
+    ] = False,
     registry: RegistryOption = None,
     fmt: FormatOption = None,
 ) -> int:
-    """Pre-merge guard: drafts validate, frozen files are untouched, new versions verify and chain."""
-    return hooks.run_check(base, registry, check_format(fmt))
+    """Pre-merge guard: drafts validate, frozen files are untouched, new versions verify, chain and pass
+    audit's code checks when the code repository is reachable."""
+    return hooks.run_check(base, registry, check_format(fmt), code=not no_code, strict=strict)

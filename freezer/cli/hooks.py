@@ -84,16 +84,20 @@ def fast_path(args: list[str]) -> int | None:
         return exc.exit_code
 
 
-def run_check(base: str | None, registry: Path | None, fmt: str) -> int:
+def run_check(base: str | None, registry: Path | None, fmt: str, *, code: bool = True, strict: bool = False) -> int:
     # start-up time: the guard (git reading, the audit) is check's alone; validate runs without it
     from freezer.guard import check as check_mod
 
     cfg = config_mod.load(registry)
-    report = check_mod.check(cfg, base)
+    report = check_mod.check(cfg, base, check_mod.CodeChecks(run=code, strict=strict))
     if fmt == "json":
         return output.say_outcome("check", report)
     for line in output.problem_lines(report.problems, fmt):
         output.say(line)
+    for one in report.code:
+        # A new version whose code was not re-checked passed less than an audit: say so, every time.
+        mark = "✓" if one.status == "verified" else "✗" if one.status == "failed" else "!"
+        output.say(f"{mark} {one.name}: code: {one.detail}")
     summary = f"against {report.base[:8]} ({report.base_source})"
     if report.new_versions:
         summary += f"; new: {', '.join(report.new_versions)}"

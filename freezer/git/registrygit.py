@@ -8,13 +8,13 @@ the working tree is read by :mod:`freezer.git.worktree`, never through git.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from freezer.domain.errors import GitError, UsageError
 from freezer.domain.problems import display_path
 from freezer.git.catfile import CatFile, Unreadable
+from freezer.git.cibase import CiEvent, ci_event, is_object_id
 from freezer.git.gitpolicy import check_ref, run_git
 from freezer.git.worktree import Entry, WorkingTree
 
@@ -57,6 +57,16 @@ def _index_status(was: Entry | None, now: Staged | None) -> str | None:
     return None if object_id == now.object_id else "M"
 
 
+def _not_fetched(base: str, fetch: str | None, more: str = "") -> UsageError:
+    """The one message for a base the job has not fetched: a pull request's, a push's, a new branch's."""
+    return UsageError(
+        f"the base {base} is not fetched, so freezer cannot tell what was frozen before this change",
+        hint=(f"fetch it first ({fetch}; " if fetch else "pass --base REF (")
+        + "with actions/checkout, set fetch-depth: 0)"
+        + more,
+    )
+
+
 class RegistryGit:
     """The registry's own git repository, for the pre-merge guard."""
 
@@ -93,48 +103,117 @@ class RegistryGit:
                 hint="fetch it first (e.g. git fetch origin main) or pass --base",
             ) from None
 
-    def default_base(self) -> tuple[str, str]:
-        """The base a CI user expects: the pull request's target, the upstream, origin's default branch.
-
-        Under CI a base that is not fetched is an error, never a silent fallback: comparing with
-        HEAD would pass a committed tamper. A local run with none of them compares with HEAD and
-        says so.
-        """
-        target = os.environ.get("GITHUB_BASE_REF")
-        in_ci = bool(target) or os.environ.get("GITHUB_ACTIONS") == "true" or os.environ.get("CI") == "true"
-        candidates = [f"origin/{target}"] if target else ["@{upstream}", "origin/HEAD"]
-        for candidate in candidates:
-            try:
-                tip = self._run("rev-parse", "--verify", "--quiet", f"{candidate}^{{commit}}").strip()
-            except GitError:
-                continue
-            try:
-                base = self._run("merge-base", tip, "HEAD").strip()
-            except GitError:
-                raise UsageError(
-                    f"HEAD and {candidate} share no history in the registry repository, so freezer cannot tell "
-                    "what was frozen before this change",
-                    hint="fetch the full history (git fetch --unshallow, or actions/checkout with fetch-depth: 0) "
-                    "or pass --base",
-                ) from None
-            return base, f"merge-base of HEAD and {candidate}"
-        self.require_repo()
+    def _commit(self, name: str) -> str | None:
+        """The commit ``name`` resolves to, or None when the registry repository does not have it."""
         try:
-            head = self._run("rev-parse", "--verify", "--quiet", "HEAD^{commit}").strip()
+            return self._run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}").strip()
         except GitError:
+            return None
+
+    def _merge_base(self, tip: str, label: str) -> str:
+        try:
+            return self._run("merge-base", tip, "HEAD").strip()
+        except GitError:
+            raise UsageError(
+                f"HEAD and {label} share no history in the registry repository, so freezer cannot tell "
+                "what was frozen before this change",
+                hint="fetch the full history (git fetch --unshallow, or actions/checkout with fetch-depth: 0) "
+                "or pass --base",
+            ) from None
+
+    def default_base(self) -> tuple[str, str]:
+        """The base a CI user expects: on a push, the commit before it; on a pull request, its target;
+        else the upstream or origin's default branch.
+
+        Under CI a base that is not fetched, or a push whose base nobody can know, is an error, never
+        a silent fallback: comparing with HEAD would pass a committed tamper. A local run with none
+        of them compares with HEAD and says so.
+        """
+        event = ci_event()
+        if event.is_push:
+            found = self._push_base(event)
+            if found is not None:
+                return found
+        candidates: list[tuple[str, str]] = []
+        if event.base_ref:
+            candidates.append((f"origin/{event.base_ref}", f"origin/{event.base_ref}"))
+        if event.is_pull_request and is_object_id(event.pull_base_sha):
+            assert event.pull_base_sha is not None
+            candidates.append((event.pull_base_sha, f"the pull request's base {event.pull_base_sha[:8]}"))
+        fallback = not candidates
+        for candidate, label in candidates or [("@{upstream}", "@{upstream}"), ("origin/HEAD", "origin/HEAD")]:
+            tip = self._commit(candidate)
+            if tip is None:
+                continue
+            base = self._merge_base(tip, label)
+            if fallback and event.in_ci and base == self._commit("HEAD"):
+                # A push job's upstream is the pushed commit: comparing with it checks nothing committed.
+                raise UsageError(
+                    f"the base {label} is HEAD itself, so freezer cannot tell what was frozen before this change",
+                    hint="pass --base REF (the commit the change starts from); on GitHub Actions, run on push "
+                    "or pull_request, whose base freezer reads from the event",
+                )
+            return base, f"merge-base of HEAD and {label}"
+        self.require_repo()
+        head = self._commit("HEAD")
+        if head is None:
             # An unborn HEAD has no base to fetch, in CI or not: nothing can have been frozen yet.
             return EMPTY_TREE, "nothing committed yet: every version is new"
-        if in_ci:
-            wanted = f"origin/{target}" if target else "the branch this change merges into"
+        if event.in_ci:
+            if event.base_ref:
+                raise _not_fetched(f"origin/{event.base_ref}", f"git fetch origin {event.base_ref}")
+            if candidates:
+                raise _not_fetched(f"{candidates[0][0][:12]} (the pull request's base commit)", None)
             raise UsageError(
-                f"the base {wanted} is not fetched, so freezer cannot tell what was frozen before this change",
-                hint=(f"fetch it first (git fetch origin {target}; " if target else "pass --base REF (")
-                + "with actions/checkout, set fetch-depth: 0)",
+                "the base of this change (the branch it merges into) is not fetched, so freezer cannot tell "
+                "what was frozen before this change",
+                hint="pass --base REF (with actions/checkout, set fetch-depth: 0)",
             )
         return (
             head,
             "HEAD: no upstream branch or origin/HEAD found, so only uncommitted changes are checked; pass --base",
         )
+
+    def _push_base(self, event: CiEvent) -> tuple[str, str] | None:
+        """A push's base: the commit before it; for a new branch, where it left the default branch.
+
+        None outside CI when the push names no usable base (the local defaults apply then)."""
+        before = event.before
+        if event.payload_problem is not None or not is_object_id(before):
+            if not event.in_ci:
+                return None
+            why = event.payload_problem or f"its payload gives no commit before the push (before: {before!r})"
+            raise UsageError(
+                f"this job runs on a push, but {why}; so freezer cannot tell what was frozen before this change",
+                hint="run freezer check where GitHub Actions writes the event (GITHUB_EVENT_PATH), or pass --base REF",
+            )
+        assert before is not None
+        if not event.creates_branch:
+            found = self._commit(before)
+            if found is None:
+                if not event.in_ci:
+                    return None
+                raise _not_fetched(
+                    f"{before[:12]} (the commit before this push)",
+                    f"git fetch origin {before}",
+                    "; after a force-push that commit may be on no branch: pass --base REF",
+                )
+            return found, f"the commit before this push ({before[:8]})"
+        default = event.default_branch
+        pushed = event.pushed_ref or "a new branch"
+        if default is not None and pushed == f"refs/heads/{default}":
+            # The first push of the default branch: nothing was frozen before it.
+            return EMPTY_TREE, f"this push creates {default}, the default branch: every version is new"
+        label = f"origin/{default}" if default else "origin/HEAD"
+        tip = self._commit(label)
+        if tip is None:
+            if not event.in_ci:
+                return None
+            raise _not_fetched(
+                f"{label} (the default branch {pushed.removeprefix('refs/heads/')} was pushed from)",
+                f"git fetch origin {default}" if default else None,
+            )
+        return self._merge_base(tip, label), f"merge-base of HEAD and {label}: this push creates {pushed}"
 
     def at(self, ref: str) -> BaseTree:
         """Files and folders of commit ``ref``, read through one ``git cat-file --batch``."""

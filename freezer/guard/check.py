@@ -6,16 +6,21 @@ change under review cannot switch the guard off: no file of a version frozen
 in the base may be modified, deleted or renamed whatever the working config
 now says, and a config change that moves, drops or narrows anything frozen is
 reported. Every version that is new in the working tree must verify and
-chain to its predecessor. git is asked only for stored object ids (the base's
-tree, the index) and freezer hashes the frozen files on disk itself, so no
-attribute-driven program runs and no checkout conversion hides a change; only
-new versions are audited.
+chain to its predecessor, and, when the code repository is reachable, pass
+the same code checks that ``freezer audit`` runs (the pinned SHA, the ground
+truth, Gate B, the undeclared tool-surface scan): a guard that saw less than
+the audit would pass a version the audit rejects. Where the code cannot be
+reached, the report says so for each new version. git is asked only for
+stored object ids (the base's tree, the index) and freezer hashes the frozen
+files on disk itself, so no attribute-driven program runs and no checkout
+conversion hides a change; only new versions are audited.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from freezer.domain.errors import FreezerError
@@ -24,15 +29,29 @@ from freezer.git.registrygit import BaseTree, RegistryGit
 from freezer.guard import audit
 from freezer.guard.drift import drift
 from freezer.registry import registry
-from freezer.registry.config import CONFIG_NAME, FrozenLayout, RegistryConfig, frozen_layouts
+from freezer.registry.config import CONFIG_NAME, FrozenLayout, RegistryConfig, SuiteConfig, frozen_layouts
 from freezer.registry.model import Suite
+from freezer.registry.verdict import CodeStatus, VersionAudit
 from freezer.render.attest import SIGNATURES
+from freezer.runtime import work
 from freezer.runtime.paths import unsafe_folder_reason
 from freezer.runtime.reading import read_whole
 from freezer.trust import checkpoint, lifecycle
 from freezer.validate.validate import validate_suite
 
 _VERBS = {"M": "modified", "D": "deleted", "A": "added", "T": "changed type", "U": "unmerged"}
+
+
+@dataclass(frozen=True)
+class NewVersionCode:
+    """What the code checks said about one new version: audit's code status and its detail."""
+
+    name: str
+    status: CodeStatus  # verified, failed, unreachable, or not checked (--no-code, or integrity failed)
+    detail: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name, "status": self.status, "detail": self.detail}
 
 
 @dataclass
@@ -42,6 +61,7 @@ class CheckReport:
     problems: list[Problem] = field(default_factory=list)
     new_versions: list[str] = field(default_factory=list)
     drafts_checked: int = 0
+    code: list[NewVersionCode] = field(default_factory=list)  # one per new version, in new_versions' order
 
     @property
     def ok(self) -> bool:
@@ -52,6 +72,7 @@ class CheckReport:
             "base": self.base,
             "base_source": self.base_source,
             "new_versions": self.new_versions,
+            "code": [c.to_json() for c in self.code],
             "problems": [p.to_json() for p in self.problems],
         }
 
@@ -131,8 +152,20 @@ def _guard_frozen(git: RegistryGit, base: str, frozen: dict[str, list[str]], roo
         )
 
 
-def _new_versions(config: RegistryConfig, frozen_by_folder: dict[str, set[str]], report: CheckReport) -> None:
-    """Every entry of a versions folder that the base did not freeze must be a valid new version."""
+@dataclass(frozen=True)
+class CodeChecks:
+    """How far ``check`` goes into the code repository for a new version."""
+
+    run: bool = True  # False: --no-code, integrity only (as ``audit --no-code``)
+    strict: bool = False  # as ``audit --strict``: unreachable code, or a pin on no branch, fails
+
+
+def _new_versions(
+    config: RegistryConfig, frozen_by_folder: dict[str, set[str]], code: CodeChecks, report: CheckReport
+) -> None:
+    """Every entry of a versions folder that the base did not freeze must be a valid new version,
+    audited as ``freezer audit`` audits it (with the code checks, on every core, as audit does)."""
+    pending: list[tuple[SuiteConfig, registry.FrozenVersion]] = []
     for suite in config.suites.values():
         if not suite.versions.is_dir() or not suite.versions.is_relative_to(config.root):
             continue
@@ -150,11 +183,41 @@ def _new_versions(config: RegistryConfig, frozen_by_folder: dict[str, set[str]],
             if number is None:
                 report.problems.append(_frozen_problem(shown, f"not part of any version of suite {suite.name!r}"))
                 continue
-            version = registry.FrozenVersion(suite.name, number, suite.versions / entry)
-            result, _ = audit.integrity(suite, version)
-            report.new_versions.append(entry)
-            for failure in result.failures:
-                report.problems.append(_frozen_problem(failure.file, f"new version {entry}: {failure.message}"))
+            pending.append((suite, registry.FrozenVersion(suite.name, number, suite.versions / entry)))
+    workers = work.cores(len(pending)) if code.run else 1
+    for result in work.map_on_cores(partial(_audit_new, code=code.run), pending, workers=workers):
+        report.new_versions.append(result.name)
+        _report_audit(result, code, report)
+
+
+def _audit_new(pair: tuple[SuiteConfig, registry.FrozenVersion], code: bool) -> VersionAudit:
+    return audit.audit_one(*pair, code=code, against=None)
+
+
+def _report_audit(result: VersionAudit, code: CodeChecks, report: CheckReport) -> None:
+    entry = result.name
+    for failure in result.failures + result.code_failures:
+        report.problems.append(_frozen_problem(failure.file, f"new version {entry}: {failure.message}"))
+    detail = result.code
+    if not code.run:
+        detail = "not checked (--no-code)"
+    elif result.failures:
+        detail = "not checked: the version's integrity failed first"
+    report.code.append(NewVersionCode(entry, result.code_status, detail))
+    if not code.strict or result.failures:
+        return
+    where = display_path(result.path)
+    if result.code_status == "unreachable":
+        report.problems.append(
+            _frozen_problem(where, f"new version {entry}: --strict: its code could not be checked ({result.code})")
+        )
+    elif result.pin_reach == "":
+        report.problems.append(
+            _frozen_problem(
+                where,
+                f"new version {entry}: --strict: its pinned commit is on no branch (only this machine holds it)",
+            )
+        )
 
 
 def _guard_status_log(root: Path, before: bytes | None, report: CheckReport) -> None:
@@ -205,7 +268,7 @@ def _guard_envelopes(root: Path, before: dict[str, bytes | None], report: CheckR
             )
 
 
-def check(config: RegistryConfig, base: str | None) -> CheckReport:
+def check(config: RegistryConfig, base: str | None, code: CodeChecks | None = None) -> CheckReport:
     git = RegistryGit(config.root)
     base_sha, source = git.default_base() if base is None else (git.resolve(base), base)
     report = CheckReport(base_sha, source)
@@ -234,6 +297,6 @@ def check(config: RegistryConfig, base: str | None) -> CheckReport:
         frozen_by_folder.setdefault(layout.versions, set()).update(frozen)
         _config_changes(layout, frozen, config, base_sha, report)
     _guard_frozen(git, base_sha, {f: sorted(n) for f, n in frozen_by_folder.items()}, config.root, report)
-    _new_versions(config, frozen_by_folder, report)
+    _new_versions(config, frozen_by_folder, code or CodeChecks(), report)
     report.problems.extend(drift(config))
     return report

@@ -1,7 +1,8 @@
 """Config edits that would change what a frozen version means, found by ``freezer check``.
 
 A frozen version answers every question about itself from its own record (its
-arms, field groups, dimensions, template, fixture files, tool-surface globs),
+arms, field groups, dimensions, template, fixture files, tool-surface globs,
+the fixture schema its fixtures met: a built-in kind or the suite's own),
 so editing freezer.yaml cannot change what the past says. But an edit made
 after the latest cut, with no cut beside it, leaves the config saying one thing
 and the latest version another: whoever reads the config believes the edit
@@ -12,7 +13,10 @@ version in the same change, and its delta records the edit as moved (the
 template, the globs). Only what a version's manifest format recorded is
 compared: a version cut before arms were recorded has no arms to disagree with.
 The template is compared when freezer.yaml names one (the shipped template
-changes with freezer itself, which is no config edit).
+changes with freezer itself, which is no config edit); for the same reason a
+built-in schema is compared by its kind, and a suite's own schema by its bytes,
+whether or not the field groups it gives moved (a new bound or a new required
+field changes what a valid fixture is, and no group says so).
 """
 
 from __future__ import annotations
@@ -22,11 +26,13 @@ from collections.abc import Callable, Sequence
 
 from freezer.domain.errors import FreezerError
 from freezer.domain.manifest import Manifest
-from freezer.domain.problems import Problem
+from freezer.domain.problems import Problem, display_path
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.model import Suite
 from freezer.registry.record import arms_of, default_arms, format_2_default_arms
+from freezer.registry.registry import FROZEN_SCHEMA
 from freezer.runtime.reading import MAX_TEMPLATE_BYTES, read_whole
+from freezer.schema.schemas import MAX_SCHEMA_BYTES
 
 HINT = "cut the next version in the same change: the next cut records this as moved (checks) in its delta"
 
@@ -85,6 +91,35 @@ def _template(suite: SuiteConfig, manifest: Manifest) -> list[str]:
     return [f"the METHOD.md template differs from the copy {manifest.name} froze (METHOD.md.j2)"]
 
 
+def _schema_named(kind: str, suite: SuiteConfig | None = None) -> str:
+    if kind == "custom":
+        return f"the suite's own schema ({display_path(suite.schema)})" if suite and suite.schema else "its own schema"
+    return f"the built-in {kind} schema"
+
+
+def _kind(suite: SuiteConfig, manifest: Manifest) -> list[str]:
+    now = "custom" if suite.schema is not None else suite.kind
+    frozen = manifest.checks.fixture_schema_kind
+    if now == frozen:
+        return []
+    return [
+        f"the fixtures now follow {_schema_named(now, suite)}, but {manifest.name} was cut with {_schema_named(frozen)}"
+    ]
+
+
+def _schema(suite: SuiteConfig, manifest: Manifest) -> list[str]:
+    recorded = manifest.checks.fixture_schema
+    if suite.schema is None or recorded is None or recorded.kind != "custom":
+        return []  # a change of kind is _kind's
+    digest = hashlib.sha256(read_whole(suite.schema, MAX_SCHEMA_BYTES)).hexdigest()
+    if digest == recorded.sha256:
+        return []
+    return [
+        f"the fixture schema {display_path(suite.schema)} differs from the copy {manifest.name} froze "
+        f"({FROZEN_SCHEMA}), though the field groups it gives may not"
+    ]
+
+
 def _fixtures(suite: SuiteConfig, manifest: Manifest) -> list[str]:
     contents = manifest.contents
     if contents is None:
@@ -111,9 +146,16 @@ def _globs(suite: SuiteConfig, manifest: Manifest) -> list[str]:
     return found
 
 
-_CHECKS: tuple[tuple[str, Callable[[SuiteConfig, Manifest], list[str]]], ...] = (
+def _schema_key(suite: SuiteConfig) -> str:
+    """Where a change of fixture schema is written: ``schema:`` when the suite names its own, else ``kind:``."""
+    return "schema" if suite.schema is not None or "schema" in suite.origins else "kind"
+
+
+_CHECKS: tuple[tuple[str | Callable[[SuiteConfig], str], Callable[[SuiteConfig, Manifest], list[str]]], ...] = (
     ("arms", _arms),
     ("schema", _groups),
+    (_schema_key, _kind),
+    ("schema", _schema),
     ("dimensions", _dimensions),
     ("template", _template),
     ("fixtures", _fixtures),
@@ -138,8 +180,9 @@ def drift(config: RegistryConfig) -> list[Problem]:
             except (FreezerError, OSError, ValueError) as exc:
                 detail = exc.message if isinstance(exc, FreezerError) else str(exc)
                 messages = [f"cannot be compared with what {manifest.name} was cut with: {detail}"]
-            where, line = _origin(suite, key)
+            name = key if isinstance(key, str) else key(suite)
+            where, line = _origin(suite, name)
             for message in messages:
                 text = f"suite {suite.name!r}: {message}; {HINT}"
-                found.append(Problem(where, line, None, ("suites", suite.name, key), text, "frozen"))
+                found.append(Problem(where, line, None, ("suites", suite.name, name), text, "frozen"))
     return found
