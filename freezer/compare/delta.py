@@ -17,19 +17,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from freezer.compare import fieldtext
+from freezer.compare import between, fieldtext
 from freezer.compare.delta_v1 import field_changes as clipped_field_changes
 from freezer.compare.delta_v1 import flatten
 from freezer.compare.deltamodel import (
     AssetChanges,
     BeforeAfter,
-    CodeDelta,
     Delta,
-    DeltaCommit,
     FieldChange,
     FilesChange,
     FixtureDelta,
-    SurfaceEntry,
     Unknown,
 )
 from freezer.domain.manifest import Manifest
@@ -46,7 +43,6 @@ from freezer.validate.rules import FILE_FIELDS
 DELTA_FORMAT = 4
 # Fields of version.yaml shown in their own sections, not in the set-level record.
 _SHOWN_ELSEWHERE = ("suite", "version", "pinned_sha", "binary", "tool_surface_commits")
-_ROLLED_BACK = "tool surface"
 # What moved/unmoved call version.yaml's run: block (format 4 on).
 RUN_CONFIGURATION = "run configuration"
 
@@ -230,59 +226,6 @@ def _named(fixture: Raw, key: str) -> list[str]:
     return [str(rel) for rel in value] if isinstance(value, list) else []
 
 
-def _build_unknown(side_: Side) -> str | None:
-    binary = side_.manifest.binary
-    if binary.build_known:
-        return None
-    return f"{side_.name}: {binary.build_sha_unknown or 'no build SHA was recorded'}"
-
-
-def _surface(through: Sequence[Side], meanings: Mapping[str, str], chain: Sequence[Side]) -> tuple[SurfaceEntry, ...]:
-    # In order: the suite's dimensions, then any other a commit names. The order is part of the rendered delta.
-    meaning = dict(meanings)
-    commits: dict[str, list[DeltaCommit]] = {name: [] for name in meanings}
-    for version in through:
-        for commit in version.manifest.commits:
-            commits.setdefault(commit.dimension, []).append(
-                DeltaCommit(version.name, commit.sha, commit.declared_as, commit.task, commit.effect, commit.subject)
-            )
-    # A rollback moves the surface back: each dropped commit under the dimension a version declared it
-    # in, else under "tool surface" (it came before the suite's first version, or was never declared).
-    declared = {c.sha: c for side in chain for c in side.manifest.commits}
-    for version in through:
-        scan = version.manifest.scan
-        for back in scan.rolled_back if scan is not None else ():
-            was = declared.get(back.sha)
-            effect = f"rolled back: the previous build had it, this one has not ({', '.join(back.paths[:5])})"
-            commits.setdefault(was.dimension if was else _ROLLED_BACK, []).append(
-                DeltaCommit(version.name, back.sha, None, was.task if was else None, effect, back.subject)
-            )
-            meaning.setdefault(_ROLLED_BACK, "tool-surface commits a rollback dropped, under no declared dimension")
-    return tuple(SurfaceEntry(name, meaning.get(name, ""), tuple(found)) for name, found in commits.items())
-
-
-def _unseen(through: Sequence[Side]) -> list[Unknown]:
-    """What the tool-surface scan of a version along the chain could not see (scan rules 2)."""
-    found = []
-    for version in through:
-        scan = version.manifest.scan
-        for part in scan.unseen if scan is not None else ():
-            found.append(Unknown(f"tool surface at {part.path}", f"{version.name}: {part.why}"))
-    return found
-
-
-def _code(through: Sequence[Side]) -> CodeDelta:
-    missing = tuple(s.name for s in through if not s.manifest.code_history_recorded)
-    histories = [s.manifest.code_history for s in through if s.manifest.code_history is not None]
-    return CodeDelta(
-        not missing,
-        missing,
-        sum(h.ahead for h in histories),
-        sum(h.behind for h in histories),
-        tuple(c for h in histories for c in h.touching_ground_truth),
-    )
-
-
 def _typed(changes: list[dict[str, Any]]) -> tuple[FieldChange, ...]:
     return tuple(FieldChange.from_json(c) for c in changes)
 
@@ -305,7 +248,7 @@ def compute(
     new = chain[-1]
     old = chain[0] if len(chain) > 1 else None
     through = list(chain[1:]) if old else [new]
-    surface = _surface(through, meanings, chain)
+    surface = between.surface(through, meanings, chain)
     ends = [s for s in (old, new) if s is not None]
     incomplete = [s for s in through if s.manifest.scan is not None and not s.manifest.scan.build_sha_known]
     caveats = []
@@ -321,8 +264,8 @@ def compute(
             f"({which}). A tool-surface commit after those could be in the binary without being declared: "
             "the tool-surface record of this version may be incomplete."
         )
-    unknown = [Unknown("binary build", why) for why in (_build_unknown(s) for s in ends) if why is not None]
-    unseen = _unseen(through)
+    unknown = [Unknown("binary build", why) for why in (between.build_unknown(s) for s in ends) if why is not None]
+    unseen = between.unseen(through)
     unknown.extend(unseen)
     # What a first version's delta says; a compared one replaces every comparison part.
     first = Delta(
@@ -358,7 +301,7 @@ def compute(
     binaries = (dict(old.manifest.binary.raw), dict(new.manifest.binary.raw))
     binary = _typed(field_changes(*binaries, full=full, delta_format=delta_format))
     checks = _typed(_check_changes(old.manifest, new.manifest, full, delta_format))
-    code = _code(through)
+    code = between.code_between(through)
     if not code.recorded:
         unknown.append(
             Unknown(
