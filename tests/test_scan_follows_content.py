@@ -431,3 +431,13 @@ def test_a_merge_commit_lists_the_paths_it_brings(v2_frozen: Path) -> None:
     # Declared, the merge touches the surface: the cut goes through.
     _draft(v2_frozen, 3, merge, [side[:12], main[:12], merge[:12]])
     _cut(v2_frozen, "v3")
+
+
+def test_status_follows_links_as_the_cut_does(linked: Path) -> None:
+    changed = code_commit(linked, {"lib/rank.rs": "// ranking, third revision\n"}, "lib: rerank again")
+    result = run_inprocess("status", "--format", "json", cwd=linked)
+    assert result.code == 1, result.text  # an undeclared commit a cut would refuse
+    suites = json.loads(result.out)["result"]["suites"]
+    undeclared = [c for s in suites for c in s["undeclared"]]
+    assert [c["sha"] for c in undeclared] == [changed], undeclared
+    assert undeclared[0]["paths"] == ["lib/rank.rs"]

@@ -17,7 +17,7 @@ from freezer.git.gitrepo import CodeRepo
 from freezer.registry.config import SuiteConfig
 from freezer.registry.model import Suite
 from freezer.registry.record import load_frozen_drafts
-from freezer.resolve.provenance import scan_plan, undeclared
+from freezer.resolve.provenance import follow_content, scan_plan, undeclared
 from freezer.validate.validate import validate_suite
 
 
@@ -108,7 +108,8 @@ def _scan(suite: SuiteConfig, manifest: Any, draft: dict[str, Any] | None, statu
                     continue
             head = repo.resolve("HEAD")
             # The scan a cut would run if the binary were built at HEAD.
-            scan = scan_plan(head, head, [], manifest, suite.tool_surface)
+            # Through links and gitlinks too, as the cut's scan goes (scan rules 2).
+            scan = follow_content(repo, scan_plan(head, head, [], manifest, suite.tool_surface))
             for commit in undeclared(repo, scan, declared):
                 status.undeclared.append({"sha": commit.sha, "subject": commit.subject, "paths": list(commit.paths)})
             status.code = f"scanned up to HEAD {head[:8]}"
