@@ -19,8 +19,9 @@ from freezer.parse.yamlload import YAML_SUFFIXES
 from freezer.registry import registry
 from freezer.registry.record import fixture_schema_of, load_yaml_files
 from freezer.registry.registry import frozen_fixture_files
-from freezer.render.render import RECORDED_MARKDOWN_RULES, TemplateProblem, render_method
+from freezer.render.render import RECORDED_MARKDOWN_RULES, TemplateProblem, render_delta_block, render_method
 from freezer.resolve.grep import rg_command
+from freezer.runtime import resources
 from freezer.runtime.resources import schema as schemas_data
 
 
@@ -236,6 +237,8 @@ def method_from_files(
         "markdown_rules": markdown_rules(manifest.checks.markdown_rules, manifest.format),
         "directory": shlex.quote(manifest.name),
     }
+    if "delta_block" in template:
+        context["delta_block"] = render_delta_block(resources.template_text("delta.md.j2"), context)
     return render_method(template, context, template_name)
 
 
