@@ -345,7 +345,7 @@ def test_an_old_version_whose_template_hid_what_moved_fails_audit(reg: Path) -> 
     ids=["named", "named-outside-delta", "no-delta-section", "whole-words", "escapes-undone"],
 )
 def test_which_dimensions_a_method_names(method: str, missing: list[str]) -> None:
-    delta = {"moved": ["surface", "binary"], "unknown": []}
+    delta: dict[str, Any] = {"moved": ["surface", "binary"], "unknown": []}
     if "my" in method:
         delta = {"moved": ["binary", "my_dim_", "surface"], "unknown": [{"dimension": "a & b", "why": "x"}]}
     assert unnamed_dimensions(method, delta) == missing
