@@ -33,7 +33,7 @@ def test_clean_registry_audits(frozen: Path) -> None:
     result = run_inprocess("audit", cwd=frozen)
     assert result.code == 0, result.text
     assert (
-        "✓ graph_v2: 12 data files hashed; chain to graph_v1 intact; delta.json recomputed; comparability recomputed"
+        "✓ graph_v2: 13 data files hashed; chain to graph_v1 intact; delta.json recomputed; comparability recomputed"
         in result.out
     )
     assert "code: verified at 7df885db" in result.out

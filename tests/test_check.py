@@ -135,7 +135,7 @@ def test_demo(tmp_path: Path) -> None:
     target = tmp_path / "demo"
     result = run_inprocess("demo", str(target))
     assert result.code == 0, result.text
-    assert "✓ audit graph_v2: 12 data files hashed; chain to graph_v1 intact" in result.out
+    assert "✓ audit graph_v2: 13 data files hashed; chain to graph_v1 intact" in result.out
     assert (target / "versions/graph_v2/METHOD.md").is_file()
     audit = run_inprocess("audit", cwd=target)
     assert audit.code == 0, audit.text

@@ -310,7 +310,10 @@ def test_sigkill_never_leaves_a_partial_version(reg: Path) -> None:
 
 
 def test_registry_template_is_used_frozen_and_sandboxed(reg: Path) -> None:
-    (reg / "my-method.j2").write_text("# {{ name }} by our own template\n\n{{ provenance_text | fence }}\n")
+    # A suite template places freezer's §Delta block ({{ delta_block }}); it cannot leave it out.
+    (reg / "my-method.j2").write_text(
+        "# {{ name }} by our own template\n\n{{ provenance_text | fence }}\n\n{{ delta_block }}\n"
+    )
     config = reg / "freezer.yaml"
     config.write_text(
         config.read_text().replace(
@@ -321,7 +324,7 @@ def test_registry_template_is_used_frozen_and_sandboxed(reg: Path) -> None:
     assert dry.code == 0, dry.text
     assert dry.out.startswith("# graph_v1 by our own template\n")
     assert run_inprocess("cut", "v1", "--dry-run", cwd=reg).out == dry.out  # rendering is deterministic
-    (reg / "my-method.j2").write_text("{{ ''.__class__.__mro__[1].__subclasses__() }}\n")
+    (reg / "my-method.j2").write_text("{{ ''.__class__.__mro__[1].__subclasses__() }}\n{{ delta_block }}\n")
     escape = run_inprocess("cut", "v1", cwd=reg)
     assert_clean_failure(escape)
     assert "my-method.j2: template failed to render" in escape.err
@@ -329,9 +332,9 @@ def test_registry_template_is_used_frozen_and_sandboxed(reg: Path) -> None:
     broken = run_inprocess("cut", "v1", cwd=reg)
     assert_clean_failure(broken)
     assert "my-method.j2:2: template syntax error" in broken.err
-    (reg / "my-method.j2").write_text("# {{ name }}\n")
+    (reg / "my-method.j2").write_text("# {{ name }}\n{{ delta_block }}\n")
     assert run_inprocess("cut", "v1", cwd=reg).code == 0
-    assert (reg / "versions/graph_v1/METHOD.md.j2").read_text() == "# {{ name }}\n"
+    assert (reg / "versions/graph_v1/METHOD.md.j2").read_text() == "# {{ name }}\n{{ delta_block }}\n"
     assert run_inprocess("audit", cwd=reg).code == 0
 
 

@@ -204,7 +204,8 @@ HANG = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% e
 
 def test_a_frozen_template_that_never_finishes_cannot_stall_audit(reg: Path) -> None:
     assert run_cli("cut", "v1", cwd=reg).code == 0
-    _refrozen(reg / "versions/graph_v1", "METHOD.md.j2", HANG.encode())
+    # It places §Delta, as a template must, so the render itself is what has to be stopped.
+    _refrozen(reg / "versions/graph_v1", "METHOD.md.j2", (HANG + "\n{{ delta_block }}\n").encode())
     result = run_cli("audit", "--no-code", cwd=reg, env={"FREEZER_RENDER_SECONDS": "2"}, timeout=60)
     assert_clean_failure(result)
     assert "METHOD.md: cannot be re-rendered: METHOD.md.j2: the template render did not finish within 2 s" in result.out
@@ -238,7 +239,8 @@ def test_a_frozen_template_that_never_finishes_cannot_stall_audit(reg: Path) -> 
     ],
 )
 def test_registry_templates_are_bounded(reg: Path, template: bytes, message: str) -> None:
-    (reg / "method.j2").write_bytes(template)
+    # Each places §Delta, as a suite template must, so the render itself is what stops it.
+    (reg / "method.j2").write_bytes(template + b"\n{{ delta_block }}\n")
     config = reg / "freezer.yaml"
     config.write_text(config.read_text().replace("versions: versions", "versions: versions\n    template: method.j2"))
     result = run_cli("cut", "--dry-run", "v1", cwd=reg, env={"FREEZER_RENDER_SECONDS": "2"}, timeout=60)

@@ -107,6 +107,9 @@ class Checks:
     dimensions: Mapping[str, str] | None  # None: not recorded (format 1); in their configured order
     fixture_schema: FixtureSchemaRecord | None = None  # None: the graph schema (before 0.2)
     markdown_rules: object = None  # None: not recorded (before rules 3); render checks what it knows
+    # None: not recorded, the template rendered §Delta itself. 1: freezer rendered §Delta from its own
+    # template (frozen as delta.md.j2) and the METHOD.md template placed it once, verbatim.
+    delta_block: object = None
 
     @property
     def fixture_schema_kind(self) -> FixtureSchemaKind:
@@ -124,6 +127,8 @@ class Checks:
             out["fixture_schema"] = self.fixture_schema.to_json()
         if self.markdown_rules is not None:
             out["markdown_rules"] = self.markdown_rules
+        if self.delta_block is not None:
+            out["delta_block"] = self.delta_block
         return out
 
 
@@ -256,6 +261,7 @@ class Manifest:
                 {d["dimension"]: d["meaning"] for d in recorded["dimensions"]},
                 FixtureSchemaRecord(schema["kind"], schema["sha256"]) if schema is not None else None,
                 recorded.get("markdown_rules"),
+                recorded.get("delta_block"),
             )
             history = CodeHistory.from_data(data["code_history"]) if data["code_history"] else None
         else:  # format 1: derived from what it did record

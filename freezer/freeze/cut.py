@@ -48,7 +48,7 @@ from freezer.registry.record import (
 )
 from freezer.registry.registry import STATEMENT
 from freezer.render.attest import statement_bytes
-from freezer.render.method import method_from_files
+from freezer.render.method import DELTA_BLOCKS, method_from_files
 from freezer.render.render import MARKDOWN_RULES
 from freezer.resolve.provenance import ResolvedProvenance
 from freezer.runtime import resources
@@ -151,7 +151,15 @@ def record(
     ``comparability`` entry (arms, field groups, fixture digests) it is manifest format 3."""
     grep = GrepOracle(resolved.grep["engine"], resolved.grep["version"])
     # markdown_rules: so audit renders METHOD.md with the same filters
-    checks = Checks(hashlib.sha256(template).hexdigest(), grep, dict(suite.dimensions), fixture_schema, MARKDOWN_RULES)
+    # delta_block: §Delta is rendered from freezer's own template, frozen beside the suite's
+    checks = Checks(
+        hashlib.sha256(template).hexdigest(),
+        grep,
+        dict(suite.dimensions),
+        fixture_schema,
+        MARKDOWN_RULES,
+        DELTA_BLOCKS[-1],
+    )
     manifest = Manifest(
         format=3 if comparability is not None else 2,
         suite=suite.name,
@@ -215,6 +223,11 @@ def assemble(
             else {}
         ),
         registry.TEMPLATE_COPY: template,
+        **(
+            {registry.DELTA_TEMPLATE_COPY: resources.template_text("delta.md.j2").encode("utf-8")}
+            if manifest_record.checks.delta_block is not None
+            else {}
+        ),
         # Each version carries its own attributes, so no checkout can convert its line endings,
         # whatever the registry's root .gitattributes says.
         registry.GITATTRIBUTES: GITATTRIBUTES_TEXT,
@@ -241,6 +254,7 @@ def _differences(existing: registry.FrozenVersion, files: dict[str, bytes]) -> l
         registry.DELTA: "the computed delta (delta.json)",
         registry.COMPARABILITY: "the comparability record (comparability.json)",
         registry.TEMPLATE_COPY: "the METHOD.md template",
+        registry.DELTA_TEMPLATE_COPY: "freezer's §Delta template",
     }
     found = []
     if frozen.get("manifest_format") != fresh["manifest_format"]:

@@ -4,6 +4,7 @@ METHOD.md and the provenance statement (part of ``freezer audit``)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from freezer.compare import delta_v1
@@ -29,6 +30,7 @@ from freezer.registry.registry import STATEMENT, frozen_fixture_files
 from freezer.registry.verdict import Failure, VersionAudit
 from freezer.render.attest import statement_bytes
 from freezer.render.method import method_from_files
+from freezer.render.named import delta_sections, unnamed_dimensions
 from freezer.runtime.reading import read_whole
 from freezer.validate.rules import missing_canary
 
@@ -62,12 +64,35 @@ def check_rendered(
             fail(STATEMENT, "differs from the provenance statement the frozen manifest and METHOD.md give")
         else:
             result.checks.append(Step("statement", "provenance statement re-derived"))
-    if registry.METHOD in files and method.encode("utf-8") != read_whole(files[registry.METHOD]):
+    frozen_method = read_whole(files[registry.METHOD]) if registry.METHOD in files else None
+    if frozen_method is not None and method.encode("utf-8") != frozen_method:
         cut_by = manifest.freezer_version
         note = f" (cut by freezer {cut_by}, audited by {__version__})" if cut_by != __version__ else ""
         fail(registry.METHOD, f"differs from what the frozen data renders to{note}")
     else:
         result.checks.append(Step("method", "METHOD.md reproduced"))
+    _check_named(frozen_method, data, fail)
+
+
+def _check_named(frozen_method: bytes | None, data: dict[str, bytes], fail: Callable[[str, str], None]) -> None:
+    """Every dimension delta.json records as moved or unknown is named in METHOD.md's §Delta, for
+    every version: a template that rendered "Nothing moved" beside a moved surface fails here."""
+    if frozen_method is None:
+        return  # the integrity check already reports a missing METHOD.md
+    try:
+        delta = json.loads(data[registry.DELTA])
+    except (KeyError, ValueError, RecursionError):
+        return  # the delta check reports an unreadable delta.json
+    text = frozen_method.decode("utf-8", errors="replace")
+    missing = unnamed_dimensions(text, delta)
+    if not missing:
+        return
+    where = "its §Delta" if delta_sections(text) else "it (it has no §Delta section: no heading names Delta)"
+    fail(
+        registry.METHOD,
+        f"hides what moved: delta.json records {', '.join(repr(d) for d in missing)} as moved or unknown, "
+        f"and {where} does not name {'it' if len(missing) == 1 else 'them'}",
+    )
 
 
 def _check_chain(

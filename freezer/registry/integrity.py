@@ -67,8 +67,14 @@ def _read(path: str) -> bytes:
 
 def _needed(manifest: Manifest) -> set[str]:
     """The files an audit reads again (to re-render and re-check): version.yaml, the fixtures the
-    manifest lists, the delta, the comparability record, the template and the frozen schema."""
-    derived = (registry.DELTA, registry.COMPARABILITY, registry.TEMPLATE_COPY, registry.FROZEN_SCHEMA)
+    manifest lists, the delta, the comparability record, the templates and the frozen schema."""
+    derived = (
+        registry.DELTA,
+        registry.COMPARABILITY,
+        registry.TEMPLATE_COPY,
+        registry.DELTA_TEMPLATE_COPY,
+        registry.FROZEN_SCHEMA,
+    )
     return {"version.yaml", *registry.frozen_fixture_files(manifest), *derived}
 
 

@@ -21,6 +21,8 @@ MANIFEST = "manifest.json"
 SUMS = "SHA256SUMS"
 METHOD = "METHOD.md"
 TEMPLATE_COPY = "METHOD.md.j2"
+# freezer's own §Delta template, frozen with the version (checks.delta_block 1 on), see freezer.render.method
+DELTA_TEMPLATE_COPY = "delta.md.j2"
 DELTA = "delta.json"
 COMPARABILITY = "comparability.json"
 STATEMENT = "provenance.json"  # the provenance statement (manifest format 3), see freezer.render.attest

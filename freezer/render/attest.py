@@ -26,7 +26,8 @@ PAYLOAD_TYPE = "application/vnd.in-toto+json"
 # The folder of the registry that holds the DSSE envelopes, one per signed version.
 SIGNATURES = "signatures"
 # Files of a version that freezer computes rather than takes from the drafts.
-_DERIVED = (registry.DELTA, registry.COMPARABILITY, registry.GITATTRIBUTES)
+# freezer's §Delta template is freezer's, not the suite's (only versions since checks.delta_block hold it).
+_DERIVED = (registry.DELTA, registry.COMPARABILITY, registry.GITATTRIBUTES, registry.DELTA_TEMPLATE_COPY)
 
 
 def _sha256(data: bytes) -> str:

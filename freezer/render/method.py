@@ -19,9 +19,10 @@ from freezer.parse.yamlload import YAML_SUFFIXES
 from freezer.registry import registry
 from freezer.registry.record import fixture_schema_of, load_yaml_files
 from freezer.registry.registry import frozen_fixture_files
-from freezer.render.render import RECORDED_MARKDOWN_RULES, TemplateProblem, render_method
+from freezer.render.render import RECORDED_MARKDOWN_RULES, TemplateProblem, render_delta_block, render_method
 from freezer.resolve.grep import rg_command
 from freezer.runtime.resources import schema as schemas_data
+from freezer.validate.template import PLACE_IT, placement
 
 
 def _where(site: dict[str, Any]) -> str:
@@ -236,7 +237,47 @@ def method_from_files(
         "markdown_rules": markdown_rules(manifest.checks.markdown_rules, manifest.format),
         "directory": shlex.quote(manifest.name),
     }
-    return render_method(template, context, template_name)
+    if manifest.format < 2 or manifest.checks.delta_block is None:
+        # Cut before freezer owned §Delta: its whole template rendered the section, and still does.
+        return render_method(template, context, template_name)
+    return _with_delta_block(files, template, context, template_name, manifest.checks.delta_block)
+
+
+# The §Delta blocks a manifest can record (checks.delta_block); new cuts record the last.
+DELTA_BLOCKS = (1,)
+
+
+def _with_delta_block(
+    files: dict[str, bytes], template: str, context: dict[str, Any], template_name: str, recorded: object
+) -> str:
+    """METHOD.md whose §Delta is the block freezer renders from its own frozen delta template:
+    the METHOD.md template must place it once, and the result must hold it verbatim."""
+    if type(recorded) is not int or recorded not in DELTA_BLOCKS:
+        raise IntegrityError(
+            f"manifest.json: checks.delta_block is {str(recorded)[:40]!r}, which this freezer does not know",
+            hint="a newer freezer cut it: upgrade freezer to render and audit it",
+        )
+    misplaced = placement(template)
+    if misplaced:
+        first = misplaced[0]
+        raise TemplateProblem(f"{template_name}{f':{first.line}' if first.line else ''}: {first.message}")
+    try:
+        delta_template = files[registry.DELTA_TEMPLATE_COPY].decode("utf-8")
+    except KeyError:
+        raise IntegrityError(f"{registry.DELTA_TEMPLATE_COPY}: the §Delta template is missing") from None
+    except UnicodeDecodeError as exc:
+        raise TemplateProblem(
+            f"{registry.DELTA_TEMPLATE_COPY}: the template is not UTF-8 text (byte {exc.start})"
+        ) from None
+    block = render_delta_block(delta_template, context, registry.DELTA_TEMPLATE_COPY)
+    rendered = render_method(template, {**context, "delta_block": block}, template_name)
+    count = rendered.count(block)
+    if count != 1:
+        shown = "does not hold" if count == 0 else f"holds {count} copies of"
+        raise TemplateProblem(
+            f"{template_name}: the rendered METHOD.md {shown} the §Delta block freezer rendered; {PLACE_IT}"
+        )
+    return rendered
 
 
 def markdown_rules(recorded: object, manifest_format: int) -> int:
@@ -258,6 +299,7 @@ def _is_asset(rel: str, fixture_files: set[str]) -> bool:
         registry.DELTA,
         registry.COMPARABILITY,
         registry.TEMPLATE_COPY,
+        registry.DELTA_TEMPLATE_COPY,
         registry.GITATTRIBUTES,
         registry.FROZEN_SCHEMA,
     )

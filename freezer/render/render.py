@@ -194,6 +194,22 @@ def render_method(template_text: str, context: dict[str, Any], template_name: st
     return rendered if rendered.endswith("\n") else rendered + "\n"
 
 
+def render_delta_block(template_text: str, context: dict[str, Any], template_name: str = "delta.md.j2") -> str:
+    """The §Delta block, rendered from freezer's own delta template, exactly as it comes out:
+    METHOD.md places it where its template writes ``{{ delta_block }}``."""
+    if len(template_text) > MAX_TEMPLATE_BYTES:
+        raise TemplateProblem(f"{template_name}: the template is larger than {MAX_TEMPLATE_BYTES >> 10} KiB")
+    if template_text == _shipped_delta():
+        return _render(template_text, context, template_name)
+    try:
+        rendered: str = work.run_bounded(
+            _render, template_text, context, template_name, seconds=RENDER_SECONDS, memory=RENDER_MEMORY
+        )
+    except work.BoundExceeded as exc:
+        raise TemplateProblem(f"{template_name}: the template render {exc}; it was stopped") from None
+    return rendered
+
+
 def _compile_or_report(template_text: str, template_name: str) -> Template:
     from jinja2 import TemplateSyntaxError  # Jinja2 costs ~40 ms at start-up: only when a template renders
 
@@ -223,6 +239,11 @@ def _render(template_text: str, context: dict[str, Any], template_name: str) -> 
 @lru_cache(maxsize=1)
 def _shipped() -> str:
     return resources.template_text("METHOD.md.j2")
+
+
+@lru_cache(maxsize=1)
+def _shipped_delta() -> str:
+    return resources.template_text("delta.md.j2")
 
 
 @lru_cache(maxsize=8)

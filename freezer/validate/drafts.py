@@ -25,7 +25,7 @@ from freezer.domain.escape import visible
 from freezer.domain.problems import Problem, display_path
 from freezer.registry.config import SuiteConfig
 from freezer.registry.model import Suite
-from freezer.registry.registry import FROZEN_SCHEMA
+from freezer.registry.registry import DELTA_TEMPLATE_COPY, FROZEN_SCHEMA
 from freezer.runtime import resources, work
 from freezer.runtime.reading import read_whole
 from freezer.schema.schemas import MAX_SCHEMA_BYTES
@@ -43,6 +43,7 @@ RESERVED = frozenset(
         "provenance.json",
         ".gitattributes",
         FROZEN_SCHEMA,
+        DELTA_TEMPLATE_COPY,
     }
 )
 

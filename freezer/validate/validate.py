@@ -30,6 +30,7 @@ from freezer.validate import drafts, rules
 from freezer.validate.fixtureset import FixtureSet as FixtureSet
 from freezer.validate.pathscan import Owners, collect_files, group_files
 from freezer.validate.runrules import run_rules
+from freezer.validate.template import template_problems
 
 VERSION_NAME = "version.yaml"
 
@@ -303,6 +304,8 @@ def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Repo
     report.problems.extend(rules.set_rules(version, fixture_set.fixtures))
     report.problems.extend(rules.asset_rules(fixture_set.fixtures, set(collected.assets)))
     report.problems.extend(_canary_problems(suite, fixture_set.fixtures, fixture_set))
+    if suite.template is not None:
+        report.problems.extend(template_problems(suite.template))
     report.sets.append(fixture_set)
     if collected.version is None:
         version_file = suite.drafts / VERSION_NAME
