@@ -28,7 +28,17 @@ from registry_helpers import set_drafts
 
 SHIPPED = resources.template_text("METHOD.md.j2")
 DELTA = resources.template_text("delta.md.j2")
-V2_MOVED = ["fixture set", "version record", "indexer", "descriptions", "surface", "binary", "code under test"]
+# The examples carry a run configuration (issue 25, class 2), so it moves between v1 and v2 too.
+V2_MOVED = [
+    "fixture set",
+    "version record",
+    "run configuration",
+    "indexer",
+    "descriptions",
+    "surface",
+    "binary",
+    "code under test",
+]
 
 
 def _whole(section: str) -> str:
