@@ -217,6 +217,24 @@ def test_a_pull_request_base_comes_from_the_payload_when_the_base_ref_is_absent(
     assert f"the base {'cd' * 6} (the pull request's base commit) is not fetched" in result.err
 
 
+# A merge queue: the group is checked against the base commit its payload names.
+def test_a_merge_group_is_checked_against_its_base_sha(pushed: Path, tmp_path: Path) -> None:
+    base = _git(pushed, "rev-parse", "HEAD")
+    _git(pushed, "checkout", "-q", "-b", "gh-readonly-queue/main/pr-1")
+    _tamper_v1(pushed)
+    _git(pushed, "push", "-q", "origin", "gh-readonly-queue/main/pr-1")
+    job = _checkout(pushed, tmp_path, "gh-readonly-queue/main/pr-1")
+    env = _event(tmp_path, "merge_group", {"merge_group": {"base_sha": base, "head_sha": "ab" * 20}})
+    result = run_inprocess("check", cwd=job, env=env)
+    assert_clean_failure(result)
+    assert f"(merge-base of HEAD and the pull request's base {base[:8]})" in result.out
+    assert "::error file=versions/graph_v1/METHOD.md,line=1::" in result.out
+    unfetched = _event(tmp_path, "merge_group", {"merge_group": {"base_sha": "ef" * 20}})
+    result = run_inprocess("check", cwd=job, env=unfetched)
+    assert_clean_failure(result, code=2)
+    assert "is not fetched" in result.err
+
+
 # Under CI with no event freezer knows, the upstream is accepted only when it is not HEAD itself.
 def test_under_ci_an_upstream_that_is_head_itself_is_an_error(pushed: Path, tmp_path: Path) -> None:
     _tamper_v1(pushed)

@@ -34,7 +34,7 @@ class CiEvent:
     before: str | None  # a push's previous tip, as the payload gives it (all zeros: a new branch)
     pushed_ref: str | None  # a push's ref, refs/heads/…
     default_branch: str | None  # the repository's default branch, from the payload
-    pull_base_sha: str | None  # a pull request's base commit, from the payload
+    pull_base_sha: str | None  # a pull request's (or merge group's) base commit, from the payload
     payload_problem: str | None  # why GITHUB_EVENT_PATH could not be read, when it could not
 
     @property
@@ -43,7 +43,8 @@ class CiEvent:
 
     @property
     def is_pull_request(self) -> bool:
-        return self.name in ("pull_request", "pull_request_target")
+        # A merge queue's group is checked as the pull request it will merge: against its base.
+        return self.name in ("pull_request", "pull_request_target", "merge_group")
 
     @property
     def creates_branch(self) -> bool:
@@ -86,6 +87,9 @@ def ci_event() -> CiEvent:
     repository = payload.get("repository")
     pull = payload.get("pull_request")
     pull_base = pull.get("base") if isinstance(pull, dict) else None
+    group = payload.get("merge_group")
+    if isinstance(group, dict):  # a merge queue names its base commit directly
+        pull_base = {"sha": group.get("base_sha")}
     return CiEvent(
         in_ci=in_ci,
         name=name,
