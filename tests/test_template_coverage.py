@@ -50,7 +50,10 @@ def maximal(schema: dict[str, Any], root: dict[str, Any]) -> Any:
         branches = schema.get("oneOf", [])
         chosen = set(branches[0].get("required", [])) if branches else set()
         others = {key for branch in branches for key in branch.get("required", [])} - chosen
-        return {key: maximal(sub, root) for key, sub in schema.get("properties", {}).items() if key not in others}
+        value = {key: maximal(sub, root) for key, sub in schema.get("properties", {}).items() if key not in others}
+        if isinstance(schema.get("additionalProperties"), dict):  # a map (run.budgets): one entry
+            value["maximal_entry"] = maximal(schema["additionalProperties"], root)
+        return value
     if kind == "array":
         return [maximal(schema["items"], root)]
     if kind == "integer":
@@ -70,9 +73,11 @@ def optional_paths(
     schema = _deref(schema, root)
     if isinstance(value, dict):
         required = set(schema.get("required", []))
+        # A map's last entries are not optional fields: an object may not shrink below minProperties.
+        removable = len(value) > schema.get("minProperties", 0)
         for key, item in value.items():
             sub = schema.get("properties", {}).get(key, {})
-            if key not in required:
+            if key not in required and removable:
                 yield (*at, key)
             yield from optional_paths(item, sub, root, (*at, key))
     elif isinstance(value, list) and value and isinstance(schema.get("items"), dict):
