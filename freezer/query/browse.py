@@ -23,6 +23,7 @@ from freezer.registry.record import (
     strictest_groups,
 )
 from freezer.runtime.reading import read_whole
+from freezer.validate.namedfiles import AssetFiles
 
 # A summary row's word for its version's files: they match their recorded hashes, or not.
 Hashes = Literal["ok", "FAILED"]
@@ -76,7 +77,7 @@ def score_digests(data: VersionData) -> dict[str, str]:
     manifest = data.frozen.manifest_model()
     groups = groups_of(data.frozen, manifest)
     return {
-        f["task_id"]: comparability.score_digest(comparability.fixture_digests(f, groups, manifest.files))
+        f["task_id"]: comparability.score_digest(comparability.fixture_digests(f, groups, AssetFiles.of(manifest)))
         for f in data.fixtures
         if f["status"] == "landed"
     }
