@@ -218,14 +218,15 @@ def compare(
     unknown = {_DELTA_NAMES.get(entry.dimension, entry.dimension): entry.why for entry in delta.unknown}
     landed_old = {t: f for t, f in old.fixtures.items() if f.get("status") == "landed"}
     landed_new = {t: f for t, f in new.fixtures.items() if f.get("status") == "landed"}
-    digests_old = {t: fixture_digests(f, groups, _assets(old)) for t, f in landed_old.items()}
-    digests_new = {t: fixture_digests(f, groups, _assets(new)) for t, f in landed_new.items()}
+    assets_old, assets_new = _assets(old), _assets(new)  # once: a folder or glob entry sorts them
+    digests_old = {t: fixture_digests(f, groups, assets_old) for t, f in landed_old.items()}
+    digests_new = {t: fixture_digests(f, groups, assets_new) for t, f in landed_new.items()}
     classes = {
         task: fixture_class(digests_old.get(task), digests_new.get(task))
         for task in sorted(set(landed_old) | set(landed_new))
     }
     touching = delta.code.touching_ground_truth if delta.code else ()
-    files = (_assets(old), _assets(new)) if record_format >= NAMING_FORMAT else None
+    files = (assets_old, assets_new) if record_format >= NAMING_FORMAT else None
     records = []
     for arm, needs in arms.items():
         suite_level = [n for n in needs if n != "code_sites"]

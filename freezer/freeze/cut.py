@@ -57,6 +57,7 @@ from freezer.runtime import resources
 from freezer.runtime.lock import registry_lock
 from freezer.runtime.reading import MAX_TEMPLATE_BYTES, read_whole
 from freezer.validate.drafts import fixture_schema_record, hash_assets, read_drafts
+from freezer.validate.namedfiles import AssetFiles
 from freezer.validate.validate import FixtureSet, validate_suite
 
 # No line-ending conversion, no filter, no ident expansion, no re-encoding: whatever the
@@ -319,7 +320,7 @@ def cut(
     earlier = earlier_sides(suite, number, verify=True)
     configured_arms = suite.arms or default_arms(list(suite.dimensions))
     # A fixture's digests cover each file it names by its hash and mode.
-    asset_states = {rel: file_state(sha, modes.get(rel, REGULAR)) for rel, sha in asset_hashes.items()}
+    asset_states = AssetFiles({rel: file_state(sha, modes.get(rel, REGULAR)) for rel, sha in asset_hashes.items()})
     entry = manifest_entry(configured_arms, owner.configured_groups(), parsed[1], asset_states)
     manifest_record = record(suite, number, version_data, resolved, previous, template, contents, fixture_schema, entry)
     manifest_record = replace(manifest_record, modes=modes)

@@ -76,8 +76,9 @@ def score_digests(data: VersionData) -> dict[str, str]:
     """Each landed fixture's score digest (what a result row records), by task id."""
     manifest = data.frozen.manifest_model()
     groups = groups_of(data.frozen, manifest)
+    files = AssetFiles.of(manifest)
     return {
-        f["task_id"]: comparability.score_digest(comparability.fixture_digests(f, groups, AssetFiles.of(manifest)))
+        f["task_id"]: comparability.score_digest(comparability.fixture_digests(f, groups, files))
         for f in data.fixtures
         if f["status"] == "landed"
     }

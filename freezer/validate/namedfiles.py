@@ -94,12 +94,12 @@ def changed_files(old: Raw, new: Raw, before: AssetFiles, after: AssetFiles, key
     """The files named under ``keys`` by entries both fixtures keep, whose content or mode differs
     between the versions, or that one version's folder or glob matches and the other's does not;
     in the order of the entries, each once. A missing file reads as "", as the digests read it."""
-    moved: list[str] = []
+    moved: dict[str, None] = {}  # ordered, each once
     for key in FILE_FIELDS:
         if key not in keys:
             continue
-        kept = [entry for entry in entries(new, key) if entry in entries(old, key)]
-        for entry in kept:
+        earlier = set(entries(old, key))
+        for entry in (entry for entry in entries(new, key) if entry in earlier):
             covered = sorted({*named_files(entry, before), *named_files(entry, after)})
-            moved.extend(rel for rel in covered if before.get(rel, "") != after.get(rel, "") and rel not in moved)
-    return moved
+            moved.update((rel, None) for rel in covered if before.get(rel, "") != after.get(rel, ""))
+    return list(moved)
