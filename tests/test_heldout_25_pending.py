@@ -40,11 +40,6 @@ def _as_seen(text: str) -> str:
 
 
 # 3. An asset's execute bit, bytes unchanged.
-@pytest.mark.xfail(
-    strict=True,
-    reason="file modes are not recorded: freeze/cut.py (manifest files, a new manifest_format) must record "
-    "each asset's mode, and compare/delta.py + deltamodel must list a mode change as a changed asset",
-)
 @pytest.mark.parametrize("gains", [True, False])
 def test_case3_an_asset_whose_execute_bit_flips_is_a_changed_asset(api: Path, gains: bool) -> None:
     asset = api / "drafts/api" / ASSET
@@ -60,11 +55,6 @@ def test_case3_an_asset_whose_execute_bit_flips_is_a_changed_asset(api: Path, ga
     assert ASSET in delta and "mode" in delta
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="freeze/snapshot.py write_version makes every frozen file 0444: an executable asset must stay "
-    "executable (0555), recorded in the manifest so audit can check it",
-)
 def test_case3_the_frozen_copy_of_an_executable_asset_keeps_its_execute_bit(api: Path) -> None:
     (api / "drafts/api" / ASSET).chmod(0o755)
     _cut(api, "v1", "--suite", "api")

@@ -36,7 +36,7 @@ from freezer.domain.canonical import compact
 from freezer.domain.manifest import TouchingCommit
 from freezer.domain.model import Fixture, Raw
 from freezer.registry.record import Side
-from freezer.validate.rules import FILE_FIELDS
+from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles, changed_files, digest_form, entries
 
 GROUPS = ("input", "grading", "cosmetic")
 CLASSES = ("unchanged", "cosmetic", "changed", "added", "removed")
@@ -68,10 +68,11 @@ def fixture_digests(fixture: Raw, groups: Mapping[str, str], asset_hashes: Mappi
         group = groups.get(key, "input")
         if group in parts:
             parts[group][key] = value
+    files = asset_hashes if isinstance(asset_hashes, AssetFiles) else AssetFiles(asset_hashes)
     for fields in parts.values():
-        for key in FILE_FIELDS:  # a named file counts by its content, not its name alone
+        for key in FILE_FIELDS:  # a named file counts by its content (and mode), a folder or glob by every file in it
             if isinstance(fields.get(key), list):
-                fields[key] = {str(rel): asset_hashes.get(str(rel), "") for rel in fields[key]}
+                fields[key] = digest_form(entries(fields, key), files)
     return {
         group: hashlib.sha256(f"{_DIGEST_TAG} {group}\n".encode() + canonical(parts[group])).hexdigest()
         for group in GROUPS
@@ -112,20 +113,9 @@ def _changed_fields(
     if files is None:
         return [k for k in mine if old.get(k) != new.get(k)]
     named = [k for k in mine if not same(old.get(k), new.get(k))]
-    before, after = files
-    moved: list[str] = []
-    for key in FILE_FIELDS:
-        if key not in mine:
-            continue
-        kept = [rel for rel in _listed(new, key) if rel in _listed(old, key)]
-        # A missing hash reads as "", as the digests read it.
-        moved.extend(rel for rel in kept if before.get(rel, "") != after.get(rel, "") and rel not in moved)
+    before, after = (f if isinstance(f, AssetFiles) else AssetFiles(f) for f in files)
+    moved = changed_files(old, new, before, after, mine)
     return named + [f"its file {rel} changed" for rel in moved]
-
-
-def _listed(fixture: Raw, key: str) -> list[str]:
-    value = fixture.get(key)
-    return [str(rel) for rel in value] if isinstance(value, list) else []
 
 
 def _what_changed(
@@ -173,8 +163,8 @@ class PairRecord:
         }
 
 
-def _assets(side: Side) -> dict[str, str]:
-    return dict(side.manifest.files)
+def _assets(side: Side) -> AssetFiles:
+    return AssetFiles.of(side.manifest)
 
 
 def _value(value: object) -> str:
@@ -228,14 +218,15 @@ def compare(
     unknown = {_DELTA_NAMES.get(entry.dimension, entry.dimension): entry.why for entry in delta.unknown}
     landed_old = {t: f for t, f in old.fixtures.items() if f.get("status") == "landed"}
     landed_new = {t: f for t, f in new.fixtures.items() if f.get("status") == "landed"}
-    digests_old = {t: fixture_digests(f, groups, _assets(old)) for t, f in landed_old.items()}
-    digests_new = {t: fixture_digests(f, groups, _assets(new)) for t, f in landed_new.items()}
+    assets_old, assets_new = _assets(old), _assets(new)  # once: a folder or glob entry sorts them
+    digests_old = {t: fixture_digests(f, groups, assets_old) for t, f in landed_old.items()}
+    digests_new = {t: fixture_digests(f, groups, assets_new) for t, f in landed_new.items()}
     classes = {
         task: fixture_class(digests_old.get(task), digests_new.get(task))
         for task in sorted(set(landed_old) | set(landed_new))
     }
     touching = delta.code.touching_ground_truth if delta.code else ()
-    files = (_assets(old), _assets(new)) if record_format >= NAMING_FORMAT else None
+    files = (assets_old, assets_new) if record_format >= NAMING_FORMAT else None
     records = []
     for arm, needs in arms.items():
         suite_level = [n for n in needs if n != "code_sites"]

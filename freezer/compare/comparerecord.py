@@ -33,6 +33,7 @@ from freezer.registry.record import (
     strictest_groups,
 )
 from freezer.registry.record import read as read_verified
+from freezer.validate.namedfiles import AssetFiles
 
 # 2: each pair is read the stricter way where the two versions disagree (an arm that depends on
 # more, a field in a stricter group). Format 1, which earlier versions froze, is still recomputed.
@@ -122,7 +123,7 @@ def recompute(suite: SuiteConfig, current: Side, record_format: int = RECORD_FOR
     recorded = current.manifest.comparability
     if recorded is None:
         raise ValueError(f"{current.name}: its manifest records no comparability")
-    asset_hashes = dict(current.manifest.files)
+    asset_hashes = AssetFiles.of(current.manifest)  # by hash and mode; folders and globs name its assets
     entry = manifest_entry(recorded.arms, recorded.groups, list(current.fixtures.values()), asset_hashes)
     fresh = Comparability.from_data({**entry, "environment": environment_digest(current.manifest, current.version)})
     meanings = dimensions_of(current.manifest)

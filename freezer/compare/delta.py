@@ -27,12 +27,13 @@ from freezer.compare.deltamodel import (
     FieldChange,
     FilesChange,
     FixtureDelta,
+    ModeChange,
     Unknown,
 )
 from freezer.domain.manifest import Manifest
 from freezer.domain.model import Raw
 from freezer.registry.record import Side, arms_of
-from freezer.validate.rules import FILE_FIELDS
+from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles, changed_files
 
 # 3: the checks also say when the arms or the field groups of the fixture schema moved (format 2,
 # which every earlier version's delta.json holds, is still computed for them: audit recomputes it).
@@ -194,36 +195,34 @@ def _assets(manifest: Manifest) -> dict[str, str]:
     return {rel: manifest.files.get(rel, "") for rel in manifest.asset_names()}
 
 
-def _asset_changes(old: Manifest, new: Manifest) -> AssetChanges:
+def _asset_changes(old: Manifest, new: Manifest, delta_format: int = DELTA_FORMAT) -> AssetChanges:
+    """Assets added, removed and changed; from format 4 a file whose mode alone moved is changed too,
+    with its modes (``mode 100644 → 100755``)."""
     before, after = _assets(old), _assets(new)
+    both = set(before) & set(after)
+    modes = {}
+    if delta_format >= 4:
+        for rel in sorted(rel for rel in both if old.mode(rel) != new.mode(rel)):
+            modes[rel] = ModeChange(old.mode(rel), new.mode(rel), before[rel] != after[rel])
     return AssetChanges(
         tuple(sorted(set(after) - set(before))),
         tuple(sorted(set(before) - set(after))),
-        tuple(sorted(rel for rel in set(before) & set(after) if before[rel] != after[rel])),
+        tuple(sorted(rel for rel in both if before[rel] != after[rel] or rel in modes)),
+        modes,
     )
 
 
 def _through_files(old: Side, new: Side) -> tuple[FilesChange, ...]:
-    """Fixtures in both versions that name a file (assets, graders) whose content changed: a
-    fixture can change what its agent sees with its own YAML untouched."""
-    before, after = old.manifest.files, new.manifest.files
+    """Fixtures in both versions that name a file (assets, graders: a file, a folder or a glob) whose
+    content or mode changed, or that a folder or glob gained or lost: a fixture can change what its
+    agent sees with its own YAML untouched."""
+    before, after = AssetFiles.of(old.manifest), AssetFiles.of(new.manifest)
     found = []
     for task in sorted(set(old.fixtures) & set(new.fixtures)):
-        named = [
-            rel
-            for key in FILE_FIELDS
-            for rel in _named(old.fixtures[task], key)
-            if rel in _named(new.fixtures[task], key)
-        ]
-        moved = sorted({rel for rel in named if before.get(rel) != after.get(rel)})
+        moved = changed_files(old.fixtures[task], new.fixtures[task], before, after, FILE_FIELDS)
         if moved:
-            found.append(FilesChange(task, tuple(moved)))
+            found.append(FilesChange(task, tuple(sorted(moved))))
     return tuple(found)
-
-
-def _named(fixture: Raw, key: str) -> list[str]:
-    value = fixture.get(key)
-    return [str(rel) for rel in value] if isinstance(value, list) else []
 
 
 def _typed(changes: list[dict[str, Any]]) -> tuple[FieldChange, ...]:
@@ -292,7 +291,7 @@ def compute(
     if old is None:
         return first
     fixtures = FixtureDelta.from_json(fixture_delta(old.fixtures, new.fixtures, full=full, delta_format=delta_format))
-    assets = _asset_changes(old.manifest, new.manifest)
+    assets = _asset_changes(old.manifest, new.manifest, delta_format)
     if delta_format >= 4:
         fixtures = replace(fixtures, through_files=_through_files(old, new))
     versions = (version_record(old.version, delta_format), version_record(new.version, delta_format))

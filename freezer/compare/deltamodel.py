@@ -10,8 +10,8 @@ shape of its own and is not read here: METHOD.md renders any frozen delta.json r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from freezer.domain.manifest import TouchingCommit
@@ -168,12 +168,29 @@ class FixtureDelta:
 
 
 @dataclass(frozen=True)
+class ModeChange:
+    """A changed asset's git mode before and after (format 4), and whether its bytes changed too."""
+
+    old: str
+    new: str
+    bytes_changed: bool
+
+    def text(self) -> str:
+        return f"mode {self.old} → {self.new}" + (", new sha256 in the manifest" if self.bytes_changed else "")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"old": self.old, "new": self.new, "bytes_changed": self.bytes_changed}
+
+
+@dataclass(frozen=True)
 class AssetChanges:
-    """Asset files (by path) added, removed and changed (by sha256)."""
+    """Asset files (by path) added, removed and changed (by sha256; from format 4, or by mode:
+    ``modes`` holds each changed file whose mode moved)."""
 
     added: tuple[str, ...]
     removed: tuple[str, ...]
     changed: tuple[str, ...]
+    modes: Mapping[str, ModeChange] = field(default_factory=dict)
 
     @property
     def moved(self) -> bool:
@@ -184,10 +201,16 @@ class AssetChanges:
 
     @classmethod
     def from_json(cls, data: Raw) -> AssetChanges:
-        return cls(tuple(data["added"]), tuple(data["removed"]), tuple(data["changed"]))
+        modes = {
+            rel: ModeChange(m["old"], m["new"], m["bytes_changed"]) for rel, m in (data.get("modes") or {}).items()
+        }
+        return cls(tuple(data["added"]), tuple(data["removed"]), tuple(data["changed"]), modes)
 
     def to_json(self) -> dict[str, Any]:
-        return {"added": list(self.added), "removed": list(self.removed), "changed": list(self.changed)}
+        out: dict[str, Any] = {"added": list(self.added), "removed": list(self.removed), "changed": list(self.changed)}
+        if self.modes:  # only where a mode moved: every other delta.json keeps its shape
+            out["modes"] = {rel: change.to_json() for rel, change in sorted(self.modes.items())}
+        return out
 
 
 @dataclass(frozen=True)

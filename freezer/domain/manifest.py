@@ -21,13 +21,18 @@ from freezer.domain.model import Binary, Raw, SurfaceCommit
 from freezer.domain.scan import Followed, Scan, ScanUnknown, SubmoduleScan, TouchingCommit
 
 ManifestFormat = Literal[1, 2, 3]
+# A frozen file's mode, as git records one: every file is 100644 unless ``Manifest.modes`` lists it.
+REGULAR = "100644"
+EXECUTABLE = "100755"
 FixtureSchemaKind = Literal["graph", "generic", "custom"]
 # Freezer 0.1.0 reproduced Gate B with its own interpreter of rg's syntax; its manifests
 # (format 1) do not say so, but the engine is known from the freezer version they record.
 LEGACY_GREP_ENGINE = "freezer-rg-emulation"
 # The scan's records live in freezer.domain.scan; readers have always found them here.
 __all__ = [
+    "EXECUTABLE",
     "LEGACY_GREP_ENGINE",
+    "REGULAR",
     "Checks",
     "CodeHistory",
     "CodeRepoIdentity",
@@ -242,6 +247,9 @@ class Manifest:
     contents: Contents | None = None
     comparability: Comparability | None = None
     canary: str | None = None
+    # The files that are not 100644 (executable ones: 100755), sorted by path. A manifest written
+    # before modes were recorded lists none, and its frozen copy holds none: every file is 100644.
+    modes: Mapping[str, str] = field(default_factory=dict)
     # Format 1's scan as it recorded it (scanned_from, scanned_to): read-only, never written again.
     legacy_scan: tuple[str | None, str | None] | None = field(default=None, repr=False)
 
@@ -301,6 +309,7 @@ class Manifest:
             contents=Contents(tuple(contents["fixtures"]), tuple(contents["assets"])) if contents else None,
             comparability=Comparability.from_data(comparability) if comparability is not None else None,
             canary=data.get("canary"),
+            modes=dict(sorted((data.get("modes") or {}).items())),
             legacy_scan=legacy_scan,
         )
 
@@ -334,6 +343,8 @@ class Manifest:
             out["comparability"] = self.comparability.to_json()
         if self.canary is not None:
             out["canary"] = self.canary
+        if self.modes:  # written only when a file is executable: no earlier manifest changes shape
+            out["modes"] = dict(sorted(self.modes.items()))
         return out
 
     @property
@@ -362,3 +373,18 @@ class Manifest:
 
     def asset_names(self) -> tuple[str, ...]:
         return self.contents.assets if self.contents is not None else ()
+
+    def mode(self, rel: str) -> str:
+        """The git mode of a frozen file: 100755 if executable, else 100644."""
+        return self.modes.get(rel, REGULAR)
+
+    def file_states(self) -> dict[str, str]:
+        """Every file by what makes it that file: its sha256, followed by its mode when that is not
+        100644. Equal states mean equal bytes and mode; a file kept 100644 reads as its bare hash,
+        so whatever compares or digests files by hash is unchanged for every version without modes."""
+        return {rel: file_state(sha, self.mode(rel)) for rel, sha in self.files.items()}
+
+
+def file_state(sha256: str, mode: str) -> str:
+    """A file's hash and, when it is not 100644, its mode (see :meth:`Manifest.file_states`)."""
+    return sha256 if mode == REGULAR else f"{sha256} {mode}"

@@ -20,6 +20,7 @@ from freezer.compare.delta import compute as compute_delta
 from freezer.domain import canonical
 from freezer.domain.errors import FreezerError, IntegrityError, InvalidInput, UsageError, VersionExists
 from freezer.domain.manifest import (
+    REGULAR,
     Checks,
     CodeRepoIdentity,
     Comparability,
@@ -28,6 +29,7 @@ from freezer.domain.manifest import (
     GrepOracle,
     Manifest,
     PinnedSha,
+    file_state,
 )
 from freezer.domain.model import Binary
 from freezer.domain.problems import display_path
@@ -35,7 +37,7 @@ from freezer.domain.release import __version__
 from freezer.domain.steps import Progress, Step, StepLog, no_progress
 from freezer.freeze.codechecks import check_against_code, fail
 from freezer.freeze.cutresult import CutResult
-from freezer.freeze.snapshot import FsOps, clear_stale_staging, write_version
+from freezer.freeze.snapshot import FsOps, clear_stale_staging, source_modes, write_version
 from freezer.guard import audit
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
@@ -55,6 +57,7 @@ from freezer.runtime import resources
 from freezer.runtime.lock import registry_lock
 from freezer.runtime.reading import MAX_TEMPLATE_BYTES, read_whole
 from freezer.validate.drafts import fixture_schema_record, hash_assets, read_drafts
+from freezer.validate.namedfiles import AssetFiles
 from freezer.validate.validate import FixtureSet, validate_suite
 
 # No line-ending conversion, no filter, no ident expansion, no re-encoding: whatever the
@@ -323,14 +326,18 @@ def cut(
     if unreadable:
         raise fail("hash assets", unreadable)
     contents = Contents(tuple(fixture_rels), tuple(sorted(asset_hashes)))
+    modes = source_modes(fixture_set.assets)
     template = _template(suite)
     # The documents validation read are the parse of these same bytes: no need to read them again.
     version_data = fixture_set.version.data
     parsed = (version_data, [doc.data for doc in fixture_set.fixtures])
     earlier = earlier_sides(suite, number, verify=True)
     configured_arms = suite.arms or default_arms(list(suite.dimensions))
-    entry = manifest_entry(configured_arms, owner.configured_groups(), parsed[1], asset_hashes)
+    # A fixture's digests cover each file it names by its hash and mode.
+    asset_states = AssetFiles({rel: file_state(sha, modes.get(rel, REGULAR)) for rel, sha in asset_hashes.items()})
+    entry = manifest_entry(configured_arms, owner.configured_groups(), parsed[1], asset_states)
     manifest_record = record(suite, number, version_data, resolved, previous, template, contents, fixture_schema, entry)
+    manifest_record = replace(manifest_record, modes=modes)
     template_name = display_path(suite.template) if suite.template else registry.TEMPLATE_COPY
     files = assemble(
         manifest_record,
@@ -376,7 +383,7 @@ def cut(
             return result
         copies = {rel: (fixture_set.assets[rel], digest) for rel, digest in asset_hashes.items()}
         steps.now(f"writing {name}")
-        write_version(config.root, target, files, fs, copies)
+        write_version(config.root, target, files, fs, copies, modes)
         owner.forget()  # the folder holds one more version now
     result.status = "cut"
     result.timings["write"] = time.perf_counter() - checked

@@ -20,15 +20,18 @@ import shutil
 import stat
 import sys
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 
 from freezer.domain.errors import FreezerError
+from freezer.domain.manifest import EXECUTABLE
 from freezer.runtime.lock import work_dir
 from freezer.runtime.paths import require_safe
 from freezer.runtime.writing import write_all
 
 READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
+# A frozen executable (git's 100755) stays one: read and execute, never write.
+READ_EXECUTE = READ_ONLY | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH
 
 
 def _load_syncfs() -> Callable[[int], int] | None:
@@ -141,9 +144,11 @@ def write_version(
     files: dict[str, bytes],
     fs: FsOps | None = None,
     copies: dict[str, tuple[Path, str]] | None = None,
+    executable: Collection[str] = (),
 ) -> None:
     """Create ``target`` (inside the registry ``root``) holding exactly ``files`` and the ``copies``
-    (rel -> (source, sha256), streamed and checked against the hash), or leave no trace."""
+    (rel -> (source, sha256), streamed and checked against the hash), or leave no trace. Every file
+    is read-only; those named ``executable`` (the manifest's 100755) keep their execute bits."""
     fs = fs or FsOps()
     require_safe(root, target.parent, "the versions folder")
     if target.exists() or target.is_symlink():
@@ -166,7 +171,7 @@ def write_version(
                 fs.write(path, files[rel])
             else:
                 fs.copy(streamed[rel][0], path, streamed[rel][1])
-            fs.chmod(path, READ_ONLY)
+            fs.chmod(path, READ_EXECUTE if rel in executable else READ_ONLY)
             written.append(path)
         # Every byte must be on disk before the rename makes the version visible. One syncfs
         # does that for thousands of files at the cost of one call; elsewhere, fsync each.
@@ -195,3 +200,16 @@ def write_version(
         if isinstance(exc, OSError):
             raise FreezerError(f"writing {target.name} failed ({exc.strerror or exc}); nothing was written") from None
         raise
+
+
+def source_modes(paths: Mapping[str, Path]) -> dict[str, str]:
+    """The files of ``paths`` (rel -> source) that are executable, as git tells one: the owner's
+    execute bit makes a file 100755. The manifest lists them; every other file is 100644."""
+    found = {}
+    for rel, path in sorted(paths.items()):
+        try:
+            if os.lstat(path).st_mode & stat.S_IXUSR:
+                found[rel] = EXECUTABLE
+        except OSError as exc:
+            raise FreezerError(f"{path} cannot be read ({exc.strerror or exc}); nothing was written") from None
+    return found

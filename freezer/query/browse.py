@@ -23,6 +23,7 @@ from freezer.registry.record import (
     strictest_groups,
 )
 from freezer.runtime.reading import read_whole
+from freezer.validate.namedfiles import AssetFiles
 
 # A summary row's word for its version's files: they match their recorded hashes, or not.
 Hashes = Literal["ok", "FAILED"]
@@ -75,8 +76,9 @@ def score_digests(data: VersionData) -> dict[str, str]:
     """Each landed fixture's score digest (what a result row records), by task id."""
     manifest = data.frozen.manifest_model()
     groups = groups_of(data.frozen, manifest)
+    files = AssetFiles.of(manifest)
     return {
-        f["task_id"]: comparability.score_digest(comparability.fixture_digests(f, groups, manifest.files))
+        f["task_id"]: comparability.score_digest(comparability.fixture_digests(f, groups, files))
         for f in data.fixtures
         if f["status"] == "landed"
     }

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
 from freezer.domain.errors import FreezerError, IntegrityError
-from freezer.domain.manifest import Manifest
+from freezer.domain.manifest import EXECUTABLE, REGULAR, Manifest
 from freezer.domain.problems import display_path
 from freezer.domain.steps import Step
 from freezer.registry import registry
@@ -159,6 +160,7 @@ def check_integrity(
                 fail(rel, f"content changed: sha256 {digests[rel]} != manifest {digest}")
         if registry.SUMS in files:
             _check_sums(_read(files[registry.SUMS]), manifest, expected, digests, fail)
+        _check_modes(manifest, files, fail)
         result.checks.append(Step("hashes", f"{len(manifest.files)} data files hashed"))
         if result.failures:
             return None  # what was re-rendered from files that changed says nothing more
@@ -187,6 +189,19 @@ def _check_sums(
             fail(registry.SUMS, f"disagrees with the manifest about {rel}")
         elif rel in digests and sums[rel] != digests[rel]:
             fail(rel, "content does not match SHA256SUMS")
+
+
+def _check_modes(manifest: Manifest, files: dict[str, str], fail: Callable[[str, str], None]) -> None:
+    """Each frozen file is executable exactly when the manifest records it 100755 (git's model: the
+    owner's execute bit). A manifest without modes froze every file 100644, so none may be executable."""
+    for rel in sorted(set(manifest.modes) - set(manifest.files)):
+        fail(registry.MANIFEST, f"modes lists {rel}, which is not a data file of the version")
+    for rel, path in sorted(files.items()):  # the generated files too: a cut never makes one executable
+        executable = bool(os.lstat(path).st_mode & stat.S_IXUSR)
+        recorded = manifest.mode(rel)
+        if executable != (recorded == EXECUTABLE):
+            found = f"{EXECUTABLE} (executable)" if executable else f"{REGULAR} (not executable)"
+            fail(rel, f"mode changed: the file is {found}, the manifest records {recorded}")
 
 
 def integrity(

@@ -60,7 +60,8 @@ def delta_lines(delta: Delta) -> list[str]:
             lines.append(f"  ~ {through.task_id} through its files: {', '.join(through.files)} changed")
     for verb in _VERBS:
         for rel in delta.assets.of(verb) if delta.assets else ():
-            lines.append(f"  asset {verb}: {rel}")
+            mode = delta.assets.modes.get(rel) if delta.assets else None
+            lines.append(f"  asset {verb}: {rel}" + (f" ({mode.text()})" if mode else ""))
     for changes, title in ((delta.version_record, "version.yaml"), (delta.binary, "binary"), (delta.checks, "checks")):
         for change in changes:
             lines.extend(change_lines(change, f"  {title} "))

@@ -41,6 +41,7 @@ from freezer.runtime.reading import read_whole
 from freezer.site.sitewriter import MARKER as MARKER
 from freezer.site.sitewriter import write_site
 from freezer.trust import lifecycle, signing, verified
+from freezer.validate.namedfiles import AssetFiles
 
 
 @dataclass
@@ -278,7 +279,7 @@ def _histories(versions: list[VersionPage]) -> dict[str, list[dict[str, Any]]]:
     last: dict[str, dict[str, Any]] = {}
     for page in versions:
         groups = groups_of(page.frozen, page.frozen.manifest_model())
-        files = page.frozen.manifest_model().files
+        files = AssetFiles.of(page.frozen.manifest_model())
         for fixture in page.data.fixtures:
             task = fixture["task_id"]
             previous = last.get(task)

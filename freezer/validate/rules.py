@@ -6,13 +6,15 @@ data. Rules assume the schema layer passed for the documents they look at.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 from freezer.domain.model import SITE_LISTS
 from freezer.domain.problems import JsonPath, Problem
+from freezer.git.globs import glob_problem
 from freezer.parse.document import YamlDocument
 from freezer.resolve.grep import flag_problems
+from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles
 
 
 def path_problem(value: str) -> str | None:
@@ -191,20 +193,37 @@ def missing_canary(canary: str, files: dict[str, bytes]) -> list[str]:
     return sorted(name for name, data in files.items() if needle not in data)
 
 
-# Fixture fields that name files of the drafts, which are frozen and hashed with the version.
-FILE_FIELDS = ("assets", "graders")
+def _entry_problem(entry: object, files: AssetFiles) -> str | None:
+    """Why an ``assets:``/``graders:`` entry names no file of the drafts, or None. An entry is a file,
+    a folder (``data/``) or a git glob (``data/*.csv``), relative to the drafts folder; a folder or
+    glob must match at least one asset."""
+    if not isinstance(entry, str):
+        return "must be a path"
+    why = path_problem(entry)
+    if why is not None or entry in files:
+        return why
+    if any(part in ("", ".") for part in entry.removesuffix("/").split("/")):
+        return f"{entry!r} holds an empty or '.' folder; write the path as the drafts hold it"
+    why = glob_problem(entry)
+    if why is not None:
+        return why
+    if files.expand(entry) is None:
+        if any(c in entry for c in "*?["):
+            return f"the glob {entry!r} matches no asset in the drafts (paths are relative to the drafts folder)"
+        return f"no file {entry!r} in the drafts (paths are relative to the drafts folder)"
+    return None
 
 
-def asset_rules(fixtures: list[YamlDocument], assets: set[str]) -> list[Problem]:
-    """Every asset or grader file a fixture names is a clean relative path to a file in the drafts."""
+def asset_rules(fixtures: list[YamlDocument], assets: Collection[str]) -> list[Problem]:
+    """Every asset or grader entry a fixture names is a clean relative path to a file, a folder or a
+    glob of the drafts, naming at least one asset."""
     found: list[Problem] = []
+    files = AssetFiles(dict.fromkeys(assets, ""))
     for doc in fixtures:
         for key in FILE_FIELDS:
             named = doc.data.get(key)
             for index, rel in enumerate(named if isinstance(named, list) else []):
-                why = path_problem(rel) if isinstance(rel, str) else "must be a path"
-                if why is None and rel not in assets:
-                    why = f"no file {rel!r} in the drafts (paths are relative to the drafts folder)"
+                why = _entry_problem(rel, files)
                 if why:
                     found.append(doc.problem((key, index), why, "rule"))
     return found

@@ -1,0 +1,105 @@
+"""Which files a fixture's ``assets:`` and ``graders:`` entries name: a file, a folder or a glob.
+
+An entry that is the path of an asset names that file, as it always has. Any other entry is read
+as git reads a ``:(glob)`` pathspec (:mod:`freezer.git.globs`): ``data/`` or ``data`` names every
+file in the folder, ``data/*.csv`` the files the glob matches. An entry names only assets, never a
+fixture, version.yaml or a file freezer writes, so the same entry names the same files in the drafts
+(validate, cut) and in the frozen version (audit, diff, compare), whose manifest lists its assets.
+The frozen fixture keeps the entry as its author wrote it; what it names is recomputed each time.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Collection, Iterator, Mapping
+
+from freezer.domain.manifest import Manifest
+from freezer.domain.model import Raw
+from freezer.git.globs import GlobError, compile_glob
+
+# Fixture fields that name files of the drafts, which are frozen and hashed with the version.
+FILE_FIELDS = ("assets", "graders")
+_WILDCARDS = "*?[\\"
+
+
+def entries(fixture: Raw, key: str) -> list[str]:
+    """The entries of ``fixture``'s ``key`` list, as written (none if it is not a list)."""
+    value = fixture.get(key)
+    return [str(rel) for rel in value] if isinstance(value, list) else []
+
+
+class AssetFiles(Mapping[str, str]):
+    """Files by what makes each that file (its sha256, and its mode when not 100644), and the
+    assets among them that a folder or glob entry may name (default: every file given)."""
+
+    def __init__(self, states: Mapping[str, str], assets: Collection[str] | None = None) -> None:
+        self._states = states
+        self._assets = assets
+        self._sorted: list[str] | None = None  # sorted only when a folder or glob asks
+
+    @classmethod
+    def of(cls, manifest: Manifest) -> AssetFiles:
+        """A frozen version's files; its entries name the assets its manifest lists (every file,
+        for a manifest from before the manifest listed them: no entry of those was ever a glob)."""
+        return cls(manifest.file_states(), manifest.asset_names() if manifest.contents is not None else None)
+
+    def __getitem__(self, rel: str) -> str:
+        return self._states[rel]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._states)
+
+    def __len__(self) -> int:
+        return len(self._states)
+
+    def expand(self, entry: str) -> tuple[str, ...] | None:
+        """The files ``entry`` names, sorted, or None when it names a file (or nothing) by its own
+        path: then it counts as that one path, as before folders and globs were read."""
+        if entry in self._states:
+            return None
+        if self._sorted is None:
+            self._sorted = sorted(self._states if self._assets is None else self._assets)
+        try:
+            glob = compile_glob(entry)
+        except GlobError:
+            return None
+        # Only paths that start with the entry's literal part can match: a bisect, not a scan of every file.
+        literal = entry[: min([entry.find(c) for c in _WILDCARDS if c in entry] or [len(entry)])]
+        start = bisect.bisect_left(self._sorted, literal)
+        found = []
+        for rel in self._sorted[start:]:
+            if not rel.startswith(literal):
+                break
+            if glob.matches(rel):
+                found.append(rel)
+        return tuple(found) or None
+
+
+def named_files(entry: str, files: AssetFiles) -> tuple[str, ...]:
+    """The paths one entry covers: the files a folder or glob matches, else the entry itself."""
+    return files.expand(entry) or (entry,)
+
+
+def digest_form(named: list[str], files: AssetFiles) -> dict[str, object]:
+    """What a fixture digest holds for a list of entries: each file entry by its state, as it always
+    has, and each folder or glob by the state of every file it matches."""
+    out: dict[str, object] = {}
+    for entry in named:
+        matched = files.expand(entry)
+        out[entry] = files.get(entry, "") if matched is None else {rel: files[rel] for rel in matched}
+    return out
+
+
+def changed_files(old: Raw, new: Raw, before: AssetFiles, after: AssetFiles, keys: Collection[str]) -> list[str]:
+    """The files named under ``keys`` by entries both fixtures keep, whose content or mode differs
+    between the versions, or that one version's folder or glob matches and the other's does not;
+    in the order of the entries, each once. A missing file reads as "", as the digests read it."""
+    moved: dict[str, None] = {}  # ordered, each once
+    for key in FILE_FIELDS:
+        if key not in keys:
+            continue
+        earlier = set(entries(old, key))
+        for entry in (entry for entry in entries(new, key) if entry in earlier):
+            covered = sorted({*named_files(entry, before), *named_files(entry, after)})
+            moved.update((rel, None) for rel in covered if before.get(rel, "") != after.get(rel, ""))
+    return list(moved)
