@@ -225,6 +225,14 @@ def _through_files(old: Side, new: Side) -> tuple[FilesChange, ...]:
     return tuple(found)
 
 
+def _in_bytes(old: Side, new: Side) -> tuple[str, ...]:
+    """Fixture files in both versions whose bytes differ: a comment or the line endings change
+    no parsed field, yet the frozen file a reader opens is not the same."""
+    before, after = old.manifest.files, new.manifest.files
+    kept = set(old.manifest.fixture_names() or ()) & set(new.manifest.fixture_names() or ())
+    return tuple(sorted(rel for rel in kept if rel in before and rel in after and before[rel] != after[rel]))
+
+
 def _typed(changes: list[dict[str, Any]]) -> tuple[FieldChange, ...]:
     return tuple(FieldChange.from_json(c) for c in changes)
 
@@ -293,7 +301,7 @@ def compute(
     fixtures = FixtureDelta.from_json(fixture_delta(old.fixtures, new.fixtures, full=full, delta_format=delta_format))
     assets = _asset_changes(old.manifest, new.manifest, delta_format)
     if delta_format >= 4:
-        fixtures = replace(fixtures, through_files=_through_files(old, new))
+        fixtures = replace(fixtures, through_files=_through_files(old, new), files_in_bytes=_in_bytes(old, new))
     versions = (version_record(old.version, delta_format), version_record(new.version, delta_format))
     record = _typed(field_changes(*versions, full=full, delta_format=delta_format))
     run = _typed(run_changes(old.version, new.version, full=full)) if delta_format >= 4 else ()

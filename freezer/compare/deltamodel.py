@@ -134,15 +134,18 @@ class FixtureDelta:
     classes: ClassCounts
     # Format 4: fixtures changed through their files (None: not recorded, formats 2 and 3).
     through_files: tuple[FilesChange, ...] | None = None
+    # Format 4: fixture files whose bytes changed (a comment, line endings; None: not recorded).
+    files_in_bytes: tuple[str, ...] | None = None
 
     @property
     def moved(self) -> bool:
-        return bool(self.added or self.removed or self.changed)
+        return bool(self.added or self.removed or self.changed or self.files_in_bytes)
 
     @classmethod
     def from_json(cls, data: Raw) -> FixtureDelta:
         classes = data["classes"]
         through = data.get("changed_through_files")
+        in_bytes = data.get("files_changed_in_bytes")
         return cls(
             tuple(FixtureBrief.from_json(f) for f in data["added"]),
             tuple(FixtureBrief.from_json(f) for f in data["removed"]),
@@ -152,6 +155,7 @@ class FixtureDelta:
                 dict(classes["before"]), dict(classes["after"]), tuple(classes["added"]), tuple(classes["removed"])
             ),
             None if through is None else tuple(FilesChange(f["task_id"], tuple(f["files"])) for f in through),
+            None if in_bytes is None else tuple(in_bytes),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -164,6 +168,8 @@ class FixtureDelta:
         }
         if self.through_files is not None:
             out["changed_through_files"] = [f.to_json() for f in self.through_files]
+        if self.files_in_bytes is not None:
+            out["files_changed_in_bytes"] = list(self.files_in_bytes)
         return out
 
 

@@ -205,8 +205,10 @@ def assemble(
     function. ``assets`` are the sha256 of the asset files, which the caller copies as they stream;
     ``earlier`` are all earlier versions (default: ``previous`` alone), for the comparability record."""
     version_data, fixtures = parsed
-    # The delta compares assets by hash: the current side knows them before its manifest is done.
-    current = side(replace(manifest_record, files=dict(sorted((assets or {}).items()))), version_data, fixtures)
+    # The delta compares assets and fixture files by hash: the current side knows them before its
+    # manifest is done, as audit's side knows them from the manifest.
+    known = {**(assets or {}), **{rel: hashlib.sha256(data).hexdigest() for rel, data in drafts.items()}}
+    current = side(replace(manifest_record, files=dict(sorted(known.items()))), version_data, fixtures)
     delta = compute_delta([previous, current] if previous else [current], meanings)
     data_files = {
         **drafts,

@@ -58,6 +58,8 @@ def delta_lines(delta: Delta) -> list[str]:
                 lines.extend(change_lines(change, "      "))
         for through in delta.fixtures.through_files or ():
             lines.append(f"  ~ {through.task_id} through its files: {', '.join(through.files)} changed")
+        for rel in delta.fixtures.files_in_bytes or ():
+            lines.append(f"  ~ fixture file {rel}: its bytes changed")
     for verb in _VERBS:
         for rel in delta.assets.of(verb) if delta.assets else ():
             mode = delta.assets.modes.get(rel) if delta.assets else None

@@ -1,6 +1,6 @@
-"""Issue 25, the lead's held-out list: the cases that still get through, whose fix lies in a
-module another helper owns. Each test asserts what a demanding maintainer expects and is marked
-xfail(strict=True): it fails loudly the day the fix lands, and the marker goes."""
+"""Issue 25, the lead's held-out list, cases 3 (an asset's file mode), 4 (text that looks the same)
+and 5 (a fixture file's bytes without its fields): each got through when first written here (as
+a strict xfail) and holds now. The other cases are in test_heldout_25.py."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from test_heldout_25 import (
     _edit,
     v2_frozen,  # noqa: F401 - the fixture, shared
 )
+
+from conftest import run_inprocess
 
 ASSET = "assets/add-timeout-flag/expected.patch"
 
@@ -88,12 +90,8 @@ def test_case4_an_invisible_text_change_is_visible_in_delta(api: Path, old: str,
     assert arrow and _as_seen(before) != _as_seen(after), entry
 
 
-# 5. Bytes moved, parsed data did not: §Delta names the file as changed in bytes only.
-@pytest.mark.xfail(
-    strict=True,
-    reason="compare/delta.py compares fixtures' parsed data only: a fixture whose file sha256 differs in "
-    "the manifests must be listed as changed (bytes only), and 'fixture set' must not read as unmoved",
-)
+# 5. Bytes moved, parsed data did not: §Delta names the file whose bytes changed, while what the
+# fixture says stays unchanged (and its scores comparable).
 @pytest.mark.parametrize("change", ["crlf", "comment"])
 def test_case5_a_bytes_only_fixture_change_is_named(v2_frozen: Path, change: str) -> None:  # noqa: F811
     _draft_v3(v2_frozen)
@@ -105,8 +103,18 @@ def test_case5_a_bytes_only_fixture_change_is_named(v2_frozen: Path, change: str
     manifests = [json.loads((v2_frozen / f"versions/graph_v{n}/manifest.json").read_text()) for n in (2, 3)]
     assert json.dumps(manifests[0]["files"][rel]) != json.dumps(manifests[1]["files"][rel])  # the bytes moved
     recorded = json.loads((v2_frozen / "versions/graph_v3/delta.json").read_text())
-    assert "locate-loopaudit-variants" not in recorded["fixtures"]["unchanged"]
-    assert "fixture set" not in recorded["unmoved"]
+    assert recorded["fixtures"]["files_changed_in_bytes"] == [rel]
+    assert "locate-loopaudit-variants" in recorded["fixtures"]["unchanged"]  # what it says did not change
+    assert "fixture set" in recorded["moved"] and "fixture set" not in recorded["unmoved"]
     delta = _delta(v2_frozen, "graph_v3")
     assert "No fixture present in both versions changed." not in delta
-    assert "`locate-loopaudit-variants`" in delta and "bytes" in delta
+    assert f"- `{rel}`" in delta and "Fixture files whose bytes changed (1)" in delta, delta
+    diff = run_inprocess("diff", "graph_v2", "graph_v3", cwd=v2_frozen)
+    assert f"fixture file {rel}: its bytes changed" in diff.out, diff.text
+    compare = run_inprocess("compare", "graph_v2", "graph_v3", "--format", "json", cwd=v2_frozen)
+    arms = json.loads(compare.out)["result"]["arms"]
+    excluded = {a["arm"]: a["excluded"].get("locate-loopaudit-variants") or "" for a in arms}
+    assert excluded["grep-only"] == "", excluded  # the same fixture: its scores pool
+    assert "changed what the agent sees" not in excluded["graph-tools"], excluded  # (only the build is unknown)
+    audit = run_inprocess("audit", "v3", cwd=v2_frozen)
+    assert audit.code == 0, audit.text
