@@ -31,6 +31,7 @@ from freezer.compare.deltamodel import (
 )
 from freezer.domain.manifest import Manifest
 from freezer.domain.model import Raw
+from freezer.kinds.catalog import file_fields
 from freezer.registry.record import Side, arms_of
 from freezer.validate.rules import FILE_FIELDS
 
@@ -203,17 +204,21 @@ def _asset_changes(old: Manifest, new: Manifest) -> AssetChanges:
     )
 
 
+def file_fields_of(manifest: Manifest) -> tuple[str, ...]:
+    """The fields of a version's parsed fixtures that list files counted by their content: assets
+    and graders, or a kind's own (a folders fixture's ``files``: every file of its folder)."""
+    return FILE_FIELDS if manifest.fixture_kind is None else file_fields(manifest.fixture_kind)
+
+
 def _through_files(old: Side, new: Side) -> tuple[FilesChange, ...]:
-    """Fixtures in both versions that name a file (assets, graders) whose content changed: a
-    fixture can change what its agent sees with its own YAML untouched."""
+    """Fixtures in both versions that name a file (assets, graders, a folder's files) whose content
+    changed: a fixture can change what its agent sees with its own YAML untouched."""
     before, after = old.manifest.files, new.manifest.files
+    keys = tuple(dict.fromkeys((*file_fields_of(old.manifest), *file_fields_of(new.manifest))))
     found = []
     for task in sorted(set(old.fixtures) & set(new.fixtures)):
         named = [
-            rel
-            for key in FILE_FIELDS
-            for rel in _named(old.fixtures[task], key)
-            if rel in _named(new.fixtures[task], key)
+            rel for key in keys for rel in _named(old.fixtures[task], key) if rel in _named(new.fixtures[task], key)
         ]
         moved = sorted({rel for rel in named if before.get(rel) != after.get(rel)})
         if moved:

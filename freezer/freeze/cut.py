@@ -37,6 +37,7 @@ from freezer.freeze.codechecks import check_against_code, fail
 from freezer.freeze.cutresult import CutResult
 from freezer.freeze.snapshot import FsOps, clear_stale_staging, write_version
 from freezer.guard import audit
+from freezer.kinds.catalog import file_fields
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.model import Suite
@@ -55,6 +56,7 @@ from freezer.runtime import resources
 from freezer.runtime.lock import registry_lock
 from freezer.runtime.reading import MAX_TEMPLATE_BYTES, read_whole
 from freezer.validate.drafts import fixture_schema_record, hash_assets, read_drafts
+from freezer.validate.rules import FILE_FIELDS
 from freezer.validate.validate import FixtureSet, validate_suite
 
 # No line-ending conversion, no filter, no ident expansion, no re-encoding: whatever the
@@ -115,8 +117,19 @@ def _previous_side(
         )
     assert frozen_files is not None  # no failures: the integrity check read the drafts
     previous_manifest = previous.manifest_model()
-    version, fixtures = load_yaml_files(frozen_files, previous_manifest.fixture_names())
+    version, fixtures = load_yaml_files(frozen_files, previous_manifest.fixture_names(), previous_manifest.fixture_kind)
     return previous, side(previous_manifest, version, fixtures)
+
+
+def _digest_inputs(
+    suite: SuiteConfig, drafts: dict[str, bytes], asset_hashes: dict[str, str]
+) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The file hashes and file fields a fixture's digests count: a folders fixture lists its own
+    files, which are fixture files, not assets (graph and generic: the assets, as before)."""
+    if suite.fixture_kind is None:
+        return asset_hashes, FILE_FIELDS
+    hashed = {rel: hashlib.sha256(data).hexdigest() for rel, data in drafts.items()}
+    return {**asset_hashes, **hashed}, file_fields(suite.fixture_kind)
 
 
 def _template(suite: SuiteConfig) -> bytes:
@@ -172,6 +185,7 @@ def record(
         files={},
         contents=contents,
         canary=(suite.canary or None) if comparability is not None else None,
+        fixture_kind=suite.fixture_kind,
     )
     if comparability is not None:
         entry = Comparability.from_data({**comparability, "environment": environment_digest(manifest, version_data)})
@@ -315,7 +329,9 @@ def cut(
     parsed = (version_data, [doc.data for doc in fixture_set.fixtures])
     earlier = earlier_sides(suite, number, verify=True)
     configured_arms = suite.arms or default_arms(list(suite.dimensions))
-    entry = manifest_entry(configured_arms, owner.configured_groups(), parsed[1], asset_hashes)
+    entry = manifest_entry(
+        configured_arms, owner.configured_groups(), parsed[1], *_digest_inputs(suite, drafts, asset_hashes)
+    )
     manifest_record = record(suite, number, version_data, resolved, previous, template, contents, fixture_schema, entry)
     template_name = display_path(suite.template) if suite.template else registry.TEMPLATE_COPY
     files = assemble(

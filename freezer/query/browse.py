@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from freezer.compare import comparability
 from freezer.compare.delta import compute as compute_delta
+from freezer.compare.delta import file_fields_of
 from freezer.compare.deltamodel import Delta
 from freezer.domain.errors import FreezerError, IntegrityError, UsageError
 from freezer.registry import registry
@@ -76,7 +77,9 @@ def score_digests(data: VersionData) -> dict[str, str]:
     manifest = data.frozen.manifest_model()
     groups = groups_of(data.frozen, manifest)
     return {
-        f["task_id"]: comparability.score_digest(comparability.fixture_digests(f, groups, manifest.files))
+        f["task_id"]: comparability.score_digest(
+            comparability.fixture_digests(f, groups, manifest.files, file_fields_of(manifest))
+        )
         for f in data.fixtures
         if f["status"] == "landed"
     }

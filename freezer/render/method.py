@@ -183,7 +183,9 @@ def method_from_files(
     """Render METHOD.md; ``parsed`` passes the drafts already read from these same bytes."""
 
     manifest = Manifest.from_data(json.loads(manifest_bytes))
-    version, fixtures = parsed if parsed is not None else load_yaml_files(files, manifest.fixture_names())
+    version, fixtures = (
+        parsed if parsed is not None else load_yaml_files(files, manifest.fixture_names(), manifest.fixture_kind)
+    )
     fixture_schema = fixture_schema_of(manifest, files)
     fixture_files = set(frozen_fixture_files(manifest))
     delta = json.loads(files[registry.DELTA])

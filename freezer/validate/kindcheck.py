@@ -1,0 +1,74 @@
+"""Validate the fixtures of a suite of kind folders or records (:mod:`freezer.kinds`).
+
+The built-in graph and generic schemas are not applied: the fields are the benchmark's own.
+freezer's own fields (``task_id``, ``status``) come from the suite's identity rule, checked by the
+kind. A suite's own schema, if it gives one, is applied to each fixture's fields (the task file's,
+or the record) in forked children bounded in time and memory, as for a YAML fixture.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from freezer.domain.problems import JsonPath, Problem, display_path
+from freezer.kinds.base import Files, KindFixture, Unreadable
+from freezer.kinds.catalog import kind_of, read_fixtures
+from freezer.registry.config import CONFIG_NAME, SuiteConfig
+from freezer.runtime import work
+from freezer.runtime.reading import ReadRefused, read_bounded
+from freezer.schema import schemas
+from freezer.validate.fixtureset import FixtureSet
+
+
+def kind_fixtures(
+    suite: SuiteConfig, paths: list[Path], fixture_set: FixtureSet, seconds: float, memory: int
+) -> list[Problem]:
+    """Read the fixtures of ``paths`` (every file the suite's kind claims) into ``fixture_set``."""
+    record = suite.fixture_kind
+    assert record is not None
+    root = suite.drafts
+    by_rel = {path.relative_to(root).as_posix(): path for path in paths}
+
+    def read(rel: str) -> bytes:
+        try:
+            return read_bounded(by_rel[rel], suite.max_file_bytes)
+        except ReadRefused as exc:
+            raise Unreadable(str(exc)) from None
+
+    found = read_fixtures(kind_of(record), Files(sorted(by_rel), read, lambda rel: display_path(root / rel)))
+    problems = list(found.problems)
+    for path in paths:
+        fixture_set.files[display_path(path)] = path
+    fixture_set.fixtures.extend(fixture.document for fixture in found.fixtures)
+    if found.unknown_dropped:
+        origin, _, line = suite.origin("dropped").rpartition(":")
+        listed = ", ".join(repr(task) for task in found.unknown_dropped[:5])
+        message = f"the dropped list names no fixture of the drafts: {listed}; remove it or fix the task id"
+        where = ("suites", suite.name, "dropped")
+        problems.append(Problem(origin or CONFIG_NAME, int(line) if line.isdigit() else None, None, where, message))
+    if suite.schema is not None and found.fixtures:
+        problems.extend(_own_schema(suite.schema_key, found.fixtures, seconds, memory))
+    return problems
+
+
+def _errors(schema_key: str, fields: dict[str, Any]) -> list[tuple[JsonPath, str]]:
+    return schemas.schema_errors(schema_key, fields)
+
+
+def _own_schema(schema_key: str, fixtures: list[KindFixture], seconds: float, memory: int) -> list[Problem]:
+    schemas.validator(schema_key)  # vetted and built once, here, before the children fork
+    workers = work.cores() if len(fixtures) >= 300 else 1
+    outcomes = work.map_bounded(
+        partial(_errors, schema_key), [f.fields for f in fixtures], seconds=seconds, memory=memory, workers=workers
+    )
+    problems = []
+    shown = display_path(schema_key.removeprefix("file:"))
+    for fixture, outcome in zip(fixtures, outcomes, strict=True):
+        if isinstance(outcome, work.Stopped):
+            message = f"checking it against the suite's schema {shown} {outcome.reason} and was stopped; simplify it"
+            problems.append(fixture.document.problem((), message, "schema"))
+            continue
+        problems.extend(fixture.document.problem(path, message, "schema") for path, message in outcome)
+    return problems
