@@ -208,8 +208,12 @@ def assemble(
     function. ``assets`` are the sha256 of the asset files, which the caller copies as they stream;
     ``earlier`` are all earlier versions (default: ``previous`` alone), for the comparability record."""
     version_data, fixtures = parsed
-    # The delta compares assets by hash: the current side knows them before its manifest is done.
-    current = side(replace(manifest_record, files=dict(sorted((assets or {}).items()))), version_data, fixtures)
+    # The delta compares assets by hash: the current side knows them before its manifest is done
+    # (and, for a kind whose fixture is several files, the fixture files too: they count by content).
+    known = dict(assets or {})
+    if manifest_record.fixture_kind is not None:
+        known.update((rel, hashlib.sha256(data).hexdigest()) for rel, data in drafts.items())
+    current = side(replace(manifest_record, files=dict(sorted(known.items()))), version_data, fixtures)
     delta = compute_delta([previous, current] if previous else [current], meanings)
     data_files = {
         **drafts,

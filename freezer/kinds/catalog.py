@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from freezer.domain.manifest import FixtureKindRecord
 from freezer.kinds.base import Files, Kind, KindRead
@@ -21,6 +21,18 @@ def file_fields(record: FixtureKindRecord) -> tuple[str, ...]:
     field called ``assets`` is the benchmark's own, not a list of freezer's assets; graph and generic
     fixtures have :data:`freezer.validate.rules.FILE_FIELDS`)."""
     return kind_of(record).file_fields
+
+
+def canary_files(record: FixtureKindRecord | None, fixture_files: Sequence[str]) -> list[str]:
+    """The fixture files that must carry a suite's canary: every one (one YAML file a fixture, a
+    records file), or for kind folders each folder's task file (an image or a script need not)."""
+    if record is None or record.kind != "folders":
+        return list(fixture_files)
+    return [
+        rel
+        for rel in fixture_files
+        if rel.rsplit("/", 1)[-1] == record.task_file or rel.endswith(f"/{record.task_file}")
+    ]
 
 
 def read_fixtures(kind: Kind, files: Files) -> KindRead:
