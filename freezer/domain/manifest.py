@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from freezer.domain.fixturekind import FixtureKindName, FixtureKindRecord
 from freezer.domain.model import Binary, Raw, SurfaceCommit
 from freezer.domain.scan import Followed, Scan, ScanUnknown, SubmoduleScan, TouchingCommit
 
@@ -24,11 +25,11 @@ ManifestFormat = Literal[1, 2, 3]
 # folders and records: the kinds whose fixtures freezer reads from the benchmark's own files
 # (:mod:`freezer.kinds`); without a schema of their own they meet freezer's identity rule alone.
 FixtureSchemaKind = Literal["graph", "generic", "custom", "folders", "records"]
-FixtureKindName = Literal["folders", "records"]
 # Freezer 0.1.0 reproduced Gate B with its own interpreter of rg's syntax; its manifests
 # (format 1) do not say so, but the engine is known from the freezer version they record.
 LEGACY_GREP_ENGINE = "freezer-rg-emulation"
-# The scan's records live in freezer.domain.scan; readers have always found them here.
+# The scan's records live in freezer.domain.scan, the fixture kind's in freezer.domain.fixturekind;
+# readers have always found them here.
 __all__ = [
     "LEGACY_GREP_ENGINE",
     "Checks",
@@ -101,44 +102,6 @@ class FixtureSchemaRecord:
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "sha256": self.sha256}
-
-
-@dataclass(frozen=True)
-class FixtureKindRecord:
-    """How the fixtures of a version of kind folders or records are read from its files: recorded
-    in the manifest (``fixture_kind``) so that a later freezer.yaml cannot change how a frozen version
-    is read. Absent from every graph and generic version, whose manifests stay as they were."""
-
-    kind: FixtureKindName
-    fixtures: str  # the glob (for folders, ending in "/": it names the fixture folders)
-    task_file: str | None = None  # folders: the file in each folder holding the task's fields
-    task_id: str | None = None  # the field naming a fixture; None (folders only): the folder's name
-    status_field: str | None = None  # the field whose value is the status; None: landed
-    dropped: tuple[str, ...] = ()  # task ids dropped by the suite (instead of a status field)
-
-    @classmethod
-    def from_data(cls, data: Raw) -> FixtureKindRecord:
-        return cls(
-            data["kind"],
-            data["fixtures"],
-            data.get("task_file"),
-            data.get("task_id"),
-            data.get("status_field"),
-            tuple(data.get("dropped") or ()),
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "fixtures": self.fixtures}
-        for key, value in (
-            ("task_file", self.task_file),
-            ("task_id", self.task_id),
-            ("status_field", self.status_field),
-        ):
-            if value is not None:
-                out[key] = value
-        if self.dropped:
-            out["dropped"] = list(self.dropped)
-        return out
 
 
 @dataclass(frozen=True)
