@@ -7,6 +7,7 @@ it optional); nothing of it is used by these fixtures.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -136,9 +137,9 @@ def test_a_v2_names_exactly_the_five_changes_and_compare_keeps_the_rest(reg: Pat
     [fields] = [f["fields"] for f in delta["changed"]]
     assert [c["path"] for c in fields] == ["$.metadata.difficulty"], fields
     through = {f["task_id"]: f["files"] for f in delta["changed_through_files"]}
+    # The task file counts by its fields (named above), every other file by its content.
     assert through == {
         "count-lines": ["tasks/count-lines/tests/test.sh"],
-        "fix-json": ["tasks/fix-json/task.toml"],
         "hello-world": ["tasks/hello-world/instruction.md"],
     }
     assert delta["unchanged"] == ["count-lines", "grep-logs", "hello-world", "make-dir"]
@@ -153,7 +154,7 @@ def test_a_v2_names_exactly_the_five_changes_and_compare_keeps_the_rest(reg: Pat
     assert sorted(excluded) == ["count-lines", "fix-json", "hello-world", "new-task", "sort-csv"]
     assert "its file tasks/hello-world/instruction.md changed" in excluded["hello-world"]
     assert "its file tasks/count-lines/tests/test.sh changed" in excluded["count-lines"]
-    assert "metadata" in excluded["fix-json"] and "tasks/fix-json/task.toml changed" in excluded["fix-json"]
+    assert excluded["fix-json"] == "changed what the agent sees or what grades it: metadata"
 
     v1 = json.loads((reg / "versions/tb_v1/manifest.json").read_text())["comparability"]["fixtures"]
     v2 = json.loads((reg / "versions/tb_v2/manifest.json").read_text())["comparability"]["fixtures"]
@@ -254,3 +255,93 @@ def test_config_keys_of_the_kinds_are_checked(reg: Path) -> None:
     result = run_inprocess("validate", cwd=reg)
     assert_clean_failure(result)
     assert "task_file is for kinds folders and records" in result.text
+
+
+OWN_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "required": ["metadata"],
+    "properties": {
+        "metadata": {
+            "description": "Who wrote the task and how hard it is: not seen by the agent.",
+            "x-freezer-group": "cosmetic",
+            "type": "object",
+            "properties": {"difficulty": {"enum": ["easy", "medium", "hard"]}},
+        },
+    },
+}
+
+
+def test_a_suite_schema_applies_to_the_task_fields_and_places_them(reg: Path) -> None:
+    (reg / "tb.schema.json").write_text(json.dumps(OWN_SCHEMA, indent=2))
+    drafts = _tb(reg, extra="    schema: tb.schema.json\n")
+    toml = drafts / "tasks/make-dir/task.toml"
+    toml.write_text(toml.read_text().replace('difficulty = "easy"', 'difficulty = "extreme"'))
+    (drafts / "tasks/grep-logs/task.toml").write_text('version = "1.0"\n')
+    problems = _problems(reg)
+    assert len(problems) == 2, problems
+    assert any(p.startswith(str(drafts / "tasks/make-dir/task.toml:5:")) and "extreme" in p for p in problems)
+    assert any(p.startswith(str(drafts / "tasks/grep-logs/task.toml:1:")) and "metadata" in p for p in problems)
+    toml.write_text(toml.read_text().replace('difficulty = "extreme"', 'difficulty = "easy"'))
+    shutil.rmtree(drafts / "tasks/grep-logs")
+    _task(drafts, "grep-logs")
+    assert _problems(reg) == []
+    assert run_inprocess("cut", "tb_v1", cwd=reg).code == 0
+    manifest = json.loads((reg / "versions/tb_v1/manifest.json").read_text())
+    assert manifest["checks"]["fixture_schema"]["kind"] == "custom"
+    assert manifest["comparability"]["groups"]["metadata"] == "cosmetic"
+    commit_all(reg, "freeze tb_v1")
+    _v2(reg, drafts)
+    assert run_inprocess("cut", "tb_v2", cwd=reg).code == 0
+    compared = run_inprocess("compare", "tb_v1", "tb_v2", "--format", "json", cwd=reg)
+    [arm] = json.loads(compared.out)["result"]["arms"]
+    assert arm["classes"]["fix-json"] == "cosmetic" and "fix-json" in arm["comparable"], arm
+    assert arm["classes"]["hello-world"] == "changed" and "hello-world" in arm["excluded"], arm
+    assert run_inprocess("audit", "tb_v2", cwd=reg).code == 0
+
+
+def test_the_canary_is_required_in_each_task_file_and_audited(reg: Path) -> None:
+    drafts = _tb(reg, extra="    canary: 'freezer-canary 1f6d'\n")
+    for name in TASKS[:-1]:
+        toml = drafts / "tasks" / name / "task.toml"
+        toml.write_text("# freezer-canary 1f6d\n" + toml.read_text())
+    [problem] = _problems(reg)
+    assert problem.startswith(str(drafts / "tasks/sort-csv/task.toml:1:")) and "canary" in problem, problem
+    toml = drafts / "tasks/sort-csv/task.toml"
+    toml.write_text("# freezer-canary 1f6d\n" + toml.read_text())
+    assert run_inprocess("cut", "tb_v1", cwd=reg).code == 0
+    assert run_inprocess("audit", "tb_v1", cwd=reg).code == 0
+
+
+def test_validating_one_file_of_a_task_folder_validates_its_suite(reg: Path) -> None:
+    drafts = _tb(reg)
+    (drafts / "tasks/make-dir/task.toml").unlink()
+    result = run_inprocess("validate", "drafts/tb/tasks/hello-world/instruction.md", cwd=reg)
+    assert_clean_failure(result)
+    assert "drafts/tb/tasks/make-dir" in result.text and "without its task file" in result.text, result.text
+    assert "instruction.md" not in result.text, result.text  # not read as a YAML fixture
+
+
+def test_next_starts_the_drafts_from_a_frozen_folders_version(reg: Path) -> None:
+    drafts = _tb(reg)
+    assert run_inprocess("cut", "tb_v1", cwd=reg).code == 0
+    source = snapshot(drafts)
+    shutil.rmtree(drafts)
+    commit_all(reg, "freeze tb_v1")
+    started = run_inprocess("next", "--suite", "tb", cwd=reg)
+    assert started.code == 0, started.text
+    again = snapshot(drafts)
+    assert {rel: data for rel, data in again.items() if rel != "version.yaml"} == {
+        rel: data for rel, data in source.items() if rel != "version.yaml"
+    }
+    assert (drafts / "tasks/hello-world/tests/test.sh").exists()
+
+
+def test_links_and_fifos_in_a_task_folder_are_refused(reg: Path) -> None:
+    drafts = _tb(reg)
+    (drafts / "tasks/hello-world/data.txt").symlink_to("/etc/passwd")
+    os.mkfifo(drafts / "tasks/make-dir/tests/pipe")
+    problems = _problems(reg)
+    assert len(problems) == 2, problems
+    assert any(p.startswith(str(drafts / "tasks/hello-world/data.txt")) and "symbolic link" in p for p in problems)
+    assert any(p.startswith(str(drafts / "tasks/make-dir/tests/pipe")) and "FIFO" in p for p in problems)

@@ -28,11 +28,8 @@ def canary_files(record: FixtureKindRecord | None, fixture_files: Sequence[str])
     records file), or for kind folders each folder's task file (an image or a script need not)."""
     if record is None or record.kind != "folders":
         return list(fixture_files)
-    return [
-        rel
-        for rel in fixture_files
-        if rel.rsplit("/", 1)[-1] == record.task_file or rel.endswith(f"/{record.task_file}")
-    ]
+    kind = FoldersKind(record)
+    return [rel for rel in fixture_files if kind.task_file_of(rel)]
 
 
 def read_fixtures(kind: Kind, files: Files) -> KindRead:

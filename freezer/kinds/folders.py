@@ -4,8 +4,10 @@ The glob ends in ``/`` (``tasks/*/``): it is matched, by git's pathspec rules
 (:mod:`freezer.git.globs`), against each folder a file lies in, the outermost folder matched being
 the fixture's. The fixture's fields are those of its task file (``task_file:``, TOML, YAML or JSON
 by suffix); its task id is the folder's name, or the task file's ``task_id:`` field when the suite
-names one. Its parsed form lists every file of the folder (:data:`~freezer.kinds.base.FILES_FIELD`),
-so an edit of any of them (an instruction, a test script) changes the fixture.
+names one. Its parsed form holds the task file's fields and lists every other file of the folder
+(:data:`~freezer.kinds.base.FILES_FIELD`), each counted by its content: an edit of any of them (an
+instruction, a test script) or of a task field changes the fixture; a comment in the task file does
+not, as a comment in a YAML fixture does not.
 """
 
 from __future__ import annotations
@@ -48,6 +50,11 @@ class FoldersKind:
     def claims(self, rel: str) -> bool:
         return self.folder_of(rel) is not None
 
+    def task_file_of(self, rel: str) -> bool:
+        """Whether ``rel`` is the task file of the fixture folder it lies in."""
+        folder = self.folder_of(rel)
+        return folder is not None and rel == folder + self._task_file
+
     def read(self, files: Files) -> KindRead:
         found = KindRead()
         by_folder: dict[str, list[str]] = {}
@@ -79,7 +86,9 @@ class FoldersKind:
                 found.problems.append(identity)
                 continue
             task_id, status, parsed, aliases = identity
-            parsed[FILES_FIELD] = list(members)
+            # The task file counts by its parsed fields (a comment or the layout of it changes no
+            # digest, as with a YAML fixture); every other file of the folder by its content.
+            parsed[FILES_FIELD] = [rel for rel in members if rel != task_file]
             located = LocatedDocument(display, parsed, document, (), aliases)
             found.fixtures.append(KindFixture(task_id, status, tuple(members), document.data, located))
         return found

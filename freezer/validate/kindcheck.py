@@ -14,12 +14,13 @@ from typing import Any
 
 from freezer.domain.problems import JsonPath, Problem, display_path
 from freezer.kinds.base import Files, KindFixture, Unreadable
-from freezer.kinds.catalog import kind_of, read_fixtures
+from freezer.kinds.catalog import canary_files, kind_of, read_fixtures
 from freezer.registry.config import CONFIG_NAME, SuiteConfig
 from freezer.runtime import work
 from freezer.runtime.reading import ReadRefused, read_bounded
 from freezer.schema import schemas
 from freezer.validate.fixtureset import FixtureSet
+from freezer.validate.rules import missing_canary
 
 
 def kind_fixtures(
@@ -72,3 +73,18 @@ def _own_schema(schema_key: str, fixtures: list[KindFixture], seconds: float, me
             continue
         problems.extend(fixture.document.problem(path, message, "schema") for path, message in outcome)
     return problems
+
+
+def kind_canary(suite: SuiteConfig, paths: list[Path]) -> list[Problem]:
+    """The fixture files that must carry the suite's canary and do not (as audit checks them)."""
+    if not suite.canary:
+        return []
+    by_rel = {path.relative_to(suite.drafts).as_posix(): path for path in paths}
+    texts = {}
+    for rel in canary_files(suite.fixture_kind, sorted(by_rel)):
+        try:
+            texts[display_path(by_rel[rel])] = read_bounded(by_rel[rel], suite.max_file_bytes)
+        except ReadRefused:
+            continue  # reported where the kind read it
+    message = "does not carry the suite's canary string (freezer.yaml canary); add it, e.g. as a comment"
+    return [Problem(display, 1, 1, (), message, "rule") for display in missing_canary(suite.canary, texts)]

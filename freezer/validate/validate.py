@@ -28,7 +28,7 @@ from freezer.runtime.reading import read_whole
 from freezer.schema import schemas
 from freezer.validate import drafts, rules
 from freezer.validate.fixtureset import FixtureSet as FixtureSet
-from freezer.validate.kindcheck import kind_fixtures
+from freezer.validate.kindcheck import kind_canary, kind_fixtures
 from freezer.validate.pathscan import Owners, collect_files, group_files
 from freezer.validate.runrules import run_rules
 
@@ -325,7 +325,10 @@ def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Repo
     report.problems.extend(rules.set_rules(version, fixture_set.fixtures))
     if kind is None:  # a kind's fields are the benchmark's own: an `assets` field of theirs is not freezer's
         report.problems.extend(rules.asset_rules(fixture_set.fixtures, set(collected.assets)))
-    report.problems.extend(_canary_problems(suite, fixture_set.fixtures, fixture_set))
+    if kind is None:
+        report.problems.extend(_canary_problems(suite, fixture_set.fixtures, fixture_set))
+    else:  # the files audit checks: each task file, each records file
+        report.problems.extend(kind_canary(suite, collected.fixtures))
     report.sets.append(fixture_set)
     if collected.version is None:
         version_file = suite.drafts / VERSION_NAME
