@@ -323,12 +323,11 @@ def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Repo
         report.problems.extend(run_rules(fixture_set.version, set(collected.assets)))
     version = fixture_set.version if not fixture_set.unreadable else None
     report.problems.extend(rules.set_rules(version, fixture_set.fixtures))
-    if kind is None:  # a kind's fields are the benchmark's own: an `assets` field of theirs is not freezer's
-        report.problems.extend(rules.asset_rules(fixture_set.fixtures, set(collected.assets)))
     if kind is None:
+        report.problems.extend(rules.asset_rules(fixture_set.fixtures, set(collected.assets)))
         report.problems.extend(_canary_problems(suite, fixture_set.fixtures, fixture_set))
-    else:  # the files audit checks: each task file, each records file
-        report.problems.extend(kind_canary(suite, collected.fixtures))
+    else:  # a kind's fields are the benchmark's own (an `assets` field of theirs is not freezer's)
+        report.problems.extend(kind_canary(suite, collected.fixtures))  # the files audit checks
     report.sets.append(fixture_set)
     if collected.version is None:
         version_file = suite.drafts / VERSION_NAME
