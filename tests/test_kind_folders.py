@@ -6,6 +6,7 @@ it optional); nothing of it is used by these fixtures.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -167,6 +168,26 @@ def test_a_v2_names_exactly_the_five_changes_and_compare_keeps_the_rest(reg: Pat
         assert audit.code == 0, audit.text
     diff = run_inprocess("diff", "tb_v1", "tb_v2", cwd=reg)
     assert diff.code == 0 and "$.metadata.difficulty: easy → hard" in diff.out, diff.text
+
+    site = run_inprocess("site", str(reg.parent / "site"), cwd=reg)
+    assert site.code == 0, site.text
+    assert (reg.parent / "site").is_dir()
+    kept = ["grep-logs", "make-dir"]
+    _results(reg.parent / "all.jsonl", reg, {"tb_v1": [*kept, "hello-world"], "tb_v2": [*kept, "hello-world"]})
+    pooled = run_inprocess("results", "check", str(reg.parent / "all.jsonl"), cwd=reg)
+    assert_clean_failure(pooled)
+    assert "hello-world: tb_v1 → tb_v2: changed what the agent sees" in pooled.out, pooled.out
+    _results(reg.parent / "kept.jsonl", reg, {"tb_v1": kept, "tb_v2": kept})
+    checked = run_inprocess("results", "check", str(reg.parent / "kept.jsonl"), cwd=reg)
+    assert checked.code == 0, checked.text
+
+
+def _results(path: Path, reg: Path, tasks: dict[str, list[str]]) -> None:
+    rows = []
+    for version, names in tasks.items():
+        manifest = hashlib.sha256((reg / "versions" / version / "manifest.json").read_bytes()).hexdigest()
+        rows += [{"manifest_sha256": manifest, "task_id": t, "arm": "all", "score": 1.0, "run": "r1"} for t in names]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
 
 
 def test_a_later_config_does_not_change_how_a_frozen_version_is_read(reg: Path) -> None:
