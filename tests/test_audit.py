@@ -78,7 +78,7 @@ def _rewrite_consistently(version: Path, rel: str, old: str, new: str) -> None:
 
     from freezer.compare import comparerecord
     from freezer.compare.delta import compute
-    from freezer.freeze.cut import dumps_json, sha256sums
+    from freezer.freeze.assemble import dumps_json, sha256sums
     from freezer.registry import config as config_mod
     from freezer.registry import record as record_mod
     from freezer.registry import registry

@@ -51,7 +51,7 @@ def _forge_v3(reg: Path, hidden: str, dropped_glob: str) -> None:
     """A v3 whose files agree with each other but whose scan skipped ``hidden``: what a cut under
     narrowed globs wrote before the scan kept the previous version's globs (or a hand-made record)."""
     from freezer.domain.manifest import Scan
-    from freezer.freeze import cut as cut_mod
+    from freezer.freeze import assemble as assemble_mod
     from freezer.freeze.snapshot import write_version
     from freezer.parse.yamlload import load_file
     from freezer.registry import config as config_mod
@@ -79,8 +79,8 @@ def _forge_v3(reg: Path, hidden: str, dropped_glob: str) -> None:
     frozen_v2 = {rel: (v2.path / rel).read_bytes() for rel in v2.manifest()["files"]}
     previous = side(before, *load_yaml_files(frozen_v2))
     template = (v2.path / "METHOD.md.j2").read_bytes()
-    record = cut_mod.record(suite, 3, doc.data, resolved, v2, template)
-    files = cut_mod.assemble(record, drafts, template, previous, suite.dimensions, load_yaml_files(drafts))
+    record = assemble_mod.record(suite, 3, doc.data, resolved, v2, template)
+    files = assemble_mod.assemble(record, drafts, template, previous, suite.dimensions, load_yaml_files(drafts))
     write_version(cfg.root, suite.versions / "graph_v3", files)
     config.write_text(original, encoding="utf-8")
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from freezer.freeze.cut import dumps_json
+from freezer.freeze.assemble import dumps_json
 from freezer.render.attest import statement_bytes
 from freezer.render.method import method_from_files
 from freezer.render.named import unnamed_dimensions

@@ -174,6 +174,7 @@ def test_the_layer_contract_holds() -> None:
     [
         ("domain/errors.py", "from freezer.cli import app", "freezer.domain is not allowed to import freezer.cli"),
         ("registry/config.py", "from freezer.guard import audit", "freezer.registry is not allowed to import"),
+        ("kinds/base.py", "from freezer.registry import record", "freezer.kinds is not allowed to import"),
         ("render/method.py", "import typer", "freezer.render.method -> typer"),
     ],
 )

@@ -129,7 +129,7 @@ def test_narrowed_globs_cannot_hide_a_commit_at_cut(v2_frozen: Path) -> None:
 
 def test_audit_reports_a_commit_hidden_by_narrowed_globs(v2_frozen: Path) -> None:
     from freezer.domain.manifest import Scan
-    from freezer.freeze import cut as cut_mod
+    from freezer.freeze import assemble as assemble_mod
     from freezer.freeze.snapshot import write_version
     from freezer.parse.yamlload import load_file
     from freezer.registry import config as config_mod
@@ -158,8 +158,8 @@ def test_audit_reports_a_commit_hidden_by_narrowed_globs(v2_frozen: Path) -> Non
     frozen_v2 = {rel: (v2.path / rel).read_bytes() for rel in v2.manifest()["files"]}
     previous = side(v2.manifest_model(), *load_yaml_files(frozen_v2))
     template = (v2.path / "METHOD.md.j2").read_bytes()
-    record = cut_mod.record(suite, 3, doc.data, resolved, v2, template)
-    files = cut_mod.assemble(record, drafts, template, previous, suite.dimensions, parsed)
+    record = assemble_mod.record(suite, 3, doc.data, resolved, v2, template)
+    files = assemble_mod.assemble(record, drafts, template, previous, suite.dimensions, parsed)
     write_version(cfg.root, suite.versions / "graph_v3", files)
     _edit(v2_frozen / "freezer.yaml", "    tool_surface:\n", "    tool_surface:\n      - '.orbitignore'\n")
 

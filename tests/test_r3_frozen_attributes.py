@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from freezer.freeze.cut import GITATTRIBUTES_TEXT
+from freezer.freeze.assemble import GITATTRIBUTES_TEXT
 
 
 def _attributes(repo: Path, path: str) -> dict[str, str]:

@@ -584,7 +584,7 @@ def _reseal(version: Path, rel: str, text: str) -> None:
     the version passes the integrity check that the site runs."""
     import hashlib
 
-    from freezer.freeze.cut import sha256sums
+    from freezer.freeze.assemble import sha256sums
 
     for path in [version, *version.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)

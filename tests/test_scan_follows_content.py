@@ -301,7 +301,7 @@ def test_a_gitlink_bump_without_the_submodule_repository_is_unknown(v2_frozen: P
 # Audit re-derives what the scan follows from the recorded tips' trees, not from the record.
 def test_audit_finds_a_link_target_commit_a_scan_record_left_out(linked: Path) -> None:
     from freezer.domain.manifest import Scan
-    from freezer.freeze import cut as cut_mod
+    from freezer.freeze import assemble as assemble_mod
     from freezer.freeze.snapshot import write_version
     from freezer.parse.yamlload import load_file
     from freezer.registry import config as config_mod
@@ -326,8 +326,8 @@ def test_audit_finds_a_link_target_commit_a_scan_record_left_out(linked: Path) -
     frozen_v3 = {rel: (v3.path / rel).read_bytes() for rel in v3.manifest()["files"]}
     previous = side(model, *load_yaml_files(frozen_v3))
     template = (v3.path / "METHOD.md.j2").read_bytes()
-    record = cut_mod.record(suite, 4, doc.data, resolved, v3, template)
-    files = cut_mod.assemble(record, drafts, template, previous, suite.dimensions, load_yaml_files(drafts))
+    record = assemble_mod.record(suite, 4, doc.data, resolved, v3, template)
+    files = assemble_mod.assemble(record, drafts, template, previous, suite.dimensions, load_yaml_files(drafts))
     write_version(cfg.root, suite.versions / "graph_v4", files)
     assert run_inprocess("audit", "--no-code", cwd=linked).code == 0  # consistent files: only the code can tell
     result = run_inprocess("audit", "v4", cwd=linked)

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from freezer.domain.manifest import Manifest
-from freezer.freeze.cut import assemble
+from freezer.freeze.assemble import assemble
 from freezer.registry.config import DEFAULT_DIMENSIONS
 from freezer.registry.record import side
 from freezer.runtime import resources

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from freezer.compare.delta import compute as compute_delta
+from freezer.compare.delta import file_fields_of
 from freezer.compare.deltamodel import Delta
 from freezer.compare.fieldtext import same
 from freezer.domain.canonical import compact
@@ -61,8 +62,15 @@ def canonical(value: Any) -> bytes:
     return compact(value)
 
 
-def fixture_digests(fixture: Raw, groups: Mapping[str, str], asset_hashes: Mapping[str, str]) -> dict[str, str]:
-    """The sha256 of each group of ``fixture``'s fields (identity fields, task_id and status, are in none)."""
+def fixture_digests(
+    fixture: Raw,
+    groups: Mapping[str, str],
+    asset_hashes: Mapping[str, str],
+    file_fields: Sequence[str] = FILE_FIELDS,
+) -> dict[str, str]:
+    """The sha256 of each group of ``fixture``'s fields (identity fields, task_id and status, are in
+    none). ``file_fields`` are the fields listing files counted by content (a version's own:
+    :func:`freezer.compare.delta.file_fields_of`)."""
     parts: dict[str, dict[str, Any]] = {group: {} for group in GROUPS}
     for key, value in fixture.items():
         group = groups.get(key, "input")
@@ -70,7 +78,7 @@ def fixture_digests(fixture: Raw, groups: Mapping[str, str], asset_hashes: Mappi
             parts[group][key] = value
     files = asset_hashes if isinstance(asset_hashes, AssetFiles) else AssetFiles(asset_hashes)
     for fields in parts.values():
-        for key in FILE_FIELDS:  # a named file counts by its content (and mode), a folder or glob by every file in it
+        for key in file_fields:  # a named file counts by its content (and mode), a folder or glob by every file in it
             if isinstance(fields.get(key), list):
                 fields[key] = digest_form(entries(fields, key), files)
     return {
@@ -103,18 +111,19 @@ def _changed_fields(
     groups: Mapping[str, str],
     wanted: set[str],
     files: tuple[Mapping[str, str], Mapping[str, str]] | None = None,
+    file_fields: Sequence[str] = FILE_FIELDS,
 ) -> list[str]:
     """What changed of ``wanted`` groups: the fields whose value changed, then every file a field
-    of theirs names (assets, graders) whose content changed under the same name. Without
-    ``files`` (the frozen asset hashes of both ends), as comparability formats 1 and 2 froze it:
-    fields only, by Python's equality."""
+    of theirs names (``file_fields``: assets, graders, a folder's files) whose content changed under
+    the same name. Without ``files`` (the frozen asset hashes of both ends), as comparability formats
+    1 and 2 froze it: fields only, by Python's equality."""
     keys = sorted(set(old) | set(new))
     mine = [k for k in keys if groups.get(k, "input") in wanted]
     if files is None:
         return [k for k in mine if old.get(k) != new.get(k)]
     named = [k for k in mine if not same(old.get(k), new.get(k))]
     before, after = (f if isinstance(f, AssetFiles) else AssetFiles(f) for f in files)
-    moved = changed_files(old, new, before, after, mine)
+    moved = changed_files(old, new, before, after, mine, file_fields)
     return named + [f"its file {rel} changed" for rel in moved]
 
 
@@ -123,10 +132,11 @@ def _what_changed(
     new: Raw,
     groups: Mapping[str, str],
     files: tuple[Mapping[str, str], Mapping[str, str]],
+    file_fields: Sequence[str] = FILE_FIELDS,
 ) -> str:
     """Never empty: the fields and files that changed, else what decided "changed" (the input or
     grading digest), so no reason can end in a colon."""
-    found = _changed_fields(old, new, groups, {"input", "grading"}, files)
+    found = _changed_fields(old, new, groups, {"input", "grading"}, files, file_fields)
     return ", ".join(found) or "its input or grading digest changed"
 
 
@@ -219,8 +229,10 @@ def compare(
     landed_old = {t: f for t, f in old.fixtures.items() if f.get("status") == "landed"}
     landed_new = {t: f for t, f in new.fixtures.items() if f.get("status") == "landed"}
     assets_old, assets_new = _assets(old), _assets(new)  # once: a folder or glob entry sorts them
-    digests_old = {t: fixture_digests(f, groups, assets_old) for t, f in landed_old.items()}
-    digests_new = {t: fixture_digests(f, groups, assets_new) for t, f in landed_new.items()}
+    fields_old, fields_new = file_fields_of(old.manifest), file_fields_of(new.manifest)
+    digests_old = {t: fixture_digests(f, groups, assets_old, fields_old) for t, f in landed_old.items()}
+    digests_new = {t: fixture_digests(f, groups, assets_new, fields_new) for t, f in landed_new.items()}
+    named = tuple(dict.fromkeys((*fields_old, *fields_new)))
     classes = {
         task: fixture_class(digests_old.get(task), digests_new.get(task))
         for task in sorted(set(landed_old) | set(landed_new))
@@ -233,7 +245,9 @@ def compare(
         moved = [n for n in suite_level if n in moved_names]
         record = PairRecord(old.name, new.name, arm, tuple(needs), moved, dict(classes))
         for task, kind in classes.items():
-            reason = _exclusion(task, kind, record, unknown, touching, landed_old, landed_new, groups, delta, files)
+            reason = _exclusion(
+                task, kind, record, unknown, touching, landed_old, landed_new, groups, delta, files, named
+            )
             if reason:
                 record.excluded[task] = reason
             else:
@@ -254,6 +268,7 @@ def _exclusion(
     groups: Mapping[str, str],
     delta: Delta,
     files: tuple[Mapping[str, str], Mapping[str, str]] | None = None,
+    file_fields: Sequence[str] = FILE_FIELDS,
 ) -> str | None:
     """Why ``task``'s scores cannot be compared for the record's arm (every reason), or None.
     ``files``, the frozen file hashes of both ends, lets a changed fixture name the files whose
@@ -270,7 +285,7 @@ def _exclusion(
         if files is None:
             what = ", ".join(_changed_fields(old, new, groups, {"input", "grading"}))
         else:
-            what = _what_changed(old, new, groups, files)
+            what = _what_changed(old, new, groups, files, file_fields)
         reasons.append(f"changed what the agent sees or what grades it: {what}")
     blind = [n for n in record.depends_on if n in unknown and n != "code_sites"]
     if blind:

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from freezer.compare import comparability
+from freezer.compare.delta import file_fields_of
 from freezer.domain.errors import FreezerError
 from freezer.domain.manifest import Comparability, Manifest
 from freezer.domain.model import Raw
@@ -33,7 +34,7 @@ from freezer.registry.record import (
     strictest_groups,
 )
 from freezer.registry.record import read as read_verified
-from freezer.validate.namedfiles import AssetFiles
+from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles
 
 # 2: each pair is read the stricter way where the two versions disagree (an arm that depends on
 # more, a field in a stricter group). Format 1, which earlier versions froze, is still recomputed.
@@ -46,12 +47,14 @@ def manifest_entry(
     groups: Mapping[str, str],
     fixtures: Sequence[Raw],
     asset_hashes: Mapping[str, str],
+    file_fields: Sequence[str] = FILE_FIELDS,
 ) -> dict[str, Any]:
-    """What the manifest records: the arms, the field groups, and each landed fixture's digests."""
+    """What the manifest records: the arms, the field groups, and each landed fixture's digests
+    (``file_fields``: the fields whose listed files count by content, a kind's own for its fixtures)."""
     digests = {}
     for fixture in sorted(fixtures, key=lambda f: f["task_id"]):
         if fixture.get("status") == "landed":
-            found = comparability.fixture_digests(fixture, groups, asset_hashes)
+            found = comparability.fixture_digests(fixture, groups, asset_hashes, file_fields)
             digests[fixture["task_id"]] = {**found, "score": comparability.score_digest(found)}
     return {
         # Canonical order: the manifest is written with sorted keys, and the record is recomputed from it.
@@ -124,7 +127,8 @@ def recompute(suite: SuiteConfig, current: Side, record_format: int = RECORD_FOR
     if recorded is None:
         raise ValueError(f"{current.name}: its manifest records no comparability")
     asset_hashes = AssetFiles.of(current.manifest)  # by hash and mode; folders and globs name its assets
-    entry = manifest_entry(recorded.arms, recorded.groups, list(current.fixtures.values()), asset_hashes)
+    fixtures = list(current.fixtures.values())
+    entry = manifest_entry(recorded.arms, recorded.groups, fixtures, asset_hashes, file_fields_of(current.manifest))
     fresh = Comparability.from_data({**entry, "environment": environment_digest(current.manifest, current.version)})
     meanings = dimensions_of(current.manifest)
     return fresh, record(current, earlier_sides(suite, current.manifest.number), meanings, entry, record_format)

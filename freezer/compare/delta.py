@@ -32,6 +32,7 @@ from freezer.compare.deltamodel import (
 )
 from freezer.domain.manifest import Manifest
 from freezer.domain.model import Raw
+from freezer.kinds.catalog import file_fields
 from freezer.registry.record import Side, arms_of
 from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles, changed_files
 
@@ -212,14 +213,21 @@ def _asset_changes(old: Manifest, new: Manifest, delta_format: int = DELTA_FORMA
     )
 
 
+def file_fields_of(manifest: Manifest) -> tuple[str, ...]:
+    """The fields of a version's parsed fixtures that list files counted by their content: assets
+    and graders, or a kind's own (a folders fixture's ``files``: every file of its folder)."""
+    return FILE_FIELDS if manifest.fixture_kind is None else file_fields(manifest.fixture_kind)
+
+
 def _through_files(old: Side, new: Side) -> tuple[FilesChange, ...]:
-    """Fixtures in both versions that name a file (assets, graders: a file, a folder or a glob) whose
-    content or mode changed, or that a folder or glob gained or lost: a fixture can change what its
-    agent sees with its own YAML untouched."""
+    """Fixtures in both versions that name a file (assets, graders: a file, a folder or a glob; a
+    folders fixture's own files) whose content or mode changed, or that a folder or glob gained or
+    lost: a fixture can change what its agent sees with its own YAML untouched."""
     before, after = AssetFiles.of(old.manifest), AssetFiles.of(new.manifest)
+    keys = tuple(dict.fromkeys((*file_fields_of(old.manifest), *file_fields_of(new.manifest))))
     found = []
     for task in sorted(set(old.fixtures) & set(new.fixtures)):
-        moved = changed_files(old.fixtures[task], new.fixtures[task], before, after, FILE_FIELDS)
+        moved = changed_files(old.fixtures[task], new.fixtures[task], before, after, keys, keys)
         if moved:
             found.append(FilesChange(task, tuple(sorted(moved))))
     return tuple(found)

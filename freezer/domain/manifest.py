@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from freezer.domain.fixturekind import FixtureKindName, FixtureKindRecord
 from freezer.domain.model import Binary, Raw, SurfaceCommit
 from freezer.domain.scan import Followed, Scan, ScanUnknown, SubmoduleScan, TouchingCommit
 
@@ -24,11 +25,14 @@ ManifestFormat = Literal[1, 2, 3]
 # A frozen file's mode, as git records one: every file is 100644 unless ``Manifest.modes`` lists it.
 REGULAR = "100644"
 EXECUTABLE = "100755"
-FixtureSchemaKind = Literal["graph", "generic", "custom"]
+# folders and records: the kinds whose fixtures freezer reads from the benchmark's own files
+# (:mod:`freezer.kinds`); without a schema of their own they meet freezer's identity rule alone.
+FixtureSchemaKind = Literal["graph", "generic", "custom", "folders", "records"]
 # Freezer 0.1.0 reproduced Gate B with its own interpreter of rg's syntax; its manifests
 # (format 1) do not say so, but the engine is known from the freezer version they record.
 LEGACY_GREP_ENGINE = "freezer-rg-emulation"
-# The scan's records live in freezer.domain.scan; readers have always found them here.
+# The scan's records live in freezer.domain.scan, the fixture kind's in freezer.domain.fixturekind;
+# readers have always found them here.
 __all__ = [
     "EXECUTABLE",
     "LEGACY_GREP_ENGINE",
@@ -39,6 +43,8 @@ __all__ = [
     "Comparability",
     "Contents",
     "FixtureDigests",
+    "FixtureKindName",
+    "FixtureKindRecord",
     "FixtureSchemaKind",
     "FixtureSchemaRecord",
     "Followed",
@@ -250,6 +256,7 @@ class Manifest:
     # The files that are not 100644 (executable ones: 100755), sorted by path. A manifest written
     # before modes were recorded lists none, and its frozen copy holds none: every file is 100644.
     modes: Mapping[str, str] = field(default_factory=dict)
+    fixture_kind: FixtureKindRecord | None = None  # None: one YAML (or JSON) file per fixture
     # Format 1's scan as it recorded it (scanned_from, scanned_to): read-only, never written again.
     legacy_scan: tuple[str | None, str | None] | None = field(default=None, repr=False)
 
@@ -310,6 +317,7 @@ class Manifest:
             comparability=Comparability.from_data(comparability) if comparability is not None else None,
             canary=data.get("canary"),
             modes=dict(sorted((data.get("modes") or {}).items())),
+            fixture_kind=FixtureKindRecord.from_data(data["fixture_kind"]) if data.get("fixture_kind") else None,
             legacy_scan=legacy_scan,
         )
 
@@ -345,6 +353,8 @@ class Manifest:
             out["canary"] = self.canary
         if self.modes:  # written only when a file is executable: no earlier manifest changes shape
             out["modes"] = dict(sorted(self.modes.items()))
+        if self.fixture_kind is not None:
+            out["fixture_kind"] = self.fixture_kind.to_json()
         return out
 
     @property

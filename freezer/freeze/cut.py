@@ -10,35 +10,24 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
-from freezer.compare.comparerecord import earlier_sides, environment_digest, manifest_entry
-from freezer.compare.comparerecord import record as comparability_record
-from freezer.compare.delta import compute as compute_delta
-from freezer.domain import canonical
+from freezer.compare.comparerecord import earlier_sides, manifest_entry
 from freezer.domain.errors import FreezerError, IntegrityError, InvalidInput, UsageError, VersionExists
 from freezer.domain.manifest import (
     REGULAR,
-    Checks,
-    CodeRepoIdentity,
-    Comparability,
     Contents,
     FixtureSchemaRecord,
-    GrepOracle,
-    Manifest,
-    PinnedSha,
     file_state,
 )
-from freezer.domain.model import Binary
 from freezer.domain.problems import display_path
-from freezer.domain.release import __version__
 from freezer.domain.steps import Progress, Step, StepLog, no_progress
+from freezer.freeze.assemble import GITATTRIBUTES_HASHES, assemble, record
 from freezer.freeze.codechecks import check_against_code, fail
 from freezer.freeze.cutresult import CutResult
 from freezer.freeze.snapshot import FsOps, clear_stale_staging, source_modes, write_version
 from freezer.guard import audit
+from freezer.kinds.catalog import file_fields
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.model import Suite
@@ -48,40 +37,12 @@ from freezer.registry.record import (
     load_yaml_files,
     side,
 )
-from freezer.registry.registry import STATEMENT
-from freezer.render.attest import statement_bytes
-from freezer.render.method import DELTA_BLOCKS, method_from_files
-from freezer.render.render import MARKDOWN_RULES
-from freezer.resolve.provenance import ResolvedProvenance
 from freezer.runtime import resources
 from freezer.runtime.lock import registry_lock
 from freezer.runtime.reading import MAX_TEMPLATE_BYTES, read_whole
 from freezer.validate.drafts import fixture_schema_record, hash_assets, read_drafts
-from freezer.validate.namedfiles import AssetFiles
+from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles
 from freezer.validate.validate import FixtureSet, validate_suite
-
-# No line-ending conversion, no filter, no ident expansion, no re-encoding: whatever the
-# registry's root .gitattributes says, a checkout writes the frozen bytes as they are.
-# (!working-tree-encoding, not -: git refuses a boolean for that attribute.)
-GITATTRIBUTES_TEXT = (
-    b"# Written by freezer: every byte of this version must survive checkout unchanged.\n"
-    b"* -text -filter -ident !working-tree-encoding\n"
-)
-# What freezer 0.3 and earlier wrote; a re-cut of such a version is not a difference of inputs.
-_EARLIER_GITATTRIBUTES = (
-    b"# Written by freezer: every byte of this version must survive checkout unchanged.\n* -text\n",
-)
-_GITATTRIBUTES_HASHES = {hashlib.sha256(text).hexdigest() for text in (GITATTRIBUTES_TEXT, *_EARLIER_GITATTRIBUTES)}
-
-
-def dumps_json(data: Any) -> bytes:
-    return canonical.frozen_file(data)
-
-
-def sha256sums(files: dict[str, bytes], hashed: dict[str, str] | None = None) -> bytes:
-    """SHA256SUMS over ``files`` and the already hashed ``hashed`` (assets, copied as they stream)."""
-    digests = {**(hashed or {}), **{rel: hashlib.sha256(data).hexdigest() for rel, data in files.items()}}
-    return "".join(f"{digests[rel]}  {rel}\n" for rel in sorted(digests)).encode("utf-8")
 
 
 def _draft_set(suite: SuiteConfig, number: int, progress: Progress) -> FixtureSet:
@@ -118,8 +79,19 @@ def _previous_side(
         )
     assert frozen_files is not None  # no failures: the integrity check read the drafts
     previous_manifest = previous.manifest_model()
-    version, fixtures = load_yaml_files(frozen_files, previous_manifest.fixture_names())
+    version, fixtures = load_yaml_files(frozen_files, previous_manifest.fixture_names(), previous_manifest.fixture_kind)
     return previous, side(previous_manifest, version, fixtures)
+
+
+def _digest_inputs(
+    suite: SuiteConfig, drafts: dict[str, bytes], asset_hashes: dict[str, str]
+) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The file hashes and file fields a fixture's digests count: a folders fixture lists its own
+    files, which are fixture files, not assets (graph and generic: the assets, as before)."""
+    if suite.fixture_kind is None:
+        return asset_hashes, FILE_FIELDS
+    hashed = {rel: hashlib.sha256(data).hexdigest() for rel, data in drafts.items()}
+    return {**asset_hashes, **hashed}, file_fields(suite.fixture_kind)
 
 
 def _template(suite: SuiteConfig) -> bytes:
@@ -129,123 +101,6 @@ def _template(suite: SuiteConfig) -> bytes:
         except FreezerError as exc:
             raise UsageError(f"the METHOD.md template {exc.message}") from None
     return resources.template_text("METHOD.md.j2").encode("utf-8")
-
-
-def _binary(version_data: dict[str, Any], resolved: ResolvedProvenance) -> dict[str, Any]:
-    """The binary record as frozen: the draft's, with the build SHA resolved to 40 hex."""
-    binary = dict(version_data["binary"])
-    if resolved.build_sha:
-        binary["build_sha"] = resolved.build_sha
-    return binary
-
-
-def record(
-    suite: SuiteConfig,
-    number: int,
-    version_data: dict[str, Any],
-    resolved: ResolvedProvenance,
-    previous: registry.FrozenVersion | None,
-    template: bytes,
-    contents: Contents | None = None,
-    fixture_schema: FixtureSchemaRecord | None = None,
-    comparability: dict[str, Any] | None = None,
-) -> Manifest:
-    """The manifest without its file list: everything the checks used and found. With the
-    ``comparability`` entry (arms, field groups, fixture digests) it is manifest format 3."""
-    grep = GrepOracle(resolved.grep["engine"], resolved.grep["version"])
-    # markdown_rules: so audit renders METHOD.md with the same filters
-    # delta_block: §Delta is rendered from freezer's own template, frozen beside the suite's
-    checks = Checks(
-        hashlib.sha256(template).hexdigest(),
-        grep,
-        dict(suite.dimensions),
-        fixture_schema,
-        MARKDOWN_RULES,
-        DELTA_BLOCKS[-1],
-    )
-    manifest = Manifest(
-        format=3 if comparability is not None else 2,
-        suite=suite.name,
-        number=number,
-        name=registry.version_name(suite.name, number),
-        pinned=PinnedSha(resolved.pinned_sha, resolved.pinned_sha[:8], version_data["pinned_sha"]),
-        code_repo=CodeRepoIdentity.from_data(resolved.repo_identity),
-        binary=Binary.from_data(_binary(version_data, resolved)),
-        globs=tuple(suite.tool_surface),
-        commits=tuple(resolved.commits),
-        scan=resolved.scan,
-        checks=checks,
-        code_history=resolved.code_history,
-        code_history_recorded=True,
-        freezer_version=__version__,
-        cut_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        previous=(previous.name, previous.manifest_sha256()) if previous else None,
-        files={},
-        contents=contents,
-        canary=(suite.canary or None) if comparability is not None else None,
-    )
-    if comparability is not None:
-        entry = Comparability.from_data({**comparability, "environment": environment_digest(manifest, version_data)})
-        manifest = replace(manifest, comparability=entry)
-    return manifest
-
-
-def assemble(
-    manifest_record: Manifest,
-    drafts: dict[str, bytes],
-    template: bytes,
-    previous: Side | None,
-    meanings: dict[str, str],
-    parsed: tuple[dict[str, Any], list[dict[str, Any]]],
-    template_name: str = registry.TEMPLATE_COPY,
-    assets: dict[str, str] | None = None,
-    earlier: Sequence[Side] | None = None,
-) -> dict[str, bytes]:
-    """Every file of a version but its assets, from its manifest record and its inputs: a pure
-    function. ``assets`` are the sha256 of the asset files, which the caller copies as they stream;
-    ``earlier`` are all earlier versions (default: ``previous`` alone), for the comparability record."""
-    version_data, fixtures = parsed
-    # The delta compares assets and fixture files by hash: the current side knows them before its
-    # manifest is done, as audit's side knows them from the manifest.
-    known = {**(assets or {}), **{rel: hashlib.sha256(data).hexdigest() for rel, data in drafts.items()}}
-    current = side(replace(manifest_record, files=dict(sorted(known.items()))), version_data, fixtures)
-    delta = compute_delta([previous, current] if previous else [current], meanings)
-    data_files = {
-        **drafts,
-        registry.DELTA: dumps_json(delta.to_json()),
-        **(
-            {
-                registry.COMPARABILITY: dumps_json(
-                    comparability_record(
-                        current,
-                        earlier if earlier is not None else ([previous] if previous else []),
-                        meanings,
-                        manifest_record.comparability.entry(),
-                    )
-                )
-            }
-            if manifest_record.comparability is not None
-            else {}
-        ),
-        registry.TEMPLATE_COPY: template,
-        **(
-            {registry.DELTA_TEMPLATE_COPY: resources.template_text("delta.md.j2").encode("utf-8")}
-            if manifest_record.checks.delta_block is not None
-            else {}
-        ),
-        # Each version carries its own attributes, so no checkout can convert its line endings,
-        # whatever the registry's root .gitattributes says.
-        registry.GITATTRIBUTES: GITATTRIBUTES_TEXT,
-    }
-    hashes = {**(assets or {}), **{rel: hashlib.sha256(data).hexdigest() for rel, data in data_files.items()}}
-    manifest = replace(manifest_record, files=dict(sorted(hashes.items())))
-    manifest_bytes = dumps_json(manifest.to_json())
-    method = method_from_files(data_files, manifest_bytes, template_name, parsed).encode("utf-8")
-    files = {**data_files, registry.MANIFEST: manifest_bytes, registry.METHOD: method}
-    if manifest.format >= 3:  # format 3 also writes the provenance statement
-        files[STATEMENT] = statement_bytes(manifest_bytes, method)
-    files[registry.SUMS] = sha256sums(files, assets)
-    return files
 
 
 _NOT_INPUTS = ("cut_at", "freezer_version", "files")
@@ -269,7 +124,7 @@ def _differences(existing: registry.FrozenVersion, files: dict[str, bytes]) -> l
         )
         return found
     for rel in sorted(set(frozen["files"]) | set(fresh["files"])):
-        if rel == registry.GITATTRIBUTES and frozen["files"].get(rel) in _GITATTRIBUTES_HASHES:
+        if rel == registry.GITATTRIBUTES and frozen["files"].get(rel) in GITATTRIBUTES_HASHES:
             continue  # written by freezer, not an input
         shown = labels.get(rel, rel)
         if rel not in fresh["files"]:
@@ -328,16 +183,22 @@ def cut(
     if unreadable:
         raise fail("hash assets", unreadable)
     contents = Contents(tuple(fixture_rels), tuple(sorted(asset_hashes)))
-    modes = source_modes(fixture_set.assets)
+    # A kind whose fixture is a folder keeps its files' modes too (an executable tests/test.sh).
+    kind_files = {rel: suite.drafts / rel for rel in fixture_rels} if suite.fixture_kind is not None else {}
+    modes = source_modes({**fixture_set.assets, **kind_files})
     template = _template(suite)
     # The documents validation read are the parse of these same bytes: no need to read them again.
     version_data = fixture_set.version.data
     parsed = (version_data, [doc.data for doc in fixture_set.fixtures])
     earlier = earlier_sides(suite, number, verify=True)
     configured_arms = suite.arms or default_arms(list(suite.dimensions))
-    # A fixture's digests cover each file it names by its hash and mode.
-    asset_states = AssetFiles({rel: file_state(sha, modes.get(rel, REGULAR)) for rel, sha in asset_hashes.items()})
-    entry = manifest_entry(configured_arms, owner.configured_groups(), parsed[1], asset_states)
+    # A fixture's digests cover each file it names by its hash and mode (a folder or glob entry
+    # names assets only, as audit reads it from the manifest).
+    hashes, fields = _digest_inputs(suite, drafts, asset_hashes)
+    states = {rel: file_state(sha, modes.get(rel, REGULAR)) for rel, sha in hashes.items()}
+    entry = manifest_entry(
+        configured_arms, owner.configured_groups(), parsed[1], AssetFiles(states, list(asset_hashes)), fields
+    )
     manifest_record = record(suite, number, version_data, resolved, previous, template, contents, fixture_schema, entry)
     manifest_record = replace(manifest_record, modes=modes)
     template_name = display_path(suite.template) if suite.template else registry.TEMPLATE_COPY

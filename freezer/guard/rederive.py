@@ -16,6 +16,7 @@ from freezer.domain.manifest import Manifest
 from freezer.domain.problems import display_path
 from freezer.domain.release import __version__
 from freezer.domain.steps import Step
+from freezer.kinds.catalog import canary_files
 from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
 from freezer.registry.model import ChainBroken, Suite
@@ -142,7 +143,7 @@ def _check_delta(
     """delta.json must be what the delta engine of its manifest format computes from the chain."""
     try:
         frozen_delta = json.loads(data[registry.DELTA])
-        version, fixtures = load_yaml_files(data, manifest.fixture_names())
+        version, fixtures = load_yaml_files(data, manifest.fixture_names(), manifest.fixture_kind)
         current = side(manifest, version, fixtures)
         if manifest.format == 1:
             if previous is None:
@@ -177,7 +178,9 @@ def _check_delta(
     else:
         result.checks.append(Step("delta", "delta.json recomputed"))
     if manifest.canary:
-        texts = {rel: data[rel] for rel in frozen_fixture_files(manifest) if rel in data}
+        texts = {
+            rel: data[rel] for rel in canary_files(manifest.fixture_kind, frozen_fixture_files(manifest)) if rel in data
+        }
         for rel in missing_canary(manifest.canary, texts):
             result.failures.append(Failure(f"{display_path(result.path)}/{rel}", "does not carry the canary string"))
     if manifest.format >= 3:

@@ -13,10 +13,11 @@ from dataclasses import replace
 from typing import Any
 
 from freezer.domain.errors import FreezerError, GitError
-from freezer.domain.manifest import Manifest, Scan
+from freezer.domain.manifest import FixtureKindRecord, Manifest, Scan
 from freezer.domain.problems import display_path
 from freezer.domain.steps import Step
 from freezer.git.gitrepo import CodeRepo
+from freezer.kinds.catalog import read_frozen
 from freezer.parse.yamlload import load_bytes
 from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
@@ -29,10 +30,20 @@ from freezer.resolve.provenance import follow_content, undeclared
 
 
 def _fixture_docs(
-    frozen: registry.FrozenVersion, data: dict[str, bytes], fixtures: list[str], result: VersionAudit
+    frozen: registry.FrozenVersion,
+    data: dict[str, bytes],
+    fixtures: list[str],
+    result: VersionAudit,
+    kind: FixtureKindRecord | None = None,
 ) -> list[Any]:
     docs = []
     wanted = set(fixtures)
+    if kind is not None:  # read as its kind reads it (the integrity check already read it whole)
+        found = read_frozen(kind, {rel: data[rel] for rel in sorted(wanted) if rel in data})
+        for problem in found.problems:
+            where = f"{display_path(frozen.path)}/{problem.file}"
+            result.code_failures.append(Failure(where, f"the frozen fixture cannot be re-checked: {problem.message}"))
+        return [fixture.document for fixture in found.fixtures if fixture.status == "landed"]
     for rel in sorted(data):
         if rel in wanted:
             shown = f"{display_path(frozen.path)}/{rel}"
@@ -187,7 +198,7 @@ def check_code(
             if result.pin_reach
             else Step("pin", f"pinned commit {pinned[:8]} is on no branch: only this machine's object store holds it")
         )
-        docs = _fixture_docs(frozen, data, frozen_fixture_files(manifest), result)
+        docs = _fixture_docs(frozen, data, frozen_fixture_files(manifest), result, manifest.fixture_kind)
         rg = locate()
         recorded = str(manifest.checks.grep)
         if recorded != f"{ENGINE} {rg.version}":

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from freezer.compare import comparability
 from freezer.compare.delta import compute as compute_delta
+from freezer.compare.delta import file_fields_of
 from freezer.compare.deltamodel import Delta
 from freezer.domain.errors import FreezerError, IntegrityError, UsageError
 from freezer.registry import registry
@@ -78,7 +79,9 @@ def score_digests(data: VersionData) -> dict[str, str]:
     groups = groups_of(data.frozen, manifest)
     files = AssetFiles.of(manifest)
     return {
-        f["task_id"]: comparability.score_digest(comparability.fixture_digests(f, groups, files))
+        f["task_id"]: comparability.score_digest(
+            comparability.fixture_digests(f, groups, files, file_fields_of(manifest))
+        )
         for f in data.fixtures
         if f["status"] == "landed"
     }

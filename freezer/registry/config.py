@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from freezer.domain.errors import InvalidInput, UsageError
+from freezer.domain.manifest import FixtureKindRecord
 from freezer.domain.problems import Problem, display_path
 from freezer.git.globs import glob_problem
 from freezer.parse.document import YamlDocument
@@ -49,9 +50,15 @@ class SuiteConfig:
     # a scan glob that matches nothing unless it is listed here or was gone in the previous version).
     tool_surface_gone: tuple[str, ...] = ()
     template: Path | None = None
-    kind: str = "graph"  # the built-in fixture schema: graph or generic
+    kind: str = "graph"  # graph or generic (one YAML file a fixture), folders or records (freezer.kinds)
     schema: Path | None = None  # the suite's own fixture schema, instead of the kind's
     fixtures: str | None = None  # glob of the fixture files in the drafts; None: every YAML file
+    # Kinds folders and records (see FixtureKindRecord): the task file, the field naming a fixture,
+    # and which fixtures are dropped (a field holding the status, or a list of task ids).
+    task_file: str | None = None
+    task_id: str | None = None
+    status_field: str | None = None
+    dropped: tuple[str, ...] = ()
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     # Arm name -> the suite-level dimensions its scores depend on (see freezer.compare.comparability).
     arms: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -70,10 +77,26 @@ class SuiteConfig:
 
     @property
     def schema_key(self) -> str:
-        """The fixture schema's name for :mod:`freezer.schema.schemas`: a built-in one or ``file:<path>``."""
+        """The fixture schema's name for :mod:`freezer.schema.schemas`: a built-in one or ``file:<path>``
+        (a suite of kind folders or records without its own has none: see :attr:`fixture_kind`)."""
         if self.schema is not None:
             return f"file:{self.schema.resolve()}"
         return "generic" if self.kind == "generic" else "fixture"
+
+    @property
+    def fixture_kind(self) -> FixtureKindRecord | None:
+        """How the next cut reads the suite's fixtures, for kinds folders and records (recorded in its
+        manifest); None for graph and generic, whose fixtures are one YAML file each."""
+        if self.kind not in KIND_NAMES or self.fixtures is None:
+            return None
+        return FixtureKindRecord(
+            "folders" if self.kind == "folders" else "records",
+            self.fixtures,
+            self.task_file,
+            self.task_id,
+            self.status_field,
+            self.dropped,
+        )
 
 
 @dataclass(frozen=True)
@@ -161,6 +184,40 @@ def _inside(
 
 
 _RESERVED = (".git", ".freezer")
+KIND_NAMES = ("folders", "records")
+_KIND_KEYS = ("task_file", "task_id", "status_field", "dropped")
+
+
+def _kind_problems(raw: Mapping[str, Any], doc: YamlDocument, name: str) -> list[Problem]:
+    """What kinds folders and records need of a suite's keys, and what the other kinds must not have."""
+    kind = raw.get("kind", "graph")
+    found: list[Problem] = []
+
+    def refuse(key: str, message: str) -> None:
+        found.append(doc.problem(("suites", name, key), message, "config"))
+
+    if kind not in KIND_NAMES:
+        for key in _KIND_KEYS:
+            if key in raw:
+                refuse(key, f"{key} is for kinds folders and records; a {kind} fixture names itself (its task_id)")
+        return found
+    glob = raw.get("fixtures")
+    if not glob:
+        example = '"tasks/*/"' if kind == "folders" else '"instances/*.jsonl"'
+        refuse("kind", f"kind {kind} needs a fixtures glob naming its fixture files (e.g. fixtures: {example})")
+    elif kind == "folders" and not glob.endswith("/"):
+        refuse("fixtures", f"kind folders names folders: end the glob in '/' (e.g. {glob.rstrip('/*') or 'tasks'}/*/)")
+    elif kind == "records" and glob.endswith("/"):
+        refuse("fixtures", "kind records names the files holding the records: a glob ending in '/' names folders")
+    if kind == "folders" and not raw.get("task_file"):
+        refuse("kind", "kind folders needs task_file: the file in each fixture folder holding its fields (task.toml)")
+    if kind == "records" and "task_file" in raw:
+        refuse("task_file", "kind records has no task file: each record holds its fields")
+    if kind == "records" and not raw.get("task_id"):
+        refuse("kind", "kind records needs task_id: the field of each record naming it (e.g. task_id: instance_id)")
+    if "status_field" in raw and "dropped" in raw:
+        refuse("dropped", "name the dropped fixtures one way: a status_field, or a dropped list, not both")
+    return found
 
 
 def _layout_problems(root: Path, drafts: Path, versions: Path, doc: YamlDocument, name: str) -> list[Problem]:
@@ -226,6 +283,7 @@ def load_config(path: Path) -> RegistryConfig:
             why = glob_problem(raw["fixtures"])
             if why:
                 problems.append(doc.problem(("suites", name, "fixtures"), why, "config"))
+        problems.extend(_kind_problems(raw, doc, name))
         dimensions = dict(raw.get("dimensions") or DEFAULT_DIMENSIONS)
         arms = {arm: tuple(needs) for arm, needs in (raw.get("arms") or {}).items()}
         known = {*dimensions, *ARM_DIMENSIONS}
@@ -254,6 +312,10 @@ def load_config(path: Path) -> RegistryConfig:
             kind=raw.get("kind", "graph"),
             schema=schema_path,
             fixtures=raw.get("fixtures"),
+            task_file=raw.get("task_file"),
+            task_id=raw.get("task_id"),
+            status_field=raw.get("status_field"),
+            dropped=tuple(raw.get("dropped") or ()),
             max_file_bytes=raw.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES),
             origins=origins,
         )

@@ -18,9 +18,11 @@ from typing import Any
 
 from freezer.domain.errors import FreezerError, IntegrityError
 from freezer.domain.escape import visible
-from freezer.domain.manifest import Manifest
+from freezer.domain.manifest import FixtureKindRecord, Manifest
 from freezer.domain.model import Raw
 from freezer.domain.problems import display_path
+from freezer.kinds.base import IDENTITY_SCHEMA
+from freezer.kinds.catalog import read_frozen
 from freezer.parse.yamlload import YAML_SUFFIXES, load_bytes
 from freezer.registry.integrity import integrity, require_intact
 from freezer.registry.registry import FROZEN_SCHEMA, MANIFEST, FrozenVersion, frozen_fixture_files
@@ -45,12 +47,20 @@ _STRICTNESS = {"input": 3, "grading": 2, "cosmetic": 1, "identity": 0}
 
 
 def load_yaml_files(
-    files: dict[str, bytes], fixtures: list[str] | None = None
+    files: dict[str, bytes], fixtures: list[str] | None = None, kind: FixtureKindRecord | None = None
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The version draft and the fixtures among a version's files (``fixtures`` names them, if known)."""
+    """The version draft and the fixtures among a version's files (``fixtures`` names them, if
+    known); ``kind``, the manifest's ``fixture_kind``, says how fixtures of kinds folders and records
+    are read from their files (without it, each fixture file is one YAML document)."""
     version: dict[str, Any] | None = None
     found = []
     wanted = set(fixtures) if fixtures is not None else None
+    if kind is not None:
+        read = read_frozen(kind, {rel: files[rel] for rel in sorted(wanted or ()) if rel in files})
+        if read.problems:
+            raise IntegrityError(f"{read.problems[0]}: frozen fixture cannot be read")
+        found = [fixture.data for fixture in read.fixtures]
+        wanted = set()
     for rel in sorted(files):
         if rel != "version.yaml" and (not rel.endswith(YAML_SUFFIXES) if wanted is None else rel not in wanted):
             continue
@@ -91,7 +101,7 @@ def load_frozen_drafts(frozen: FrozenVersion, manifest: Manifest) -> tuple[dict[
     paths = {rel: frozen_file(frozen, rel, folders) for rel in manifest.files}
     wanted = ["version.yaml", *frozen_fixture_files(manifest)]
     files = {rel: read_whole(paths[rel]) for rel in wanted if rel in paths}
-    return load_yaml_files(files, manifest.fixture_names())
+    return load_yaml_files(files, manifest.fixture_names(), manifest.fixture_kind)
 
 
 def fixture_schema_of(manifest: Manifest, files: Mapping[str, bytes]) -> dict[str, Any]:
@@ -106,6 +116,14 @@ def fixture_schema_of(manifest: Manifest, files: Mapping[str, bytes]) -> dict[st
             return frozen_custom_schema(files[FROZEN_SCHEMA], FROZEN_SCHEMA)
         except SchemaRefused as exc:
             raise IntegrityError(f"{FROZEN_SCHEMA}: {exc.message}") from None
+    return builtin_schema(kind)
+
+
+def builtin_schema(kind: str) -> dict[str, Any]:
+    """The built-in fixture schema of a kind: graph's, generic's, or freezer's identity rule alone
+    (kinds folders and records, whose fields are the benchmark's own)."""
+    if kind in ("folders", "records"):
+        return dict(IDENTITY_SCHEMA)
     return resources.schema("generic" if kind == "generic" else "fixture")
 
 
@@ -121,7 +139,7 @@ def field_groups(schema: Mapping[str, Any]) -> dict[str, str]:
 
 
 def builtin_groups(kind: str) -> dict[str, str]:
-    return field_groups(resources.schema("generic" if kind == "generic" else "fixture"))
+    return field_groups(builtin_schema(kind))
 
 
 def default_arms(dimensions: Sequence[str]) -> dict[str, tuple[str, ...]]:
@@ -257,7 +275,7 @@ def read_checked(frozen: FrozenVersion, frozen_files: dict[str, bytes] | None) -
         manifest = Manifest.from_data(loaded)
         # A verified version's drafts were just read by the integrity check.
         version, fixtures = (
-            load_yaml_files(frozen_files, manifest.fixture_names())
+            load_yaml_files(frozen_files, manifest.fixture_names(), manifest.fixture_kind)
             if frozen_files is not None
             else load_frozen_drafts(frozen, manifest)
         )

@@ -133,6 +133,10 @@ def _complete_as(value: Any, schema_name: str | dict[str, Any], *pointer: str) -
 def _for_template(fixture: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
     """A fixture with every optional key present and the derived fields the template shows."""
     shown: dict[str, Any] = _fill(fixture, _template_shape(schema))
+    if fixture.get("status") == "dropped" and "dropped" not in fixture:
+        # A fixture of kind folders or records is dropped by the suite's rule, with no dropped
+        # record of freezer's (every graph and generic one has one: their schemas require it).
+        shown["dropped"] = {}
     shown["gate_c_summary"] = ", ".join(
         f"{run['verdict']} ({run['provider']}/{run['model']} @ seed {run['seed']})"
         for run in fixture.get("gate_c") or []
@@ -184,7 +188,9 @@ def method_from_files(
     """Render METHOD.md; ``parsed`` passes the drafts already read from these same bytes."""
 
     manifest = Manifest.from_data(json.loads(manifest_bytes))
-    version, fixtures = parsed if parsed is not None else load_yaml_files(files, manifest.fixture_names())
+    version, fixtures = (
+        parsed if parsed is not None else load_yaml_files(files, manifest.fixture_names(), manifest.fixture_kind)
+    )
     fixture_schema = fixture_schema_of(manifest, files)
     fixture_files = set(frozen_fixture_files(manifest))
     delta = json.loads(files[registry.DELTA])

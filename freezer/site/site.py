@@ -27,7 +27,7 @@ from urllib.parse import quote
 from freezer.compare import fieldtext
 from freezer.compare.comparability import compare, fixture_class, fixture_digests
 from freezer.compare.delta import compute as compute_delta
-from freezer.compare.delta import field_changes
+from freezer.compare.delta import field_changes, file_fields_of
 from freezer.domain import canonical
 from freezer.domain.release import __version__
 from freezer.registry import registry
@@ -279,11 +279,12 @@ def _histories(versions: list[VersionPage]) -> dict[str, list[dict[str, Any]]]:
     last: dict[str, dict[str, Any]] = {}
     for page in versions:
         groups = groups_of(page.frozen, page.frozen.manifest_model())
-        files = AssetFiles.of(page.frozen.manifest_model())
+        manifest = page.frozen.manifest_model()
+        files, file_fields = AssetFiles.of(manifest), file_fields_of(manifest)
         for fixture in page.data.fixtures:
             task = fixture["task_id"]
             previous = last.get(task)
-            digests = fixture_digests(fixture, groups, files)
+            digests = fixture_digests(fixture, groups, files, file_fields)
             if previous is None:
                 change, fields = "added", []
             else:

@@ -4,7 +4,8 @@ Nothing in the drafts is dropped silently. Each entry is one of:
 
 * ``version.yaml`` at the top;
 * a fixture: a file the suite's ``fixtures`` glob matches (default: every
-  ``*.yaml``/``*.yml`` file but version.yaml);
+  ``*.yaml``/``*.yml`` file but version.yaml), or for kinds folders and records
+  a file its kind claims (every file of a fixture folder; a records file);
 * an asset: any other regular file, frozen byte for byte and hashed;
 * refused, with a message naming it: a link, a FIFO, a device or socket, a
   ``.git`` folder, a name holding a control or direction-changing character,
@@ -23,6 +24,8 @@ from typing import Any
 from freezer.domain import canonical
 from freezer.domain.escape import visible
 from freezer.domain.problems import Problem, display_path
+from freezer.kinds.base import identity_schema_sha256
+from freezer.kinds.catalog import kind_of
 from freezer.registry.config import SuiteConfig
 from freezer.registry.model import Suite
 from freezer.registry.registry import DELTA_TEMPLATE_COPY, FROZEN_SCHEMA
@@ -76,7 +79,8 @@ def collect(suite: SuiteConfig) -> DraftFiles:
     """Sort every entry of the suite's drafts folder into version, fixtures, assets and refusals."""
     found = DraftFiles()
     root = suite.drafts
-    owner = Suite.of(suite)
+    record = suite.fixture_kind
+    is_fixture = kind_of(record).claims if record is not None else Suite.of(suite).is_draft_fixture
 
     def unreadable(exc: OSError) -> None:
         where = Path(exc.filename) if exc.filename else root
@@ -112,6 +116,8 @@ def collect(suite: SuiteConfig) -> DraftFiles:
                 found.problems.append(_problem(path, f"{rel} is a name freezer writes into every version; rename it"))
             elif rel == VERSION_NAME:
                 found.version = path
+            elif record is not None and is_fixture(rel):  # a task folder may hold its own version.yaml
+                found.fixtures.append(path)
             elif name == VERSION_NAME:
                 found.problems.append(
                     _problem(
@@ -120,7 +126,7 @@ def collect(suite: SuiteConfig) -> DraftFiles:
                         "move or delete this one",
                     )
                 )
-            elif owner.is_draft_fixture(rel):
+            elif is_fixture(rel):
                 found.fixtures.append(path)
             else:
                 found.assets[rel] = path
@@ -147,6 +153,8 @@ def fixture_schema_record(suite: SuiteConfig, drafts: dict[str, bytes]) -> dict[
         data = read_whole(suite.schema, MAX_SCHEMA_BYTES)
         drafts[FROZEN_SCHEMA] = data
         return {"kind": "custom", "sha256": hashlib.sha256(data).hexdigest()}
+    if suite.fixture_kind is not None:  # the benchmark's own fields: freezer's identity rule alone
+        return {"kind": suite.kind, "sha256": identity_schema_sha256()}
     shipped = canonical.spaced_ascii(resources.schema("generic" if suite.kind == "generic" else "fixture"))
     return {"kind": suite.kind, "sha256": hashlib.sha256(shipped.encode("utf-8")).hexdigest()}
 

@@ -11,7 +11,7 @@ The frozen fixture keeps the entry as its author wrote it; what it names is reco
 from __future__ import annotations
 
 import bisect
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from freezer.domain.manifest import Manifest
 from freezer.domain.model import Raw
@@ -90,12 +90,19 @@ def digest_form(named: list[str], files: AssetFiles) -> dict[str, object]:
     return out
 
 
-def changed_files(old: Raw, new: Raw, before: AssetFiles, after: AssetFiles, keys: Collection[str]) -> list[str]:
+def changed_files(
+    old: Raw,
+    new: Raw,
+    before: AssetFiles,
+    after: AssetFiles,
+    keys: Collection[str],
+    fields: Sequence[str] = FILE_FIELDS,
+) -> list[str]:
     """The files named under ``keys`` by entries both fixtures keep, whose content or mode differs
     between the versions, or that one version's folder or glob matches and the other's does not;
     in the order of the entries, each once. A missing file reads as "", as the digests read it."""
     moved: dict[str, None] = {}  # ordered, each once
-    for key in FILE_FIELDS:
+    for key in fields:  # the fields a version lists files in (a folders fixture's own: files)
         if key not in keys:
             continue
         earlier = set(entries(old, key))

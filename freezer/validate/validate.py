@@ -28,6 +28,7 @@ from freezer.runtime.reading import read_whole
 from freezer.schema import schemas
 from freezer.validate import drafts, rules
 from freezer.validate.fixtureset import FixtureSet as FixtureSet
+from freezer.validate.kindcheck import kind_canary, kind_fixtures
 from freezer.validate.pathscan import Owners, collect_files, group_files
 from freezer.validate.runrules import run_rules
 from freezer.validate.template import template_problems
@@ -210,6 +211,23 @@ def validate_paths(
         report.sets.extend(part.sets)
         report.problems.extend(part.problems)
     files, problems = collect_files(paths, skip=frozenset(one.drafts.resolve() for one in whole))
+    # A file of a folders or records suite is a part of a fixture, not a fixture: its suite is
+    # validated as a whole (a task file alone says nothing of its folder, nor a record of its set).
+    owned: dict[str, SuiteConfig] = {}
+    kept = []
+    for file in files:
+        owner = owners.of(file)
+        if owner is not None and owner.fixture_kind is not None:
+            owned.setdefault(owner.name, owner)
+        else:
+            kept.append(file)
+    files = kept
+    for one in owned.values():
+        if one.drafts.resolve() not in {w.drafts.resolve() for w in whole}:
+            part = validate_suite(one, progress)
+            report.files += part.files
+            report.sets.extend(part.sets)
+            report.problems.extend(part.problems)
     report.files += len(files)
     report.problems.extend(problems)
     by_schema: dict[str, list[Path]] = {}
@@ -292,18 +310,25 @@ def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Repo
         )
         return Report(problems=[problem])
     collected = drafts.collect(suite)
-    files = ([collected.version] if collected.version else []) + collected.fixtures
+    kind = suite.fixture_kind
+    files = ([collected.version] if collected.version else []) + ([] if kind else collected.fixtures)
     report = Report(files=len(files), problems=list(collected.problems))
     fixture_set = FixtureSet(suite.drafts.resolve(), assets=collected.assets)
     for result in check_files(files, suite.schema_key, progress):
         _collect_result(result, fixture_set, report)
+    if kind is not None:
+        report.files += len(collected.fixtures)
+        report.problems.extend(kind_fixtures(suite, collected.fixtures, fixture_set, _schema_seconds(), SCHEMA_MEMORY))
     if fixture_set.version is not None:
         report.problems.extend(rules.version_rules(fixture_set.version, suite.dimensions, suite.name))
         report.problems.extend(run_rules(fixture_set.version, set(collected.assets)))
     version = fixture_set.version if not fixture_set.unreadable else None
     report.problems.extend(rules.set_rules(version, fixture_set.fixtures))
-    report.problems.extend(rules.asset_rules(fixture_set.fixtures, set(collected.assets)))
-    report.problems.extend(_canary_problems(suite, fixture_set.fixtures, fixture_set))
+    if kind is None:
+        report.problems.extend(rules.asset_rules(fixture_set.fixtures, set(collected.assets)))
+        report.problems.extend(_canary_problems(suite, fixture_set.fixtures, fixture_set))
+    else:  # a kind's fields are the benchmark's own (an `assets` field of theirs is not freezer's)
+        report.problems.extend(kind_canary(suite, collected.fixtures))  # the files audit checks
     if suite.template is not None:
         report.problems.extend(template_problems(suite.template))
     report.sets.append(fixture_set)

@@ -1,0 +1,181 @@
+"""What every fixture kind gives: the parsed fixtures of a set of files, located, and their problems.
+
+A kind reads files through a :class:`Files` view (the drafts on disk, or a frozen version's bytes),
+so the drafts and a frozen version are read by the same code. What it returns for each fixture is a
+:class:`KindFixture`, whose :attr:`KindFixture.document` is what the rest of freezer consumes: a
+:class:`~freezer.parse.document.YamlDocument` whose data is the *parsed fixture*: the task's own
+fields (or the record), with freezer's ``task_id`` and ``status`` set by the suite's identity rule
+(never written into the files), and for kinds whose fixture is several files, :data:`FILES_FIELD`
+listing them. Every problem a kind finds names a file and, where it can, a line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from freezer.domain import canonical
+from freezer.domain.manifest import FixtureKindRecord
+from freezer.domain.problems import JsonPath, Problem
+from freezer.parse.document import YamlDocument
+
+# The field of a parsed fixture that lists the files it is made of (relative to the drafts folder,
+# which is the version folder once frozen): its digests and §Delta count each by its content.
+FILES_FIELD = "files"
+STATUSES = ("landed", "dropped")
+# freezer's rule for a task id, whatever the benchmark calls it (the fixture schema's pattern).
+TASK_ID = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
+# What a kind's fixtures meet when the suite gives no schema of its own: freezer's identity fields,
+# and nothing else (the field groups: every other field is input, the strictest reading).
+IDENTITY_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "required": ["task_id", "status"],
+    "properties": {
+        "task_id": {"type": "string", "x-freezer-group": "identity"},
+        "status": {"enum": list(STATUSES), "x-freezer-group": "identity"},
+    },
+}
+
+
+def identity_schema_sha256() -> str:
+    return hashlib.sha256(canonical.spaced_ascii(IDENTITY_SCHEMA).encode("utf-8")).hexdigest()
+
+
+class Unreadable(Exception):
+    """A file of a fixture that cannot be read (raised by :attr:`Files.read`); the text is for the user."""
+
+
+@dataclass(frozen=True)
+class Files:
+    """The files a kind reads: their paths ('/'-separated, relative to the drafts or version folder),
+    how to read one (raising :class:`Unreadable`), and how to name one in a problem."""
+
+    paths: Sequence[str]
+    read: Callable[[str], bytes]
+    display: Callable[[str], str] = str
+
+    def bytes_of(self, rel: str) -> bytes | Problem:
+        try:
+            return self.read(rel)
+        except Unreadable as exc:
+            return Problem(self.display(rel), None, None, (), f"cannot be read: {exc}", "file")
+
+
+class LocatedDocument(YamlDocument):
+    """A parsed fixture located in the document it was read from: ``prefix`` is where the fixture
+    sits in it (a record's index), ``aliases`` where freezer's own fields were found (``task_id`` at
+    the field that named it)."""
+
+    def __init__(
+        self,
+        display: str,
+        data: Any,
+        parent: YamlDocument,
+        prefix: JsonPath = (),
+        aliases: Mapping[str, JsonPath] | None = None,
+    ) -> None:
+        super().__init__(display, data)
+        self.parent = parent
+        self.prefix = prefix
+        self.aliases = dict(aliases or {})
+
+    def locate(self, path: JsonPath) -> tuple[int | None, int | None]:
+        if path and isinstance(path[0], str) and path[0] in self.aliases:
+            path = (*self.aliases[path[0]], *path[1:])
+        return self.parent.locate((*self.prefix, *path))
+
+
+@dataclass
+class KindFixture:
+    """One fixture of a kind: its identity, the files it is made of, its own fields (the task file's,
+    or the record: what a suite's own schema is applied to) and its parsed form."""
+
+    task_id: str
+    status: str
+    files: tuple[str, ...]
+    fields: dict[str, Any]
+    document: LocatedDocument  # .data: the parsed fixture (fields + task_id + status [+ files])
+
+    @property
+    def data(self) -> dict[str, Any]:
+        data: dict[str, Any] = self.document.data
+        return data
+
+
+@dataclass
+class KindRead:
+    fixtures: list[KindFixture] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    # Ids in the suite's ``dropped`` list that name no fixture (validate reports them at the config).
+    unknown_dropped: list[str] = field(default_factory=list)
+
+
+class Kind(Protocol):
+    """A fixture kind, built from the record a manifest or freezer.yaml holds."""
+
+    record: FixtureKindRecord
+
+    def claims(self, rel: str) -> bool:
+        """Whether a file of the drafts (path relative to the drafts folder) is part of a fixture."""
+        ...
+
+    def read(self, files: Files) -> KindRead:
+        """The fixtures among ``files`` (all of them claimed), with every problem found."""
+        ...
+
+    @property
+    def file_fields(self) -> tuple[str, ...]:
+        """Fields of a parsed fixture that list files counted by their content (digests, §Delta)."""
+        ...
+
+
+def identify(
+    record: FixtureKindRecord,
+    fields: Any,
+    parent: YamlDocument,
+    prefix: JsonPath,
+    default_id: str | None,
+    reserved: tuple[str, ...] = (),
+) -> tuple[str, str, dict[str, Any], dict[str, JsonPath]] | Problem:
+    """Task id, status, the parsed fixture and where its identity was found; or why not (located)."""
+    here = (*prefix,)
+    if not isinstance(fields, dict):
+        return parent.problem(here, "is not a mapping of fields; each fixture's fields are a table or object", "kind")
+    aliases: dict[str, JsonPath] = {}
+    if record.task_id is not None:
+        value = fields.get(record.task_id)
+        if value is None:
+            return parent.problem(here, f"has no {record.task_id!r} field, which names the fixture (task_id)", "kind")
+        aliases["task_id"] = (record.task_id,)
+    else:
+        value = default_id
+        aliases["task_id"] = ()
+    if not isinstance(value, str) or not TASK_ID.match(value):
+        where = (*here, *aliases["task_id"])
+        why = "freezer's task ids are lower-case letters, digits, '.', '_' and '-', starting with a letter or digit"
+        return parent.problem(where, f"the task id {value!r} cannot be used: {why}", "kind")
+    status = "dropped" if value in record.dropped else "landed"
+    if record.status_field is not None and record.status_field in fields:
+        status = fields[record.status_field]
+        aliases["status"] = (record.status_field,)
+        if status not in STATUSES:
+            where = (*here, record.status_field)
+            return parent.problem(where, f"status {status!r} is neither 'landed' nor 'dropped'", "kind")
+    for key, mine in (("task_id", value), ("status", status)):
+        if key in fields and fields[key] != mine:
+            why = (
+                f"its own {key!r} field ({fields[key]!r}) disagrees with the one the suite's rule gives ({mine!r}); "
+                f"freezer reads {key} from the suite's rule (task_id: / status_field: in freezer.yaml)"
+            )
+            return parent.problem((*here, key), why, "kind")
+    for key in reserved:
+        if key in fields:
+            return parent.problem(
+                (*here, key), f"a field named {key!r} is freezer's own for this kind; rename it", "kind"
+            )
+    parsed = {**fields, "task_id": value, "status": status}
+    return value, status, parsed, aliases

@@ -1,0 +1,103 @@
+"""Kind ``records``: each record of the files the ``fixtures`` glob names is one fixture.
+
+A file holds records as JSON Lines (``.jsonl``: one strict JSON object a line; blank lines are
+skipped), a JSON array (``.json``) or a YAML list (``.yaml``, ``.yml``). A record's task id is its
+``task_id:`` field (``instance_id`` for SWE-bench). A fixture's parsed form is its record alone,
+not the file holding it: an edit of one record changes that fixture and no other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from freezer.domain.manifest import FixtureKindRecord
+from freezer.domain.problems import JsonPath, Problem
+from freezer.git.globs import compile_glob
+from freezer.kinds import taskfile
+from freezer.kinds.base import Files, KindFixture, KindRead, LocatedDocument, identify
+from freezer.parse import strictjson, yamlload
+from freezer.parse.document import YamlDocument
+
+JSONL_SUFFIXES = (".jsonl",)
+# A record is one line: a SWE-bench instance with its patches is tens of kilobytes; this leaves room.
+MAX_RECORD_BYTES = 16 << 20
+
+
+class _LineDocument(YamlDocument):
+    """One line of a JSON Lines file: every value is on that line, at the column the walk finds."""
+
+    def __init__(self, display: str, data: Any, line: int, text: str) -> None:
+        super().__init__(display, data)
+        self.line, self.text = line, text
+
+    def locate(self, path: JsonPath) -> tuple[int | None, int | None]:
+        return self.line, strictjson.value_column(self.text, path) if path else 1
+
+
+class RecordsKind:
+    def __init__(self, record: FixtureKindRecord) -> None:
+        self.record = record
+        self._glob = compile_glob(record.fixtures)
+
+    @property
+    def file_fields(self) -> tuple[str, ...]:
+        return ()
+
+    def claims(self, rel: str) -> bool:
+        return self._glob.matches(rel)
+
+    def read(self, files: Files) -> KindRead:
+        found = KindRead()
+        for rel in sorted(files.paths):
+            display = files.display(rel)
+            raw = files.bytes_of(rel)
+            located: list[tuple[YamlDocument, JsonPath]] = []
+            if isinstance(raw, Problem):
+                problems = [raw]
+            elif rel.endswith(JSONL_SUFFIXES):
+                located, problems = _lines(raw, display)
+            elif rel.endswith((*taskfile.JSON_SUFFIXES, *yamlload.YAML_SUFFIXES)):
+                located, problems = _list(raw, display, rel)
+            else:
+                message = "records are read from .jsonl, .json and .yaml/.yml files; this one has another suffix"
+                problems = [Problem(display, None, None, (), message, "file")]
+            found.problems.extend(problems)
+            for document, prefix in located:
+                fields = document.data if not prefix else document.data[prefix[0]]
+                identity = identify(self.record, fields, document, prefix, None)
+                if isinstance(identity, Problem):
+                    found.problems.append(identity)
+                    continue
+                task_id, status, parsed, aliases = identity
+                fixture = LocatedDocument(display, parsed, document, prefix, aliases)
+                found.fixtures.append(KindFixture(task_id, status, (rel,), fields, fixture))
+        return found
+
+
+def _lines(raw: bytes, display: str) -> tuple[list[tuple[YamlDocument, JsonPath]], list[Problem]]:
+    found: list[tuple[YamlDocument, JsonPath]] = []
+    problems: list[Problem] = []
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        line = line.removesuffix(b"\r")
+        if not line.strip():
+            continue
+        if len(line) > MAX_RECORD_BYTES:
+            message = f"the line is {len(line):,} bytes, over the {MAX_RECORD_BYTES:,}-byte limit of one record"
+            problems.append(Problem(display, number, 1, (), message, "json"))
+            continue
+        try:
+            value = strictjson.parse_line(line)
+        except strictjson.LineRefused as exc:
+            problems.append(Problem(display, number, exc.col, exc.path, exc.message, "json"))
+            continue
+        found.append((_LineDocument(display, value, number, line.decode("utf-8")), ()))
+    return found, problems
+
+
+def _list(raw: bytes, display: str, rel: str) -> tuple[list[tuple[YamlDocument, JsonPath]], list[Problem]]:
+    document, problems = taskfile.load(raw, display, rel)
+    if document is None:
+        return [], problems
+    if not isinstance(document.data, list):
+        return [], [document.problem((), "holds no list of records: a .json or .yaml records file is a list", "kind")]
+    return [(document, (index,)) for index in range(len(document.data))], []

@@ -1,0 +1,35 @@
+"""One file of fields, read by its suffix: TOML, YAML or JSON, under the same hostile-input limits."""
+
+from __future__ import annotations
+
+from freezer.domain.problems import Problem
+from freezer.parse import strictjson, tomlload, yamlload
+from freezer.parse.document import YamlDocument
+
+TOML_SUFFIXES = (".toml",)
+JSON_SUFFIXES = (".json",)
+SUFFIXES = (*TOML_SUFFIXES, *yamlload.YAML_SUFFIXES, *JSON_SUFFIXES)
+
+
+def load(raw: bytes, display: str, name: str) -> tuple[YamlDocument | None, list[Problem]]:
+    """The document in ``raw`` (named ``name``, whose suffix says its format), or its problems."""
+    if name.endswith(TOML_SUFFIXES):
+        loaded = tomlload.load_bytes(raw, display)
+        return loaded.document, loaded.problems
+    if name.endswith(JSON_SUFFIXES):
+        return load_json(raw, display)
+    if name.endswith(yamlload.YAML_SUFFIXES):
+        loaded = yamlload.load_bytes(raw, display)
+        return loaded.document, loaded.problems
+    message = f"freezer reads fields from {', '.join(SUFFIXES)} files; this one has another suffix"
+    return None, [Problem(display, None, None, (), message, "file")]
+
+
+def load_json(raw: bytes, display: str) -> tuple[YamlDocument | None, list[Problem]]:
+    """Strict JSON (no duplicate keys, NaN or lone surrogates); positions, when a problem needs
+    them, come from reading the same text as YAML, of which JSON is a subset."""
+    try:
+        data = strictjson.loads(raw)
+    except strictjson.NotStrictJson as exc:
+        return None, [Problem(display, None, None, (), f"not strict JSON: {exc}", "json")]
+    return YamlDocument(display, data, source=raw.decode("utf-8")), []

@@ -1,0 +1,106 @@
+"""Validate the fixtures of a suite of kind folders or records (:mod:`freezer.kinds`).
+
+The built-in graph and generic schemas are not applied: the fields are the benchmark's own.
+freezer's own fields (``task_id``, ``status``) come from the suite's identity rule, checked by the
+kind. A suite's own schema, if it gives one, is applied to each fixture's fields (the task file's,
+or the record) in forked children bounded in time and memory, as for a YAML fixture.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from freezer.domain.problems import JsonPath, Problem, display_path
+from freezer.kinds.base import Files, KindFixture, Unreadable
+from freezer.kinds.catalog import canary_files, kind_of, read_fixtures
+from freezer.registry.config import CONFIG_NAME, SuiteConfig
+from freezer.runtime import work
+from freezer.runtime.reading import ReadRefused, read_bounded
+from freezer.schema import schemas
+from freezer.validate.fixtureset import FixtureSet
+from freezer.validate.rules import missing_canary
+
+
+def kind_fixtures(
+    suite: SuiteConfig, paths: list[Path], fixture_set: FixtureSet, seconds: float, memory: int
+) -> list[Problem]:
+    """Read the fixtures of ``paths`` (every file the suite's kind claims) into ``fixture_set``."""
+    record = suite.fixture_kind
+    assert record is not None
+    by_rel = _by_rel(suite.drafts, paths)
+    display = _display(suite.drafts)
+
+    def read(rel: str) -> bytes:
+        try:
+            return read_bounded(by_rel[rel], suite.max_file_bytes)
+        except ReadRefused as exc:
+            raise Unreadable(str(exc)) from None
+
+    found = read_fixtures(kind_of(record), Files(sorted(by_rel), read, display))
+    problems = list(found.problems)
+    fixture_set.files.update((display(rel), path) for rel, path in by_rel.items())
+    fixture_set.fixtures.extend(fixture.document for fixture in found.fixtures)
+    if found.unknown_dropped:
+        origin, _, line = suite.origin("dropped").rpartition(":")
+        listed = ", ".join(repr(task) for task in found.unknown_dropped[:5])
+        message = f"the dropped list names no fixture of the drafts: {listed}; remove it or fix the task id"
+        where = ("suites", suite.name, "dropped")
+        problems.append(Problem(origin or CONFIG_NAME, int(line) if line.isdigit() else None, None, where, message))
+    if suite.schema is not None and found.fixtures:
+        problems.extend(_own_schema(suite.schema_key, found.fixtures, seconds, memory))
+    return problems
+
+
+def _by_rel(root: Path, paths: list[Path]) -> dict[str, Path]:
+    """Each path (found under ``root`` by the drafts walk) by its '/'-separated path relative to it:
+    by string, as pathlib's relative_to costs more than the rest of reading 100,000 files."""
+    prefix = f"{root}{os.sep}"
+    return {str(path)[len(prefix) :].replace(os.sep, "/"): path for path in paths}
+
+
+def _display(root: Path) -> Callable[[str], str]:
+    """How a file of the drafts is named in a problem: as display_path names it (every name under
+    the drafts is visible: the walk refused any other), the folder's part worked out once."""
+    shown = display_path(root)
+    return (lambda rel: rel) if shown == "." else (lambda rel: f"{shown}/{rel}")
+
+
+def _errors(schema_key: str, fields: dict[str, Any]) -> list[tuple[JsonPath, str]]:
+    return schemas.schema_errors(schema_key, fields)
+
+
+def _own_schema(schema_key: str, fixtures: list[KindFixture], seconds: float, memory: int) -> list[Problem]:
+    schemas.validator(schema_key)  # vetted and built once, here, before the children fork
+    workers = work.cores() if len(fixtures) >= 300 else 1
+    outcomes = work.map_bounded(
+        partial(_errors, schema_key), [f.fields for f in fixtures], seconds=seconds, memory=memory, workers=workers
+    )
+    problems = []
+    shown = display_path(schema_key.removeprefix("file:"))
+    for fixture, outcome in zip(fixtures, outcomes, strict=True):
+        if isinstance(outcome, work.Stopped):
+            message = f"checking it against the suite's schema {shown} {outcome.reason} and was stopped; simplify it"
+            problems.append(fixture.document.problem((), message, "schema"))
+            continue
+        problems.extend(fixture.document.problem(path, message, "schema") for path, message in outcome)
+    return problems
+
+
+def kind_canary(suite: SuiteConfig, paths: list[Path]) -> list[Problem]:
+    """The fixture files that must carry the suite's canary and do not (as audit checks them)."""
+    if not suite.canary:
+        return []
+    by_rel = _by_rel(suite.drafts, paths)
+    display = _display(suite.drafts)
+    texts = {}
+    for rel in canary_files(suite.fixture_kind, sorted(by_rel)):
+        try:
+            texts[display(rel)] = read_bounded(by_rel[rel], suite.max_file_bytes)
+        except ReadRefused:
+            continue  # reported where the kind read it
+    message = "does not carry the suite's canary string (freezer.yaml canary); add it, e.g. as a comment"
+    return [Problem(display, 1, 1, (), message, "rule") for display in missing_canary(suite.canary, texts)]
