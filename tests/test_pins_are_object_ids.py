@@ -3,8 +3,10 @@ redirects one (issue 25, class 5)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -89,3 +91,44 @@ def test_cut_refuses_a_pin_that_a_tag_redirects(demo_build: Path, tmp_path: Path
     assert ran.code == 1, ran.out
     text = json.dumps(json.loads(ran.out))
     assert "ambiguous" in text and "7df885db" in text
+
+
+def _commits_sharing_a_prefix(repo: Path, digits: int = 7) -> tuple[str, str]:
+    """Write two real commit objects whose ids share their first ``digits`` hex digits: the
+    commit text is hashed here (git's own object format) until two collide, a birthday search of
+    about 16**(digits/2) tries, then both are written with git hash-object."""
+    tree = run_git(["write-tree"], repo).strip()
+    seen: dict[str, bytes] = {}
+    n = 0
+    while True:
+        body = f"tree {tree}\nauthor t <t@t> 0 +0000\ncommitter t <t@t> 0 +0000\n\nnonce {n}\n".encode()
+        oid = hashlib.sha1(b"commit %d\0" % len(body) + body).hexdigest()
+        other = seen.setdefault(oid[:digits], body)
+        if other is not body:
+            shas = []
+            for text in (other, body):
+                proc = subprocess.run(
+                    ["git", "hash-object", "-t", "commit", "-w", "--stdin"],
+                    cwd=repo,
+                    input=text,
+                    capture_output=True,
+                    check=True,
+                )
+                shas.append(proc.stdout.decode().strip())
+            return shas[0], shas[1]
+        n += 1
+
+
+def test_a_prefix_that_begins_two_real_commits_is_refused(tmp_path: Path) -> None:
+    repo, _, _ = _repo(tmp_path)
+    first, second = _commits_sharing_a_prefix(repo)
+    assert first != second and first[:7] == second[:7]
+    with CodeRepo(repo) as code:
+        with pytest.raises(GitError) as refused:
+            code.resolve_object(first[:7], "pinned SHA")
+        assert "is ambiguous" in refused.value.message and "it begins 2 commits" in refused.value.message
+        assert refused.value.hint == "give more hex digits of the SHA"
+        # One digit more than they share tells them apart.
+        shared = next(i for i, (a, b) in enumerate(zip(first, second, strict=True)) if a != b)
+        assert code.resolve_object(first[: shared + 1], "pinned SHA") == first
+        assert code.resolve_object(second, "pinned SHA") == second
