@@ -30,7 +30,7 @@ from freezer.compare.deltamodel import (
     Unknown,
 )
 from freezer.domain.manifest import Manifest
-from freezer.domain.model import Raw
+from freezer.domain.model import Raw, sources_of
 from freezer.registry.record import Side, arms_of
 from freezer.validate.rules import FILE_FIELDS
 
@@ -45,6 +45,9 @@ DELTA_FORMAT = 4
 _SHOWN_ELSEWHERE = ("suite", "version", "pinned_sha", "binary", "tool_surface_commits")
 # What moved/unmoved call version.yaml's run: block (format 4 on).
 RUN_CONFIGURATION = "run configuration"
+# Said once, in unknown-free words, where a version has no code under test: the dimensions of code
+# (binary, code under test, tool surface, Gate B) are left out of moved and unmoved, not "did not move".
+NO_CODE = "no code under test"
 
 
 def _classes(fixtures: Mapping[str, Raw]) -> dict[str, int]:
@@ -118,7 +121,7 @@ def fixture_delta(
 def version_record(version: Raw, delta_format: int = DELTA_FORMAT) -> dict[str, Any]:
     """The fields of version.yaml that §Delta lists as the set-level record (from format 4, the run
     configuration has its own section)."""
-    hidden = (*_SHOWN_ELSEWHERE, "run") if delta_format >= 4 else _SHOWN_ELSEWHERE
+    hidden = (*_SHOWN_ELSEWHERE, "run", "sources") if delta_format >= 4 else _SHOWN_ELSEWHERE
     return {key: value for key, value in version.items() if key not in hidden}
 
 
@@ -127,6 +130,53 @@ def run_changes(old: Raw | None, new: Raw, *, full: bool = False) -> list[dict[s
     (``old`` None) every field is listed as added: that is its run configuration."""
     before, after = dict((old or {}).get("run") or {}), dict(new.get("run") or {})
     return [{**c, "path": c["path"].removeprefix("$.")} for c in field_changes(before, after, full=full)]
+
+
+def _source_fields(version: Raw | None) -> dict[str, Any]:
+    """version.yaml's sources flattened by name: ``"<name> revision"``, ``"<name> kind"``, ``"<name> notes"``
+    (a name holds dots and slashes, so it is not a JSON path)."""
+    flat: dict[str, Any] = {}
+    for source in sources_of(version or {}):
+        for key in ("kind", "revision", "notes"):
+            value = getattr(source, key)
+            if value is not None:
+                flat[f"{source.name} {key}"] = value
+    return flat
+
+
+def source_changes(old: Raw | None, new: Raw, *, full: bool = False) -> list[dict[str, Any]]:
+    """The data sources field by field; a first version's (``old`` None) are each listed as added."""
+    return fieldtext.field_changes(_source_fields(old), _source_fields(new), full=full)
+
+
+def _image_fields(manifest: Manifest | None) -> dict[str, str]:
+    images = manifest.images if manifest is not None else {}
+    return {f"{task} {image.where}": image.shown for task, refs in images.items() for image in refs}
+
+
+def image_changes(old: Manifest | None, new: Manifest, *, full: bool = False) -> list[dict[str, Any]]:
+    """The container images the fixtures name, by fixture and place; a digest that changed is a change."""
+    return fieldtext.field_changes(_image_fields(old), _image_fields(new), full=full)
+
+
+def _unpinned(ends: Sequence[Side]) -> list[Unknown]:
+    """The environment is unknown where a landed fixture names an image by tag alone."""
+    found = []
+    for end in ends:
+        landed = {t for t, f in end.fixtures.items() if f.get("status") == "landed"}
+        images = end.manifest.images.items()
+        loose = [(task, i) for task, refs in images if task in landed for i in refs if not i.pinned]
+        if loose:
+            task, image = loose[0]
+            more = f" (and {len(loose) - 1} more)" if len(loose) > 1 else ""
+            found.append(
+                Unknown(
+                    "environment",
+                    f"{end.name}: fixture {task} names image {image.name} by tag alone ({image.where}){more}; "
+                    "a rebuild under the same tag changes the environment unseen",
+                )
+            )
+    return found[:1]
 
 
 def _comparability_changes(old: Manifest, new: Manifest, full: bool, delta_format: int) -> list[dict[str, Any]]:
@@ -186,8 +236,8 @@ def _check_changes(old: Manifest, new: Manifest, full: bool, delta_format: int) 
     return changes
 
 
-def _oracle(manifest: Manifest) -> str:
-    return str(manifest.checks.grep)
+def _oracle(manifest: Manifest) -> str | None:
+    return str(manifest.checks.grep) if manifest.checks.grep is not None else None
 
 
 def _assets(manifest: Manifest) -> dict[str, str]:
@@ -265,6 +315,8 @@ def compute(
             "the tool-surface record of this version may be incomplete."
         )
     unknown = [Unknown("binary build", why) for why in (between.build_unknown(s) for s in ends) if why is not None]
+    if delta_format >= 4:
+        unknown.extend(_unpinned(ends))
     unseen = between.unseen(through)
     unknown.extend(unseen)
     # What a first version's delta says; a compared one replaces every comparison part.
@@ -288,6 +340,8 @@ def compute(
         moved=(),
         unmoved=(),
         unknown=tuple(unknown),
+        sources=_typed(source_changes(None, new.version, full=full)) if delta_format >= 4 else (),
+        environment=_typed(image_changes(None, new.manifest, full=full)) if delta_format >= 4 else (),
     )
     if old is None:
         return first
@@ -298,7 +352,7 @@ def compute(
     versions = (version_record(old.version, delta_format), version_record(new.version, delta_format))
     record = _typed(field_changes(*versions, full=full, delta_format=delta_format))
     run = _typed(run_changes(old.version, new.version, full=full)) if delta_format >= 4 else ()
-    binaries = (dict(old.manifest.binary.raw), dict(new.manifest.binary.raw))
+    binaries = tuple(dict(s.manifest.binary.raw) if s.manifest.binary else {} for s in (old, new))
     binary = _typed(field_changes(*binaries, full=full, delta_format=delta_format))
     checks = _typed(_check_changes(old.manifest, new.manifest, full, delta_format))
     code = between.code_between(through)
@@ -314,8 +368,16 @@ def compute(
     unmoved: list[str] = []
     (moved if fixtures.moved else unmoved).append("fixture set")
     (moved if record else unmoved).append("version record")
+    sources = _typed(source_changes(old.version, new.version, full=full)) if delta_format >= 4 else ()
+    environment = _typed(image_changes(old.manifest, new.manifest, full=full)) if delta_format >= 4 else ()
     if delta_format >= 4:
         (moved if run else unmoved).append(RUN_CONFIGURATION)
+        if sources or _source_fields(old.version):
+            (moved if sources else unmoved).append("sources")
+        if environment:
+            moved.append("environment")
+        elif old.manifest.images and not any(u.dimension == "environment" for u in unknown):
+            unmoved.append("environment")
     if assets.moved or _assets(old.manifest) or _assets(new.manifest):
         (moved if assets.moved else unmoved).append("assets")
     for entry in surface:
@@ -338,11 +400,14 @@ def compute(
             )
         else:
             unmoved.append(entry.dimension)
-    (moved if binary else unmoved).append("binary")
-    (moved if old.manifest.pinned_sha != new.manifest.pinned_sha else unmoved).append("code under test")
+    with_code = old.manifest.code_under_test, new.manifest.code_under_test
+    if any(with_code):
+        (moved if binary else unmoved).append("binary")
+        (moved if old.manifest.pinned_full != new.manifest.pinned_full else unmoved).append("code under test")
     (moved if checks else unmoved).append("checks")
     oracle = BeforeAfter(_oracle(old.manifest), _oracle(new.manifest))
-    (moved if oracle.moved else unmoved).append("Gate B grep oracle")
+    if any(with_code):
+        (moved if oracle.moved else unmoved).append("Gate B grep oracle")
     return replace(
         first,
         fixtures=fixtures,
@@ -352,9 +417,11 @@ def compute(
         binary=binary,
         checks=checks,
         grep_oracle=oracle,
-        pinned_sha=BeforeAfter(old.manifest.pinned_sha, new.manifest.pinned_sha),
-        code=code,
+        pinned_sha=BeforeAfter(old.manifest.pinned_full, new.manifest.pinned_full) if any(with_code) else None,
+        code=code if any(with_code) else None,
         moved=tuple(moved),
         unmoved=tuple(unmoved),
         unknown=tuple(unknown),
+        sources=sources,
+        environment=environment,
     )

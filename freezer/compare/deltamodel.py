@@ -246,10 +246,10 @@ class Unknown:
 @dataclass(frozen=True)
 class BeforeAfter:
     """A value on either end (the Gate B grep oracle, the pinned SHA); ``before`` is None for a
-    first version."""
+    first version; ``after`` is None too where the version has no code under test (no pin, no Gate B)."""
 
     before: str | None
-    after: str
+    after: str | None
 
     @property
     def moved(self) -> bool:
@@ -312,6 +312,11 @@ class Delta:
     moved: tuple[str, ...]
     unmoved: tuple[str, ...]
     unknown: tuple[Unknown, ...]
+    # Format 4 on, each absent from the JSON when empty (so every format-4 delta frozen before
+    # they existed reads back byte for byte): version.yaml's sources: field by field (paths
+    # "<name>.revision", ...), and the container images the fixtures name ("<task> <where>").
+    sources: tuple[FieldChange, ...] = ()
+    environment: tuple[FieldChange, ...] = ()
 
     @classmethod
     def from_json(cls, data: Raw) -> Delta:
@@ -339,6 +344,8 @@ class Delta:
             moved=tuple(data["moved"]),
             unmoved=tuple(data["unmoved"]),
             unknown=tuple(Unknown(u["dimension"], u["why"]) for u in data["unknown"]),
+            sources=_changes(data.get("sources") or ()),
+            environment=_changes(data.get("environment") or ()),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -365,4 +372,7 @@ class Delta:
         }
         if self.delta_format >= 4:  # formats 2 and 3 are frozen without it, and must read back byte for byte
             out["run"] = _listed(self.run)
+            for key, changes in (("sources", self.sources), ("environment", self.environment)):
+                if changes:
+                    out[key] = _listed(changes)
         return out

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from freezer.domain.images import ImageRef
 from freezer.domain.model import Binary, Raw, SurfaceCommit
 from freezer.domain.scan import Followed, Scan, ScanUnknown, SubmoduleScan, TouchingCommit
 
@@ -103,7 +104,7 @@ class Checks:
     """What the checks of a cut used, besides the globs (kept with the scan)."""
 
     template_sha256: str
-    grep: GrepOracle
+    grep: GrepOracle | None  # None: no code under test, so no Gate B ran
     dimensions: Mapping[str, str] | None  # None: not recorded (format 1); in their configured order
     fixture_schema: FixtureSchemaRecord | None = None  # None: the graph schema (before 0.2)
     markdown_rules: object = None  # None: not recorded (before rules 3); render checks what it knows
@@ -115,7 +116,7 @@ class Checks:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "template_sha256": self.template_sha256,
-            "grep": self.grep.to_json(),
+            **({"grep": self.grep.to_json()} if self.grep is not None else {}),
             # A list: the order of the dimensions is the order §Delta shows them in, and JSON
             # objects are written with sorted keys.
             "dimensions": [{"dimension": k, "meaning": v} for k, v in (self.dimensions or {}).items()],
@@ -215,15 +216,20 @@ class Manifest:
     Format 1 (freezer 0.1.0) did not record what its checks used; what can be derived
     from it exactly (the template's hash, the scan) is derived, and what cannot (the
     code history) is ``None`` with ``code_history_recorded`` False.
+
+    A suite with no code under test (no ``code_repo``) has no pinned SHA, code repository,
+    binary, tool surface nor Gate B oracle: ``pinned``, ``code_repo`` and ``binary`` are None
+    and the JSON says ``"code_under_test": false`` instead (an optional field, so every
+    manifest written before reads and re-serialises byte for byte).
     """
 
     format: ManifestFormat
     suite: str
     number: int
     name: str
-    pinned: PinnedSha
-    code_repo: CodeRepoIdentity
-    binary: Binary
+    pinned: PinnedSha | None  # None: no code under test
+    code_repo: CodeRepoIdentity | None
+    binary: Binary | None
     globs: tuple[str, ...]
     commits: tuple[SurfaceCommit, ...]
     scan: Scan | None  # None: a format-1 first version, which scanned nothing
@@ -237,22 +243,26 @@ class Manifest:
     contents: Contents | None = None
     comparability: Comparability | None = None
     canary: str | None = None
+    # Container images by task id (only fixtures that name one), each fixture's sorted.
+    images: Mapping[str, tuple[ImageRef, ...]] = field(default_factory=dict)
     # Format 1's scan as it recorded it (scanned_from, scanned_to): read-only, never written again.
     legacy_scan: tuple[str | None, str | None] | None = field(default=None, repr=False)
 
     @classmethod
     def from_data(cls, data: Raw) -> Manifest:
-        binary = Binary.from_data(data["binary"])
-        surface = data["tool_surface"]
+        code = data.get("code_under_test", True)
+        binary = Binary.from_data(data["binary"]) if code else None
+        surface = data["tool_surface"] if code else {"globs": [], "commits": [], "scan": None}
         fmt = data["manifest_format"]
         legacy_scan = None
         if fmt >= 2:
-            scan: Scan | None = Scan.from_data(surface["scan"])
+            scan: Scan | None = Scan.from_data(surface["scan"]) if code else None
             recorded = data["checks"]
             schema = recorded.get("fixture_schema")
+            grep = recorded.get("grep")
             checks = Checks(
                 recorded["template_sha256"],
-                GrepOracle(recorded["grep"]["engine"], recorded["grep"]["version"]),
+                GrepOracle(grep["engine"], grep["version"]) if grep is not None else None,
                 {d["dimension"]: d["meaning"] for d in recorded["dimensions"]},
                 FixtureSchemaRecord(schema["kind"], schema["sha256"]) if schema is not None else None,
                 recorded.get("markdown_rules"),
@@ -263,7 +273,8 @@ class Manifest:
             scan = None
             if surface["scanned_to"]:
                 excluded = (surface["scanned_from"],) if surface["scanned_from"] else ()
-                scan = Scan(excluded, (surface["scanned_to"],), tuple(surface["globs"]), binary.build_known)
+                known = bool(binary and binary.build_known)
+                scan = Scan(excluded, (surface["scanned_to"],), tuple(surface["globs"]), known)
             checks = Checks(
                 data["files"].get("METHOD.md.j2", ""),
                 GrepOracle(LEGACY_GREP_ENGINE, data["freezer_version"]),
@@ -273,14 +284,15 @@ class Manifest:
         previous = data["previous"]
         contents = data.get("contents")
         comparability = data.get("comparability")
-        pinned = data["pinned_sha"]
+        pinned = data.get("pinned_sha")
+        images = data.get("environment_images") or {}
         return cls(
             format=fmt,
             suite=data["suite"],
             number=data["version"],
             name=data["name"],
-            pinned=PinnedSha(pinned["full"], pinned["short"], pinned["declared_as"]),
-            code_repo=CodeRepoIdentity.from_data(data["code_repo"]),
+            pinned=PinnedSha(pinned["full"], pinned["short"], pinned["declared_as"]) if pinned else None,
+            code_repo=CodeRepoIdentity.from_data(data["code_repo"]) if code else None,
             binary=binary,
             globs=tuple(surface["globs"]),
             commits=tuple(SurfaceCommit.from_data(c) for c in surface["commits"]),
@@ -295,26 +307,32 @@ class Manifest:
             contents=Contents(tuple(contents["fixtures"]), tuple(contents["assets"])) if contents else None,
             comparability=Comparability.from_data(comparability) if comparability is not None else None,
             canary=data.get("canary"),
+            images={task: tuple(ImageRef.from_data(i) for i in images[task]) for task in sorted(images)},
             legacy_scan=legacy_scan,
         )
 
     def to_json(self) -> dict[str, Any]:
         """The JSON record of this manifest, as a cut writes it (formats 2 and 3 only)."""
-        if self.format < 2 or self.scan is None:
+        if self.format < 2 or (self.scan is None and self.code_under_test):
             raise ValueError(f"manifest format {self.format} is read-only: freezer writes format 2 and later")
         out: dict[str, Any] = {
             "manifest_format": self.format,
             "suite": self.suite,
             "version": self.number,
             "name": self.name,
-            "pinned_sha": self.pinned.to_json(),
-            "code_repo": self.code_repo.to_json(),
-            "binary": dict(self.binary.raw),
-            "tool_surface": {
+        }
+        if self.pinned is not None and self.code_repo is not None and self.binary is not None and self.scan:
+            out["pinned_sha"] = self.pinned.to_json()
+            out["code_repo"] = self.code_repo.to_json()
+            out["binary"] = dict(self.binary.raw)
+            out["tool_surface"] = {
                 "globs": list(self.globs),
                 "commits": [c.to_json() for c in self.commits],
                 "scan": self.scan.to_json(),
-            },
+            }
+        else:
+            out["code_under_test"] = False
+        out |= {
             "checks": self.checks.to_json(),
             "code_history": self.code_history.to_json() if self.code_history is not None else None,
             "freezer_version": self.freezer_version,
@@ -328,11 +346,26 @@ class Manifest:
             out["comparability"] = self.comparability.to_json()
         if self.canary is not None:
             out["canary"] = self.canary
+        if self.images:
+            out["environment_images"] = {task: [i.to_json() for i in refs] for task, refs in self.images.items()}
         return out
 
     @property
+    def code_under_test(self) -> bool:
+        """False for a suite with no code_repo: no pinned SHA, binary, tool surface nor code checks."""
+        return self.pinned is not None
+
+    @property
     def pinned_sha(self) -> str:
+        """The pinned SHA of the code under test; only code checks ask, and only when there is code."""
+        if self.pinned is None:
+            raise ValueError(f"{self.name} has no code under test, so no pinned SHA")
         return self.pinned.full
+
+    @property
+    def pinned_full(self) -> str | None:
+        """The pinned SHA, or None for a suite with no code under test (what listings show)."""
+        return self.pinned.full if self.pinned is not None else None
 
     @property
     def recorded_scan(self) -> Scan | None:
@@ -344,6 +377,8 @@ class Manifest:
         """Where the next version's scan must start excluding: everything this one covered."""
         if self.scan is not None:
             return self.scan.tips
+        if self.binary is None or self.pinned is None:
+            return ()
         return (self.binary.build_sha or self.pinned_sha,)
 
     @property

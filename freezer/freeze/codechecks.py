@@ -26,6 +26,8 @@ from freezer.validate.fixtureset import FixtureSet
 
 
 def shown_repo_path(config: RegistryConfig, suite: SuiteConfig) -> str:
+    if suite.code_repo is None:
+        return "(no code under test)"
     if suite.code_repo.is_relative_to(config.root):
         return suite.code_repo.relative_to(config.root).as_posix()
     return str(suite.code_repo)
@@ -118,6 +120,16 @@ def _matcher(repo: CodeRepo, scan: Scan) -> Callable[[str, str], bool]:
     return matches
 
 
+def _gained_code(suite: SuiteConfig, previous: Manifest) -> Problem:
+    where, _, line = suite.origin("code_repo").rpartition(":")
+    why = (
+        f"{previous.name} was cut with no code under test, and the suite now names a code_repo: the tool-surface "
+        "scan has no earlier build to start from, so a version with code under test starts a suite of its own"
+    )
+    number = int(line) if line.isdigit() else None
+    return Problem(where or "freezer.yaml", number, None, ("suites", suite.name, "code_repo"), why, "config")
+
+
 def check_against_code(
     config: RegistryConfig,
     suite: SuiteConfig,
@@ -125,9 +137,16 @@ def check_against_code(
     previous: Manifest | None,
     steps: StepLog,
     warnings: list[str],
-) -> ResolvedProvenance:
+) -> ResolvedProvenance | None:
+    """What the cut records of the code under test; None for a suite that has none (no code_repo):
+    then no step runs (no pinned SHA, ground truth, Gate B, tool-surface scan nor code history)."""
     version = fixture_set.version
     assert version is not None
+    if suite.code_repo is None:
+        steps.append(Step("code", "no code under test: no pinned SHA, ground truth, Gate B or tool-surface scan"))
+        return None
+    if previous is not None and not previous.code_under_test:
+        raise fail("resolve pinned SHA", [_gained_code(suite, previous)])
     with CodeRepo(suite.code_repo, suite.origin("code_repo")) as repo:
         problems: list[Problem] = []
         pinned = resolve_sha(repo, version, ("pinned_sha",), problems)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -19,6 +19,7 @@ from freezer.compare.comparerecord import record as comparability_record
 from freezer.compare.delta import compute as compute_delta
 from freezer.domain import canonical
 from freezer.domain.errors import FreezerError, IntegrityError, InvalidInput, UsageError, VersionExists
+from freezer.domain.images import ImageRef
 from freezer.domain.manifest import (
     Checks,
     CodeRepoIdentity,
@@ -35,6 +36,7 @@ from freezer.domain.release import __version__
 from freezer.domain.steps import Progress, Step, StepLog, no_progress
 from freezer.freeze.codechecks import check_against_code, fail
 from freezer.freeze.cutresult import CutResult
+from freezer.freeze.environment import fixture_images, unpinned_warnings
 from freezer.freeze.snapshot import FsOps, clear_stale_staging, write_version
 from freezer.guard import audit
 from freezer.registry import registry
@@ -140,16 +142,18 @@ def record(
     suite: SuiteConfig,
     number: int,
     version_data: dict[str, Any],
-    resolved: ResolvedProvenance,
+    resolved: ResolvedProvenance | None,
     previous: registry.FrozenVersion | None,
     template: bytes,
     contents: Contents | None = None,
     fixture_schema: FixtureSchemaRecord | None = None,
     comparability: dict[str, Any] | None = None,
+    images: Mapping[str, tuple[ImageRef, ...]] | None = None,
 ) -> Manifest:
     """The manifest without its file list: everything the checks used and found. With the
-    ``comparability`` entry (arms, field groups, fixture digests) it is manifest format 3."""
-    grep = GrepOracle(resolved.grep["engine"], resolved.grep["version"])
+    ``comparability`` entry (arms, field groups, fixture digests) it is manifest format 3.
+    ``resolved`` is None for a suite with no code under test: nothing of code is recorded."""
+    grep = GrepOracle(resolved.grep["engine"], resolved.grep["version"]) if resolved is not None else None
     # markdown_rules: so audit renders METHOD.md with the same filters
     checks = Checks(hashlib.sha256(template).hexdigest(), grep, dict(suite.dimensions), fixture_schema, MARKDOWN_RULES)
     manifest = Manifest(
@@ -157,14 +161,16 @@ def record(
         suite=suite.name,
         number=number,
         name=registry.version_name(suite.name, number),
-        pinned=PinnedSha(resolved.pinned_sha, resolved.pinned_sha[:8], version_data["pinned_sha"]),
-        code_repo=CodeRepoIdentity.from_data(resolved.repo_identity),
-        binary=Binary.from_data(_binary(version_data, resolved)),
+        pinned=PinnedSha(resolved.pinned_sha, resolved.pinned_sha[:8], version_data["pinned_sha"])
+        if resolved
+        else None,
+        code_repo=CodeRepoIdentity.from_data(resolved.repo_identity) if resolved else None,
+        binary=Binary.from_data(_binary(version_data, resolved)) if resolved else None,
         globs=tuple(suite.tool_surface),
-        commits=tuple(resolved.commits),
-        scan=resolved.scan,
+        commits=tuple(resolved.commits) if resolved else (),
+        scan=resolved.scan if resolved else None,
         checks=checks,
-        code_history=resolved.code_history,
+        code_history=resolved.code_history if resolved else None,
         code_history_recorded=True,
         freezer_version=__version__,
         cut_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -172,6 +178,7 @@ def record(
         files={},
         contents=contents,
         canary=(suite.canary or None) if comparability is not None else None,
+        images=dict(images or {}),
     )
     if comparability is not None:
         entry = Comparability.from_data({**comparability, "environment": environment_digest(manifest, version_data)})
@@ -300,6 +307,8 @@ def cut(
     previous_manifest = previous_side.manifest if previous_side else None
     resolved = check_against_code(config, suite, fixture_set, previous_manifest, steps, warnings)
     checked = time.perf_counter()
+    images = fixture_images(fixture_set)
+    warnings.extend(unpinned_warnings(fixture_set, images))
 
     drafts = read_drafts(suite, fixture_set)
     fixture_rels = sorted(rel for rel in drafts if rel != "version.yaml")
@@ -314,9 +323,13 @@ def cut(
     version_data = fixture_set.version.data
     parsed = (version_data, [doc.data for doc in fixture_set.fixtures])
     earlier = earlier_sides(suite, number, verify=True)
-    configured_arms = suite.arms or default_arms(list(suite.dimensions))
+    configured_arms = suite.arms or default_arms(
+        list(suite.dimensions), code=resolved is not None, sources="sources" in version_data, environment=bool(images)
+    )
     entry = manifest_entry(configured_arms, owner.configured_groups(), parsed[1], asset_hashes)
-    manifest_record = record(suite, number, version_data, resolved, previous, template, contents, fixture_schema, entry)
+    manifest_record = record(
+        suite, number, version_data, resolved, previous, template, contents, fixture_schema, entry, images
+    )
     template_name = display_path(suite.template) if suite.template else registry.TEMPLATE_COPY
     files = assemble(
         manifest_record,
