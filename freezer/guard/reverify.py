@@ -152,8 +152,7 @@ def check_code(
 ) -> None:
     manifest = frozen.manifest_model()
     if manifest.code_repo is None:
-        result.code = "no code under test"
-        result.checks.append(Step("code", f"{frozen.name} has no code under test: no code check to re-run"))
+        result.code = "no code under test"  # nothing of code was recorded, so there is nothing to re-check
         return
     if suite.code_repo is None:
         result.code = "unreachable: the suite names no code_repo now, and this version has code under test"
