@@ -160,9 +160,10 @@ def image_changes(old: Manifest | None, new: Manifest, *, full: bool = False) ->
 
 
 def _unpinned(ends: Sequence[Side]) -> list[Unknown]:
-    """The environment is unknown where a landed fixture names an image by tag alone."""
+    """The environment is unknown where a landed fixture names an image by tag alone (the newer
+    end's first: that is the one a reader would pin)."""
     found = []
-    for end in ends:
+    for end in reversed(ends):
         landed = {t for t, f in end.fixtures.items() if f.get("status") == "landed"}
         images = end.manifest.images.items()
         loose = [(task, i) for task, refs in images if task in landed for i in refs if not i.pinned]
