@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
-import tomllib
 
 from freezer.domain.images import ImageRef
+from freezer.parse.tomlload import load_bytes as load_toml
 from freezer.resolve.images import dockerfile_images, field_images, fixture_images, image_ref, is_dockerfile
 
 from conftest import run_inprocess
@@ -42,7 +42,10 @@ def test_dockerfile_from_lines() -> None:
 
 
 def test_fields_and_harbor_task_toml() -> None:
-    task = tomllib.loads(f'[environment]\ndocker_image = "ghcr.io/acme/tb@{DIGEST_B}"\nbuild_timeout_sec = 60\n')
+    text = f'[environment]\ndocker_image = "ghcr.io/acme/tb@{DIGEST_B}"\nbuild_timeout_sec = 60\n'
+    document = load_toml(text.encode(), "task.toml").document
+    assert document is not None
+    task = document.data
     assert field_images(task) == [ImageRef("ghcr.io/acme/tb", DIGEST_B, "$.environment.docker_image")]
     assert field_images({"image": "redis:7"}) == [ImageRef("redis:7", None, "$.image")]
     assert field_images({"image": 7, "environment": "x"}) == []
