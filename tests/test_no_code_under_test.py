@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import assert_clean_failure, run_inprocess
-from nocode_helpers import cut, drafts, frozen, manifest, ok, registry, write
+from nocode_helpers import SQUAD_V1, cut, drafts, frozen, manifest, ok, registry, sources_yaml, write
 from registry_helpers import commit_all
 
 CODE_WORDS = ("Pinned SHA", "Binary provenance", "Tool-surface commits", "Gate B grep oracle", "verified at")
@@ -192,3 +192,19 @@ def test_tool_surface_without_code_repo_is_a_config_error(tmp_path: Path) -> Non
     result = run_inprocess("validate", "--suite", "qa", cwd=root)
     assert_clean_failure(result, 1)
     assert "tool_surface names paths in the code under test, but the suite names no code_repo" in result.text
+
+
+def test_next_and_check_work_without_code(tmp_path: Path) -> None:
+    root = registry(tmp_path)
+    drafts(root, 1, sources=sources_yaml(("rajpurkar/squad", "huggingface", SQUAD_V1)))
+    cut(root, "v1")
+    out = ok(run_inprocess("next", "--suite", "qa", cwd=root)).out
+    assert "now says version 2" in out and "pinned_sha" not in out
+    text = (root / "drafts/qa/version.yaml").read_text(encoding="utf-8")
+    assert "version: 2" in text and "TODO" not in text and SQUAD_V1 in text
+    # the default arm with sources is what a cut records, not a config change
+    out = ok(run_inprocess("check", cwd=root)).out
+    assert "arms" not in out
+    commit_all(root, "drafts v2")
+    cut(root, "v2")
+    assert json.loads((frozen(root, 2) / "delta.json").read_bytes())["unmoved"][-2:] == ["sources", "checks"]
