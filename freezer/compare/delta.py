@@ -29,8 +29,9 @@ from freezer.compare.deltamodel import (
     FixtureDelta,
     Unknown,
 )
+from freezer.compare.environment import image_changes, source_changes, source_fields, unpinned
 from freezer.domain.manifest import Manifest
-from freezer.domain.model import Raw, sources_of
+from freezer.domain.model import Raw
 from freezer.registry.record import Side, arms_of
 from freezer.validate.rules import FILE_FIELDS
 
@@ -130,54 +131,6 @@ def run_changes(old: Raw | None, new: Raw, *, full: bool = False) -> list[dict[s
     (``old`` None) every field is listed as added: that is its run configuration."""
     before, after = dict((old or {}).get("run") or {}), dict(new.get("run") or {})
     return [{**c, "path": c["path"].removeprefix("$.")} for c in field_changes(before, after, full=full)]
-
-
-def _source_fields(version: Raw | None) -> dict[str, Any]:
-    """version.yaml's sources flattened by name: ``"<name> revision"``, ``"<name> kind"``, ``"<name> notes"``
-    (a name holds dots and slashes, so it is not a JSON path)."""
-    flat: dict[str, Any] = {}
-    for source in sources_of(version or {}):
-        for key in ("kind", "revision", "notes"):
-            value = getattr(source, key)
-            if value is not None:
-                flat[f"{source.name} {key}"] = value
-    return flat
-
-
-def source_changes(old: Raw | None, new: Raw, *, full: bool = False) -> list[dict[str, Any]]:
-    """The data sources field by field; a first version's (``old`` None) are each listed as added."""
-    return fieldtext.field_changes(_source_fields(old), _source_fields(new), full=full)
-
-
-def _image_fields(manifest: Manifest | None) -> dict[str, str]:
-    images = manifest.images if manifest is not None else {}
-    return {f"{task} {image.where}": image.shown for task, refs in images.items() for image in refs}
-
-
-def image_changes(old: Manifest | None, new: Manifest, *, full: bool = False) -> list[dict[str, Any]]:
-    """The container images the fixtures name, by fixture and place; a digest that changed is a change."""
-    return fieldtext.field_changes(_image_fields(old), _image_fields(new), full=full)
-
-
-def _unpinned(ends: Sequence[Side]) -> list[Unknown]:
-    """The environment is unknown where a landed fixture names an image by tag alone (the newer
-    end's first: that is the one a reader would pin)."""
-    found = []
-    for end in reversed(ends):
-        landed = {t for t, f in end.fixtures.items() if f.get("status") == "landed"}
-        images = end.manifest.images.items()
-        loose = [(task, i) for task, refs in images if task in landed for i in refs if not i.pinned]
-        if loose:
-            task, image = loose[0]
-            more = f" (and {len(loose) - 1} more)" if len(loose) > 1 else ""
-            found.append(
-                Unknown(
-                    "environment",
-                    f"{end.name}: fixture {task} names image {image.name} by tag alone ({image.where}){more}; "
-                    "a rebuild under the same tag changes the environment unseen",
-                )
-            )
-    return found[:1]
 
 
 def _comparability_changes(old: Manifest, new: Manifest, full: bool, delta_format: int) -> list[dict[str, Any]]:
@@ -317,7 +270,7 @@ def compute(
         )
     unknown = [Unknown("binary build", why) for why in (between.build_unknown(s) for s in ends) if why is not None]
     if delta_format >= 4:
-        unknown.extend(_unpinned(ends))
+        unknown.extend(unpinned(ends))
     unseen = between.unseen(through)
     unknown.extend(unseen)
     # What a first version's delta says; a compared one replaces every comparison part.
@@ -373,7 +326,7 @@ def compute(
     environment = _typed(image_changes(old.manifest, new.manifest, full=full)) if delta_format >= 4 else ()
     if delta_format >= 4:
         (moved if run else unmoved).append(RUN_CONFIGURATION)
-        if sources or _source_fields(old.version):
+        if sources or source_fields(old.version):
             (moved if sources else unmoved).append("sources")
         if environment:
             moved.append("environment")
