@@ -5,6 +5,8 @@ there is no code under test instead of calling binary, surface and code unknown 
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -208,3 +210,45 @@ def test_next_and_check_work_without_code(tmp_path: Path) -> None:
     commit_all(root, "drafts v2")
     cut(root, "v2")
     assert json.loads((frozen(root, 2) / "delta.json").read_bytes())["unmoved"][-2:] == ["sources", "checks"]
+
+
+def test_a_suite_cannot_lose_or_gain_its_code_between_versions(tmp_path: Path, demo_build: Path) -> None:
+    # gain: a no-code v1, then a code_repo in freezer.yaml
+    root = registry(tmp_path / "gain")
+    drafts(root, 1)
+    cut(root, "v1")
+    text = (root / "freezer.yaml").read_text(encoding="utf-8")
+    write(root / "freezer.yaml", text + "    code_repo: code\n    tool_surface: ['src/**']\n")
+    (root / "code").mkdir()
+    subprocess.run(["git", "init", "-q", str(root / "code")], check=True)
+    version = root / "drafts/qa/version.yaml"
+    version.write_text(
+        version.read_text(encoding="utf-8").replace("version: 1", "version: 2")
+        + "pinned_sha: 7df885db\nbinary:\n  name: b\n  build_sha_unknown: not known\n  consumers:\n"
+        + "    - provider: any\n      mechanism: none\ntool_surface_commits: []\nprovenance_text: x\n"
+        + "acceptance:\n  min_landed: 0\n  min_classes: 0\n",
+        encoding="utf-8",
+    )
+    result = run_inprocess("cut", "v2", "--suite", "qa", cwd=root)
+    assert_clean_failure(result, 1)
+    assert "qa_v1 was cut with no code under test, and the suite now names a code_repo" in result.text
+    # lose: the demo's api suite (with code) once its code_repo is removed
+    demo = tmp_path / "demo"
+    shutil.copytree(demo_build, demo, symlinks=True)
+    config = (demo / "freezer.yaml").read_text(encoding="utf-8")
+    api = config.index("  api:")
+    head, tail = config[:api], config[api:]
+    tail = re.sub(r"    code_repo: .*\n    tool_surface:\n(      - .*\n)+", "", tail)
+    (demo / "freezer.yaml").write_text(head + tail, encoding="utf-8")
+    drafts_yaml = demo / "drafts/api/version.yaml"
+    kept = [
+        line
+        for line in drafts_yaml.read_text(encoding="utf-8").split("\n")
+        if not line.startswith(("pinned_sha", "tool_surface_commits"))
+    ]
+    text = "\n".join(kept).replace("version: 1", "version: 2")
+    text = re.sub(r"binary:\n(  .*\n)+", "", text)
+    drafts_yaml.write_text(text, encoding="utf-8")
+    result = run_inprocess("cut", "v2", "--suite", "api", cwd=demo)
+    assert_clean_failure(result, 1)
+    assert "api_v1 was cut with code under test, and the suite now names no code_repo" in result.text

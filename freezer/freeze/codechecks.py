@@ -120,12 +120,20 @@ def _matcher(repo: CodeRepo, scan: Scan) -> Callable[[str, str], bool]:
     return matches
 
 
-def _gained_code(suite: SuiteConfig, previous: Manifest) -> Problem:
+def _code_changed(suite: SuiteConfig, previous: Manifest) -> Problem:
+    """A suite cannot gain or lose its code under test between versions: the scan of a version with
+    code starts from the previous build, and §Delta would compare a pin with nothing."""
     where, _, line = suite.origin("code_repo").rpartition(":")
-    why = (
-        f"{previous.name} was cut with no code under test, and the suite now names a code_repo: the tool-surface "
-        "scan has no earlier build to start from, so a version with code under test starts a suite of its own"
-    )
+    if previous.code_under_test:
+        why = (
+            f"{previous.name} was cut with code under test, and the suite now names no code_repo: a version "
+            "without code under test cannot be compared with one that has it; start a suite of its own"
+        )
+    else:
+        why = (
+            f"{previous.name} was cut with no code under test, and the suite now names a code_repo: the "
+            "tool-surface scan has no earlier build to start from; start a suite of its own"
+        )
     number = int(line) if line.isdigit() else None
     return Problem(where or "freezer.yaml", number, None, ("suites", suite.name, "code_repo"), why, "config")
 
@@ -142,11 +150,11 @@ def check_against_code(
     then no step runs (no pinned SHA, ground truth, Gate B, tool-surface scan nor code history)."""
     version = fixture_set.version
     assert version is not None
+    if previous is not None and (suite.code_repo is None) == previous.code_under_test:
+        raise fail("resolve pinned SHA", [_code_changed(suite, previous)])
     if suite.code_repo is None:
         steps.append(Step("code", "no code under test: no pinned SHA, ground truth, Gate B or tool-surface scan"))
         return None
-    if previous is not None and not previous.code_under_test:
-        raise fail("resolve pinned SHA", [_gained_code(suite, previous)])
     with CodeRepo(suite.code_repo, suite.origin("code_repo")) as repo:
         problems: list[Problem] = []
         pinned = resolve_sha(repo, version, ("pinned_sha",), problems)
