@@ -11,8 +11,12 @@ from pathlib import Path
 import pytest
 
 from freezer.domain.images import ImageRef
+from freezer.freeze.environment import fixture_images as fixture_images_of_set
+from freezer.freeze.environment import unpinned_warnings
+from freezer.parse.document import YamlDocument
 from freezer.parse.tomlload import load_bytes as load_toml
 from freezer.resolve.images import dockerfile_images, field_images, fixture_images, image_ref, is_dockerfile
+from freezer.validate.fixtureset import FixtureSet
 
 from conftest import run_inprocess
 from nocode_helpers import DIGEST_A, DIGEST_B, compare, cut, drafts, frozen, manifest, ok, registry
@@ -198,3 +202,39 @@ def test_a_suite_without_images_records_none(tmp_path: Path) -> None:
     cut(root, "v1")
     assert "environment_images" not in manifest(root, 1)
     assert "Environment images" not in (frozen(root, 1) / "METHOD.md").read_text(encoding="utf-8")
+
+
+def test_a_fixture_made_of_files_names_the_images_of_its_dockerfiles_and_task_file(tmp_path: Path) -> None:
+    """What a folder fixture gives (its task file's fields and a ``files`` list): the entry point the
+    folders kind feeds."""
+    drafts_root = tmp_path / "drafts"
+    for rel, text in {
+        "tasks/a/environment/Dockerfile": f"FROM python@{DIGEST_A}\n",
+        "tasks/b/environment/Dockerfile": "FROM python:3.12\n",
+        "tasks/b/tests/test.sh": "FROM nothing\n",
+    }.items():
+        (drafts_root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (drafts_root / rel).write_text(text, encoding="utf-8")
+    docs = [
+        YamlDocument("a", {"task_id": "a", "status": "landed", "files": ["tasks/a/environment/Dockerfile"]}),
+        YamlDocument(
+            "b",
+            {
+                "task_id": "b",
+                "status": "landed",
+                "environment": {"docker_image": f"ghcr.io/x/b@{DIGEST_B}"},
+                "files": ["tasks/b/environment/Dockerfile", "tasks/b/tests/test.sh", "../outside/Dockerfile"],
+            },
+        ),
+    ]
+    fixture_set = FixtureSet(drafts_root, fixtures=docs)
+    images = fixture_images_of_set(fixture_set)
+    assert images == {
+        "a": (ImageRef("python", DIGEST_A, "tasks/a/environment/Dockerfile:1"),),
+        "b": (
+            ImageRef("ghcr.io/x/b", DIGEST_B, "$.environment.docker_image"),
+            ImageRef("python:3.12", None, "tasks/b/environment/Dockerfile:1"),
+        ),
+    }
+    [warning] = unpinned_warnings(fixture_set, images)
+    assert warning.startswith("fixture b names image python:3.12 by tag alone (tasks/b/environment/Dockerfile:1)")

@@ -3,6 +3,8 @@ landed fixture that names an image by tag alone (it can be rebuilt under the sam
 
 from __future__ import annotations
 
+from pathlib import Path, PurePosixPath
+
 from freezer.domain.errors import FreezerError
 from freezer.domain.images import ImageRef
 from freezer.resolve.images import MAX_DOCKERFILE_BYTES, is_dockerfile
@@ -10,22 +12,36 @@ from freezer.resolve.images import fixture_images as images_of
 from freezer.runtime.reading import read_whole
 from freezer.validate.fixtureset import FixtureSet
 
+# The fields of a parsed fixture that list its files (paths relative to the drafts folder): a generic
+# fixture's assets, and the files a kind whose fixture is several files (a folder) lists for it.
+FILE_LISTS = ("assets", "files")
+
+
+def _path(fixture_set: FixtureSet, rel: str) -> Path | None:
+    if rel in fixture_set.assets:
+        return fixture_set.assets[rel]
+    parts = PurePosixPath(rel).parts
+    if fixture_set.root is None or rel.startswith("/") or ".." in parts:
+        return None  # validate refuses a path that leaves the drafts; nothing outside is read
+    return fixture_set.root / rel
+
 
 def fixture_images(fixture_set: FixtureSet) -> dict[str, tuple[ImageRef, ...]]:
     """Images by task id, for the fixtures that name one: their fields and the Dockerfiles among
-    their ``assets``."""
+    the files they list (:data:`FILE_LISTS`)."""
     found = {}
     for doc in fixture_set.fixtures:
-        named = doc.data.get("assets")
         files = {}
-        for rel in named if isinstance(named, list) else []:
-            path = fixture_set.assets.get(str(rel))
-            if path is None or not is_dockerfile(str(rel)):
-                continue
-            try:
-                files[str(rel)] = read_whole(path, MAX_DOCKERFILE_BYTES)
-            except FreezerError:
-                continue  # hash assets reports an unreadable file; one too large names no image
+        for key in FILE_LISTS:
+            named = doc.data.get(key)
+            for rel in (str(r) for r in named) if isinstance(named, list) else ():
+                path = _path(fixture_set, rel) if is_dockerfile(rel) else None
+                if path is None:
+                    continue
+                try:
+                    files[rel] = read_whole(path, MAX_DOCKERFILE_BYTES)
+                except FreezerError:
+                    continue  # hash assets reports an unreadable file; one too large names no image
         images = images_of(doc.data, files)
         if images:
             found[doc.data["task_id"]] = images
