@@ -92,7 +92,8 @@ def test_method_says_once_there_is_no_code_and_leaves_code_dimensions_out(two: P
     assert unmoved == "version record, run configuration, checks", unmoved
     assert delta.count("no code under test") == 1  # said once, and why
     after = delta.split("neither moved nor unmoved here.", 1)[1]
-    for absent in ("binary", "code under test", "Gate B", "Tool surface"):
+    assert "The METHOD.md template and the dimensions did not change." in after
+    for absent in ("binary", "code under test", "Gate B", "Tool surface", "tool-surface"):
         assert absent not in after, absent
 
 
