@@ -44,7 +44,7 @@ def test_format_1_is_read_and_never_written() -> None:
         data = json.loads(path.read_bytes())
         assert data["manifest_format"] == 1
         manifest = Manifest.from_data(data)
-        assert manifest.checks.grep.engine == LEGACY_GREP_ENGINE
+        assert manifest.checks.grep is not None and manifest.checks.grep.engine == LEGACY_GREP_ENGINE
         assert manifest.checks.dimensions is None and not manifest.code_history_recorded
         assert manifest.recorded_scan is None  # what 0.1.0 recorded is scanned_from/scanned_to
         assert manifest.legacy_scan == (data["tool_surface"]["scanned_from"], data["tool_surface"]["scanned_to"])

@@ -108,7 +108,8 @@ def show(
         return output.say_outcome("show", shown)
     data, status, known = shown.data, shown.status, shown.known
     manifest = data.manifest
-    output.say(f"{manifest.name}  pinned {manifest.pinned_sha}  cut {manifest.cut_at}")
+    pinned = f"pinned {manifest.pinned_full}" if manifest.pinned_full else "no code under test"
+    output.say(f"{manifest.name}  {pinned}  cut {manifest.cut_at}")
     output.say(f"  manifest sha256 {data.frozen.manifest_sha256()}")
     if status.status != "current":
         instead = f"; use {status.superseded_by}" if status.superseded_by else ""
@@ -116,9 +117,10 @@ def show(
     _say_unverified(known, data.frozen.name)
     previous = manifest.previous
     output.say(f"  previous: {previous[0] + ' ' + previous[1][:16] + '…' if previous else 'none'}")
-    binary = manifest.binary.raw
-    build = binary.get("build_sha") or f"unknown ({binary.get('build_sha_unknown') or 'not recorded'})"
-    output.say(f"  binary: {binary['name']} {binary.get('path', '')} build {build}")
+    if manifest.binary is not None:
+        binary = manifest.binary.raw
+        build = binary.get("build_sha") or f"unknown ({binary.get('build_sha_unknown') or 'not recorded'})"
+        output.say(f"  binary: {binary['name']} {binary.get('path', '')} build {build}")
     for commit in manifest.commits:
         output.say(f"  tool surface: {commit.sha[:8]} [{commit.dimension}] {commit.task or ''}")
     output.say("  fixtures:")

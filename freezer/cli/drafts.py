@@ -110,12 +110,17 @@ def next_version(suite: SuiteOption = None, registry: RegistryOption = None, fmt
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
-    result = nextdraft.start_next(cfg.root, cfg.suite(suite))
+    one = cfg.suite(suite)
+    result = nextdraft.start_next(cfg.root, one)
     where = display_path(result.drafts)
     if fmt == "json":
         return output.say_outcome("next", result)
     if result.copied:
         output.say(f"copied {result.copied} file(s) of the latest version into {where}")
+    if one.code_repo is None:  # no pinned SHA nor tool-surface commits to reset
+        output.say(f"✓ {where}/version.yaml now says version {result.number}")
+        output.say("  next: edit the fixtures (and sources: revisions), then freezer validate and freezer cut")
+        return EXIT_OK
     output.say(f"✓ {where}/version.yaml now says version {result.number}; tool-surface commits emptied")
     output.say("  next: set pinned_sha (marked TODO), edit the fixtures, then freezer validate and freezer cut")
     return EXIT_OK

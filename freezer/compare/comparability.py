@@ -192,8 +192,11 @@ def moved_text(moved: Sequence[str], delta: Delta) -> str:
     parts = []
     for name in moved:
         details: list[str] = []
-        if name == "run":  # values that changed first: they are what a reader checks a score against
-            for change in sorted(delta.run, key=lambda c: _RUN_ORDER.index(c.change)):
+        # The run configuration, the data sources and the environment images: values that changed
+        # first, for they are what a reader checks a score against.
+        changes = {"run": delta.run, "sources": delta.sources, "environment": delta.environment}.get(name)
+        if changes is not None:
+            for change in sorted(changes, key=lambda c: _RUN_ORDER.index(c.change)):
                 if change.change == "changed":
                     details.append(f"{change.path} {_value(change.old)} → {_value(change.new)}")
                 elif change.change == "items":

@@ -67,20 +67,30 @@ def manifest_entry(
 def environment_digest(manifest: Manifest, version: Raw | None = None) -> str:
     """One digest of the environment a version's fixtures run in: the pinned SHA, the binary as
     frozen, the tool-surface commits declared since the previous build and, when its version.yaml
-    has one (``version``), the run configuration.
+    has one (``version``), the run configuration; then the data sources it pins and the container
+    images its fixtures name.
 
     The run configuration gets a digest tag of its own (``/2``): no version frozen before ``run:``
     existed can have one (the version schema refused it), so each of those keeps its ``/1`` digest.
+    Likewise ``/3`` for what came after: no code under test, ``sources:`` and environment images,
+    none of which an earlier version can hold (schema and manifest refused them), so every earlier
+    digest is unchanged.
     """
-    environment: dict[str, Any] = {
-        "pinned_sha": manifest.pinned_sha,
-        "binary": dict(manifest.binary.raw),
-        "tool_surface_commits": [c.sha for c in manifest.commits],
-    }
+    environment: dict[str, Any] = {}
+    if manifest.pinned is not None and manifest.binary is not None:
+        environment["pinned_sha"] = manifest.pinned.full
+        environment["binary"] = dict(manifest.binary.raw)
+        environment["tool_surface_commits"] = [c.sha for c in manifest.commits]
     tag = b"freezer-environment-digest/1\n"
     if version is not None and "run" in version:
         environment["run"] = version["run"]
         tag = b"freezer-environment-digest/2\n"
+    sources = version.get("sources") if version is not None else None
+    if not manifest.code_under_test or sources or manifest.images:
+        environment["code_under_test"] = manifest.code_under_test
+        environment["sources"] = sources or []
+        environment["images"] = {task: [i.to_json() for i in refs] for task, refs in manifest.images.items()}
+        tag = b"freezer-environment-digest/3\n"
     return hashlib.sha256(tag + comparability.canonical(environment)).hexdigest()
 
 

@@ -30,6 +30,7 @@ from freezer.compare.deltamodel import (
     ModeChange,
     Unknown,
 )
+from freezer.compare.environment import image_changes, source_changes, source_fields, unpinned
 from freezer.domain.manifest import Manifest
 from freezer.domain.model import Raw
 from freezer.kinds.catalog import file_fields
@@ -47,6 +48,9 @@ DELTA_FORMAT = 4
 _SHOWN_ELSEWHERE = ("suite", "version", "pinned_sha", "binary", "tool_surface_commits")
 # What moved/unmoved call version.yaml's run: block (format 4 on).
 RUN_CONFIGURATION = "run configuration"
+# Said once, in unknown-free words, where a version has no code under test: the dimensions of code
+# (binary, code under test, tool surface, Gate B) are left out of moved and unmoved, not "did not move".
+NO_CODE = "no code under test"
 
 
 def _classes(fixtures: Mapping[str, Raw]) -> dict[str, int]:
@@ -120,7 +124,7 @@ def fixture_delta(
 def version_record(version: Raw, delta_format: int = DELTA_FORMAT) -> dict[str, Any]:
     """The fields of version.yaml that §Delta lists as the set-level record (from format 4, the run
     configuration has its own section)."""
-    hidden = (*_SHOWN_ELSEWHERE, "run") if delta_format >= 4 else _SHOWN_ELSEWHERE
+    hidden = (*_SHOWN_ELSEWHERE, "run", "sources") if delta_format >= 4 else _SHOWN_ELSEWHERE
     return {key: value for key, value in version.items() if key not in hidden}
 
 
@@ -188,8 +192,8 @@ def _check_changes(old: Manifest, new: Manifest, full: bool, delta_format: int) 
     return changes
 
 
-def _oracle(manifest: Manifest) -> str:
-    return str(manifest.checks.grep)
+def _oracle(manifest: Manifest) -> str | None:
+    return str(manifest.checks.grep) if manifest.checks.grep is not None else None
 
 
 def _assets(manifest: Manifest) -> dict[str, str]:
@@ -280,6 +284,8 @@ def compute(
             "the tool-surface record of this version may be incomplete."
         )
     unknown = [Unknown("binary build", why) for why in (between.build_unknown(s) for s in ends) if why is not None]
+    if delta_format >= 4:
+        unknown.extend(unpinned(ends))
     unseen = between.unseen(through)
     unknown.extend(unseen)
     # What a first version's delta says; a compared one replaces every comparison part.
@@ -303,6 +309,8 @@ def compute(
         moved=(),
         unmoved=(),
         unknown=tuple(unknown),
+        sources=_typed(source_changes(None, new.version, full=full)) if delta_format >= 4 else (),
+        environment=_typed(image_changes(None, new.manifest, full=full)) if delta_format >= 4 else (),
     )
     if old is None:
         return first
@@ -313,7 +321,7 @@ def compute(
     versions = (version_record(old.version, delta_format), version_record(new.version, delta_format))
     record = _typed(field_changes(*versions, full=full, delta_format=delta_format))
     run = _typed(run_changes(old.version, new.version, full=full)) if delta_format >= 4 else ()
-    binaries = (dict(old.manifest.binary.raw), dict(new.manifest.binary.raw))
+    binaries = tuple(dict(s.manifest.binary.raw) if s.manifest.binary else {} for s in (old, new))
     binary = _typed(field_changes(*binaries, full=full, delta_format=delta_format))
     checks = _typed(_check_changes(old.manifest, new.manifest, full, delta_format))
     code = between.code_between(through)
@@ -329,8 +337,16 @@ def compute(
     unmoved: list[str] = []
     (moved if fixtures.moved else unmoved).append("fixture set")
     (moved if record else unmoved).append("version record")
+    sources = _typed(source_changes(old.version, new.version, full=full)) if delta_format >= 4 else ()
+    environment = _typed(image_changes(old.manifest, new.manifest, full=full)) if delta_format >= 4 else ()
     if delta_format >= 4:
         (moved if run else unmoved).append(RUN_CONFIGURATION)
+        if sources or source_fields(old.version):
+            (moved if sources else unmoved).append("sources")
+        if environment:
+            moved.append("environment")
+        elif old.manifest.images and not any(u.dimension == "environment" for u in unknown):
+            unmoved.append("environment")
     if assets.moved or _assets(old.manifest) or _assets(new.manifest):
         (moved if assets.moved else unmoved).append("assets")
     for entry in surface:
@@ -353,11 +369,14 @@ def compute(
             )
         else:
             unmoved.append(entry.dimension)
-    (moved if binary else unmoved).append("binary")
-    (moved if old.manifest.pinned_sha != new.manifest.pinned_sha else unmoved).append("code under test")
+    with_code = old.manifest.code_under_test, new.manifest.code_under_test
+    if any(with_code):
+        (moved if binary else unmoved).append("binary")
+        (moved if old.manifest.pinned_full != new.manifest.pinned_full else unmoved).append("code under test")
     (moved if checks else unmoved).append("checks")
     oracle = BeforeAfter(_oracle(old.manifest), _oracle(new.manifest))
-    (moved if oracle.moved else unmoved).append("Gate B grep oracle")
+    if any(with_code):
+        (moved if oracle.moved else unmoved).append("Gate B grep oracle")
     return replace(
         first,
         fixtures=fixtures,
@@ -367,9 +386,11 @@ def compute(
         binary=binary,
         checks=checks,
         grep_oracle=oracle,
-        pinned_sha=BeforeAfter(old.manifest.pinned_sha, new.manifest.pinned_sha),
-        code=code,
+        pinned_sha=BeforeAfter(old.manifest.pinned_full, new.manifest.pinned_full) if any(with_code) else None,
+        code=code if any(with_code) else None,
         moved=tuple(moved),
         unmoved=tuple(unmoved),
         unknown=tuple(unknown),
+        sources=sources,
+        environment=environment,
     )

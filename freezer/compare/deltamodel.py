@@ -10,65 +10,17 @@ shape of its own and is not read here: METHOD.md renders any frozen delta.json r
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
+# FieldChange and its kinds are read from here too, where the rest of the delta is.
+from freezer.compare.fieldchange import CHANGE_KINDS as CHANGE_KINDS
+from freezer.compare.fieldchange import ChangeKind as ChangeKind
+from freezer.compare.fieldchange import FieldChange as FieldChange
+from freezer.compare.fieldchange import changes_of, listed
 from freezer.domain.manifest import TouchingCommit
 from freezer.domain.model import Raw
-
-# How one JSON path differs: a leaf appeared, went, took another value, or (a list of scalars)
-# gained and lost items.
-ChangeKind = Literal["added", "removed", "changed", "items"]
-CHANGE_KINDS: tuple[ChangeKind, ...] = ("added", "removed", "changed", "items")
-
-
-@dataclass(frozen=True)
-class FieldChange:
-    """One differing JSON path. Which values a kind carries: added → ``new``; removed → ``old``;
-    changed → ``old`` and ``new``; items → ``added`` and ``removed``. Values are clipped text in
-    delta.json and METHOD.md, and whole JSON values in ``freezer diff --format json``.
-
-    ``lines`` (delta format 4, absent from the JSON when empty) is a multi-line text's change as
-    a unified-style line diff: ``@@`` hunk headers, then lines marked `` ``, ``-`` or ``+``."""
-
-    path: str
-    change: ChangeKind
-    old: object = None
-    new: object = None
-    added: tuple[object, ...] = ()
-    removed: tuple[object, ...] = ()
-    lines: tuple[str, ...] = ()
-
-    @classmethod
-    def from_json(cls, data: Raw) -> FieldChange:
-        kind = data["change"]
-        if kind not in CHANGE_KINDS:
-            raise ValueError(f"unknown change kind {kind!r} at {data.get('path')!r}")
-        if kind == "items":
-            return cls(data["path"], kind, added=tuple(data["added"]), removed=tuple(data["removed"]))
-        lines = tuple(data.get("lines") or ())
-        return cls(data["path"], cast(ChangeKind, kind), old=data.get("old"), new=data.get("new"), lines=lines)
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"path": self.path, "change": self.change}
-        if self.change == "items":
-            out.update(added=list(self.added), removed=list(self.removed))
-        if self.change in ("removed", "changed"):
-            out["old"] = self.old
-        if self.change in ("added", "changed"):
-            out["new"] = self.new
-        if self.lines:
-            out["lines"] = list(self.lines)
-        return out
-
-
-def _changes(items: Sequence[Raw]) -> tuple[FieldChange, ...]:
-    return tuple(FieldChange.from_json(c) for c in items)
-
-
-def _listed(changes: tuple[FieldChange, ...]) -> list[dict[str, Any]]:
-    return [c.to_json() for c in changes]
 
 
 @dataclass(frozen=True)
@@ -93,7 +45,7 @@ class FixtureChange:
     fields: tuple[FieldChange, ...]
 
     def to_json(self) -> dict[str, Any]:
-        return {"task_id": self.task_id, "fields": _listed(self.fields)}
+        return {"task_id": self.task_id, "fields": listed(self.fields)}
 
 
 @dataclass(frozen=True)
@@ -149,7 +101,7 @@ class FixtureDelta:
         return cls(
             tuple(FixtureBrief.from_json(f) for f in data["added"]),
             tuple(FixtureBrief.from_json(f) for f in data["removed"]),
-            tuple(FixtureChange(c["task_id"], _changes(c["fields"])) for c in data["changed"]),
+            tuple(FixtureChange(c["task_id"], changes_of(c["fields"])) for c in data["changed"]),
             tuple(data["unchanged"]),
             ClassCounts(
                 dict(classes["before"]), dict(classes["after"]), tuple(classes["added"]), tuple(classes["removed"])
@@ -275,10 +227,10 @@ class Unknown:
 @dataclass(frozen=True)
 class BeforeAfter:
     """A value on either end (the Gate B grep oracle, the pinned SHA); ``before`` is None for a
-    first version."""
+    first version; ``after`` is None too where the version has no code under test (no pin, no Gate B)."""
 
     before: str | None
-    after: str
+    after: str | None
 
     @property
     def moved(self) -> bool:
@@ -341,6 +293,11 @@ class Delta:
     moved: tuple[str, ...]
     unmoved: tuple[str, ...]
     unknown: tuple[Unknown, ...]
+    # Format 4 on, each absent from the JSON when empty (so every format-4 delta frozen before
+    # they existed reads back byte for byte): version.yaml's sources: field by field (paths
+    # "<name>.revision", ...), and the container images the fixtures name ("<task> <where>").
+    sources: tuple[FieldChange, ...] = ()
+    environment: tuple[FieldChange, ...] = ()
 
     @classmethod
     def from_json(cls, data: Raw) -> Delta:
@@ -358,16 +315,18 @@ class Delta:
             caveats=tuple(data["caveats"]),
             fixtures=None if data["fixtures"] is None else FixtureDelta.from_json(data["fixtures"]),
             assets=None if data["assets"] is None else AssetChanges.from_json(data["assets"]),
-            version_record=_changes(data["version_record"]),
-            run=_changes(data["run"]) if data["delta_format"] >= 4 else (),
-            binary=_changes(data["binary"]),
-            checks=_changes(data["checks"]),
+            version_record=changes_of(data["version_record"]),
+            run=changes_of(data["run"]) if data["delta_format"] >= 4 else (),
+            binary=changes_of(data["binary"]),
+            checks=changes_of(data["checks"]),
             grep_oracle=BeforeAfter(oracle["before"], oracle["after"]),
             pinned_sha=None if pinned is None else BeforeAfter(pinned["before"], pinned["after"]),
             code=None if data["code"] is None else CodeDelta.from_json(data["code"]),
             moved=tuple(data["moved"]),
             unmoved=tuple(data["unmoved"]),
             unknown=tuple(Unknown(u["dimension"], u["why"]) for u in data["unknown"]),
+            sources=changes_of(data.get("sources") or ()),
+            environment=changes_of(data.get("environment") or ()),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -382,9 +341,9 @@ class Delta:
             "caveats": list(self.caveats),
             "fixtures": None if self.fixtures is None else self.fixtures.to_json(),
             "assets": None if self.assets is None else self.assets.to_json(),
-            "version_record": _listed(self.version_record),
-            "binary": _listed(self.binary),
-            "checks": _listed(self.checks),
+            "version_record": listed(self.version_record),
+            "binary": listed(self.binary),
+            "checks": listed(self.checks),
             "grep_oracle": self.grep_oracle.to_json(),
             "pinned_sha": None if self.pinned_sha is None else self.pinned_sha.to_json(),
             "code": None if self.code is None else self.code.to_json(),
@@ -393,5 +352,8 @@ class Delta:
             "unknown": [u.to_json() for u in self.unknown],
         }
         if self.delta_format >= 4:  # formats 2 and 3 are frozen without it, and must read back byte for byte
-            out["run"] = _listed(self.run)
+            out["run"] = listed(self.run)
+            for key, changes in (("sources", self.sources), ("environment", self.environment)):
+                if changes:
+                    out[key] = listed(changes)
         return out

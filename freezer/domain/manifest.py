@@ -15,24 +15,31 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from freezer.domain.fixturekind import FixtureKindName, FixtureKindRecord
+from freezer.domain.images import ImageRef
+from freezer.domain.manifestparts import (
+    EXECUTABLE,
+    LEGACY_GREP_ENGINE,
+    REGULAR,
+    Checks,
+    CodeHistory,
+    CodeRepoIdentity,
+    Comparability,
+    Contents,
+    FixtureDigests,
+    FixtureSchemaKind,
+    FixtureSchemaRecord,
+    GrepOracle,
+    ManifestFormat,
+    PinnedSha,
+)
 from freezer.domain.model import Binary, Raw, SurfaceCommit
 from freezer.domain.scan import Followed, Scan, ScanUnknown, SubmoduleScan, TouchingCommit
 
-ManifestFormat = Literal[1, 2, 3]
-# A frozen file's mode, as git records one: every file is 100644 unless ``Manifest.modes`` lists it.
-REGULAR = "100644"
-EXECUTABLE = "100755"
-# folders and records: the kinds whose fixtures freezer reads from the benchmark's own files
-# (:mod:`freezer.kinds`); without a schema of their own they meet freezer's identity rule alone.
-FixtureSchemaKind = Literal["graph", "generic", "custom", "folders", "records"]
-# Freezer 0.1.0 reproduced Gate B with its own interpreter of rg's syntax; its manifests
-# (format 1) do not say so, but the engine is known from the freezer version they record.
-LEGACY_GREP_ENGINE = "freezer-rg-emulation"
-# The scan's records live in freezer.domain.scan, the fixture kind's in freezer.domain.fixturekind;
-# readers have always found them here.
+# The scan's records live in freezer.domain.scan, the fixture kind's in freezer.domain.fixturekind,
+# the manifest's smaller records in freezer.domain.manifestparts; readers have always found them here.
 __all__ = [
     "EXECUTABLE",
     "LEGACY_GREP_ENGINE",
@@ -60,186 +67,26 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class CodeHistory:
-    """The code under test between two pinned SHAs, as git showed it at cut time."""
-
-    from_sha: str
-    to_sha: str
-    ahead: int
-    behind: int
-    touching_ground_truth: tuple[TouchingCommit, ...]
-
-    @classmethod
-    def from_data(cls, data: Raw) -> CodeHistory:
-        touching = tuple(TouchingCommit.from_data(c) for c in data["touching_ground_truth"])
-        return cls(data["from"], data["to"], data["ahead"], data["behind"], touching)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "from": self.from_sha,
-            "to": self.to_sha,
-            "ahead": self.ahead,
-            "behind": self.behind,
-            "touching_ground_truth": [c.to_json() for c in self.touching_ground_truth],
-        }
-
-
-@dataclass(frozen=True)
-class GrepOracle:
-    """The program that reproduced Gate B, and its version."""
-
-    engine: str
-    version: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"engine": self.engine, "version": self.version}
-
-    def __str__(self) -> str:
-        return f"{self.engine} {self.version}"
-
-
-@dataclass(frozen=True)
-class FixtureSchemaRecord:
-    """The schema the fixtures met: a built-in kind or the suite's own, with the sha256 of its text."""
-
-    kind: FixtureSchemaKind
-    sha256: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "sha256": self.sha256}
-
-
-@dataclass(frozen=True)
-class Checks:
-    """What the checks of a cut used, besides the globs (kept with the scan)."""
-
-    template_sha256: str
-    grep: GrepOracle
-    dimensions: Mapping[str, str] | None  # None: not recorded (format 1); in their configured order
-    fixture_schema: FixtureSchemaRecord | None = None  # None: the graph schema (before 0.2)
-    markdown_rules: object = None  # None: not recorded (before rules 3); render checks what it knows
-    # None: not recorded, the template rendered §Delta itself. 1: freezer rendered §Delta from its own
-    # template (frozen as delta.md.j2) and the METHOD.md template placed it once, verbatim.
-    delta_block: object = None
-
-    @property
-    def fixture_schema_kind(self) -> FixtureSchemaKind:
-        return self.fixture_schema.kind if self.fixture_schema is not None else "graph"
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "template_sha256": self.template_sha256,
-            "grep": self.grep.to_json(),
-            # A list: the order of the dimensions is the order §Delta shows them in, and JSON
-            # objects are written with sorted keys.
-            "dimensions": [{"dimension": k, "meaning": v} for k, v in (self.dimensions or {}).items()],
-        }
-        if self.fixture_schema is not None:
-            out["fixture_schema"] = self.fixture_schema.to_json()
-        if self.markdown_rules is not None:
-            out["markdown_rules"] = self.markdown_rules
-        if self.delta_block is not None:
-            out["delta_block"] = self.delta_block
-        return out
-
-
-@dataclass(frozen=True)
-class PinnedSha:
-    full: str
-    short: str
-    declared_as: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"full": self.full, "short": self.short, "declared_as": self.declared_as}
-
-
-@dataclass(frozen=True)
-class CodeRepoIdentity:
-    """The code repository the SHAs refer to: its root commits identify it across clones."""
-
-    root_commits: tuple[str, ...]
-    origin: str | None
-    configured_path: str
-
-    @classmethod
-    def from_data(cls, data: Raw) -> CodeRepoIdentity:
-        return cls(tuple(data["root_commits"]), data["origin"], data["configured_path"])
-
-    def to_json(self) -> dict[str, Any]:
-        return {"root_commits": list(self.root_commits), "origin": self.origin, "configured_path": self.configured_path}
-
-
-@dataclass(frozen=True)
-class Contents:
-    """Which data files are the fixtures and which are assets."""
-
-    fixtures: tuple[str, ...]
-    assets: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"fixtures": list(self.fixtures), "assets": list(self.assets)}
-
-
-@dataclass(frozen=True)
-class FixtureDigests:
-    """A landed fixture's digests: what the agent sees, what grades it, what neither sees, and the score's."""
-
-    input: str
-    grading: str
-    cosmetic: str
-    score: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"input": self.input, "grading": self.grading, "cosmetic": self.cosmetic, "score": self.score}
-
-
-@dataclass(frozen=True)
-class Comparability:
-    """Format 3: the arms with what each depends on, the field groups, the fixture digests and the
-    environment's digest (canonical order: arms, groups and fixtures sorted by name)."""
-
-    arms: Mapping[str, tuple[str, ...]]
-    groups: Mapping[str, str]
-    fixtures: Mapping[str, FixtureDigests]
-    environment: str
-
-    @classmethod
-    def from_data(cls, data: Raw) -> Comparability:
-        return cls(
-            {arm: tuple(data["arms"][arm]) for arm in sorted(data["arms"])},
-            dict(sorted(data["groups"].items())),
-            {task: FixtureDigests(**data["fixtures"][task]) for task in sorted(data["fixtures"])},
-            data["environment"],
-        )
-
-    def entry(self) -> dict[str, Any]:
-        """The record without the environment digest (what is recomputed from the fixtures)."""
-        return {
-            "arms": {arm: list(needs) for arm, needs in self.arms.items()},
-            "groups": dict(self.groups),
-            "fixtures": {task: digests.to_json() for task, digests in self.fixtures.items()},
-        }
-
-    def to_json(self) -> dict[str, Any]:
-        return {**self.entry(), "environment": self.environment}
-
-
-@dataclass(frozen=True)
 class Manifest:
     """manifest.json of a frozen version, in any format, read the same way.
 
     Format 1 (freezer 0.1.0) did not record what its checks used; what can be derived
     from it exactly (the template's hash, the scan) is derived, and what cannot (the
     code history) is ``None`` with ``code_history_recorded`` False.
+
+    A suite with no code under test (no ``code_repo``) has no pinned SHA, code repository,
+    binary, tool surface nor Gate B oracle: ``pinned``, ``code_repo`` and ``binary`` are None
+    and the JSON says ``"code_under_test": false`` instead (an optional field, so every
+    manifest written before reads and re-serialises byte for byte).
     """
 
     format: ManifestFormat
     suite: str
     number: int
     name: str
-    pinned: PinnedSha
-    code_repo: CodeRepoIdentity
-    binary: Binary
+    pinned: PinnedSha | None  # None: no code under test
+    code_repo: CodeRepoIdentity | None
+    binary: Binary | None
     globs: tuple[str, ...]
     commits: tuple[SurfaceCommit, ...]
     scan: Scan | None  # None: a format-1 first version, which scanned nothing
@@ -257,22 +104,26 @@ class Manifest:
     # before modes were recorded lists none, and its frozen copy holds none: every file is 100644.
     modes: Mapping[str, str] = field(default_factory=dict)
     fixture_kind: FixtureKindRecord | None = None  # None: one YAML (or JSON) file per fixture
+    # Container images by task id (only fixtures that name one), each fixture's sorted.
+    images: Mapping[str, tuple[ImageRef, ...]] = field(default_factory=dict)
     # Format 1's scan as it recorded it (scanned_from, scanned_to): read-only, never written again.
     legacy_scan: tuple[str | None, str | None] | None = field(default=None, repr=False)
 
     @classmethod
     def from_data(cls, data: Raw) -> Manifest:
-        binary = Binary.from_data(data["binary"])
-        surface = data["tool_surface"]
+        code = data.get("code_under_test", True)
+        binary = Binary.from_data(data["binary"]) if code else None
+        surface = data["tool_surface"] if code else {"globs": [], "commits": [], "scan": None}
         fmt = data["manifest_format"]
         legacy_scan = None
         if fmt >= 2:
-            scan: Scan | None = Scan.from_data(surface["scan"])
+            scan: Scan | None = Scan.from_data(surface["scan"]) if code else None
             recorded = data["checks"]
             schema = recorded.get("fixture_schema")
+            grep = recorded.get("grep")
             checks = Checks(
                 recorded["template_sha256"],
-                GrepOracle(recorded["grep"]["engine"], recorded["grep"]["version"]),
+                GrepOracle(grep["engine"], grep["version"]) if grep is not None else None,
                 {d["dimension"]: d["meaning"] for d in recorded["dimensions"]},
                 FixtureSchemaRecord(schema["kind"], schema["sha256"]) if schema is not None else None,
                 recorded.get("markdown_rules"),
@@ -284,7 +135,8 @@ class Manifest:
             scan = None
             if surface["scanned_to"]:
                 excluded = (surface["scanned_from"],) if surface["scanned_from"] else ()
-                scan = Scan(excluded, (surface["scanned_to"],), tuple(surface["globs"]), binary.build_known)
+                known = bool(binary and binary.build_known)
+                scan = Scan(excluded, (surface["scanned_to"],), tuple(surface["globs"]), known)
             checks = Checks(
                 data["files"].get("METHOD.md.j2", ""),
                 GrepOracle(LEGACY_GREP_ENGINE, data["freezer_version"]),
@@ -294,14 +146,15 @@ class Manifest:
         previous = data["previous"]
         contents = data.get("contents")
         comparability = data.get("comparability")
-        pinned = data["pinned_sha"]
+        pinned = data.get("pinned_sha")
+        images = data.get("environment_images") or {}
         return cls(
             format=fmt,
             suite=data["suite"],
             number=data["version"],
             name=data["name"],
-            pinned=PinnedSha(pinned["full"], pinned["short"], pinned["declared_as"]),
-            code_repo=CodeRepoIdentity.from_data(data["code_repo"]),
+            pinned=PinnedSha(pinned["full"], pinned["short"], pinned["declared_as"]) if pinned else None,
+            code_repo=CodeRepoIdentity.from_data(data["code_repo"]) if code else None,
             binary=binary,
             globs=tuple(surface["globs"]),
             commits=tuple(SurfaceCommit.from_data(c) for c in surface["commits"]),
@@ -318,26 +171,32 @@ class Manifest:
             canary=data.get("canary"),
             modes=dict(sorted((data.get("modes") or {}).items())),
             fixture_kind=FixtureKindRecord.from_data(data["fixture_kind"]) if data.get("fixture_kind") else None,
+            images={task: tuple(ImageRef.from_data(i) for i in images[task]) for task in sorted(images)},
             legacy_scan=legacy_scan,
         )
 
     def to_json(self) -> dict[str, Any]:
         """The JSON record of this manifest, as a cut writes it (formats 2 and 3 only)."""
-        if self.format < 2 or self.scan is None:
+        if self.format < 2 or (self.scan is None and self.code_under_test):
             raise ValueError(f"manifest format {self.format} is read-only: freezer writes format 2 and later")
         out: dict[str, Any] = {
             "manifest_format": self.format,
             "suite": self.suite,
             "version": self.number,
             "name": self.name,
-            "pinned_sha": self.pinned.to_json(),
-            "code_repo": self.code_repo.to_json(),
-            "binary": dict(self.binary.raw),
-            "tool_surface": {
+        }
+        if self.pinned is not None and self.code_repo is not None and self.binary is not None and self.scan:
+            out["pinned_sha"] = self.pinned.to_json()
+            out["code_repo"] = self.code_repo.to_json()
+            out["binary"] = dict(self.binary.raw)
+            out["tool_surface"] = {
                 "globs": list(self.globs),
                 "commits": [c.to_json() for c in self.commits],
                 "scan": self.scan.to_json(),
-            },
+            }
+        else:
+            out["code_under_test"] = False
+        out |= {
             "checks": self.checks.to_json(),
             "code_history": self.code_history.to_json() if self.code_history is not None else None,
             "freezer_version": self.freezer_version,
@@ -355,11 +214,26 @@ class Manifest:
             out["modes"] = dict(sorted(self.modes.items()))
         if self.fixture_kind is not None:
             out["fixture_kind"] = self.fixture_kind.to_json()
+        if self.images:
+            out["environment_images"] = {task: [i.to_json() for i in refs] for task, refs in self.images.items()}
         return out
 
     @property
+    def code_under_test(self) -> bool:
+        """False for a suite with no code_repo: no pinned SHA, binary, tool surface nor code checks."""
+        return self.pinned is not None
+
+    @property
     def pinned_sha(self) -> str:
+        """The pinned SHA of the code under test; only code checks ask, and only when there is code."""
+        if self.pinned is None:
+            raise ValueError(f"{self.name} has no code under test, so no pinned SHA")
         return self.pinned.full
+
+    @property
+    def pinned_full(self) -> str | None:
+        """The pinned SHA, or None for a suite with no code under test (what listings show)."""
+        return self.pinned.full if self.pinned is not None else None
 
     @property
     def recorded_scan(self) -> Scan | None:
@@ -371,6 +245,8 @@ class Manifest:
         """Where the next version's scan must start excluding: everything this one covered."""
         if self.scan is not None:
             return self.scan.tips
+        if self.binary is None or self.pinned is None:
+            return ()
         return (self.binary.build_sha or self.pinned_sha,)
 
     @property

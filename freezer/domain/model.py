@@ -193,3 +193,27 @@ class VersionDraft:
             data,
             RunConfig.from_data(data["run"]) if "run" in data else None,
         )
+
+
+# What a data source is (the version schema's enum).
+SourceKind = Literal["huggingface", "git", "url"]
+
+
+@dataclass(frozen=True)
+class Source:
+    """One entry of version.yaml's ``sources:``: a data source the fixtures are drawn from, with the
+    revision the author pinned. freezer never fetches it: the pin is what a reader checks against."""
+
+    name: str
+    kind: SourceKind
+    revision: str
+    notes: str | None
+
+    @classmethod
+    def from_data(cls, data: Raw) -> Source:
+        return cls(data["name"], data["kind"], data["revision"], data.get("notes"))
+
+
+def sources_of(version: Raw) -> tuple[Source, ...]:
+    """The data sources a version.yaml pins (none when it has no ``sources:``)."""
+    return tuple(Source.from_data(s) for s in version.get("sources") or ())

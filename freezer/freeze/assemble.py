@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -17,6 +17,7 @@ from freezer.compare.comparerecord import environment_digest
 from freezer.compare.comparerecord import record as comparability_record
 from freezer.compare.delta import compute as compute_delta
 from freezer.domain import canonical
+from freezer.domain.images import ImageRef
 from freezer.domain.manifest import (
     Checks,
     CodeRepoIdentity,
@@ -78,16 +79,18 @@ def record(
     suite: SuiteConfig,
     number: int,
     version_data: dict[str, Any],
-    resolved: ResolvedProvenance,
+    resolved: ResolvedProvenance | None,
     previous: registry.FrozenVersion | None,
     template: bytes,
     contents: Contents | None = None,
     fixture_schema: FixtureSchemaRecord | None = None,
     comparability: dict[str, Any] | None = None,
+    images: Mapping[str, tuple[ImageRef, ...]] | None = None,
 ) -> Manifest:
     """The manifest without its file list: everything the checks used and found. With the
-    ``comparability`` entry (arms, field groups, fixture digests) it is manifest format 3."""
-    grep = GrepOracle(resolved.grep["engine"], resolved.grep["version"])
+    ``comparability`` entry (arms, field groups, fixture digests) it is manifest format 3.
+    ``resolved`` is None for a suite with no code under test: nothing of code is recorded."""
+    grep = GrepOracle(resolved.grep["engine"], resolved.grep["version"]) if resolved is not None else None
     # markdown_rules: so audit renders METHOD.md with the same filters
     # delta_block: §Delta is rendered from freezer's own template, frozen beside the suite's
     checks = Checks(
@@ -103,14 +106,16 @@ def record(
         suite=suite.name,
         number=number,
         name=registry.version_name(suite.name, number),
-        pinned=PinnedSha(resolved.pinned_sha, resolved.pinned_sha[:8], version_data["pinned_sha"]),
-        code_repo=CodeRepoIdentity.from_data(resolved.repo_identity),
-        binary=Binary.from_data(_binary(version_data, resolved)),
+        pinned=PinnedSha(resolved.pinned_sha, resolved.pinned_sha[:8], version_data["pinned_sha"])
+        if resolved
+        else None,
+        code_repo=CodeRepoIdentity.from_data(resolved.repo_identity) if resolved else None,
+        binary=Binary.from_data(_binary(version_data, resolved)) if resolved else None,
         globs=tuple(suite.tool_surface),
-        commits=tuple(resolved.commits),
-        scan=resolved.scan,
+        commits=tuple(resolved.commits) if resolved else (),
+        scan=resolved.scan if resolved else None,
         checks=checks,
-        code_history=resolved.code_history,
+        code_history=resolved.code_history if resolved else None,
         code_history_recorded=True,
         freezer_version=__version__,
         cut_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -119,6 +124,7 @@ def record(
         contents=contents,
         canary=(suite.canary or None) if comparability is not None else None,
         fixture_kind=suite.fixture_kind,
+        images=dict(images or {}),
     )
     if comparability is not None:
         entry = Comparability.from_data({**comparability, "environment": environment_digest(manifest, version_data)})

@@ -26,6 +26,8 @@ from freezer.validate.fixtureset import FixtureSet
 
 
 def shown_repo_path(config: RegistryConfig, suite: SuiteConfig) -> str:
+    if suite.code_repo is None:
+        return "(no code under test)"
     if suite.code_repo.is_relative_to(config.root):
         return suite.code_repo.relative_to(config.root).as_posix()
     return str(suite.code_repo)
@@ -118,6 +120,24 @@ def _matcher(repo: CodeRepo, scan: Scan) -> Callable[[str, str], bool]:
     return matches
 
 
+def _code_changed(suite: SuiteConfig, previous: Manifest) -> Problem:
+    """A suite cannot gain or lose its code under test between versions: the scan of a version with
+    code starts from the previous build, and §Delta would compare a pin with nothing."""
+    where, _, line = suite.origin("code_repo").rpartition(":")
+    if previous.code_under_test:
+        why = (
+            f"{previous.name} was cut with code under test, and the suite now names no code_repo: a version "
+            "without code under test cannot be compared with one that has it; start a suite of its own"
+        )
+    else:
+        why = (
+            f"{previous.name} was cut with no code under test, and the suite now names a code_repo: the "
+            "tool-surface scan has no earlier build to start from; start a suite of its own"
+        )
+    number = int(line) if line.isdigit() else None
+    return Problem(where or "freezer.yaml", number, None, ("suites", suite.name, "code_repo"), why, "config")
+
+
 def check_against_code(
     config: RegistryConfig,
     suite: SuiteConfig,
@@ -125,9 +145,16 @@ def check_against_code(
     previous: Manifest | None,
     steps: StepLog,
     warnings: list[str],
-) -> ResolvedProvenance:
+) -> ResolvedProvenance | None:
+    """What the cut records of the code under test; None for a suite that has none (no code_repo):
+    then no step runs (no pinned SHA, ground truth, Gate B, tool-surface scan nor code history)."""
     version = fixture_set.version
     assert version is not None
+    if previous is not None and (suite.code_repo is None) == previous.code_under_test:
+        raise fail("resolve pinned SHA", [_code_changed(suite, previous)])
+    if suite.code_repo is None:
+        steps.append(Step("code", "no code under test: no pinned SHA, ground truth, Gate B or tool-surface scan"))
+        return None
     with CodeRepo(suite.code_repo, suite.origin("code_repo")) as repo:
         problems: list[Problem] = []
         pinned = resolve_sha(repo, version, ("pinned_sha",), problems)

@@ -69,7 +69,7 @@ def suite_status(suite: SuiteConfig) -> SuiteStatus:
         len(report.problems),
     )
     if version_doc is not None:
-        status.declared = len(version_doc.data["tool_surface_commits"])
+        status.declared = len(version_doc.data.get("tool_surface_commits") or ())
     latest = owner.latest()
     if latest is None:
         status.fixtures = {"added": sorted(fixtures), "removed": [], "changed": []}
@@ -87,8 +87,9 @@ def suite_status(suite: SuiteConfig) -> SuiteStatus:
         "removed": [f["task_id"] for f in compared["removed"]],
         "changed": [f["task_id"] for f in compared["changed"]],
     }
+    if version_doc is not None and manifest.pinned is not None and "pinned_sha" in version_doc.data:
+        status.pinned_sha = {"before": manifest.pinned.full, "after": str(version_doc.data["pinned_sha"])}
     if version_doc is not None:
-        status.pinned_sha = {"before": manifest.pinned_sha, "after": str(version_doc.data["pinned_sha"])}
         status.record = [
             c["path"] for c in field_changes(version_record(old_version), version_record(version_doc.data))
         ]
@@ -98,6 +99,9 @@ def suite_status(suite: SuiteConfig) -> SuiteStatus:
 
 def _scan(suite: SuiteConfig, manifest: Any, draft: dict[str, Any] | None, status: SuiteStatus) -> None:
     """Tool-surface commits since the latest version's scan, up to the code repository's HEAD."""
+    if suite.code_repo is None or not manifest.code_under_test:
+        status.code = "no code under test"
+        return
     try:
         with CodeRepo(suite.code_repo, suite.origin("code_repo")) as repo:
             declared = set()

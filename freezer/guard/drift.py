@@ -49,11 +49,19 @@ def _listed(items: Sequence[str]) -> str:
 def _arms(suite: SuiteConfig, manifest: Manifest) -> list[str]:
     if manifest.comparability is None:
         return []
-    configured = suite.arms or default_arms(list(suite.dimensions))
+    configured = suite.arms or default_arms(list(suite.dimensions), code=suite.code_repo is not None)
     now = {arm: tuple(configured[arm]) for arm in sorted(configured)}
     frozen = arms_of(manifest)
     if not suite.arms and frozen == format_2_default_arms(list(suite.dimensions)):
         return []  # the default an earlier freezer recorded, not a config change
+    code = suite.code_repo is not None
+    defaults = [
+        default_arms(list(suite.dimensions), code=code, sources=sources, environment=environment)
+        for sources in (False, True)
+        for environment in (False, True)
+    ]
+    if not suite.arms and any(frozen == {a: tuple(n) for a, n in d.items()} for d in defaults):
+        return []  # the default arm also depends on sources and images when a version has them
     changed = sorted(arm for arm in {*now, *frozen} if now.get(arm) != frozen.get(arm))
     return [f"arms: {_listed(changed)} differ from what {manifest.name} was cut with"] if changed else []
 

@@ -194,4 +194,5 @@ def _check_delta(
 def _v1_side(manifest: Manifest, fixtures: list[dict[str, Any]]) -> dict[str, Any]:
     """A version as 0.1.0's delta engine (kept unchanged in delta_v1) takes it."""
     commits = [c.to_json() for c in manifest.commits]
-    return delta_v1.side(manifest.name, manifest.pinned_sha, dict(manifest.binary.raw), commits, fixtures)
+    binary = manifest.binary.raw if manifest.binary is not None else {}  # format 1 always recorded one
+    return delta_v1.side(manifest.name, manifest.pinned_sha, dict(binary), commits, fixtures)

@@ -162,8 +162,15 @@ def check_code(
     against: str | None,
 ) -> None:
     manifest = frozen.manifest_model()
+    if manifest.code_repo is None:
+        result.code = "no code under test"  # nothing of code was recorded, so there is nothing to re-check
+        return
+    if suite.code_repo is None:
+        result.code = "unreachable: the suite names no code_repo now, and this version has code under test"
+        return
+    code_path = suite.code_repo
     try:
-        repo = CodeRepo(suite.code_repo, suite.origin("code_repo"))
+        repo = CodeRepo(code_path, suite.origin("code_repo"))
     except GitError as exc:
         result.code = f"unreachable: {exc.message}"
         return
@@ -189,7 +196,7 @@ def check_code(
         try:
             repo.resolve_object(pinned, "pinned SHA")
         except GitError as exc:
-            result.code_failures.append(Failure(display_path(suite.code_repo), exc.message))
+            result.code_failures.append(Failure(display_path(code_path), exc.message))
             result.code = "failed"
             return
         result.pin_reach = repo.reachable_from(pinned)

@@ -46,7 +46,7 @@ def summary_row(suite: SuiteConfig, frozen: registry.FrozenVersion) -> dict[str,
     landed = [f for f in data.fixtures if f["status"] == "landed"]
     row.update(
         {
-            "pinned_sha": data.manifest.pinned_sha,
+            "pinned_sha": data.manifest.pinned_full,
             "cut_at": data.manifest.cut_at,
             "landed": len(landed),
             "dropped": len(data.fixtures) - len(landed),
@@ -128,7 +128,7 @@ def log_rows(suite: SuiteConfig) -> list[dict[str, Any]]:
         row.update(
             {
                 "cut_at": data.manifest.cut_at,
-                "pinned_sha": data.manifest.pinned_sha,
+                "pinned_sha": data.manifest.pinned_full,
                 "landed": len(landed),
                 "dropped": len(data.fixtures) - len(landed),
                 "previous": delta.get("from"),

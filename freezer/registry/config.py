@@ -35,7 +35,11 @@ DEFAULT_DIMENSIONS = {
 # under test as a whole (the pinned SHA), the code at one fixture's ground-truth files, the run
 # configuration (version.yaml's run:), the asset files (harness scripts among them) and the
 # version record (the rest of version.yaml: purpose, provenance, caveats, sweep notes, ...).
-ARM_DIMENSIONS = ("binary", "code", "code_sites", "run", "assets", "record")
+# The data sources (version.yaml's sources:) and the environment (the container images the
+# fixtures name) too.
+ARM_DIMENSIONS = ("binary", "code", "code_sites", "run", "assets", "record", "sources", "environment")
+# What exists only where there is code under test: an arm of a suite without code_repo cannot depend on it.
+CODE_DIMENSIONS = ("binary", "code", "code_sites")
 
 
 @dataclass(frozen=True)
@@ -43,8 +47,8 @@ class SuiteConfig:
     name: str
     drafts: Path
     versions: Path
-    code_repo: Path
-    tool_surface: tuple[str, ...]
+    code_repo: Path | None  # None: no code under test (no pinned SHA, binary, tool surface nor code checks)
+    tool_surface: tuple[str, ...]  # empty when there is no code under test
     dimensions: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_DIMENSIONS))
     # Tool-surface globs that match nothing because that part of the surface is gone (a cut refuses
     # a scan glob that matches nothing unless it is listed here or was gone in the previous version).
@@ -268,7 +272,7 @@ def load_config(path: Path) -> RegistryConfig:
             problems.append(doc.problem(("suites", name, "drafts"), f"{raw['drafts']!r} is not a folder", "rule"))
         versions = _inside(root, versions_folder(raw), doc, (name, "versions"), problems)
         problems.extend(_layout_problems(root, drafts, versions, doc, name))
-        for index, glob in enumerate(raw["tool_surface"]):
+        for index, glob in enumerate(raw.get("tool_surface") or ()):
             why = glob_problem(glob)
             if why:
                 problems.append(doc.problem(("suites", name, "tool_surface", index), why, "config"))
@@ -284,25 +288,38 @@ def load_config(path: Path) -> RegistryConfig:
             if why:
                 problems.append(doc.problem(("suites", name, "fixtures"), why, "config"))
         problems.extend(_kind_problems(raw, doc, name))
-        dimensions = dict(raw.get("dimensions") or DEFAULT_DIMENSIONS)
+        has_code = "code_repo" in raw
+        for key in ("tool_surface", "tool_surface_gone"):
+            if key in raw and not has_code:
+                why = f"{key} names paths in the code under test, but the suite names no code_repo"
+                problems.append(doc.problem(("suites", name, key), why, "config"))
+        # The tool-surface dimensions are kinds of tool-surface commit: without code there are none.
+        dimensions = dict(raw.get("dimensions") or (DEFAULT_DIMENSIONS if has_code else {}))
         arms = {arm: tuple(needs) for arm, needs in (raw.get("arms") or {}).items()}
         known = {*dimensions, *ARM_DIMENSIONS}
         for arm, needs in arms.items():
             for index, need in enumerate(needs):
-                if need not in known:
+                if need in CODE_DIMENSIONS and not has_code:
+                    why = (
+                        f"arm {arm!r} depends on {need!r}, but the suite names no code_repo: with no code "
+                        f"under test there is no {need} to move; depend on the suite's other dimensions "
+                        f"({', '.join([*dimensions, *(d for d in ARM_DIMENSIONS if d not in CODE_DIMENSIONS)])})"
+                    )
+                    problems.append(doc.problem(("suites", name, "arms", arm, index), why, "config"))
+                elif need not in known:
                     why = (
                         f"arm {arm!r} depends on {need!r}, which is not a dimension: use one of the suite's "
                         f"dimensions ({', '.join(dimensions)}) or {', '.join(ARM_DIMENSIONS)}"
                     )
                     problems.append(doc.problem(("suites", name, "arms", arm, index), why, "config"))
-        code = Path(raw["code_repo"])
+        code = Path(raw["code_repo"]) if has_code else None
         origins = {key: f"{display}:{doc.locate(('suites', name, key))[0]}" for key in raw}
         suites[name] = SuiteConfig(
             name=name,
             drafts=drafts,
             versions=versions,
-            code_repo=code if code.is_absolute() else root / code,
-            tool_surface=tuple(raw["tool_surface"]),
+            code_repo=None if code is None else code if code.is_absolute() else root / code,
+            tool_surface=tuple(raw.get("tool_surface") or ()),
             tool_surface_gone=tuple(raw.get("tool_surface_gone") or ()),
             dimensions=dimensions,
             arms=arms,
@@ -348,7 +365,7 @@ def frozen_layouts(data: bytes, display: str) -> tuple[dict[str, FrozenLayout], 
         if folder.is_absolute() or ".." in folder.parts:
             problems.append(doc.problem(("suites", name, "versions"), "points outside the registry root", "config"))
             continue
-        layouts[name] = FrozenLayout(name, folder.as_posix(), tuple(raw["tool_surface"]))
+        layouts[name] = FrozenLayout(name, folder.as_posix(), tuple(raw.get("tool_surface") or ()))
     return layouts, problems
 
 

@@ -142,11 +142,16 @@ def builtin_groups(kind: str) -> dict[str, str]:
     return field_groups(builtin_schema(kind))
 
 
-def default_arms(dimensions: Sequence[str]) -> dict[str, tuple[str, ...]]:
+def default_arms(
+    dimensions: Sequence[str], *, code: bool = True, sources: bool = False, environment: bool = False
+) -> dict[str, tuple[str, ...]]:
     """The arms a cut records for a suite that declares none: one arm, ``all``, whose scores
-    depend on every dimension: the suite's, the binary, the code, the run configuration, the
-    assets and the version record."""
-    return {"all": (*dimensions, "binary", "code", "run", "assets", "record")}
+    depend on every dimension that exists: the suite's, the binary and the code (when there is
+    code under test), the run configuration, the assets, the version record, and the data
+    sources and the environment images when the version has them."""
+    needs = (*dimensions, "binary", "code") if code else tuple(dimensions)
+    extra = (*(("sources",) if sources else ()), *(("environment",) if environment else ()))
+    return {"all": (*needs, "run", "assets", "record", *extra)}
 
 
 def format_2_default_arms(dimensions: Sequence[str]) -> dict[str, tuple[str, ...]]:

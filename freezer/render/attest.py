@@ -35,11 +35,13 @@ def _sha256(data: bytes) -> str:
 
 
 def _dependencies(manifest: Manifest) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = [
-        {"name": "code under test (pinned SHA)", "digest": {"gitCommit": manifest.pinned_sha}}
-    ]
-    binary = manifest.binary.raw
-    if binary.get("build_sha"):
+    found: list[dict[str, Any]] = []
+    binary = manifest.binary.raw if manifest.binary is not None else None
+    if manifest.pinned is not None:
+        found.append({"name": "code under test (pinned SHA)", "digest": {"gitCommit": manifest.pinned.full}})
+    if binary is None:
+        pass  # no code under test: no binary ran it
+    elif binary.get("build_sha"):
         found.append({"name": f"binary {binary['name']}", "digest": {"gitCommit": binary["build_sha"]}})
     else:
         found.append(
@@ -83,7 +85,7 @@ def statement(manifest_bytes: bytes, method_bytes: bytes) -> dict[str, Any]:
                 "internalParameters": {
                     "tool_surface_globs": list(manifest.globs),
                     "template_sha256": manifest.checks.template_sha256 if recorded else None,
-                    "grep": manifest.checks.grep.to_json() if recorded else None,
+                    "grep": manifest.checks.grep.to_json() if recorded and manifest.checks.grep else None,
                 },
                 "resolvedDependencies": _dependencies(manifest),
             },

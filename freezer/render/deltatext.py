@@ -69,6 +69,10 @@ def delta_lines(delta: Delta) -> list[str]:
             lines.extend(change_lines(change, f"  {title} "))
     for change in delta.run:  # the run configuration (delta format 4 on)
         lines.extend(change_lines(change, "  run "))
+    for change in delta.sources:  # the data sources (delta format 4 on)
+        lines.extend(change_lines(change, "  source "))
+    for change in delta.environment:  # the container images of the fixtures (delta format 4 on)
+        lines.extend(change_lines(change, "  image "))
     for surface in delta.tool_surface:
         for commit in surface.commits:
             lines.append(
@@ -78,7 +82,7 @@ def delta_lines(delta: Delta) -> list[str]:
     if delta.grep_oracle.moved:
         lines.append(f"  Gate B grep oracle: {delta.grep_oracle.before} → {delta.grep_oracle.after}")
     if delta.pinned_sha is not None:
-        lines.append(f"  pinned SHA: {str(delta.pinned_sha.before)[:8]} → {delta.pinned_sha.after[:8]}")
+        lines.append(f"  pinned SHA: {str(delta.pinned_sha.before)[:8]} → {str(delta.pinned_sha.after)[:8]}")
     code = delta.code
     if code is not None and code.recorded:
         lines.append(f"  code under test: +{code.ahead} -{code.behind} commit(s)")

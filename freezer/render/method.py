@@ -11,10 +11,12 @@ from __future__ import annotations
 import hashlib
 import json
 import shlex
+from dataclasses import asdict
 from typing import Any
 
 from freezer.domain.errors import IntegrityError
 from freezer.domain.manifest import Manifest, Scan
+from freezer.domain.model import sources_of
 from freezer.parse.yamlload import YAML_SUFFIXES
 from freezer.registry import registry
 from freezer.registry.record import fixture_schema_of, load_yaml_files
@@ -162,6 +164,8 @@ def _complete_delta(delta: dict[str, Any]) -> dict[str, Any]:
     out = dict(delta)
     for key in ("binary", "version_record", "checks"):
         out[key] = changes(out.get(key))
+    for key in ("sources", "environment"):  # delta format 4, absent when empty
+        out[key] = changes(out.get(key) or [])
     if isinstance(out.get("fixtures"), dict):
         fixtures = dict(out["fixtures"])
         fixtures["changed"] = [{**f, "fields": changes(f["fields"])} for f in fixtures["changed"]]
@@ -203,7 +207,7 @@ def method_from_files(
         for f in sorted(fixtures, key=lambda f: (f["status"] != "landed", f["task_id"]))
     ]
     landed = [f for f in ordered if f["status"] == "landed"]
-    binary = _complete_as(dict(manifest.binary.raw), "version", "properties", "binary")
+    binary = _complete_as(dict(manifest.binary.raw), "version", "properties", "binary") if manifest.binary else None
     previous = manifest.previous[0] if manifest.previous else None
     context = {
         "name": manifest.name,
@@ -211,8 +215,16 @@ def method_from_files(
         "version": manifest.number,
         "title": version.get("title"),
         "task_id": version.get("task_id"),
-        "pinned_sha": manifest.pinned.full,
-        "pinned_short": manifest.pinned.short,
+        "pinned_sha": manifest.pinned.full if manifest.pinned else None,
+        "pinned_short": manifest.pinned.short if manifest.pinned else None,
+        # False: no code_repo, so no pinned SHA, binary, tool surface, ground truth nor Gate B.
+        "code_under_test": manifest.code_under_test,
+        "sources": [asdict(source) for source in sources_of(version)],
+        "images": [
+            {"task_id": task, **image.to_json(), "pinned": image.pinned}
+            for task, refs in manifest.images.items()
+            for image in refs
+        ],
         "cut_at": manifest.cut_at,
         "manifest_sha256": hashlib.sha256(manifest_bytes).hexdigest(),
         "previous_name": previous,
@@ -220,7 +232,7 @@ def method_from_files(
         "freezer_version": manifest.freezer_version,
         "purpose": version["purpose"],
         "rationale": version.get("rationale"),
-        "provenance_text": version["provenance_text"],
+        "provenance_text": version.get("provenance_text"),
         "binary": binary,
         "commits": _complete_as(
             [c.to_json() for c in manifest.commits], "version", "properties", "tool_surface_commits"
@@ -239,7 +251,7 @@ def method_from_files(
         "sweep_notes": version.get("sweep_notes") or [],
         "audit_command": f"freezer audit {manifest.name}",
         "grep_commands": [f["grep_command"] for f in landed if f["grep_command"]],
-        "grep_oracle": manifest.checks.grep.to_json() if manifest.format >= 2 else None,
+        "grep_oracle": manifest.checks.grep.to_json() if manifest.format >= 2 and manifest.checks.grep else None,
         "markdown_rules": markdown_rules(manifest.checks.markdown_rules, manifest.format),
         "directory": shlex.quote(manifest.name),
     }

@@ -210,7 +210,7 @@ def _suite_pages(
                 "name": v.frozen.name,
                 "path": f"{folder}/{_version_folder(v.frozen.name)}/index.html",
                 "manifest_sha256": v.frozen.manifest_sha256(),
-                "pinned_sha": v.data.manifest.pinned_sha,
+                "pinned_sha": v.data.manifest.pinned_full,
                 "status": v.status.to_json(),
                 "signature": v.signature.status,
                 "fixtures": sorted(f["task_id"] for f in v.data.fixtures),
@@ -248,7 +248,7 @@ def _log_row(page: VersionPage) -> dict[str, Any]:
     landed = sum(1 for f in page.data.fixtures if f["status"] == "landed")
     return {
         "cut_at": page.data.manifest.cut_at,
-        "pinned_sha": page.data.manifest.pinned_sha,
+        "pinned_sha": page.data.manifest.pinned_full,
         "landed": landed,
         "dropped": len(page.data.fixtures) - landed,
         "previous": delta.get("from"),

@@ -32,6 +32,7 @@ from freezer.validate.kindcheck import kind_canary, kind_fixtures
 from freezer.validate.pathscan import Owners, collect_files, group_files
 from freezer.validate.runrules import run_rules
 from freezer.validate.template import template_problems
+from freezer.validate.versionrules import code_rules, source_rules
 
 VERSION_NAME = "version.yaml"
 
@@ -250,6 +251,8 @@ def validate_paths(
                     fixture_set.version, owner.dimensions if owner else None, placed.name if placed else None
                 )
             )
+            has_code = owner.code_repo is not None if owner else None
+            report.problems.extend(code_rules(fixture_set.version, has_code) + source_rules(fixture_set.version))
         # Acceptance counts would be wrong while a fixture cannot be read; its own problems say why.
         version = fixture_set.version if not fixture_set.unreadable else None
         report.problems.extend(rules.set_rules(version, fixture_set.fixtures))
@@ -322,6 +325,8 @@ def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Repo
     if fixture_set.version is not None:
         report.problems.extend(rules.version_rules(fixture_set.version, suite.dimensions, suite.name))
         report.problems.extend(run_rules(fixture_set.version, set(collected.assets)))
+        report.problems.extend(code_rules(fixture_set.version, suite.code_repo is not None))
+        report.problems.extend(source_rules(fixture_set.version))
     version = fixture_set.version if not fixture_set.unreadable else None
     report.problems.extend(rules.set_rules(version, fixture_set.fixtures))
     if kind is None:

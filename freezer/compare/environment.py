@@ -1,0 +1,63 @@
+"""The data sources and the environment images of two versions, as §Delta diffs them (delta
+format 4): version.yaml's ``sources:`` field by field, and the container images each fixture names
+(the manifest's ``environment_images``) by fixture and place. An image named by tag alone in a landed
+fixture leaves the environment unknown: a rebuild under the same tag changes it unseen."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from freezer.compare import fieldtext
+from freezer.compare.deltamodel import Unknown
+from freezer.domain.manifest import Manifest
+from freezer.domain.model import Raw, sources_of
+from freezer.registry.record import Side
+
+
+def source_fields(version: Raw | None) -> dict[str, Any]:
+    """version.yaml's sources flattened by name: ``"<name> revision"``, ``"<name> kind"``, ``"<name> notes"``
+    (a name holds dots and slashes, so it is not a JSON path)."""
+    flat: dict[str, Any] = {}
+    for source in sources_of(version or {}):
+        for key in ("kind", "revision", "notes"):
+            value = getattr(source, key)
+            if value is not None:
+                flat[f"{source.name} {key}"] = value
+    return flat
+
+
+def source_changes(old: Raw | None, new: Raw, *, full: bool = False) -> list[dict[str, Any]]:
+    """The data sources field by field; a first version's (``old`` None) are each listed as added."""
+    return fieldtext.field_changes(source_fields(old), source_fields(new), full=full)
+
+
+def _image_fields(manifest: Manifest | None) -> dict[str, str]:
+    images = manifest.images if manifest is not None else {}
+    return {f"{task} {image.where}": image.shown for task, refs in images.items() for image in refs}
+
+
+def image_changes(old: Manifest | None, new: Manifest, *, full: bool = False) -> list[dict[str, Any]]:
+    """The container images the fixtures name, by fixture and place; a digest that changed is a change."""
+    return fieldtext.field_changes(_image_fields(old), _image_fields(new), full=full)
+
+
+def unpinned(ends: Sequence[Side]) -> list[Unknown]:
+    """The environment is unknown where a landed fixture names an image by tag alone (the newer
+    end's first: that is the one a reader would pin)."""
+    found = []
+    for end in reversed(ends):
+        landed = {t for t, f in end.fixtures.items() if f.get("status") == "landed"}
+        images = end.manifest.images.items()
+        loose = [(task, i) for task, refs in images if task in landed for i in refs if not i.pinned]
+        if loose:
+            task, image = loose[0]
+            more = f" (and {len(loose) - 1} more)" if len(loose) > 1 else ""
+            found.append(
+                Unknown(
+                    "environment",
+                    f"{end.name}: fixture {task} names image {image.name} by tag alone ({image.where}){more}; "
+                    "a rebuild under the same tag changes the environment unseen",
+                )
+            )
+    return found[:1]

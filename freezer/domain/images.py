@@ -1,0 +1,35 @@
+"""A container image a fixture names, as the manifest records it.
+
+An image named by digest (``name@sha256:...``) is pinned: the same digest is the same bytes. An
+image named by a tag alone (``python:3.12``, ``ubuntu:latest``) can be rebuilt under the same name,
+which is how an environment moves without any file of the benchmark changing; freezer says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from freezer.domain.model import Raw
+
+
+@dataclass(frozen=True, order=True)
+class ImageRef:
+    name: str  # registry/repository[:tag], without the digest
+    digest: str | None  # "sha256:<64 hex>", or None: named by tag alone
+    where: str  # the file and line ("environment/Dockerfile:1") or the field ("$.image") naming it
+
+    @property
+    def pinned(self) -> bool:
+        return self.digest is not None
+
+    @property
+    def shown(self) -> str:
+        return f"{self.name}@{self.digest}" if self.digest else self.name
+
+    @classmethod
+    def from_data(cls, data: Raw) -> ImageRef:
+        return cls(data["name"], data["digest"], data["where"])
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "digest": self.digest, "where": self.where}

@@ -1,0 +1,61 @@
+"""The environment images of a cut: what each fixture of the drafts names, and the warning for each
+landed fixture that names an image by tag alone (it can be rebuilt under the same name)."""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from freezer.domain.errors import FreezerError
+from freezer.domain.images import ImageRef
+from freezer.resolve.images import MAX_DOCKERFILE_BYTES, is_dockerfile
+from freezer.resolve.images import fixture_images as images_of
+from freezer.runtime.reading import read_whole
+from freezer.validate.fixtureset import FixtureSet
+
+# The fields of a parsed fixture that list its files (paths relative to the drafts folder): a generic
+# fixture's assets, and the files a kind whose fixture is several files (a folder) lists for it.
+FILE_LISTS = ("assets", "files")
+
+
+def _path(fixture_set: FixtureSet, rel: str) -> Path | None:
+    if rel in fixture_set.assets:
+        return fixture_set.assets[rel]
+    parts = PurePosixPath(rel).parts
+    if fixture_set.root is None or rel.startswith("/") or ".." in parts:
+        return None  # validate refuses a path that leaves the drafts; nothing outside is read
+    return fixture_set.root / rel
+
+
+def fixture_images(fixture_set: FixtureSet) -> dict[str, tuple[ImageRef, ...]]:
+    """Images by task id, for the fixtures that name one: their fields and the Dockerfiles among
+    the files they list (:data:`FILE_LISTS`)."""
+    found = {}
+    for doc in fixture_set.fixtures:
+        files = {}
+        for key in FILE_LISTS:
+            named = doc.data.get(key)
+            for rel in (str(r) for r in named) if isinstance(named, list) else ():
+                path = _path(fixture_set, rel) if is_dockerfile(rel) else None
+                if path is None:
+                    continue
+                try:
+                    files[rel] = read_whole(path, MAX_DOCKERFILE_BYTES)
+                except FreezerError:
+                    continue  # hash assets reports an unreadable file; one too large names no image
+        images = images_of(doc.data, files)
+        if images:
+            found[doc.data["task_id"]] = images
+    return dict(sorted(found.items()))
+
+
+def unpinned_warnings(fixture_set: FixtureSet, images: dict[str, tuple[ImageRef, ...]]) -> list[str]:
+    landed = {doc.data["task_id"] for doc in fixture_set.fixtures if doc.data.get("status") == "landed"}
+    return [
+        f"fixture {task} names image {image.name} by tag alone ({image.where}): a rebuild under the same "
+        "name changes its environment unseen; pin it by digest (name@sha256:...). METHOD.md says its "
+        "environment is unknown"
+        for task, refs in images.items()
+        if task in landed
+        for image in refs
+        if not image.pinned
+    ]
