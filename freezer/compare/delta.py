@@ -338,7 +338,8 @@ def compute(
     (moved if fixtures.moved else unmoved).append("fixture set")
     (moved if record else unmoved).append("version record")
     sources = _typed(source_changes(old.version, new.version, full=full)) if delta_format >= 4 else ()
-    environment = _typed(image_changes(old.manifest, new.manifest, full=full)) if delta_format >= 4 else ()
+    kept = set(old.fixtures) & set(new.fixtures)
+    environment = _typed(image_changes(old.manifest, new.manifest, full=full, kept=kept)) if delta_format >= 4 else ()
     if delta_format >= 4:
         (moved if run else unmoved).append(RUN_CONFIGURATION)
         if sources or source_fields(old.version):

@@ -5,7 +5,7 @@ fixture leaves the environment unknown: a rebuild under the same tag changes it 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from freezer.compare import fieldtext
@@ -32,14 +32,23 @@ def source_changes(old: Raw | None, new: Raw, *, full: bool = False) -> list[dic
     return fieldtext.field_changes(source_fields(old), source_fields(new), full=full)
 
 
-def _image_fields(manifest: Manifest | None) -> dict[str, str]:
+def _image_fields(manifest: Manifest | None, tasks: Collection[str] | None) -> dict[str, str]:
     images = manifest.images if manifest is not None else {}
-    return {f"{task} {image.where}": image.shown for task, refs in images.items() for image in refs}
+    return {
+        f"{task} {image.where}": image.shown
+        for task, refs in images.items()
+        if tasks is None or task in tasks
+        for image in refs
+    }
 
 
-def image_changes(old: Manifest | None, new: Manifest, *, full: bool = False) -> list[dict[str, Any]]:
-    """The container images the fixtures name, by fixture and place; a digest that changed is a change."""
-    return fieldtext.field_changes(_image_fields(old), _image_fields(new), full=full)
+def image_changes(
+    old: Manifest | None, new: Manifest, *, full: bool = False, kept: Collection[str] | None = None
+) -> list[dict[str, Any]]:
+    """The container images the fixtures name, by fixture and place; a digest that changed is a change.
+    ``kept``: the fixtures both versions hold. A fixture added or removed is a change of the fixture
+    set, not of the environment the others run in."""
+    return fieldtext.field_changes(_image_fields(old, kept), _image_fields(new, kept), full=full)
 
 
 def unpinned(ends: Sequence[Side]) -> list[Unknown]:
