@@ -107,7 +107,8 @@ def run_demo(target: Path | None, progress: Callable[[str], None] = lambda _: No
     progress(f"building the sample code repository in {display_path(root / 'sample-code')}")
     shas = build_sample_repo(root / "sample-code")
     globs = "\n".join(f"      - {glob!r}" for glob in TOOL_SURFACE)
-    (root / "freezer.yaml").write_text(CONFIG.format(globs=globs) + API_CONFIG.format(globs=globs) + OWN_FORMAT_CONFIG, encoding="utf-8")
+    config_text = CONFIG.format(globs=globs) + API_CONFIG.format(globs=globs) + OWN_FORMAT_CONFIG
+    (root / "freezer.yaml").write_text(config_text, encoding="utf-8")
     (root / ".gitignore").write_text("/sample-code/\n", encoding="utf-8")
     (root / ".gitattributes").write_text("versions/** -text\n", encoding="utf-8")
     run_git(["init", "-q", "-b", "main", "."], root, DETERMINISTIC_ENV)
