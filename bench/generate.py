@@ -176,3 +176,76 @@ def blobs(folder: Path, count: int, total_bytes: int, seed: int = 1) -> None:
             while size > 0:
                 handle.write(chunk[: min(size, len(chunk))])
                 size -= len(chunk)
+
+
+# The four files of a Harbor-like task folder; the rest of its files are inputs and expected outputs.
+TASK_TOML = """\
+version = "1.0"
+
+[metadata]
+author_name = "bench"
+difficulty = "{difficulty}"
+category = "shell"
+tags = ["bench", "{name}"]
+
+[verifier]
+timeout_sec = 120.0
+
+[agent]
+timeout_sec = 600.0
+
+[environment]
+build_timeout_sec = 600.0
+cpus = 1
+memory_mb = 2048
+"""
+DIGEST = "sha256:" + "3f" * 32
+
+
+def folder_task(folder: Path, index: int, files: int, rng: random.Random) -> None:
+    """One task folder of ``files`` files: task.toml, instruction.md, environment/Dockerfile,
+    tests/test.sh (executable), then inputs under environment/ and expected outputs under tests/."""
+    name = f"task-{index:06d}"
+    (folder / "environment" / "data").mkdir(parents=True)
+    (folder / "tests" / "expected").mkdir(parents=True)
+
+    def prose(count: int) -> str:
+        return " ".join(rng.choice(WORDS) for _ in range(count))
+
+    (folder / "task.toml").write_text(TASK_TOML.format(difficulty=rng.choice(("easy", "medium", "hard")), name=name))
+    (folder / "instruction.md").write_text(f"# {name}\n\n{prose(60)}\n\n{prose(40)}\n")
+    (folder / "environment" / "Dockerfile").write_text(
+        f"FROM python:3.12-slim@{DIGEST}\nWORKDIR /app\nCOPY data/ /app/data/\n"
+    )
+    test = folder / "tests" / "test.sh"
+    test.write_text(f"#!/bin/bash\nset -euo pipefail\ndiff -r /app/out /tests/expected  # {prose(6)}\n")
+    test.chmod(0o755)
+    extra = max(0, files - 4)
+    inputs = extra - extra // 2
+    for number in range(extra):
+        where = folder / "environment" / "data" if number < inputs else folder / "tests" / "expected"
+        lines = "".join(f"{prose(10)}\n" for _ in range(rng.randint(2, 30)))
+        (where / f"part-{number:02d}.txt").write_text(lines)
+
+
+def folders_registry(root: Path, tasks: int, files: int = 30, seed: int = 1) -> Path:
+    """A registry (a git repository) whose one suite is ``tasks`` task folders of ``files`` files each,
+    kind folders, with no code under test."""
+    if root.exists():
+        shutil.rmtree(root)
+    rng = random.Random(seed)
+    drafts = root / "drafts"
+    for index in range(tasks):
+        folder_task(drafts / "tasks" / f"task-{index:06d}", index, files, rng)
+    (drafts / "version.yaml").write_text(
+        "suite: bench\nversion: 1\ntitle: Synthetic task folders\n"
+        "purpose: Synthetic folders suite for freezer's benchmarks.\n"
+    )
+    (root / "freezer.yaml").write_text(
+        "freezer: 1\nsuites:\n  bench:\n    kind: folders\n    drafts: drafts\n"
+        '    fixtures: "tasks/*/"\n    task_file: task.toml\n    versions: versions\n'
+    )
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "bench folders registry")
+    return root

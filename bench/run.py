@@ -33,6 +33,7 @@ from workloads import (  # noqa: E402
     bench_check,
     bench_cut,
     bench_cut_assets,
+    bench_folders,
     bench_gate_b,
     bench_ground_truth,
     bench_materialize,
@@ -50,6 +51,7 @@ class Sizes:
     refs: int
     check: int  # frozen versions
     cut: int  # fixtures
+    folders: int  # task folders of about 30 files each
     gate_b: tuple[int, ...]
     tree: tuple[int, int]  # files, bytes
     against: tuple[int, int]  # versions, fixtures
@@ -66,6 +68,7 @@ SIZES = {
         refs=1_000,
         check=100,
         cut=300,
+        folders=100,
         gate_b=(100,),
         tree=(1_000, 20 << 20),
         against=(2, 100),
@@ -80,6 +83,7 @@ SIZES = {
         refs=10_000,
         check=100,
         cut=10_000,
+        folders=3_500,
         gate_b=(100, 2_000),
         tree=(10_000, 200 << 20),
         against=(10, 1_000),
@@ -112,6 +116,7 @@ def main() -> None:
             partial(bench_version, work),
             partial(bench_cut, work, size.cut),
             partial(bench_cut_assets, work, *size.audit),
+            partial(bench_folders, work, size.folders),
             *(partial(bench_gate_b, work, count) for count in size.gate_b),
             partial(bench_materialize, work, *size.tree),
         ]

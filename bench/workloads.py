@@ -159,6 +159,39 @@ def bench_audit(work: Path, count: int, total: int) -> Result:
     return result
 
 
+def bench_folders(work: Path, tasks: int, files: int = 30) -> Result:
+    """validate then cut of a folders suite (Harbor-like task folders, no code under test), against
+    sha256sum over the same files and the limit loop (tomllib of each task file, hashlib of every file)."""
+    root = generate.folders_registry(work / f"folders-{tasks}", tasks, files)
+    target = work / "cp-folders"
+
+    def reset() -> None:
+        _clear_cut(root, target)
+
+    validate_and_cut = f"{' '.join(FREEZER)} validate > /dev/null && {' '.join(FREEZER)} cut v1 > /dev/null"
+    cut = [*FREEZER, "cut", "v1"]
+    hashed = "find drafts -type f -exec sha256sum {} + > /dev/null"
+    copied = f"cp -r drafts {target} && find {target} -type f -exec sha256sum {{}} + > /dev/null"
+    sides = [
+        Side("freezer", "freezer", lambda: run_command(["bash", "-c", validate_and_cut], root, reset)),
+        Side("freezer cut alone", "freezer", lambda: run_command(cut, root, reset)),
+        Side("sha256sum", "peer", lambda: run_command(["bash", "-c", hashed], root)),
+        Side("cp -r + sha256sum", "peer", lambda: run_command(["bash", "-c", copied], root, reset)),
+    ]
+    for cores in sorted({1, CORES}):
+        loop = [PY, LIMIT, "folders", str(cores), str(root / "drafts")]
+        label = "limit, 1 core" if cores == 1 else f"limit, {cores} cores"
+        sides.append(Side(label, "limit", partial(run_command, loop, root)))
+    count = sum(1 for p in (root / "drafts").rglob("*") if p.is_file())
+    size_mb = sum(p.stat().st_size for p in (root / "drafts").rglob("*") if p.is_file()) / 1e6
+    result = Result(f"validate and cut of {tasks:,} folder fixtures ({count:,} files, {size_mb:,.0f} MB)", sides)
+    result.notes.append(
+        "freezer runs validate, then cut (which validates again before it writes); the limit parses each"
+        " task.toml and hashes every file once, and copies nothing"
+    )
+    return result
+
+
 def bench_ground_truth(work: Path, refs: int) -> Result:
     root = generate.registry(work / f"gt-{refs}", refs)
     sha = generate.git(root / "code", "rev-parse", "HEAD").strip()

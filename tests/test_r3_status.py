@@ -90,7 +90,13 @@ def test_every_reader_reports_the_line_and_acts_only_on_verified_events(reg: tup
     everything = json.loads(run_inprocess("list", "--format", "json", cwd=root).out)
     assert not everything["ok"] and everything["result"]["status_log"][0]["line"] == 2
     statuses = {row["version"]: row["status"]["status"] for row in everything["result"]["versions"]}
-    assert statuses == {"graph_v1": "current", "graph_v2": "current", "api_v1": "yanked"}
+    assert statuses == {
+        "graph_v1": "current",
+        "graph_v2": "current",
+        "api_v1": "yanked",
+        "tb_v1": "current",
+        "swe_v1": "current",
+    }
 
     shown = run_inprocess("show", "graph_v2", cwd=root)
     assert_clean_failure(shown)

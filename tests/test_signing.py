@@ -210,7 +210,7 @@ def test_audit_reports_signatures_and_requires_them_on_demand(reg: Path, tmp_pat
     assert plain.code == 0 and "signature: unsigned" in plain.out
     required = run_inprocess("audit", "--no-code", "--require-signature", cwd=reg)
     assert_clean_failure(required)
-    assert required.out.splitlines()[-1] == "✗ audited 3 version(s): 3 not signed"
+    assert required.out.splitlines()[-1] == "✗ audited 5 version(s): 5 not signed"
 
 
 @pytest.mark.parametrize("how", ["deleted", "signature removed", "payload swapped"])

@@ -222,7 +222,7 @@ def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatO
         if row.get("problems"):
             moved += f"  [{_status_cell(row).split(' ', 1)[1]}]"
         output.say(
-            f"{row['version']}  {row['cut_at'][:10]}  {row['pinned_sha'][:8]}  "
+            f"{row['version']}  {row['cut_at'][:10]}  {row['pinned_sha'][:8] if row['pinned_sha'] else 'no code'}  "
             f"{row['landed']} landed, {row['dropped']} dropped  {moved}"
         )
     return EXIT_INVALID if _say_log(known) or broken else EXIT_OK

@@ -45,6 +45,22 @@ API_CONFIG = """\
     tool_surface:
 {globs}
 """
+# Two suites with no code under test, frozen in the benchmarks' own formats (issue 26): Harbor-like
+# task folders, each folder one fixture with its file modes kept, and SWE-bench-like JSONL records.
+OWN_FORMAT_CONFIG = """\
+  tb:
+    kind: folders
+    drafts: drafts/tb
+    fixtures: "tasks/*/"
+    task_file: task.toml
+    versions: versions
+  swe:
+    kind: records
+    drafts: drafts/swe
+    fixtures: "instances/*.jsonl"
+    task_id: instance_id
+    versions: versions
+"""
 
 
 @dataclass
@@ -91,12 +107,14 @@ def run_demo(target: Path | None, progress: Callable[[str], None] = lambda _: No
     progress(f"building the sample code repository in {display_path(root / 'sample-code')}")
     shas = build_sample_repo(root / "sample-code")
     globs = "\n".join(f"      - {glob!r}" for glob in TOOL_SURFACE)
-    (root / "freezer.yaml").write_text(CONFIG.format(globs=globs) + API_CONFIG.format(globs=globs), encoding="utf-8")
+    config_text = CONFIG.format(globs=globs) + API_CONFIG.format(globs=globs) + OWN_FORMAT_CONFIG
+    (root / "freezer.yaml").write_text(config_text, encoding="utf-8")
     (root / ".gitignore").write_text("/sample-code/\n", encoding="utf-8")
     (root / ".gitattributes").write_text("versions/** -text\n", encoding="utf-8")
     run_git(["init", "-q", "-b", "main", "."], root, DETERMINISTIC_ENV)
     result = DemoResult(root, shas)
-    _set_drafts(root, "v1", "api", "generic")
+    for suite, example in (("api", "generic"), ("tb", "tb"), ("swe", "swe")):
+        _set_drafts(root, "v1", suite, example)
     for version in ("v1", "v2"):
         _set_drafts(root, version)
         _commit(root, f"drafts: graph {version}")
@@ -108,6 +126,10 @@ def run_demo(target: Path | None, progress: Callable[[str], None] = lambda _: No
     progress("cutting api v1 (a generic suite with assets)")
     result.cuts.append(cut(config, config.suite("api"), "v1"))
     _commit(root, "freeze api_v1")
+    for suite, what in (("tb", "task folders"), ("swe", "JSONL records")):
+        progress(f"cutting {suite} v1 ({what}, no code under test)")
+        result.cuts.append(cut(config, config.suite(suite), "v1"))
+        _commit(root, f"freeze {suite}_v1")
     progress("auditing the frozen versions")
-    result.audits = [*audit_suite(config.suite("graph")), *audit_suite(config.suite("api"))]
+    result.audits = [audited for suite in ("graph", "api", "tb", "swe") for audited in audit_suite(config.suite(suite))]
     return result

@@ -23,6 +23,7 @@ from freezer.domain.errors import IntegrityError, UsageError
 from freezer.domain.manifest import Manifest
 from freezer.domain.problems import display_path
 from freezer.git.globs import compile_glob
+from freezer.kinds.catalog import kind_of
 from freezer.parse.yamlload import YAML_SUFFIXES
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.record import builtin_groups, field_groups
@@ -78,8 +79,15 @@ class Suite:
         self.name = config.name
         self.folder = config.versions
         self._listed: _Listing | None = None
+        # A folders or records suite's glob names folders or record files: its kind says which files
+        # are a fixture's (every file of a task folder), as validate's sorting of the drafts does.
+        record = config.fixture_kind
         self._is_fixture: Callable[[str], object] | None = (
-            compile_glob(config.fixtures).matches if config.fixtures else None
+            kind_of(record).claims
+            if record is not None
+            else compile_glob(config.fixtures).matches
+            if config.fixtures
+            else None
         )
 
     @classmethod
