@@ -124,23 +124,37 @@ def _limited(args: list[str], cwd: Path, timeout: float = 120) -> subprocess.Com
     )
 
 
+# Linux carries a process's RSS high-water mark across exec: a child forked from this (large)
+# pytest worker would report the worker's size. So a small launcher spawns the CLI (posix_spawn
+# shares the launcher's memory, not the worker's) and reports that child's own peak.
+_LAUNCHER = """
+import os, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[1]), int(sys.argv[1])))
+pid = os.posix_spawn(sys.argv[3], sys.argv[3:], os.environ)
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[2], "w") as report:
+    report.write(f"{os.waitstatus_to_exitcode(status)} {usage.ru_maxrss}")
+"""
+
+
 def _peak_kib(args: list[str], cwd: Path, out: Path) -> tuple[int, str, float, int]:
     """Run the CLI limited to 1 GiB, its output to ``out``; (exit code, output, seconds, its own peak RSS in KiB)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("FREEZER_DEBUG", None)
+    report = out.with_suffix(".peak")
     start = time.monotonic()
     with out.open("wb") as sink:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "freezer", *args],
+        launcher = [sys.executable, "-c", _LAUNCHER, str(MEMORY_LIMIT), str(report)]
+        subprocess.run(
+            [*launcher, sys.executable, "-m", "freezer", *args],
             cwd=cwd,
             env=env,
             stdout=sink,
             stderr=subprocess.STDOUT,
-            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT)),
+            check=True,
         )
-        _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, out.read_text(), time.monotonic() - start, usage.ru_maxrss
+    code, peak = (int(n) for n in report.read_text().split())
+    return code, out.read_text(), time.monotonic() - start, peak
 
 
 def test_a_million_empty_objects_stream_in_bounded_time_and_memory(demo: Path, tmp_path: Path) -> None:
