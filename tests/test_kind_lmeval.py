@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 from freezer.demo.samplecode import TOOL_SURFACE
 from freezer.registry.config import load_config
@@ -51,10 +52,10 @@ metric_list:
   - metric: exact_match
     aggregation: mean
 """
-UTILS = '''\
+UTILS = """\
 def process_docs(dataset):
     return dataset.filter(lambda doc: doc["target"] != "")
-'''
+"""
 
 
 def _task_text(name: str) -> str:
@@ -103,7 +104,7 @@ def _cut_v1(reg: Path) -> Path:
     return drafts
 
 
-def _delta_and_compare(reg: Path) -> tuple[dict[str, object], dict[str, object]]:
+def _delta_and_compare(reg: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     cut = run_inprocess("cut", "bbh_v2", cwd=reg)
     assert cut.code == 0, cut.text
     delta = json.loads((reg / "versions/bbh_v2/delta.json").read_text())["fixtures"]
@@ -143,13 +144,13 @@ def test_a_changed_module_moves_exactly_the_tasks_whose_function_names_it(reg: P
     drafts = _cut_v1(reg)
     (drafts / "tasks/utils.py").write_text(UTILS.replace('!= ""', '.strip() != ""'), encoding="utf-8")
     delta, arm = _delta_and_compare(reg)
-    through = {f["task_id"]: f["files"] for f in delta["changed_through_files"]}  # type: ignore[index]
+    through = {f["task_id"]: f["files"] for f in delta["changed_through_files"]}
     assert through == {name: ["tasks/utils.py"] for name in USES_UTILS}
     assert delta["changed"] == [] and delta["added"] == [] and delta["removed"] == []
     excluded = arm["excluded"]
-    assert sorted(excluded) == USES_UTILS, excluded  # type: ignore[arg-type]
+    assert sorted(excluded) == USES_UTILS, excluded
     for name in USES_UTILS:
-        assert "its file tasks/utils.py changed" in excluded[name], excluded  # type: ignore[index]
+        assert "its file tasks/utils.py changed" in excluded[name], excluded
     assert arm["comparable"] == ["logic-and", "logic-or"]
 
 
@@ -158,13 +159,13 @@ def test_a_changed_template_moves_exactly_the_tasks_that_include_it(reg: Path) -
     template = drafts / "tasks/_template.yaml"
     template.write_text(TEMPLATE.replace("do_sample: false", "do_sample: false\n  max_gen_toks: 64"))
     delta, arm = _delta_and_compare(reg)
-    through = {f["task_id"]: f["files"] for f in delta["changed_through_files"]}  # type: ignore[index]
+    through = {f["task_id"]: f["files"] for f in delta["changed_through_files"]}
     assert through == {name: ["tasks/_template.yaml"] for name in USES_TEMPLATE}
-    changed = {f["task_id"]: [c["path"] for c in f["fields"]] for f in delta["changed"]}  # type: ignore[index]
+    changed = {f["task_id"]: [c["path"] for c in f["fields"]] for f in delta["changed"]}
     # The merged task is the parsed fixture: the included key is a field change of each includer.
     assert changed == {name: ["$.generation_kwargs.max_gen_toks"] for name in USES_TEMPLATE}
     excluded = arm["excluded"]
-    assert sorted(excluded) == USES_TEMPLATE  # type: ignore[arg-type]
+    assert sorted(excluded) == USES_TEMPLATE
     assert arm["comparable"] == ["logic-or"]
 
 
@@ -174,10 +175,10 @@ def test_a_changed_function_reference_is_a_field_change_in_canonical_form(reg: P
     task = drafts / "tasks/arith-sub.yaml"
     task.write_text(task.read_text().replace("utils.process_docs", "utils.keep_all"))
     delta, _ = _delta_and_compare(reg)
-    [entry] = delta["changed"]  # type: ignore[misc]
+    [entry] = delta["changed"]
     assert entry["task_id"] == "arith-sub"
     [field] = entry["fields"]
-    assert field["path"] == "$.process_docs.!function" or field["path"].startswith("$.process_docs"), field
+    assert field["path"] == "$.process_docs.!function", field
     assert "utils.keep_all" in json.dumps(field) and "utils.process_docs" in json.dumps(field), field
 
 
@@ -191,12 +192,13 @@ def test_group_files_templates_cycles_and_escaping_includes_are_refused_located(
     (tasks / "escape.yaml").write_text("task: escape\ninclude: ../../../outside.yaml\n")
     (tasks / "nomodule.yaml").write_text("task: nomodule\nprocess_docs: !function helpers.process_docs\n")
     problems = sorted(_problems(reg))
-    shown = f"{tasks}"
+    shown = str(tasks)
     assert len(problems) == 5, problems
     by_file = {p.split(":", 1)[0]: p for p in problems}
-    assert by_file[f"{shown}/base.yaml"].startswith(f"{shown}/base.yaml:") and "a template" in by_file[
-        f"{shown}/base.yaml"
-    ]
+    assert (
+        by_file[f"{shown}/base.yaml"].startswith(f"{shown}/base.yaml:")
+        and "a template" in by_file[f"{shown}/base.yaml"]
+    )
     assert by_file[f"{shown}/bbh-group.yaml"].startswith(f"{shown}/bbh-group.yaml:2:"), problems
     assert "a group file" in by_file[f"{shown}/bbh-group.yaml"]
     cycle = by_file[f"{shown}/_loop_b.yaml"]

@@ -75,7 +75,9 @@ class LmEvalKind:
                 continue
             named = merged.get("task")
             if not isinstance(named, str) or not named:
-                found.problems.append(document.problem(("task",) if "task" in merged else (), _not_a_task(merged), _LAYER))
+                found.problems.append(
+                    document.problem(("task",) if "task" in merged else (), _not_a_task(merged), _LAYER)
+                )
                 continue
             fields = lmeval.as_json(merged)
             identity = identify(self.record, fields, document, (), named, reserved=(FILES_FIELD,))
@@ -183,7 +185,7 @@ class LmEvalKind:
     def _beside(self, rel: str, name: str, what: str) -> tuple[str | None, str | None]:
         """The file ``name`` names from ``rel``'s folder; (None, why) when refused, (None, None) when none."""
         if name.startswith("/") or "\\" in name:
-            return None, f"{what} is an absolute path (or holds a backslash): name the file relative to this one, inside the drafts"
+            return None, f"{what} is an absolute path or holds a backslash: name the file relative to this one"
         joined = self._joined(rel, name)
         if joined == ".." or joined.startswith("../"):
             return None, f"{what} leaves the drafts ({name!r} from {rel}): freezer reads only files under them"
