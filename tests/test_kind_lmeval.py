@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from freezer.demo.samplecode import TOOL_SURFACE
+from freezer.domain.manifest import FixtureKindRecord
+from freezer.kinds.base import FILES_FIELD, Files
+from freezer.kinds.catalog import kind_of
 from freezer.registry.config import load_config
 from freezer.validate.validate import validate_suite
 
@@ -230,3 +233,43 @@ def test_dropped_tasks_by_list(reg: Path) -> None:
     assert sorted(manifest["comparability"]["fixtures"]) == ["arith-add", "arith-sub", "logic-and"]
     assert manifest["fixture_kind"]["dropped"] == ["logic-or"]
     assert run_inprocess("audit", "bbh_v1", cwd=reg).code == 0
+
+
+def _read_kind(root: Path) -> tuple[list[tuple[str, list[str], object]], list[str]]:
+    record = FixtureKindRecord("lm-eval", "tasks/*.yaml")
+    every = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+    kind = kind_of(record)
+    claimed = [rel for rel in every if kind.claims(rel)]
+    others = [rel for rel in every if rel not in claimed]
+    found = kind.read(Files(claimed, lambda rel: (root / rel).read_bytes(), others=others))
+    fixtures = [(f.task_id, f.data[FILES_FIELD], f.data.get("process_docs")) for f in found.fixtures]
+    return fixtures, [str(p) for p in found.problems]
+
+
+def test_a_function_in_an_included_file_names_a_module_beside_that_file(tmp_path: Path) -> None:
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "shared" / "pkg").mkdir(parents=True)
+    (tmp_path / "shared" / "_base.yaml").write_text(
+        "process_docs: !function helpers.clean\noutput_type: loglikelihood\n"
+    )
+    (tmp_path / "shared" / "helpers.py").write_text("def clean(d):\n    return d\n")
+    (tmp_path / "shared" / "pkg" / "mod.py").write_text("def f(d):\n    return d\n")
+    (tmp_path / "tasks" / "one.yaml").write_text("include: ../shared/_base.yaml\ntask: one\n")
+    (tmp_path / "tasks" / "two.yaml").write_text(
+        "include: ../shared/_base.yaml\ntask: two\nprocess_docs: !function x.y\n"
+    )
+    (tmp_path / "tasks" / "x.py").write_text("def y(d):\n    return d\n")
+    (tmp_path / "tasks" / "three.yaml").write_text("task: three\nfilter: !function ../shared/pkg.mod.f\n")
+    fixtures, problems = _read_kind(tmp_path)
+    assert fixtures[:2] == [
+        ("one", ["shared/_base.yaml", "shared/helpers.py"], {"!function": "helpers.clean"}),
+        # The task's own key overrides the template's; the template's module is still a dependency.
+        ("two", ["shared/_base.yaml", "shared/helpers.py", "tasks/x.py"], {"!function": "x.y"}),
+    ]
+    [refused] = problems  # a module name is a dotted identifier, never a path
+    assert refused.startswith("tasks/three.yaml:2:") and "does not name a function" in refused, refused
+    (tmp_path / "tasks" / "three.yaml").write_text("task: three\nfilter: !function ghost.f\ninclude: _none.yaml\n")
+    fixtures, problems = _read_kind(tmp_path)
+    assert [task for task, _, _ in fixtures] == ["one", "two"]
+    assert len(problems) == 2 and all(p.startswith("tasks/three.yaml:") for p in problems), problems
+    assert any("tasks/ghost.py" in p for p in problems) and any("'_none.yaml' names no file" in p for p in problems)
