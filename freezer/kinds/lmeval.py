@@ -79,7 +79,7 @@ class LmEvalKind:
                     document.problem(("task",) if "task" in merged else (), _not_a_task(merged), _LAYER)
                 )
                 continue
-            fields = lmeval.as_json(merged)
+            fields = as_json(merged)
             identity = identify(self.record, fields, document, (), named, reserved=(FILES_FIELD,))
             if isinstance(identity, Problem):
                 found.problems.append(identity)
@@ -190,6 +190,33 @@ class LmEvalKind:
         if joined == ".." or joined.startswith("../"):
             return None, f"{what} leaves the drafts ({name!r} from {rel}): freezer reads only files under them"
         return (joined if joined in self._known else None), None
+
+
+def as_json(value: Any) -> Any:
+    """``value`` with every :class:`FunctionRef` in it as ``{"!function": "module.name"}``: plain JSON,
+    so a fixture's digests, its field changes and delta.json treat a reference as the text written,
+    and a changed reference as a changed field (no recursion: lm-eval configs can nest deeply)."""
+    if isinstance(value, lmeval.FunctionRef):
+        return value.as_json()
+    if not isinstance(value, dict | list):
+        return value
+    root: Any = {} if isinstance(value, dict) else []
+    stack: list[tuple[Any, Any]] = [(value, root)]
+    while stack:
+        source, target = stack.pop()
+        items = source.items() if isinstance(source, dict) else enumerate(source)
+        for key, item in items:
+            if isinstance(item, lmeval.FunctionRef):
+                item = item.as_json()
+            elif isinstance(item, dict | list):
+                copy: Any = {} if isinstance(item, dict) else []
+                stack.append((item, copy))
+                item = copy
+            if isinstance(target, dict):
+                target[key] = item
+            else:
+                target.append(item)
+    return root
 
 
 def _not_a_task(merged: dict[str, Any]) -> str:

@@ -71,35 +71,8 @@ class FunctionRef:
         return cls(module, name, raw)
 
     def as_json(self) -> dict[str, str]:
-        """The reference as JSON, the one form it is hashed, diffed and shown in (see :func:`as_json`)."""
+        """The reference as JSON: how it is hashed, diffed and shown (:func:`freezer.kinds.lmeval.as_json`)."""
         return {FUNCTION_TAG: self.raw}
-
-
-def as_json(value: Any) -> Any:
-    """``value`` with every :class:`FunctionRef` in it as ``{"!function": "module.name"}``: plain JSON,
-    so a fixture's digests, its field changes and delta.json treat a reference as the text written,
-    and a changed reference as a changed field (no recursion: lm-eval configs can nest deeply)."""
-    if isinstance(value, FunctionRef):
-        return value.as_json()
-    if not isinstance(value, dict | list):
-        return value
-    root: Any = {} if isinstance(value, dict) else []
-    stack: list[tuple[Any, Any]] = [(value, root)]
-    while stack:
-        source, target = stack.pop()
-        items = source.items() if isinstance(source, dict) else enumerate(source)
-        for key, item in items:
-            if isinstance(item, FunctionRef):
-                item = item.as_json()
-            elif isinstance(item, dict | list):
-                copy: Any = {} if isinstance(item, dict) else []
-                stack.append((item, copy))
-                item = copy
-            if isinstance(target, dict):
-                target[key] = item
-            else:
-                target.append(item)
-    return root
 
 
 @dataclass(frozen=True)
