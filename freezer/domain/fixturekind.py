@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from freezer.domain.model import Raw
 
-FixtureKindName = Literal["folders", "records"]
+FixtureKindName = Literal["folders", "records", "lm-eval"]
 
 
 @dataclass(frozen=True)

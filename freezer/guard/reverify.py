@@ -39,7 +39,7 @@ def _fixture_docs(
     docs = []
     wanted = set(fixtures)
     if kind is not None:  # read as its kind reads it (the integrity check already read it whole)
-        found = read_frozen(kind, {rel: data[rel] for rel in sorted(wanted) if rel in data})
+        found = read_frozen(kind, dict(sorted(data.items())), wanted)
         for problem in found.problems:
             where = f"{display_path(frozen.path)}/{problem.file}"
             result.code_failures.append(Failure(where, f"the frozen fixture cannot be re-checked: {problem.message}"))

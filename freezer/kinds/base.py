@@ -57,6 +57,9 @@ class Files:
     paths: Sequence[str]
     read: Callable[[str], bytes]
     display: Callable[[str], str] = str
+    # The suite's other files (its assets), which ``read`` reads too: what a fixture depends on
+    # without being one (an lm-eval task's included template, its utils.py).
+    others: Sequence[str] = ()
 
     def bytes_of(self, rel: str) -> bytes | Problem:
         try:

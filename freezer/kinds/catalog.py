@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from freezer.domain.manifest import FixtureKindRecord
 from freezer.kinds.base import Files, Kind, KindRead
 from freezer.kinds.folders import FoldersKind
+from freezer.kinds.lmeval import LmEvalKind
 from freezer.kinds.records import RecordsKind
 
 
 def kind_of(record: FixtureKindRecord) -> Kind:
     if record.kind == "folders":
         return FoldersKind(record)
+    if record.kind == "lm-eval":
+        return LmEvalKind(record)
     return RecordsKind(record)
 
 
@@ -21,6 +24,12 @@ def file_fields(record: FixtureKindRecord) -> tuple[str, ...]:
     field called ``assets`` is the benchmark's own, not a list of freezer's assets; graph and generic
     fixtures have :data:`freezer.validate.rules.FILE_FIELDS`)."""
     return kind_of(record).file_fields
+
+
+def reads_assets(record: FixtureKindRecord) -> bool:
+    """Whether reading the fixtures needs the suite's assets too (an lm-eval task merges the
+    template it includes, an asset), so a reader of a frozen version reads them with the fixtures."""
+    return record.kind == "lm-eval"
 
 
 def canary_files(record: FixtureKindRecord | None, fixture_files: Sequence[str]) -> list[str]:
@@ -41,7 +50,14 @@ def read_fixtures(kind: Kind, files: Files) -> KindRead:
     return found
 
 
-def read_frozen(record: FixtureKindRecord, files: Mapping[str, bytes]) -> KindRead:
-    """The fixtures of a frozen version's files (already read, and checked against their hashes)."""
+def read_frozen(
+    record: FixtureKindRecord, files: Mapping[str, bytes], fixtures: Collection[str] | None = None
+) -> KindRead:
+    """The fixtures of a frozen version's files (already read, and checked against their hashes):
+    of those among ``fixtures`` (the manifest's fixture files, when given) that the kind claims;
+    every other file is there for what a fixture depends on (an lm-eval task's template)."""
     kind = kind_of(record)
-    return read_fixtures(kind, Files([rel for rel in files if kind.claims(rel)], files.__getitem__))
+    chosen = [rel for rel in files if (fixtures is None or rel in fixtures) and kind.claims(rel)]
+    taken = set(chosen)
+    others = [rel for rel in files if rel not in taken]
+    return read_fixtures(kind, Files(chosen, files.__getitem__, others=others))

@@ -70,6 +70,10 @@ class FunctionRef:
         module, _, name = raw.rpartition(".")
         return cls(module, name, raw)
 
+    def as_json(self) -> dict[str, str]:
+        """The reference as JSON: how it is hashed, diffed and shown (:func:`freezer.kinds.lmeval.as_json`)."""
+        return {FUNCTION_TAG: self.raw}
+
 
 @dataclass(frozen=True)
 class Dependency:

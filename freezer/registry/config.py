@@ -6,7 +6,7 @@ path in the config is resolved against it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -94,7 +94,7 @@ class SuiteConfig:
         if self.kind not in KIND_NAMES or self.fixtures is None:
             return None
         return FixtureKindRecord(
-            "folders" if self.kind == "folders" else "records",
+            "folders" if self.kind == "folders" else "lm-eval" if self.kind == "lm-eval" else "records",
             self.fixtures,
             self.task_file,
             self.task_id,
@@ -188,7 +188,7 @@ def _inside(
 
 
 _RESERVED = (".git", ".freezer")
-KIND_NAMES = ("folders", "records")
+KIND_NAMES = ("folders", "records", "lm-eval")
 _KIND_KEYS = ("task_file", "task_id", "status_field", "dropped")
 
 
@@ -206,6 +206,9 @@ def _kind_problems(raw: Mapping[str, Any], doc: YamlDocument, name: str) -> list
                 refuse(key, f"{key} is for kinds folders and records; a {kind} fixture names itself (its task_id)")
         return found
     glob = raw.get("fixtures")
+    if kind == "lm-eval":
+        _lmeval_keys(raw, glob, refuse)
+        return found
     if not glob:
         example = '"tasks/*/"' if kind == "folders" else '"instances/*.jsonl"'
         refuse("kind", f"kind {kind} needs a fixtures glob naming its fixture files (e.g. fixtures: {example})")
@@ -222,6 +225,19 @@ def _kind_problems(raw: Mapping[str, Any], doc: YamlDocument, name: str) -> list
     if "status_field" in raw and "dropped" in raw:
         refuse("dropped", "name the dropped fixtures one way: a status_field, or a dropped list, not both")
     return found
+
+
+def _lmeval_keys(raw: Mapping[str, Any], glob: Any, refuse: Callable[[str, str], None]) -> None:
+    """Kind lm-eval: a glob of task files; a task is named by its own ``task:``, in no task file."""
+    if not glob:
+        refuse("kind", 'kind lm-eval needs a fixtures glob naming its task files (e.g. fixtures: "tasks/*.yaml")')
+    elif glob.endswith("/"):
+        refuse("fixtures", "kind lm-eval names task YAML files: a glob ending in '/' names folders")
+    for key in ("task_file", "task_id"):
+        if key in raw:
+            refuse(key, f"kind lm-eval has no {key}: each task file is one fixture, named by its task: key")
+    if "status_field" in raw and "dropped" in raw:
+        refuse("dropped", "name the dropped fixtures one way: a status_field, or a dropped list, not both")
 
 
 def _layout_problems(root: Path, drafts: Path, versions: Path, doc: YamlDocument, name: str) -> list[Problem]:

@@ -20,6 +20,7 @@ from freezer.domain.errors import FreezerError, IntegrityError
 from freezer.domain.manifest import EXECUTABLE, REGULAR, Manifest
 from freezer.domain.problems import display_path
 from freezer.domain.steps import Step
+from freezer.kinds.catalog import reads_assets
 from freezer.registry import registry
 from freezer.registry.verdict import Failure, VersionAudit
 from freezer.runtime import work
@@ -76,7 +77,10 @@ def _needed(manifest: Manifest) -> set[str]:
         registry.DELTA_TEMPLATE_COPY,
         registry.FROZEN_SCHEMA,
     )
-    return {"version.yaml", *registry.frozen_fixture_files(manifest), *derived}
+    # A kind whose fixtures depend on assets (an lm-eval task's template) reads those too.
+    kind = manifest.fixture_kind
+    assets = manifest.asset_names() if kind is not None and reads_assets(kind) else ()
+    return {"version.yaml", *registry.frozen_fixture_files(manifest), *derived, *assets}
 
 
 def _parse_sums(data: bytes) -> dict[str, str] | None:

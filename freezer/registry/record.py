@@ -22,7 +22,7 @@ from freezer.domain.manifest import FixtureKindRecord, Manifest
 from freezer.domain.model import Raw
 from freezer.domain.problems import display_path
 from freezer.kinds.base import IDENTITY_SCHEMA
-from freezer.kinds.catalog import read_frozen
+from freezer.kinds.catalog import read_frozen, reads_assets
 from freezer.parse.yamlload import YAML_SUFFIXES, load_bytes
 from freezer.registry.integrity import integrity, require_intact
 from freezer.registry.registry import FROZEN_SCHEMA, MANIFEST, FrozenVersion, frozen_fixture_files
@@ -56,7 +56,7 @@ def load_yaml_files(
     found = []
     wanted = set(fixtures) if fixtures is not None else None
     if kind is not None:
-        read = read_frozen(kind, {rel: files[rel] for rel in sorted(wanted or ()) if rel in files})
+        read = read_frozen(kind, dict(sorted(files.items())), wanted or set())
         if read.problems:
             raise IntegrityError(f"{read.problems[0]}: frozen fixture cannot be read")
         found = [fixture.data for fixture in read.fixtures]
@@ -100,6 +100,8 @@ def load_frozen_drafts(frozen: FrozenVersion, manifest: Manifest) -> tuple[dict[
     # Every listed path is checked, read or not: a manifest that names a file outside its version is refused.
     paths = {rel: frozen_file(frozen, rel, folders) for rel in manifest.files}
     wanted = ["version.yaml", *frozen_fixture_files(manifest)]
+    if manifest.fixture_kind is not None and reads_assets(manifest.fixture_kind):
+        wanted.extend(manifest.asset_names())
     files = {rel: read_whole(paths[rel]) for rel in wanted if rel in paths}
     return load_yaml_files(files, manifest.fixture_names(), manifest.fixture_kind)
 
@@ -122,7 +124,7 @@ def fixture_schema_of(manifest: Manifest, files: Mapping[str, bytes]) -> dict[st
 def builtin_schema(kind: str) -> dict[str, Any]:
     """The built-in fixture schema of a kind: graph's, generic's, or freezer's identity rule alone
     (kinds folders and records, whose fields are the benchmark's own)."""
-    if kind in ("folders", "records"):
+    if kind in ("folders", "records", "lm-eval"):
         return dict(IDENTITY_SCHEMA)
     return resources.schema("generic" if kind == "generic" else "fixture")
 

@@ -33,14 +33,15 @@ def kind_fixtures(
     assert record is not None
     by_rel = _by_rel(suite.drafts, paths)
     display = _display(suite.drafts)
+    readable = {**fixture_set.assets, **by_rel}  # a fixture may depend on an asset (an lm-eval template)
 
     def read(rel: str) -> bytes:
         try:
-            return read_bounded(by_rel[rel], suite.max_file_bytes)
+            return read_bounded(readable[rel], suite.max_file_bytes)
         except ReadRefused as exc:
             raise Unreadable(str(exc)) from None
 
-    found = read_fixtures(kind_of(record), Files(sorted(by_rel), read, display))
+    found = read_fixtures(kind_of(record), Files(sorted(by_rel), read, display, others=sorted(fixture_set.assets)))
     problems = list(found.problems)
     fixture_set.files.update((display(rel), path) for rel, path in by_rel.items())
     fixture_set.fixtures.extend(fixture.document for fixture in found.fixtures)
