@@ -273,3 +273,29 @@ def test_a_function_in_an_included_file_names_a_module_beside_that_file(tmp_path
     assert [task for task, _, _ in fixtures] == ["one", "two"]
     assert len(problems) == 2 and all(p.startswith("tasks/three.yaml:") for p in problems), problems
     assert any("tasks/ghost.py" in p for p in problems) and any("'_none.yaml' names no file" in p for p in problems)
+
+
+def test_with_the_default_arm_only_a_file_no_task_claims_moves_the_whole_suite(reg: Path) -> None:
+    config = reg / "freezer.yaml"
+    drafts = _bbh(reg)
+    arms = "    arms:\n      model: [binary, code, record]\n"
+    config.write_text(config.read_text(encoding="utf-8").replace(arms, ""))
+    (drafts / "NOTES.md").write_text("how the sweep runs\n", encoding="utf-8")  # a file no task names
+    commit_all(reg, "default arm")
+    assert run_inprocess("cut", "bbh_v1", cwd=reg).code == 0
+    commit_all(reg, "freeze bbh_v1")
+    (drafts / "version.yaml").write_text(_version_yaml(2), encoding="utf-8")
+    (drafts / "tasks/utils.py").write_text(UTILS.replace('!= ""', '.strip() != ""'), encoding="utf-8")
+    _, arm = _delta_and_compare(reg)
+    assert arm["arm"] == "all" and "assets" in arm["depends_on"], arm
+    # utils.py is the two tasks' own file: it moves them, not the suite.
+    assert sorted(arm["excluded"]) == USES_UTILS, arm["excluded"]
+    assert arm["comparable"] == ["logic-and", "logic-or"]
+    commit_all(reg, "freeze bbh_v2")
+    (drafts / "version.yaml").write_text(_version_yaml(3), encoding="utf-8")
+    (drafts / "NOTES.md").write_text("how the sweep runs, revised\n", encoding="utf-8")
+    assert run_inprocess("cut", "bbh_v3", cwd=reg).code == 0
+    compared = run_inprocess("compare", "bbh_v2", "bbh_v3", "--format", "json", cwd=reg)
+    [arm] = json.loads(compared.out)["result"]["arms"]
+    assert arm["comparable"] == [], arm  # a suite asset no task claims moved: every score depends on it
+    assert all("assets (NOTES.md changed)" in why for why in arm["excluded"].values()), arm["excluded"]

@@ -25,7 +25,7 @@ declares its arms and what each depends on in freezer.yaml (``arms``).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,7 +37,7 @@ from freezer.domain.canonical import compact
 from freezer.domain.manifest import TouchingCommit
 from freezer.domain.model import Fixture, Raw
 from freezer.registry.record import Side
-from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles, changed_files, digest_form, entries
+from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles, changed_files, digest_form, entries, named_files
 
 GROUPS = ("input", "grading", "cosmetic")
 CLASSES = ("unchanged", "cosmetic", "changed", "added", "removed")
@@ -215,6 +215,17 @@ def moved_text(moved: Sequence[str], delta: Delta) -> str:
     return ", ".join(parts)
 
 
+def _claimed(fixtures: Iterable[Raw], files: AssetFiles, fields: Sequence[str]) -> set[str]:
+    """Every file the fixtures name in their file fields (a folder or glob entry: each file it matches)."""
+    return {
+        rel
+        for fixture in fixtures
+        for key in fields
+        for entry in entries(fixture, key)
+        for rel in named_files(entry, files)
+    }
+
+
 def compare(
     chain: Sequence[Side],
     meanings: Mapping[str, str],
@@ -242,6 +253,14 @@ def compare(
     }
     touching = delta.code.touching_ground_truth if delta.code else ()
     files = (assets_old, assets_new) if record_format >= NAMING_FORMAT else None
+    if files is not None and delta.assets is not None and "assets" in moved_names:
+        # A file a fixture names (its asset, an lm-eval task's template or module) moves that fixture,
+        # through its digests; only a file no fixture claims (a harness script) moves the suite.
+        claimed = _claimed(old.fixtures.values(), assets_old, fields_old) | _claimed(
+            new.fixtures.values(), assets_new, fields_new
+        )
+        if {*delta.assets.added, *delta.assets.removed, *delta.assets.changed} <= claimed:
+            moved_names.discard("assets")
     records = []
     for arm, needs in arms.items():
         suite_level = [n for n in needs if n != "code_sites"]
