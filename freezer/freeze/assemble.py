@@ -180,7 +180,9 @@ def assemble(
         # whatever the registry's root .gitattributes says.
         registry.GITATTRIBUTES: GITATTRIBUTES_TEXT,
     }
-    hashes = {**(assets or {}), **{rel: hashlib.sha256(data).hexdigest() for rel, data in data_files.items()}}
+    # The drafts were hashed above; only the files generated here are left to hash.
+    generated = {rel: data for rel, data in data_files.items() if rel not in drafts}
+    hashes = {**known, **{rel: hashlib.sha256(data).hexdigest() for rel, data in generated.items()}}
     manifest = replace(manifest_record, files=dict(sorted(hashes.items())))
     manifest_bytes = dumps_json(manifest.to_json())
     method = method_from_files(data_files, manifest_bytes, template_name, parsed).encode("utf-8")
