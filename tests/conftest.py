@@ -136,6 +136,20 @@ def reg(tmp_path: Path, cache_root: Path) -> Path:
 
 
 @pytest.fixture
+def v2_frozen(reg: Path) -> Path:
+    """The tests' registry with graph_v1 and graph_v2 cut from the examples and committed."""
+    from registry_helpers import commit_all, set_drafts
+
+    for label in ("v1", "v2"):
+        if label == "v2":
+            set_drafts(reg, "v2")
+        result = run_inprocess("cut", label, cwd=reg)
+        assert result.code == 0, result.text
+    commit_all(reg, "freeze v1 and v2")
+    return reg
+
+
+@pytest.fixture
 def api(reg: Path) -> Path:
     """The tests' registry with the generic example suite beside the graph suite."""
     from registry_helpers import API_SUITE, commit_all

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import assert_clean_failure, run_inprocess
-from registry_helpers import code_commit, commit_all, set_build_sha, set_drafts
+from registry_helpers import code_commit, set_build_sha
 
 SURFACE_FILE = "crates/orbit-graph/src/tools/search.rs"
 
@@ -26,17 +26,6 @@ def _edit(path: Path, old: str, new: str) -> None:
     text = path.read_text(encoding="utf-8")
     assert old in text, (path, old)
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
-
-
-@pytest.fixture
-def v2_frozen(reg: Path) -> Path:
-    for label in ("v1", "v2"):
-        if label == "v2":
-            set_drafts(reg, "v2")
-        result = run_inprocess("cut", label, cwd=reg)
-        assert result.code == 0, result.text
-    commit_all(reg, "freeze v1 and v2")
-    return reg
 
 
 def _draft_v3(reg: Path) -> Path:

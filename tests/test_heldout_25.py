@@ -42,15 +42,6 @@ def _cut(reg: Path, label: str, *extra: str) -> None:
     assert result.code == 0, result.text
 
 
-@pytest.fixture
-def v2_frozen(reg: Path) -> Path:
-    _cut(reg, "v1")
-    set_drafts(reg, "v2")
-    _cut(reg, "v2")
-    commit_all(reg, "freeze v1 and v2")
-    return reg
-
-
 def _draft_v3(reg: Path) -> Path:
     """v3 repeats v2's fixtures and declares no tool-surface commit."""
     version = reg / "drafts/graph/version.yaml"

@@ -15,7 +15,6 @@ from test_heldout_25 import (
     _delta,
     _draft_v3,
     _edit,
-    v2_frozen,  # noqa: F401 - the fixture, shared
 )
 
 from conftest import run_inprocess
@@ -93,7 +92,7 @@ def test_case4_an_invisible_text_change_is_visible_in_delta(api: Path, old: str,
 # 5. Bytes moved, parsed data did not: §Delta names the file whose bytes changed, while what the
 # fixture says stays unchanged (and its scores comparable).
 @pytest.mark.parametrize("change", ["crlf", "comment"])
-def test_case5_a_bytes_only_fixture_change_is_named(v2_frozen: Path, change: str) -> None:  # noqa: F811
+def test_case5_a_bytes_only_fixture_change_is_named(v2_frozen: Path, change: str) -> None:
     _draft_v3(v2_frozen)
     rel = "fixtures/locate-loopaudit-variants.yaml"
     fixture = v2_frozen / "drafts/graph" / rel

@@ -23,7 +23,7 @@ import pytest
 from freezer.git.gitrepo import DETERMINISTIC_ENV
 
 from conftest import assert_clean_failure, run_inprocess
-from registry_helpers import code_commit, commit_all, set_build_sha, set_drafts
+from registry_helpers import code_commit, commit_all, set_build_sha
 
 TOOLS = "crates/orbit-graph/src/tools"
 LINK = f"{TOOLS}/rank.rs"
@@ -90,15 +90,6 @@ def _scan(reg: Path, name: str) -> Any:
 def _delta_section(reg: Path, name: str) -> str:
     method = (reg / f"versions/{name}/METHOD.md").read_text(encoding="utf-8")
     return method[method.index("## Delta vs") :]
-
-
-@pytest.fixture
-def v2_frozen(reg: Path) -> Path:
-    _cut(reg, "v1")
-    set_drafts(reg, "v2")
-    _cut(reg, "v2")
-    commit_all(reg, "freeze v1 and v2")
-    return reg
 
 
 @pytest.fixture
