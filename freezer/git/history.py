@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from freezer.domain.errors import GitError
+from freezer.domain.errors import FreezerError, GitError
 from freezer.domain.problems import display_path
 from freezer.git.gitpolicy import check_ref, git_status, run_git
+from freezer.runtime.reading import read_whole
 
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
@@ -49,9 +50,9 @@ class History:
             self._shallow = ()
             if self._git("rev-parse", "--is-shallow-repository").strip() == "true":
                 shallow = Path(self._git("rev-parse", "--absolute-git-dir").strip()) / "shallow"
-                try:
-                    self._shallow = tuple(shallow.read_text(encoding="ascii").split())
-                except (OSError, UnicodeDecodeError):
+                try:  # bounded, regular files only: a code repository's .git is as untrusted as its tree
+                    self._shallow = tuple(read_whole(shallow).decode("ascii").split())
+                except (FreezerError, UnicodeDecodeError):
                     self._shallow = ("(unreadable .git/shallow)",)
         return self._shallow
 
