@@ -17,7 +17,7 @@ from freezer.parse.lmeval import TaskReader
 from freezer.registry.config import load_config
 from freezer.validate.validate import validate_suite
 
-from conftest import assert_clean_failure, run_inprocess
+from conftest import EXAMPLES, assert_clean_failure, run_inprocess
 from registry_helpers import commit_all
 
 CONFIG = """\
@@ -207,3 +207,26 @@ def test_a_key_two_includes_set_differently_is_a_cut_warning_naming_the_file_and
     # the text output says it too
     text = run_inprocess("cut", "v1", "--dry-run", cwd=root)
     assert text.code == 0 and "'num_fewshot' is set differently" in text.text, text.text
+
+
+def test_the_repository_examples_validate_each_kind_suite_by_its_kind() -> None:
+    result = run_inprocess("validate", str(EXAMPLES))
+    assert result.code == 0, result.text
+    for line in ("tb v1: 3 fixture(s)", "swe v1: 3 fixture(s)", "bbh v1: 5 fixture(s)", "bbh v2: 5 fixture(s)"):
+        assert line in result.out, result.out
+
+
+def test_a_version_folder_beside_a_kind_suites_drafts_is_read_by_that_kind(tmp_path: Path) -> None:
+    root = _registry(tmp_path, FLAT)
+    old = root / "earlier" / "v1"
+    for rel, text in {"version.yaml": VERSION.format(number=1), **FLAT}.items():
+        (old / rel).parent.mkdir(parents=True, exist_ok=True)
+        (old / rel).write_text(text, encoding="utf-8")
+    result = run_inprocess("validate", "earlier", cwd=root)
+    assert result.code == 0 and "bbh v1: 3 fixture(s), 3 landed" in result.out, result.text
+    # A problem there is the kind's, located in that folder (not a fixture schema's word on lm-eval YAML).
+    (old / "tasks/beta.yaml").write_text("include: _missing.yaml\ntask: beta\n", encoding="utf-8")
+    result = run_inprocess("validate", "earlier", cwd=root)
+    assert_clean_failure(result)
+    assert "earlier/v1/tasks/beta.yaml:1:" in result.out and "'_missing.yaml' names no file" in result.out, result.out
+    assert "unknown field" not in result.out and "!function is not allowed" not in result.out, result.out
