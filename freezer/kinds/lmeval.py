@@ -98,12 +98,13 @@ class LmEvalKind:
 
     def read(self, files: Files) -> KindRead:
         found = KindRead()
+        seen: set[Problem] = set()
         reader = lmeval.Reader(_FilesSource(files))
         for rel in sorted(files.paths):
             task = reader.read(rel)
             document = task.document
             if task.problems or document is None:
-                _extend(found.problems, task.problems)
+                _extend(found.problems, seen, task.problems)
                 continue
             if task.kind != "task" or task.name is None:
                 where = ("task",) if "task" in task.merged else ()
@@ -120,7 +121,7 @@ class LmEvalKind:
             located = LmEvalDocument(document.display, parsed, document, aliases, task.conflicts)
             found.fixtures.append(KindFixture(task_id, status, (rel,), fields, located))
         groups = [rel for rel in sorted(files.others) if _underscored(rel) and self._glob.matches(rel)]
-        _extend(found.problems, self._groups(reader, groups, found.fixtures))
+        _extend(found.problems, seen, self._groups(reader, groups, found.fixtures))
         return found
 
     def _groups(self, reader: lmeval.Reader, rels: list[str], fixtures: list[KindFixture]) -> list[Problem]:
@@ -201,9 +202,12 @@ def _tags(value: Any) -> list[str]:
     return [tag for tag in value if isinstance(tag, str)] if isinstance(value, list) else []
 
 
-def _extend(problems: list[Problem], more: Iterable[Problem]) -> None:
+def _extend(problems: list[Problem], seen: set[Problem], more: Iterable[Problem]) -> None:
     """Add each problem once: a template several tasks include says its problem once."""
-    problems.extend(problem for problem in more if problem not in problems)
+    for problem in more:
+        if problem not in seen:
+            seen.add(problem)
+            problems.append(problem)
 
 
 def as_json(value: Any) -> Any:
