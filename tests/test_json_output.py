@@ -32,7 +32,8 @@ def demo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("json") / "demo"
     result = run_inprocess("demo", str(root), "--format", "json", timeout=300)
     document = _document(result, "demo")
-    assert [cut["name"] for cut in document["result"]["cuts"]] == ["graph_v1", "graph_v2", "api_v1", "tb_v1", "swe_v1"]
+    names = [cut["name"] for cut in document["result"]["cuts"]]
+    assert names == ["graph_v1", "graph_v2", "api_v1", "tb_v1", "swe_v1", "bbh_v1", "bbh_v2"]
     assert all(re.fullmatch(r"[0-9a-f]{64}", cut["manifest_sha256"]) for cut in document["result"]["cuts"])
     return root
 
@@ -80,9 +81,9 @@ def test_commands_that_write_print_the_documented_shape(demo_copy: Path, tmp_pat
 
 def test_numbers_stay_numbers_and_hashes_stay_whole(demo_root: Path) -> None:
     listed = _document(run_inprocess("list", "--format", "json", cwd=demo_root), "list")
-    # The demo's tb and swe suites have no code under test (issue 26): no pinned SHA, said as null.
+    # The demo's tb, swe and bbh suites have no code under test (issue 26): no pinned SHA, said as null.
     for row in listed["result"]["versions"]:
-        if row["version"] in ("tb_v1", "swe_v1"):
+        if row["version"] in ("tb_v1", "swe_v1", "bbh_v1", "bbh_v2"):
             assert row["pinned_sha"] is None, row
         else:
             assert re.fullmatch(r"[0-9a-f]{40}", row["pinned_sha"]), row

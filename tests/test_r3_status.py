@@ -96,6 +96,8 @@ def test_every_reader_reports_the_line_and_acts_only_on_verified_events(reg: tup
         "api_v1": "yanked",
         "tb_v1": "current",
         "swe_v1": "current",
+        "bbh_v1": "current",
+        "bbh_v2": "current",
     }
 
     shown = run_inprocess("show", "graph_v2", cwd=root)

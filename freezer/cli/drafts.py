@@ -199,7 +199,8 @@ def demo(
     fmt: FormatOption = None,
 ) -> int:
     """Build a sample code repository and a registry, cut graph v1 and v2, and audit them."""
-    from freezer.demo.registry import run_demo  # start-up time: loaded by the command that runs it (freezer.cli.app)
+    # start-up time: loaded by the command that runs it (freezer.cli.app)
+    from freezer.demo.registry import COMPARE_HINT, LOOK_AT, run_demo
 
     fmt = check_format(fmt, ("text", "json"))
     told_progress = (lambda message: output.say(f"· {message}")) if fmt == "text" else (lambda _message: None)
@@ -215,9 +216,8 @@ def demo(
     root = display_path(result.root)
     output.say()
     output.say(f"The demo registry is {root} (a git repository). Look at:")
-    output.say(f"  {root}/versions/graph_v2/METHOD.md   the rendered METHOD.md with its §Delta vs v1")
-    output.say(f"  {root}/versions/api_v1/               a generic suite's version: prompts, assets, no Gate B")
-    output.say(f"  {root}/freezer.yaml                  the registry config")
-    output.say(f"  {root}/sample-code                   the code under test (git log shows the tool-surface commits)")
-    output.say(f"Then try: cd {root} && freezer audit")
+    width = max(len(path) for path, _ in LOOK_AT)
+    for path, what in LOOK_AT:
+        output.say(f"  {root}/{path.ljust(width)}   {what}")
+    output.say(f"Then try: cd {root} && freezer audit && {COMPARE_HINT}")
     return EXIT_OK

@@ -61,6 +61,27 @@ OWN_FORMAT_CONFIG = """\
     task_id: instance_id
     versions: versions
 """
+# A suite of lm-evaluation-harness task files (a BBH-style slice): each task file one fixture,
+# with the template it includes and the module its !function tags name as its own files.
+LMEVAL_CONFIG = """\
+  bbh:
+    kind: lm-eval
+    drafts: drafts/bbh
+    fixtures: "tasks/*.yaml"
+    versions: versions
+"""
+SUITES = ("graph", "api", "tb", "swe", "bbh")
+# What the demo points at once it is done: path under the demo registry, and what it shows.
+LOOK_AT = (
+    ("versions/graph_v2/METHOD.md", "the rendered METHOD.md with its §Delta vs v1"),
+    ("versions/api_v1/", "a generic suite's version: prompts, assets, no Gate B"),
+    ("versions/tb_v1/", "task folders frozen byte for byte, tests/test.sh still executable"),
+    ("versions/swe_v1/", "JSONL records, one fixture each, named by instance_id"),
+    ("versions/bbh_v2/METHOD.md", "lm-eval tasks: §Delta names the three moved through tasks/utils.py"),
+    ("freezer.yaml", "the registry config"),
+    ("sample-code", "the code under test (git log shows the tool-surface commits)"),
+)
+COMPARE_HINT = "freezer compare bbh_v1 bbh_v2"
 
 
 @dataclass
@@ -107,7 +128,7 @@ def run_demo(target: Path | None, progress: Callable[[str], None] = lambda _: No
     progress(f"building the sample code repository in {display_path(root / 'sample-code')}")
     shas = build_sample_repo(root / "sample-code")
     globs = "\n".join(f"      - {glob!r}" for glob in TOOL_SURFACE)
-    config_text = CONFIG.format(globs=globs) + API_CONFIG.format(globs=globs) + OWN_FORMAT_CONFIG
+    config_text = CONFIG.format(globs=globs) + API_CONFIG.format(globs=globs) + OWN_FORMAT_CONFIG + LMEVAL_CONFIG
     (root / "freezer.yaml").write_text(config_text, encoding="utf-8")
     (root / ".gitignore").write_text("/sample-code/\n", encoding="utf-8")
     (root / ".gitattributes").write_text("versions/** -text\n", encoding="utf-8")
@@ -130,6 +151,12 @@ def run_demo(target: Path | None, progress: Callable[[str], None] = lambda _: No
         progress(f"cutting {suite} v1 ({what}, no code under test)")
         result.cuts.append(cut(config, config.suite(suite), "v1"))
         _commit(root, f"freeze {suite}_v1")
+    for version in ("v1", "v2"):
+        _set_drafts(root, version, "bbh", "bbh")
+        _commit(root, f"drafts: bbh {version}")
+        progress(f"cutting bbh {version} (lm-eval task files, no code under test)")
+        result.cuts.append(cut(config, config.suite("bbh"), version))
+        _commit(root, f"freeze bbh_{version}")
     progress("auditing the frozen versions")
-    result.audits = [audited for suite in ("graph", "api", "tb", "swe") for audited in audit_suite(config.suite(suite))]
+    result.audits = [audited for suite in SUITES for audited in audit_suite(config.suite(suite))]
     return result

@@ -28,7 +28,7 @@ from freezer.freeze.cutresult import CutResult
 from freezer.freeze.environment import fixture_images, unpinned_warnings
 from freezer.freeze.snapshot import FsOps, clear_stale_staging, source_modes, write_version
 from freezer.guard import audit
-from freezer.kinds.catalog import file_fields
+from freezer.kinds.catalog import cut_warnings, file_fields
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.model import Suite
@@ -177,6 +177,7 @@ def cut(
     checked = time.perf_counter()
     images = fixture_images(fixture_set)
     warnings.extend(unpinned_warnings(fixture_set, images))
+    warnings.extend(cut_warnings(fixture_set.fixtures))
 
     drafts = read_drafts(suite, fixture_set)
     fixture_rels = sorted(rel for rel in drafts if rel != "version.yaml")

@@ -7,8 +7,9 @@ from collections.abc import Collection, Mapping, Sequence
 from freezer.domain.manifest import FixtureKindRecord
 from freezer.kinds.base import Files, Kind, KindRead
 from freezer.kinds.folders import FoldersKind
-from freezer.kinds.lmeval import LmEvalKind
+from freezer.kinds.lmeval import LmEvalKind, order_warnings
 from freezer.kinds.records import RecordsKind
+from freezer.parse.document import YamlDocument
 
 
 def kind_of(record: FixtureKindRecord) -> Kind:
@@ -30,6 +31,12 @@ def reads_assets(record: FixtureKindRecord) -> bool:
     """Whether reading the fixtures needs the suite's assets too (an lm-eval task merges the
     template it includes, an asset), so a reader of a frozen version reads them with the fixtures."""
     return record.kind == "lm-eval"
+
+
+def cut_warnings(documents: Sequence[YamlDocument]) -> list[str]:
+    """What a cut warns about in the fixtures a kind read (an lm-eval key whose value depends on
+    the order of its includes); nothing for the other kinds."""
+    return order_warnings(documents)
 
 
 def canary_files(record: FixtureKindRecord | None, fixture_files: Sequence[str]) -> list[str]:

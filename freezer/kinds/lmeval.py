@@ -6,6 +6,15 @@ shared template such as ``_template.yaml``, a group file such as ``_bbh.yaml``),
 frozen as a suite asset, byte for byte, as is every Python module a ``!function`` names. A claimed
 file must be a task (``task:`` a name); a group file or a template there is refused, located.
 
+A group file (``group:`` and a ``task:`` list) named ``_x.yaml`` in the glob is read as a group,
+never silently a fixture nor ignored: it must read cleanly, and each entry of its list must name a
+task, group or tag of the suite (a mapping entry, ``{task: name, ...}``, overrides that task's keys
+for the group; one naming no task of the suite would define a task inline, which is refused: a
+task is frozen from its own file). It stays a suite asset that no task claims, so a change of it
+moves the suite's ``assets`` dimension: a group's score is over its members, and its overrides can
+change any of them. A ``_x.yaml`` that names a task itself (``task:`` a name) is refused with what
+to rename: lm-eval would run it, and freezer would not freeze it as a task.
+
 A task's identity is its ``task:`` name; its parsed form is the task merged with everything it
 ``include:``s, as lm-eval merges it (:mod:`freezer.parse.lmeval` says how), with each
 ``!function module.name`` kept as ``{"!function": "module.name"}`` (never imported), and
@@ -13,16 +22,18 @@ A task's identity is its ``task:`` name; its parsed form is the task merged with
 recursively, and each module a ``!function`` names. Those count by their content, so a changed
 template or ``utils.py`` changes exactly the tasks that use it, in §Delta, ``compare`` and the digests.
 
-Includes and modules are resolved here over the :class:`~freezer.kinds.base.Files` view (the drafts,
-or a frozen version's bytes, which are no folder on disk), by the rules of
-:class:`freezer.parse.lmeval.TaskReader`: relative to the file naming them, never leaving the
-drafts, no cycle, bounded depth and visits.
+Includes and modules are resolved by :class:`freezer.parse.lmeval.Reader`, the one resolver, here
+over the :class:`~freezer.kinds.base.Files` view (the drafts, or a frozen version's bytes, which are
+no folder on disk), so a task depends on the same files in its drafts and once frozen. A key that
+two included files set differently (lm-eval's loaders disagree on which wins) is kept on the
+fixture's document (:class:`LmEvalDocument`) for the cut to warn about (:func:`order_warnings`).
 """
 
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from freezer.domain.manifest import FixtureKindRecord
@@ -31,165 +42,172 @@ from freezer.git.globs import compile_glob
 from freezer.kinds.base import FILES_FIELD, Files, KindFixture, KindRead, LocatedDocument, identify
 from freezer.parse import lmeval
 from freezer.parse.document import YamlDocument
+from freezer.parse.yamlload import YAML_SUFFIXES
 
 _LAYER = "lm-eval"
 
 
-@dataclass
-class _Walk:
-    """What reading one task gathers as it walks its includes."""
+class LmEvalDocument(LocatedDocument):
+    """A task's parsed fixture, with the keys its includes set in an order-dependent way (key -> the
+    included files setting it, in the order included): not part of the fixture, a note for the cut."""
 
-    depends: dict[str, None] = field(default_factory=dict)  # every file it depends on, in the order named
-    problems: list[Problem] = field(default_factory=list)
-    visits: int = 0
+    def __init__(
+        self,
+        display: str,
+        data: Any,
+        parent: YamlDocument,
+        aliases: dict[str, JsonPath],
+        conflicts: dict[str, tuple[str, ...]],
+    ) -> None:
+        super().__init__(display, data, parent, (), aliases)
+        self.conflicts = conflicts
 
-    def refuse(self, problem: Problem) -> None:
-        if problem not in self.problems:  # a template reached twice says it once
-            self.problems.append(problem)
+
+class _FilesSource:
+    """A :class:`~freezer.kinds.base.Files` view as the reader's source: every file in it is a
+    regular file (the drafts walk or the frozen hashes saw to that), and nothing else exists."""
+
+    def __init__(self, files: Files) -> None:
+        self.files = files
+        self.known = {*files.paths, *files.others}
+
+    def find(self, rel: str) -> bool | str:
+        return rel in self.known
+
+    def read(self, rel: str) -> bytes | Problem:
+        return self.files.bytes_of(rel)
+
+    def display(self, rel: str) -> str:
+        return self.files.display(rel)
+
+    def path(self, rel: str) -> Path:
+        return Path(rel)
 
 
 class LmEvalKind:
     def __init__(self, record: FixtureKindRecord) -> None:
         self.record = record
         self._glob = compile_glob(record.fixtures)
-        self._loaded: dict[str, tuple[YamlDocument | None, list[Problem]]] = {}
-        self._known: set[str] = set()
 
     @property
     def file_fields(self) -> tuple[str, ...]:
         return (FILES_FIELD,)
 
     def claims(self, rel: str) -> bool:
-        return not rel.rsplit("/", 1)[-1].startswith("_") and self._glob.matches(rel)
+        return not _underscored(rel) and self._glob.matches(rel)
 
     def read(self, files: Files) -> KindRead:
         found = KindRead()
-        self._loaded = {}
-        self._known = {*files.paths, *files.others}
+        seen: set[Problem] = set()
+        reader = lmeval.Reader(_FilesSource(files))
         for rel in sorted(files.paths):
-            walk = _Walk()
-            merged = self._config(files, rel, (rel,), walk)
-            document = self._loaded[rel][0]
-            found.problems.extend(walk.problems)
-            if merged is None or document is None or walk.problems:
+            task = reader.read(rel)
+            document = task.document
+            if task.problems or document is None:
+                _extend(found.problems, seen, task.problems)
                 continue
-            named = merged.get("task")
-            if not isinstance(named, str) or not named:
-                found.problems.append(
-                    document.problem(("task",) if "task" in merged else (), _not_a_task(merged), _LAYER)
-                )
+            if task.kind != "task" or task.name is None:
+                where = ("task",) if "task" in task.merged else ()
+                found.problems.append(document.problem(where, _not_a_task(task.merged), _LAYER))
                 continue
-            fields = as_json(merged)
-            identity = identify(self.record, fields, document, (), named, reserved=(FILES_FIELD,))
+            fields = as_json(task.merged)
+            identity = identify(self.record, fields, document, (), task.name, reserved=(FILES_FIELD,))
             if isinstance(identity, Problem):
                 found.problems.append(identity)
                 continue
             task_id, status, parsed, aliases = identity
             aliases["task_id"] = ("task",) if "task" in document.data else ()
-            parsed[FILES_FIELD] = sorted(walk.depends)
-            located = LocatedDocument(document.display, parsed, document, (), aliases)
+            parsed[FILES_FIELD] = task.relatives
+            located = LmEvalDocument(document.display, parsed, document, aliases, task.conflicts)
             found.fixtures.append(KindFixture(task_id, status, (rel,), fields, located))
+        groups = [rel for rel in sorted(files.others) if _underscored(rel) and self._glob.matches(rel)]
+        _extend(found.problems, seen, self._groups(reader, groups, found.fixtures))
         return found
 
-    def _load(self, files: Files, rel: str) -> tuple[YamlDocument | None, list[Problem]]:
-        if rel not in self._loaded:
-            raw = files.bytes_of(rel)
-            if isinstance(raw, Problem):
-                self._loaded[rel] = None, [raw]
-            else:
-                loaded = lmeval.load_bytes(raw, files.display(rel))
-                self._loaded[rel] = loaded.document, loaded.problems
-        return self._loaded[rel]
-
-    def _config(self, files: Files, rel: str, chain: tuple[str, ...], walk: _Walk) -> dict[str, Any] | None:
-        """The keys of ``rel`` merged over what it includes (lm-eval's current loader's order)."""
-        document, problems = self._load(files, rel)
-        if document is None:
-            for problem in problems:
-                walk.refuse(problem)
-            return None
-        if not isinstance(document.data, dict):
-            walk.refuse(document.problem((), "an lm-eval task file is a mapping of keys to values", _LAYER))
-            return None
-        for where, ref in lmeval.functions(document.data):
-            self._module(rel, document, where, ref, walk)
-        own = dict(document.data)
-        names = own.pop("include", None)
-        if names is None:
-            return own
-        listed = isinstance(names, list)
-        merged: dict[str, Any] = {}
-        for index, name in enumerate(names if listed else [names]):
-            at: JsonPath = ("include", index) if listed else ("include",)
-            target = self._include(rel, document, at, name, chain, walk)
-            if target is None:
+    def _groups(self, reader: lmeval.Reader, rels: list[str], fixtures: list[KindFixture]) -> list[Problem]:
+        """The problems of the ``_x.yaml`` files in the glob that are group files or name a task."""
+        problems: list[Problem] = []
+        read: list[lmeval.LmEvalTask] = []
+        for rel in rels:
+            if not rel.endswith(YAML_SUFFIXES):
                 continue
-            walk.depends[target] = None
-            config = self._config(files, target, (*chain, target), walk)
-            if config is not None:
-                config.pop("task_list", None)
-                merged.update(config)
-        merged.update(own)
-        return merged
+            loaded = reader.load(rel)
+            own = loaded.document.data if loaded.document is not None else None
+            if loaded.document is None:
+                problems.extend(loaded.problems)  # a YAML file in the glob, unreadable: never skipped unseen
+            elif isinstance(own, dict) and ("group" in own or isinstance(own.get("task"), list)):
+                read.append(reader.read(rel))
+            elif isinstance(own, dict) and isinstance(own.get("task"), str):
+                name = posixpath.basename(rel).lstrip("_")
+                message = (
+                    f"names the task {own['task']!r}, but its file name starts with '_', which lm-eval's "
+                    "convention and freezer keep for templates and group files: lm-eval would run it and "
+                    f"freezer would not freeze it as a task; rename it {name}"
+                )
+                problems.append(loaded.document.problem(("task",), message, _LAYER))
+        known = {fixture.task_id for fixture in fixtures} | {group.name for group in read if group.name}
+        known |= {tag for fixture in fixtures for tag in _tags(fixture.data.get("tag"))}
+        for group in read:
+            problems.extend(group.problems)
+            if group.document is not None and not group.problems:
+                problems.extend(_members(group, group.document, known))
+        return problems
 
-    def _include(
-        self, rel: str, document: YamlDocument, where: JsonPath, name: Any, chain: tuple[str, ...], walk: _Walk
-    ) -> str | None:
-        if not isinstance(name, str) or not name:
-            refusal: str | None = "include: names a file (a non-empty string, or a list of them) relative to this one"
-            target = None
+
+def _members(group: lmeval.LmEvalTask, document: YamlDocument, known: set[str]) -> list[Problem]:
+    """Each entry of a group's ``task:`` list that names nothing the suite freezes."""
+    found: list[Problem] = []
+    for index, entry in enumerate(group.merged.get("task") or []):
+        where = ("task", index)
+        named = entry.get("task") if isinstance(entry, dict) else entry
+        if not isinstance(named, str) or not named:
+            message = "a group's task: list names tasks: each entry a name, or a mapping with task: a name"
+            found.append(document.problem(where, message, _LAYER))
+        elif named in known:
+            continue
+        elif isinstance(entry, dict):
+            message = (
+                f"defines the task {named!r} inline in the group {group.name!r}: freezer freezes each task "
+                "from its own file; move it to a task file the fixtures glob names"
+            )
+            found.append(document.problem(where, message, _LAYER))
         else:
-            target, refusal = self._beside(rel, name, f"include {name!r}")
-            if target is None and refusal is None:
-                refusal = f"include {name!r} names no file (looked for {self._joined(rel, name)}, beside this file)"
-        if target is not None and target in chain:
-            cycle = " -> ".join((*chain[chain.index(target) :], target))
-            refusal = f"include cycle: {cycle}; no file may include itself, directly or through others"
-        elif target is not None and len(chain) > lmeval.MAX_INCLUDE_DEPTH:
-            refusal = f"includes nested deeper than {lmeval.MAX_INCLUDE_DEPTH} files"
-        elif target is not None:
-            walk.visits += 1
-            if walk.visits > lmeval.MAX_INCLUDE_VISITS:
-                refusal = f"the task includes more than {lmeval.MAX_INCLUDE_VISITS} files, repeats counted"
-        if refusal is not None:
-            walk.refuse(document.problem(where, refusal, _LAYER))
-            return None
-        return target
+            message = (
+                f"the group {group.name!r} lists {named!r}, which is no task, group or tag of this suite: "
+                "freezer freezes a group with its tasks; add its task file to the drafts or remove the entry"
+            )
+            found.append(document.problem(where, message, _LAYER))
+    return found
 
-    def _module(self, rel: str, document: YamlDocument, where: JsonPath, ref: lmeval.FunctionRef, walk: _Walk) -> None:
-        """Depend on the Python file ``ref`` names, relative to the file it is written in."""
-        parts = ref.module.split(".") if ref.module else []
-        if not parts or not all(part.isidentifier() for part in parts) or not ref.name.isidentifier():
-            why = "does not name a function as module.function (e.g. utils.process_docs)"
-            walk.refuse(document.problem(where, f"!function {ref.raw!r} {why}", _LAYER))
-            return
-        names = dict.fromkeys(["/".join(parts) + ".py", ref.module + ".py"])  # lm-eval now, lm-eval 0.4
-        found = []
-        for written in names:
-            target, refusal = self._beside(rel, written, f"names {written}, which")
-            if refusal is not None:
-                walk.refuse(document.problem(where, f"!function {ref.raw!r} {refusal}", _LAYER))
-                return
-            if target is not None:
-                found.append(target)
-        if not found:
-            looked = " or ".join(self._joined(rel, name) for name in names)
-            why = f"names no file: looked for {looked} (an installed module cannot be frozen)"
-            walk.refuse(document.problem(where, f"!function {ref.raw!r} {why}", _LAYER))
-        for target in found:
-            walk.depends[target] = None
 
-    def _joined(self, rel: str, name: str) -> str:
-        return posixpath.normpath(posixpath.join(posixpath.dirname(rel), name))
+def order_warnings(documents: Iterable[YamlDocument]) -> list[str]:
+    """A warning for each key of a task that two files it includes set differently."""
+    return [
+        f"{document.display}: {key!r} is set differently by {' and '.join(files)}, which it includes: "
+        f"lm-eval's current loader takes the last ({files[-1]}), its 0.4 loader the first ({files[0]}); "
+        f"set {key} in the task file itself so both read the same"
+        for document in documents
+        if isinstance(document, LmEvalDocument)
+        for key, files in sorted(document.conflicts.items())
+    ]
 
-    def _beside(self, rel: str, name: str, what: str) -> tuple[str | None, str | None]:
-        """The file ``name`` names from ``rel``'s folder; (None, why) when refused, (None, None) when none."""
-        if name.startswith("/") or "\\" in name:
-            return None, f"{what} is an absolute path or holds a backslash: name the file relative to this one"
-        joined = self._joined(rel, name)
-        if joined == ".." or joined.startswith("../"):
-            return None, f"{what} leaves the drafts ({name!r} from {rel}): freezer reads only files under them"
-        return (joined if joined in self._known else None), None
+
+def _underscored(rel: str) -> bool:
+    return rel.rsplit("/", 1)[-1].startswith("_")
+
+
+def _tags(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    return [tag for tag in value if isinstance(tag, str)] if isinstance(value, list) else []
+
+
+def _extend(problems: list[Problem], seen: set[Problem], more: Iterable[Problem]) -> None:
+    """Add each problem once: a template several tasks include says its problem once."""
+    for problem in more:
+        if problem not in seen:
+            seen.add(problem)
+            problems.append(problem)
 
 
 def as_json(value: Any) -> Any:

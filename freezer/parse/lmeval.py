@@ -22,64 +22,70 @@ them, and neither ever executed:
   :attr:`LmEvalTask.order_dependent`, for a reviewer to settle. An included file's
   ``task_list`` is not inherited (lm-eval's current loader). A cycle, an include
   deeper than :data:`MAX_INCLUDE_DEPTH`, an absolute name, a name that leaves the
-  root folder or names no file is refused where the include is written; a file
+  root or names no file is refused where the include is written; a file
   included twice through two others (a diamond) is fine (lm-eval's current loader
   calls that a cycle).
 
 A file whose ``task:`` is a list and that names a ``group:`` is a group file, not a
 task; a file with no ``task:`` is a template (what others include).
+
+There is one resolver, :class:`Reader`, over a :class:`Source`: files named by '/'-separated
+paths relative to a root, and how to read one. The drafts on disk are one source
+(:class:`DiskSource`, which also refuses links and special files); a frozen version's bytes,
+which are no folder on disk, are another (:mod:`freezer.kinds.lmeval`). Names are joined and
+normalised as text, so a task resolves to the same files in its drafts and once frozen.
 """
 
 from __future__ import annotations
 
 import os
+import posixpath
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
-import yaml
-from yaml import events as ev
-
-from freezer.domain.escape import unsafe_char
 from freezer.domain.problems import JsonPath, Problem, display_path
-from freezer.parse import yamlhazards, yamlload
+from freezer.parse import yamlload
 from freezer.parse.document import YamlDocument
-from freezer.parse.yamlbuild import LocatedBuilder
-from freezer.parse.yamllocate import DEFAULT_LIMITS, FastLoader, Limits, located
 
-FUNCTION_TAG = "!function"
+# Re-exported (``as``): the rest of freezer reads lm-eval's YAML through this one module.
+from freezer.parse.lmevalyaml import FUNCTION_TAG as FUNCTION_TAG
+from freezer.parse.lmevalyaml import FunctionRef as FunctionRef
+from freezer.parse.lmevalyaml import functions as functions
+from freezer.parse.lmevalyaml import load_bytes as load_bytes
+from freezer.parse.lmevalyaml import load_file as load_file
+from freezer.parse.yamllocate import DEFAULT_LIMITS, Limits
+
 MAX_INCLUDE_DEPTH = 16
 MAX_INCLUDE_VISITS = 256  # per task, repeats counted: a lattice of includes cannot take exponential time
 _LAYER = "lm-eval"
-_ALLOWED = yamlhazards.tag_message(FUNCTION_TAG)
 
 TaskKind = Literal["task", "group", "template"]
 
 
-@dataclass(frozen=True)
-class FunctionRef:
-    """A ``!function module.name`` tag, as written (``raw``); never imported."""
+class Source(Protocol):
+    """The files a :class:`Reader` resolves names against, by '/'-separated path relative to a root."""
 
-    module: str  # "" when the tag names no module
-    name: str
-    raw: str
+    def find(self, rel: str) -> bool | str:
+        """True: a file to read is there; False: none is; a text: why what is there cannot be one
+        (it completes "include 'x.yaml' ...", e.g. "is a symbolic link: ...")."""
+        ...
 
-    @classmethod
-    def parse(cls, raw: str) -> FunctionRef:
-        module, _, name = raw.rpartition(".")
-        return cls(module, name, raw)
+    def read(self, rel: str) -> bytes | Problem: ...
 
-    def as_json(self) -> dict[str, str]:
-        """The reference as JSON: how it is hashed, diffed and shown (:func:`freezer.kinds.lmeval.as_json`)."""
-        return {FUNCTION_TAG: self.raw}
+    def display(self, rel: str) -> str:
+        """How the file is named in a problem."""
+        ...
+
+    def path(self, rel: str) -> Path: ...
 
 
 @dataclass(frozen=True)
 class Dependency:
     """A file a task depends on: an included YAML file, or the Python file a ``!function`` names."""
 
-    path: Path  # real path, inside the root
+    path: Path  # as the source names it (on disk: its path under the root)
     relative: str  # relative to the root, with "/"
     kind: Literal["include", "module"]
     named_by: str  # the file that names it, relative to the root
@@ -98,97 +104,65 @@ class LmEvalTask:
     name: str | None = None  # the task's name (``task:``), or a group's (``group:``)
     merged: dict[str, Any] = field(default_factory=dict)
     dependencies: list[Dependency] = field(default_factory=list)
-    order_dependent: tuple[str, ...] = ()
+    # Each key two included files set differently (the task not setting it), with those files in
+    # the order included: lm-eval's loaders disagree on which one wins.
+    conflicts: dict[str, tuple[str, ...]] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def order_dependent(self) -> tuple[str, ...]:
+        return tuple(sorted(self.conflicts))
 
     @property
     def files(self) -> tuple[Path, ...]:
         """Every file the task depends on, each once, in the order first named."""
         return tuple(dict.fromkeys(dependency.path for dependency in self.dependencies))
 
-
-# -- YAML with !function -----------------------------------------------------------------------
-
-
-class _FunctionBuilder(LocatedBuilder):
-    """The located builder, taking a ``!function`` scalar as a :class:`FunctionRef`; every other tag
-    is refused as before."""
-
-    def feed(self, event: Any) -> None:
-        if not isinstance(event, ev.ScalarEvent) or event.tag != FUNCTION_TAG:
-            super().feed(event)
-            return
-        if self.flow_depth:
-            self._flow_question(event)
-        mark = event.start_mark
-        if not self._count(mark):
-            return
-        if self._child_path() is None:
-            self._problem(mark, self._where(event.value), "a !function cannot be a mapping key; remove the tag")
-            self._attach(event.value, mark, mark)
-            return
-        path = self._where(event.value)
-        if event.anchor is not None:
-            self._problem(mark, path, yamlhazards.anchor_message(event.anchor, None, None))
-        bad = unsafe_char(event.value)
-        if bad is not None:
-            self._problem(mark, path, f"the !function name holds the control character {bad}")
-        self._attach(FunctionRef.parse(event.value), mark, mark)
+    @property
+    def relatives(self) -> list[str]:
+        """Every file the task depends on, relative to the root, each once, sorted."""
+        return sorted({dependency.relative for dependency in self.dependencies})
 
 
-def load_bytes(raw: bytes, display: str, limits: Limits = DEFAULT_LIMITS) -> yamlload.LoadResult:
-    """:func:`freezer.parse.yamlload.load_bytes`, with ``!function`` scalars read as :class:`FunctionRef`."""
-    text, problem = yamlload.decode(raw, display)
-    if text is None:
-        assert problem is not None
-        return yamlload.LoadResult(None, [problem])
-    if FUNCTION_TAG not in text:  # the common file: the fast path
-        return yamlload.load_bytes(raw, display, limits)
-    if yamlhazards.text_hazard(text) is None:
-        builder: LocatedBuilder | None = _FunctionBuilder(display, text, limits.max_nodes, limits.max_depth)
-        parser = FastLoader(text)
+class DiskSource:
+    """Files under a folder on disk: a link or anything but a regular file is refused, as the drafts
+    walk refuses them, so what resolves here is what a frozen copy holds."""
+
+    def __init__(self, root: Path, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.root = Path(os.path.realpath(root))
+        self.limits = limits
+
+    def path(self, rel: str) -> Path:
+        return self.root / rel
+
+    def display(self, rel: str) -> str:
+        return display_path(self.root / rel)
+
+    def outside(self, path: Path | str) -> str:
+        return f"{display_path(path)} is outside {display_path(self.root)}: freezer reads only files under it"
+
+    def find(self, rel: str) -> bool | str:
+        candidate = self.root / rel
+        if not Path(os.path.realpath(candidate)).is_relative_to(self.root):
+            return f"leaves the drafts: {self.outside(candidate)}"
         try:
-            while builder is not None and not builder.fatal and (event := parser.get_event()) is not None:
-                builder.feed(event)
-        except (yaml.YAMLError, RecursionError):
-            builder = None  # the located reading below words it
-        finally:
-            parser.dispose()
-        if builder is not None:
-            if builder.problems:
-                return yamlload.LoadResult(None, builder.problems)
-            return yamlload.LoadResult(YamlDocument(display, builder.result, builder.marks), [])
-    # A syntax error, or text that reads other than it looks: the plain located reading says where and
-    # why; its refusal of the !function tags is not freezer's word on an lm-eval file.
-    problems = [p for p in located(text, display, limits).problems if p.message != _ALLOWED]
-    return yamlload.LoadResult(None, problems or [Problem(display, 1, 1, (), "YAML syntax error", "yaml")])
+            info = os.lstat(candidate)
+        except FileNotFoundError:
+            return False
+        except OSError as exc:
+            return f"cannot be read ({rel}: {exc.strerror})"
+        if stat.S_ISLNK(info.st_mode):
+            return "is a symbolic link: freezer freezes files as they are; name the file itself"
+        if not stat.S_ISREG(info.st_mode):
+            return f"is not a regular file ({rel})"
+        return True
 
-
-def load_file(path: Path, display: str | None = None, limits: Limits = DEFAULT_LIMITS) -> yamlload.LoadResult:
-    display = display if display is not None else display_path(path)
-    raw, problem = yamlload.read_bytes(path, display, limits.max_bytes)
-    if raw is None:
-        assert problem is not None
-        return yamlload.LoadResult(None, [problem])
-    return load_bytes(raw, display, limits)
-
-
-def functions(data: Any) -> list[tuple[JsonPath, FunctionRef]]:
-    """Every :class:`FunctionRef` in ``data`` with its path, in the order written (no recursion)."""
-    found: list[tuple[JsonPath, FunctionRef]] = []
-    stack: list[tuple[JsonPath, Any]] = [((), data)]
-    while stack:
-        path, value = stack.pop()
-        if isinstance(value, FunctionRef):
-            found.append((path, value))
-        elif isinstance(value, dict):
-            stack.extend(reversed([((*path, key), item) for key, item in value.items()]))
-        elif isinstance(value, list):
-            stack.extend(reversed([((*path, index), item) for index, item in enumerate(value)]))
-    return found
-
-
-# -- tasks, includes, modules ------------------------------------------------------------------
+    def read(self, rel: str) -> bytes | Problem:
+        raw, problem = yamlload.read_bytes(self.root / rel, self.display(rel), self.limits.max_bytes)
+        if raw is None:
+            assert problem is not None
+            return problem
+        return raw
 
 
 @dataclass
@@ -197,11 +171,11 @@ class _Visit:
 
     task: LmEvalTask
     visits: int = 0
-    seen: set[tuple[Path, str, str]] = field(default_factory=set)
+    seen: set[tuple[str, str, str]] = field(default_factory=set)
 
     def depend(self, dependency: Dependency) -> None:
         """Record it, once for each file that names it (a module named by five tags is one dependency)."""
-        key = (dependency.path, dependency.kind, dependency.named_by)
+        key = (dependency.relative, dependency.kind, dependency.named_by)
         if key not in self.seen:
             self.seen.add(key)
             self.task.dependencies.append(dependency)
@@ -211,54 +185,43 @@ class _Visit:
             self.task.problems.append(problem)
 
 
-class TaskReader:
-    """Reads lm-eval task files under ``root``; each file is loaded once, however many tasks include it."""
+class Reader:
+    """Reads lm-eval task files from ``source``; each file is loaded once, however many tasks include it."""
 
-    def __init__(self, root: Path, limits: Limits = DEFAULT_LIMITS) -> None:
-        self.root = Path(os.path.realpath(root))
+    def __init__(self, source: Source, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.source = source
         self.limits = limits
-        self._loaded: dict[Path, yamlload.LoadResult] = {}
+        self._loaded: dict[str, yamlload.LoadResult] = {}
         # What an include name or a !function names from one folder: the same for every task there.
-        self._targets: dict[tuple[str, Path, str], tuple[tuple[Path, ...], str | None]] = {}
-        self._relatives: dict[Path, str] = {}
+        self._targets: dict[tuple[str, str, str], tuple[tuple[str, ...], str | None]] = {}
 
-    def _relative(self, real: Path) -> str:
-        if real not in self._relatives:
-            self._relatives[real] = real.relative_to(self.root).as_posix()
-        return self._relatives[real]
+    def load(self, rel: str) -> yamlload.LoadResult:
+        """The file's own document (no include resolved), or why it cannot be read."""
+        if rel not in self._loaded:
+            raw = self.source.read(rel)
+            if isinstance(raw, Problem):
+                self._loaded[rel] = yamlload.LoadResult(None, [raw])
+            else:
+                self._loaded[rel] = load_bytes(raw, self.source.display(rel), self.limits)
+        return self._loaded[rel]
 
-    def _load(self, real: Path) -> yamlload.LoadResult:
-        if real not in self._loaded:
-            self._loaded[real] = load_file(real, display_path(real), self.limits)
-        return self._loaded[real]
-
-    def read(self, path: Path) -> LmEvalTask:
-        real = Path(os.path.realpath(path))
-        task = LmEvalTask(Path(path), None)
-        if not real.is_relative_to(self.root):
-            task.problems.append(Problem(display_path(path), None, None, (), self._outside(path), _LAYER))
-            return task
-        if os.path.islink(path):
-            message = "is a symbolic link: freezer freezes files as they are; put the task file itself here"
-            task.problems.append(Problem(display_path(path), None, None, (), message, "file"))
-            return task
+    def read(self, rel: str) -> LmEvalTask:
+        """The file at ``rel`` (a file of the source) with everything it includes."""
+        task = LmEvalTask(self.source.path(rel), None)
         visit = _Visit(task)
-        merged = self._config(real, (real,), visit)
-        loaded = self._loaded.get(real)
-        task.document = loaded.document if loaded is not None else None
+        merged = self._config(rel, (rel,), visit)
+        task.document = self._loaded[rel].document
         if merged is None or task.document is None:
             return task
-        own, conflicts = merged
-        task.merged, task.order_dependent = own, tuple(sorted(conflicts))
-        self._classify(task, task.document)
+        task.merged, task.conflicts = merged
+        _classify(task, task.document)
         return task
 
-    def _outside(self, path: Path | str) -> str:
-        return f"{display_path(path)} is outside {display_path(self.root)}: freezer reads only files under it"
-
-    def _config(self, real: Path, chain: tuple[Path, ...], visit: _Visit) -> tuple[dict[str, Any], set[str]] | None:
-        """The merged keys of the file at ``real`` and the keys its includes set in an order-dependent way."""
-        loaded = self._load(real)
+    def _config(
+        self, rel: str, chain: tuple[str, ...], visit: _Visit
+    ) -> tuple[dict[str, Any], dict[str, tuple[str, ...]]] | None:
+        """The merged keys of ``rel`` and the keys its includes set in an order-dependent way."""
+        loaded = self.load(rel)
         if loaded.document is None:
             for problem in loaded.problems:
                 visit.refuse(problem)
@@ -268,38 +231,43 @@ class TaskReader:
             visit.refuse(document.problem((), "an lm-eval task file is a mapping of keys to values", _LAYER))
             return None
         for where, ref in functions(document.data):
-            self._module(real, document, where, ref, visit)
+            self._module(rel, document, where, ref, visit)
         own = dict(document.data)
         names = own.pop("include", None)
         if names is None:
-            return own, set()
+            return own, {}
         listed = isinstance(names, list)
         merged: dict[str, Any] = {}
-        conflicts: set[str] = set()
+        setters: dict[str, str] = {}  # key -> the included file whose value it holds
+        conflicts: dict[str, tuple[str, ...]] = {}
         for index, name in enumerate(names if listed else [names]):
             at: JsonPath = ("include", index) if listed else ("include",)
-            target = self._include(real, document, at, name, chain, visit)
+            target = self._include(rel, document, at, name, chain, visit)
             if target is None:
                 continue
-            visit.depend(Dependency(target, self._relative(target), "include", self._relative(real), name))
+            visit.depend(Dependency(self.source.path(target), target, "include", rel, name))
             sub = self._config(target, (*chain, target), visit)
             if sub is None:
                 continue
             config, below = sub
             config.pop("task_list", None)
-            conflicts |= below
-            conflicts |= {key for key, value in config.items() if key in merged and merged[key] != value}
+            for key, files in below.items():
+                conflicts.setdefault(key, files)
+            for key, value in config.items():
+                if key in merged and merged[key] != value:
+                    conflicts[key] = (*conflicts.get(key, (setters[key],)), target)
+                setters[key] = target
             merged.update(config)
         merged.update(own)
-        return merged, conflicts - own.keys()
+        return merged, {key: files for key, files in conflicts.items() if key not in own}
 
     def _include(
-        self, real: Path, document: YamlDocument, where: JsonPath, name: Any, chain: tuple[Path, ...], visit: _Visit
-    ) -> Path | None:
-        """The real path of the file ``name`` includes, or None (and why, located where it is written)."""
-        target, refusal = self._include_target(real.parent, name)
+        self, rel: str, document: YamlDocument, where: JsonPath, name: Any, chain: tuple[str, ...], visit: _Visit
+    ) -> str | None:
+        """The file ``name`` includes, or None (and why, located where it is written)."""
+        target, refusal = self._include_target(rel, name)
         if target is not None and target in chain:
-            cycle = " -> ".join(self._relative(step) for step in (*chain[chain.index(target) :], target))
+            cycle = " -> ".join((*chain[chain.index(target) :], target))
             refusal = f"include cycle: {cycle}; no file may include itself, directly or through others"
         elif target is not None and len(chain) > MAX_INCLUDE_DEPTH:
             refusal = f"includes nested deeper than {MAX_INCLUDE_DEPTH} files"
@@ -312,60 +280,49 @@ class TaskReader:
             return None
         return target
 
-    def _include_target(self, folder: Path, name: Any) -> tuple[Path | None, str | None]:
-        """What ``include: name`` written in ``folder`` names: its real path, or why it is refused."""
+    def _include_target(self, rel: str, name: Any) -> tuple[str | None, str | None]:
         if not isinstance(name, str) or not name:
             return None, "include: names a file (a non-empty string, or a list of them) relative to this one"
+        folder = posixpath.dirname(rel)
         key = ("include", folder, name)
         if key not in self._targets:
             target, refusal = self._file(folder, name, f"include {name!r}")
             if target is None and refusal is None:
-                refusal = f"include {name!r} names no file (looked for {self._beside(folder, name)}, beside this file)"
+                refusal = f"include {name!r} names no file (looked for {_joined(folder, name)}, beside this file)"
             self._targets[key] = ((target,) if target is not None else (), refusal)
         targets, refusal = self._targets[key]
         return (targets[0] if targets else None), refusal
 
-    def _file(self, folder: Path, name: str, what: str) -> tuple[Path | None, str | None]:
-        """The real path of the regular file ``name`` in ``folder``; (None, why) when refused, (None, None)
-        when there is none."""
-        if os.path.isabs(name):
-            return None, f"{what} is an absolute path: name the file relative to this one, inside the drafts"
-        candidate = folder / name
-        target = Path(os.path.realpath(candidate))
-        if not target.is_relative_to(self.root):
-            return None, f"{what} leaves the drafts: {self._outside(candidate)}"
-        try:
-            info = os.lstat(candidate)
-        except FileNotFoundError:
-            return None, None
-        except OSError as exc:
-            return None, f"{what} cannot be read ({self._relative(target)}: {exc.strerror})"
-        if stat.S_ISLNK(info.st_mode):
-            return None, f"{what} is a symbolic link: freezer freezes files as they are; name the file itself"
-        if not stat.S_ISREG(info.st_mode):
-            return None, f"{what} is not a regular file ({self._relative(target)})"
-        return target, None
+    def _file(self, folder: str, name: str, what: str) -> tuple[str | None, str | None]:
+        """The file ``name`` names from ``folder``; (None, why) when refused, (None, None) when none."""
+        if name.startswith("/") or "\\" in name or os.path.isabs(name):
+            return None, f"{what} is an absolute path or holds a backslash: name the file relative to this one"
+        joined = _joined(folder, name)
+        if joined == ".." or joined.startswith("../"):
+            return None, f"{what} leaves the drafts ({joined}): freezer reads only files under them"
+        found = self.source.find(joined)
+        if isinstance(found, str):
+            return None, f"{what} {found}"
+        return (joined if found else None), None
 
-    def _beside(self, folder: Path, name: str) -> str:
-        return self._relative(Path(os.path.realpath(folder / name)))
-
-    def _module(self, real: Path, document: YamlDocument, where: JsonPath, ref: FunctionRef, visit: _Visit) -> None:
+    def _module(self, rel: str, document: YamlDocument, where: JsonPath, ref: FunctionRef, visit: _Visit) -> None:
         """Record the Python file ``ref`` names, relative to the folder of the file it is written in."""
-        key = ("module", real.parent, ref.raw)
+        folder = posixpath.dirname(rel)
+        key = ("module", folder, ref.raw)
         if key not in self._targets:
-            self._targets[key] = self._module_targets(real.parent, ref)
+            self._targets[key] = self._module_targets(folder, ref)
         targets, refusal = self._targets[key]
         if refusal is not None:
             visit.refuse(document.problem(where, f"!function {ref.raw!r} {refusal}", _LAYER))
         for target in targets:
-            visit.depend(Dependency(target, self._relative(target), "module", self._relative(real), ref.raw))
+            visit.depend(Dependency(self.source.path(target), target, "module", rel, ref.raw))
 
-    def _module_targets(self, folder: Path, ref: FunctionRef) -> tuple[tuple[Path, ...], str | None]:
+    def _module_targets(self, folder: str, ref: FunctionRef) -> tuple[tuple[str, ...], str | None]:
         parts = ref.module.split(".") if ref.module else []
         if not parts or not all(part.isidentifier() for part in parts) or not ref.name.isidentifier():
             return (), "does not name a function as module.function (e.g. utils.process_docs)"
         names = dict.fromkeys(["/".join(parts) + ".py", ref.module + ".py"])  # lm-eval now, lm-eval 0.4
-        found: list[Path] = []
+        found: list[str] = []
         for written in names:
             target, refusal = self._file(folder, written, f"names {written}, which")
             if refusal is not None:
@@ -373,20 +330,51 @@ class TaskReader:
             if target is not None:
                 found.append(target)
         if not found:
-            looked = " or ".join(self._beside(folder, name) for name in names)
+            looked = " or ".join(_joined(folder, name) for name in names)
             return (), f"names no file: looked for {looked} (an installed module cannot be frozen)"
         return tuple(found), None
 
-    def _classify(self, task: LmEvalTask, document: YamlDocument) -> None:
-        named, group = task.merged.get("task"), task.merged.get("group")
-        if isinstance(named, str) and named:
-            task.kind, task.name = "task", named
-        elif isinstance(named, list) and isinstance(group, str) and group:
-            task.kind, task.name = "group", group
-        elif named is None:
-            task.kind = "template"
-        elif isinstance(named, list):
-            task.problems.append(document.problem(("task",), "task: is a list, but the file names no group:", _LAYER))
-        else:
-            message = "task: names the task (a non-empty string), or lists a group's tasks beside group:"
-            task.problems.append(document.problem(("task",), message, _LAYER))
+
+class TaskReader:
+    """:class:`Reader` over the files under ``root`` on disk, taking paths rather than names under it."""
+
+    def __init__(self, root: Path, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.source = DiskSource(root, limits)
+        self.root = self.source.root
+        self.reader = Reader(self.source, limits)
+
+    def read(self, path: Path) -> LmEvalTask:
+        real = Path(os.path.realpath(path))
+        if not real.is_relative_to(self.root):
+            return _refused(path, self.source.outside(path), _LAYER)
+        if os.path.islink(path):
+            message = "is a symbolic link: freezer freezes files as they are; put the task file itself here"
+            return _refused(path, message, "file")
+        task = self.reader.read(real.relative_to(self.root).as_posix())
+        task.path = Path(path)
+        return task
+
+
+def _refused(path: Path, message: str, layer: str) -> LmEvalTask:
+    task = LmEvalTask(Path(path), None)
+    task.problems.append(Problem(display_path(path), None, None, (), message, layer))
+    return task
+
+
+def _joined(folder: str, name: str) -> str:
+    return posixpath.normpath(posixpath.join(folder, name))
+
+
+def _classify(task: LmEvalTask, document: YamlDocument) -> None:
+    named, group = task.merged.get("task"), task.merged.get("group")
+    if isinstance(named, str) and named:
+        task.kind, task.name = "task", named
+    elif isinstance(named, list) and isinstance(group, str) and group:
+        task.kind, task.name = "group", group
+    elif named is None:
+        task.kind = "template"
+    elif isinstance(named, list):
+        task.problems.append(document.problem(("task",), "task: is a list, but the file names no group:", _LAYER))
+    else:
+        message = "task: names the task (a non-empty string), or lists a group's tasks beside group:"
+        task.problems.append(document.problem(("task",), message, _LAYER))

@@ -9,12 +9,13 @@ against its suite's schema and assets wherever it is named from.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.escape import visible
 from freezer.domain.problems import Problem, display_path
-from freezer.parse.yamlload import YAML_SUFFIXES
+from freezer.parse.yamlload import YAML_SUFFIXES, load_file
 from freezer.registry.config import CONFIG_NAME, RegistryConfig, SuiteConfig, find_root, load_config
 from freezer.validate import drafts
 
@@ -159,3 +160,20 @@ class Owners:
         if suite.name not in self.assets:
             self.assets[suite.name] = set(drafts.collect(suite).assets) if suite.drafts.is_dir() else set()
         return self.assets[suite.name]
+
+    def kind_versions(self, files: list[Path]) -> list[SuiteConfig]:
+        """Each folder among ``files`` holding a version.yaml for a suite of a fixture kind (folders,
+        records, lm-eval) without being that suite's drafts (an example's v1 beside the v2 its
+        freezer.yaml names), as that suite with this folder for drafts: its files are parts of
+        fixtures, which only the suite's kind can read."""
+        found: dict[Path, SuiteConfig] = {}
+        for file in files:
+            if file.name != VERSION_NAME or self.of(file) is not None:
+                continue
+            config = self._config_around(file.parent.resolve())
+            document = load_file(file).document if config is not None else None
+            named = document.data.get("suite") if document is not None and isinstance(document.data, dict) else None
+            one = config.suites.get(named) if config is not None and isinstance(named, str) else None
+            if one is not None and one.fixture_kind is not None:
+                found.setdefault(file.parent.resolve(), replace(one, drafts=file.parent))
+        return list(found.values())

@@ -212,6 +212,12 @@ def validate_paths(
         report.sets.extend(part.sets)
         report.problems.extend(part.problems)
     files, problems = collect_files(paths, skip=frozenset(one.drafts.resolve() for one in whole))
+    for one in [] if suite else owners.kind_versions(files):
+        part = validate_suite(one, progress)
+        report.files += part.files
+        report.sets.extend(part.sets)
+        report.problems.extend(part.problems)
+        files = [file for file in files if not file.resolve().is_relative_to(one.drafts.resolve())]
     # A file of a folders or records suite is a part of a fixture, not a fixture: its suite is
     # validated as a whole (a task file alone says nothing of its folder, nor a record of its set).
     owned: dict[str, SuiteConfig] = {}
