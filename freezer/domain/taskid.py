@@ -84,6 +84,8 @@ def accept(value: object) -> str | Refused:
                 f"character {index + 1} is U+{ord(char):04X} ({char!r}); a task id holds printable characters "
                 "only (no newline, tab, control, format or separator character)"
             )
+    if not value.strip():
+        return Refused("it is only spaces; give every task a name")
     if value != value.strip():
         return Refused("it starts or ends with a space; remove it (the id is shown and compared as written)")
     if "  " in value:
@@ -111,7 +113,9 @@ def page_stem(name: str) -> str:
     """One safe, stable path component for ``name``: itself when plain, else slug + ``~`` + hash."""
     if _plain(name):
         return name
-    slug = _SLUG_UNSAFE.sub("-", name.lower()).strip(".-")[:_SLUG_LENGTH].rstrip(".-") or "x"
+    # The slug is for a reader only (the hash decides): "Café-ü" reads as cafe-u, not caf.
+    ascii_form = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    slug = _SLUG_UNSAFE.sub("-", ascii_form.lower()).strip(".-")[:_SLUG_LENGTH].rstrip(".-") or "x"
     if slug.split(".", 1)[0] in _DEVICES:
         slug = "_" + slug
     digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16]
