@@ -97,7 +97,7 @@ def is_row(row: Any) -> bool:
         return False
     if type(sha) is not str or len(sha) != 64 or _SHA256.fullmatch(sha) is None:
         return False
-    if type(task) is not str or not 0 < len(task) <= 120:
+    if type(task) is not str or not 0 < len(task) <= taskid.MAX_LENGTH:
         return False
     if type(arm) is not str or len(arm) > 60 or _ARM.fullmatch(arm) is None:
         return False
