@@ -230,11 +230,12 @@ def test_duplicate_task_ids_from_the_task_file_are_refused_located(reg: Path) ->
 def test_a_broken_task_file_and_a_bad_task_id_are_located(reg: Path) -> None:
     drafts = _tb(reg)
     (drafts / "tasks/fix-json/task.toml").write_text('version = "1.0"\n[metadata\n')
-    (drafts / "tasks/Bad_Name").mkdir()
-    (drafts / "tasks/Bad_Name/task.toml").write_text('version = "1.0"\n')
+    # Upper case is a benchmark's own id now (issue 26, identity); a tab still cannot be one.
+    (drafts / "tasks/Bad\tName").mkdir()
+    (drafts / "tasks/Bad\tName/task.toml").write_text('version = "1.0"\n')
     problems = _problems(reg)
     assert any(p.startswith(str(drafts / "tasks/fix-json/task.toml:2:")) for p in problems), problems
-    assert any(p.startswith(str(drafts / "tasks/Bad_Name/task.toml")) and "'Bad_Name'" in p for p in problems)
+    assert any(p.startswith(str(drafts / "tasks/Bad\tName/task.toml")) and "'Bad\\tName'" in p for p in problems)
 
 
 def test_dropped_tasks_by_list_and_status_field(reg: Path) -> None:

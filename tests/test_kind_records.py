@@ -142,7 +142,8 @@ def test_broken_lines_and_records_without_an_id_are_located(reg: Path) -> None:
     lines = (drafts / "instances" / "part1.jsonl").read_text().splitlines()
     lines[1] = lines[1][:40]  # cut off mid-record
     lines.append(json.dumps({"repo": "orbit/orbit"}))
-    lines.append(json.dumps({"instance_id": "Has Spaces"}))
+    # Spaces inside are a benchmark's own id now (issue 26, identity); a trailing one is not.
+    lines.append(json.dumps({"instance_id": "Has Spaces "}))
     lines.append("[1, 2]")
     (drafts / "instances" / "part1.jsonl").write_text("\n".join(lines) + "\n")
     problems = sorted(_problems(reg))
@@ -150,7 +151,7 @@ def test_broken_lines_and_records_without_an_id_are_located(reg: Path) -> None:
     assert len(problems) == 4, problems
     assert problems[0].startswith(f"{shown}:2:"), problems
     assert problems[1].startswith(f"{shown}:4:") and "'instance_id'" in problems[1], problems
-    assert problems[2].startswith(f"{shown}:5:") and "'Has Spaces'" in problems[2], problems
+    assert problems[2].startswith(f"{shown}:5:") and "'Has Spaces '" in problems[2], problems
     assert problems[3].startswith(f"{shown}:6:") and "not a mapping" in problems[3], problems
 
 

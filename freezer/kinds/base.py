@@ -12,12 +12,11 @@ listing them. Every problem a kind finds names a file and, where it can, a line.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from freezer.domain import canonical
+from freezer.domain import canonical, taskid
 from freezer.domain.manifest import FixtureKindRecord
 from freezer.domain.problems import JsonPath, Problem
 from freezer.parse.document import YamlDocument
@@ -26,8 +25,6 @@ from freezer.parse.document import YamlDocument
 # which is the version folder once frozen): its digests and §Delta count each by its content.
 FILES_FIELD = "files"
 STATUSES = ("landed", "dropped")
-# freezer's rule for a task id, whatever the benchmark calls it (the fixture schema's pattern).
-TASK_ID = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
 # What a kind's fixtures meet when the suite gives no schema of its own: freezer's identity fields,
 # and nothing else (the field groups: every other field is input, the strictest reading).
 IDENTITY_SCHEMA: dict[str, Any] = {
@@ -150,17 +147,19 @@ def identify(
         return parent.problem(here, "is not a mapping of fields; each fixture's fields are a table or object", "kind")
     aliases: dict[str, JsonPath] = {}
     if record.task_id is not None:
-        value = fields.get(record.task_id)
-        if value is None:
+        if record.task_id not in fields:
             return parent.problem(here, f"has no {record.task_id!r} field, which names the fixture (task_id)", "kind")
+        value = fields[record.task_id]
         aliases["task_id"] = (record.task_id,)
     else:
         value = default_id
         aliases["task_id"] = ()
-    if not isinstance(value, str) or not TASK_ID.match(value):
+    # The benchmark's own id, as it is (taskid.accept: printable, bounded; an integer as its digits).
+    accepted = taskid.accept(value)
+    if isinstance(accepted, taskid.Refused):
         where = (*here, *aliases["task_id"])
-        why = "freezer's task ids are lower-case letters, digits, '.', '_' and '-', starting with a letter or digit"
-        return parent.problem(where, f"the task id {value!r} cannot be used: {why}", "kind")
+        return parent.problem(where, f"the task id {taskid.shown(value)} cannot be used: {accepted.why}", "kind")
+    value = accepted
     status = "dropped" if value in record.dropped else "landed"
     if record.status_field is not None and record.status_field in fields:
         status = fields[record.status_field]
@@ -169,9 +168,12 @@ def identify(
             where = (*here, record.status_field)
             return parent.problem(where, f"status {status!r} is neither 'landed' nor 'dropped'", "kind")
     for key, mine in (("task_id", value), ("status", status)):
-        if key in fields and fields[key] != mine:
+        # A task id field holding the integer 7 agrees with the id "7" it names.
+        own = taskid.accept(fields[key]) if key == "task_id" and key in fields else fields.get(key)
+        if key in fields and own != mine:
             why = (
-                f"its own {key!r} field ({fields[key]!r}) disagrees with the one the suite's rule gives ({mine!r}); "
+                f"its own {key!r} field ({taskid.shown(fields[key])}) disagrees with the one the suite's rule "
+                f"gives ({mine!r}); "
                 f"freezer reads {key} from the suite's rule (task_id: / status_field: in freezer.yaml)"
             )
             return parent.problem((*here, key), why, "kind")

@@ -18,31 +18,12 @@ does on 64 bits.
 
 from __future__ import annotations
 
-import hashlib
-import re
-
-_PLAIN = re.compile(r"[a-z0-9_][a-z0-9._-]{0,99}")
-_SLUG_UNSAFE = re.compile(r"[^a-z0-9._-]+")
-# Names Windows reserves in every folder, whatever the extension.
-_DEVICES = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))})
-_SLUG_LENGTH = 60
-
-
-def _plain(name: str) -> bool:
-    return (
-        _PLAIN.fullmatch(name) is not None
-        and name.split(".", 1)[0] not in _DEVICES
-        and not name.endswith(".")
-        and ".." not in name
-    )
+from freezer.domain.taskid import page_stem
 
 
 def safe_file_name(name: str) -> str:
-    """One safe path component for ``name``: itself when plain, else slug + ``~`` + hash."""
-    if _plain(name):
-        return name
-    slug = _SLUG_UNSAFE.sub("-", name.lower()).strip(".-")[:_SLUG_LENGTH].rstrip(".-") or "x"
-    if slug.split(".", 1)[0] in _DEVICES:
-        slug = "_" + slug
-    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return f"{slug}~{digest}"
+    """One safe path component for ``name``: itself when plain, else slug + ``~`` + hash.
+
+    The mapping is :func:`freezer.domain.taskid.page_stem`, kept there beside the task-id rule so a
+    task id and every other name become file names by one rule."""
+    return page_stem(name)

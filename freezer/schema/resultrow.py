@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from freezer.domain import taskid
 from freezer.domain.escape import quoted, unsafe_char
 from freezer.domain.problems import JsonPath
 
@@ -77,7 +78,7 @@ def _run(value: Any) -> str | None:
 
 _CHECKS: tuple[tuple[str, Callable[[Any], str | None]], ...] = (
     ("manifest_sha256", lambda v: _matching(v, _SHA256, "^[0-9a-f]{64}$")),
-    ("task_id", lambda v: _text(v, 1, 120)),
+    ("task_id", lambda v: _text(v, 1, taskid.MAX_LENGTH)),
     ("arm", lambda v: _matching(v, _ARM, "^[a-z][a-z0-9_-]*$", 60)),
     ("score", _score),
     ("run", _run),
@@ -96,7 +97,7 @@ def is_row(row: Any) -> bool:
         return False
     if type(sha) is not str or len(sha) != 64 or _SHA256.fullmatch(sha) is None:
         return False
-    if type(task) is not str or not 0 < len(task) <= 120:
+    if type(task) is not str or not 0 < len(task) <= taskid.MAX_LENGTH:
         return False
     if type(arm) is not str or len(arm) > 60 or _ARM.fullmatch(arm) is None:
         return False

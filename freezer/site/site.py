@@ -28,7 +28,7 @@ from freezer.compare import fieldtext
 from freezer.compare.comparability import compare, fixture_class, fixture_digests
 from freezer.compare.delta import compute as compute_delta
 from freezer.compare.delta import field_changes, file_fields_of
-from freezer.domain import canonical
+from freezer.domain import canonical, taskid
 from freezer.domain.release import __version__
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
@@ -126,7 +126,7 @@ def url(rel: Any) -> str:
 
 
 def _fixture_file(task_id: Any) -> str:
-    return f"fixtures/{safe_file_name(str(task_id))}.html"
+    return f"fixtures/{taskid.page_stem(str(task_id))}.html"
 
 
 def _version_folder(name: str) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
+from freezer.domain import taskid
+from freezer.domain.escape import quoted
 from freezer.domain.model import SITE_LISTS
 from freezer.domain.problems import JsonPath, Problem
 from freezer.git.globs import glob_problem
@@ -159,6 +161,7 @@ def set_rules(version: YamlDocument | None, fixtures: list[YamlDocument]) -> lis
             )
         else:
             first[task_id] = doc
+    found.extend(_look_alike(fixtures))
     if version is None:
         return found
     landed = [d.data for d in fixtures if d.data["status"] == "landed"]
@@ -226,6 +229,24 @@ def asset_rules(fixtures: list[YamlDocument], assets: Collection[str]) -> list[P
                 why = _entry_problem(rel, files)
                 if why:
                     found.append(doc.problem((key, index), why, "rule"))
+    return found
+
+
+def _look_alike(fixtures: list[YamlDocument]) -> list[Problem]:
+    """Two different ids that look the same or would share a page cannot both stand (taskid.clash_keys)."""
+    found: list[Problem] = []
+    seen: dict[tuple[str, str], YamlDocument] = {}
+    for doc in fixtures:
+        task_id = doc.data["task_id"]
+        if not isinstance(task_id, str):
+            continue
+        for reason, key in taskid.clash_keys(task_id):
+            other = seen.setdefault((reason, key), doc)
+            if other.data["task_id"] != task_id:
+                line = other.locate(("task_id",))[0]
+                said = reason.format(other=f"{quoted(other.data['task_id'])} ({other.display}:{line})")
+                found.append(doc.problem(("task_id",), f"task_id {quoted(task_id)} {said}; rename one", "rule"))
+                break
     return found
 
 
