@@ -147,6 +147,8 @@ def machine() -> dict[str, object]:
     import platform
     from importlib.metadata import version
 
+    from freezer.domain.release import DISTRIBUTION  # the index name freezer is installed under; only here
+
     def version_of(command: list[str]) -> str:
         try:
             return subprocess.run(command, capture_output=True, text=True, check=False).stdout.strip().splitlines()[0]
@@ -158,7 +160,7 @@ def machine() -> dict[str, object]:
         "cpus": CORES,
         "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
         "python": platform.python_version(),
-        "freezer": version("freezer"),
+        "freezer": version(DISTRIBUTION),
         "commit": version_of(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"]),
         "jsonschema": version("jsonschema"),
         "fastjsonschema": version("fastjsonschema"),

@@ -9,7 +9,6 @@ from it would pass any committed change.
 from __future__ import annotations
 
 import json
-import shlex
 import shutil
 import subprocess
 from collections.abc import Mapping
@@ -19,6 +18,9 @@ from typing import Any
 import pytest
 import yaml
 
+from freezer.domain.release import REPOSITORY
+
+from action_helpers import run_action
 from conftest import assert_clean_failure, run_inprocess
 from registry_helpers import commit_all, set_drafts
 
@@ -260,15 +262,17 @@ def test_under_ci_with_nothing_to_merge_into_the_message_reads_right(pushed: Pat
     assert "the base the branch" not in result.err
 
 
-def _workflow_check_args(reg: Path, tmp_path: Path) -> tuple[dict[Any, Any], list[str]]:
-    """The workflow `freezer init` writes, and the arguments its check step gives freezer."""
+def _workflow_check_args(reg: Path, tmp_path: Path) -> tuple[dict[Any, Any], dict[str, str]]:
+    """The workflow `freezer init` writes, and the inputs its step gives freezer's action (which runs
+    freezer check; tests/test_action.py covers the action itself)."""
     made = run_inprocess("init", str(tmp_path / "new"), "--code-repo", str(reg / "sample-code"), cwd=tmp_path)
     assert made.code == 0, made.text
     workflow = yaml.safe_load((tmp_path / "new/.github/workflows/freezer.yml").read_text(encoding="utf-8"))
     steps = workflow["jobs"]["check"]["steps"]
-    runs = [shlex.split(step["run"]) for step in steps if "run" in step]
-    (check,) = [argv for argv in runs if argv[:2] == ["freezer", "check"]]
-    return workflow, check[1:]
+    (guard,) = [step for step in steps if str(step.get("uses", "")).startswith(f"{REPOSITORY}@")]
+    return workflow, {
+        name: str(value).lower() if isinstance(value, bool) else str(value) for name, value in guard["with"].items()
+    }
 
 
 def test_the_init_workflow_gives_check_its_base_on_push_and_on_pull_request(pushed: Path, tmp_path: Path) -> None:
@@ -279,12 +283,13 @@ def test_the_init_workflow_gives_check_its_base_on_push_and_on_pull_request(push
         s for s in workflow["jobs"]["check"]["steps"] if str(s.get("uses", "")).startswith("actions/checkout")
     ]
     assert checkout["with"]["fetch-depth"] == 0  # the commit before a push, and the base branch, are fetched
-    assert all("github.event" not in arg and arg != "--base" for arg in args)  # nothing an event lacks
+    # Nothing an event lacks: the action reads the base from the event itself.
+    assert all("github.event" not in value and "base" not in name for name, value in args.items())
     before = _git(pushed, "rev-parse", "HEAD")
     _recut_v2_without_hooks(pushed)
     _git(pushed, "checkout", "-q", "-b", "feature")
     _git(pushed, "push", "-q", "origin", "main", "feature")
-    on_push = run_inprocess(*args, cwd=_checkout(pushed, tmp_path), env=_push_event(tmp_path, before))
+    on_push = run_action(_checkout(pushed, tmp_path), _push_event(tmp_path, before), args)
     assert_clean_failure(on_push)
     assert "frozen file modified: graph_v2" in on_push.out
     # The same change as a pull request from a branch cut before the re-cut.
@@ -294,7 +299,7 @@ def test_the_init_workflow_gives_check_its_base_on_push_and_on_pull_request(push
     _git(pushed, "push", "-q", "-f", "origin", f"{before}:refs/heads/main")
     payload = {"pull_request": {"base": {"sha": before, "ref": "main"}}}
     env = {**_event(tmp_path, "pull_request", payload), "GITHUB_BASE_REF": "main"}
-    on_pull = run_inprocess(*args, cwd=_checkout(pushed, tmp_path, "topic"), env=env)
+    on_pull = run_action(_checkout(pushed, tmp_path, "topic"), env, args)
     assert_clean_failure(on_pull)
     assert "(merge-base of HEAD and origin/main)" in on_pull.out
     assert "frozen file modified: graph_v2" in on_pull.out

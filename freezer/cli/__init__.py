@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 
-from freezer.domain.release import __version__
+from freezer.domain.release import version_line
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _answer(args: list[str]) -> int:
     if args in (["--version"], ["-V"]):
-        sys.stdout.write(f"freezer {__version__}\n")
+        sys.stdout.write(version_line() + "\n")
         return 0
     # start-up time: `freezer --version` answers above without loading these (nor the output layer)
     from freezer.cli.output import say, say_error

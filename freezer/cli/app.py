@@ -23,7 +23,7 @@ import typer
 from freezer.cli import browse, drafts, flags, guard, output, results, signing
 from freezer.cli.options import ClickException, Group, Invocation
 from freezer.domain.errors import EXIT_BROKEN_PIPE, EXIT_OK, FreezerError, UsageError
-from freezer.domain.release import __version__
+from freezer.domain.release import version_line
 
 app = typer.Typer(
     name="freezer",
@@ -43,7 +43,7 @@ app.add_typer(results.results_app, name="results")
 
 def _version_callback(value: bool) -> None:
     if value:
-        typer.echo(f"freezer {__version__}")
+        typer.echo(version_line())
         raise typer.Exit()
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.problems import display_path
-from freezer.domain.release import __version__
+from freezer.domain.release import REPOSITORY, __version__, action_ref
 from freezer.git.gitrepo import git_status
 from freezer.runtime import resources
 from freezer.runtime.filenames import safe_file_name
@@ -120,6 +120,8 @@ def plan(target: Path, suite: str, kind: str, code_repo: Path | None) -> tuple[d
         "example_file": _quoted(example),
         "example_name": _quoted(Path(example).name),
         "freezer_version": __version__,
+        "action_repository": REPOSITORY,
+        "action_ref": action_ref(),
     }
     schema_names = ["registry", "version", "generic" if kind == "generic" else "fixture"]
     files = {

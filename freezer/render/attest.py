@@ -17,6 +17,7 @@ from typing import Any
 
 from freezer.domain import canonical
 from freezer.domain.manifest import Manifest
+from freezer.domain.release import distribution_of
 from freezer.registry import registry
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
@@ -91,7 +92,9 @@ def statement(manifest_bytes: bytes, method_bytes: bytes) -> dict[str, Any]:
             },
             "runDetails": {
                 "builder": {
-                    "id": f"pkg:pypi/freezer@{manifest.freezer_version}",
+                    # The name the cutting release was published under: a version cut before the
+                    # rename keeps the statement it was frozen (and signed) with.
+                    "id": f"pkg:pypi/{distribution_of(manifest.freezer_version)}@{manifest.freezer_version}",
                     "version": {"freezer": manifest.freezer_version},
                 },
                 "metadata": {"invocationId": name, "startedOn": manifest.cut_at, "finishedOn": manifest.cut_at},

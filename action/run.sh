@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# The guard step of freezer's GitHub Action (action.yml): fetch the base the event names when the
+# checkout left it out, then `freezer check` (with GitHub annotations) and `freezer audit`.
+#
+# freezer check reads the base from the same event itself (freezer/git/cibase.py): the commit before a
+# push, a pull request's base branch, a new branch's fork point from the default branch. This script
+# does not choose another one; it makes sure that commit is in the clone (actions/checkout fetches one
+# commit unless told fetch-depth: 0) and says which base the event names. It runs outside GitHub too:
+# tests/test_action.py gives it a simulated GITHUB_EVENT_PATH.
+#
+# Inputs, from the environment (action.yml passes the action's inputs this way, never spliced into code):
+#   FREEZER                    the freezer command (default: freezer on PATH)
+#   FREEZER_PYTHON             a Python 3 to read the event with (default: python3)
+#   FREEZER_REGISTRY           the registry's folder (default: .)
+#   FREEZER_SUITE              audit this suite only (default: every suite)
+#   FREEZER_REQUIRE_SIGNATURE  true: audit fails on a version without enough allowed signers
+#   FREEZER_REACH_CODE         true: check and audit re-verify against the code repository and fail when it
+#                              cannot be reached; false (default): integrity only (--no-code)
+# GitHub's own: GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_BASE_REF, GITHUB_STEP_SUMMARY.
+# Exit: 0 when both pass, else the larger of their exit codes (1 a finding, 2 a usage problem).
+set -uo pipefail
+
+freezer=${FREEZER:-freezer}
+python=${FREEZER_PYTHON:-python3}
+registry=${FREEZER_REGISTRY:-.}
+suite=${FREEZER_SUITE:-}
+event=${GITHUB_EVENT_NAME:-}
+
+say() { printf 'freezer action: %s\n' "$*"; }
+refuse() {
+  printf '::error title=freezer action::%s\n' "$1"
+  exit 2
+}
+
+flag() { # flag INPUT VALUE VARIABLE: true or false, as GitHub gives boolean inputs as strings
+  case "$2" in
+    true | True | TRUE) printf -v "$3" true ;;
+    false | False | FALSE | "") printf -v "$3" false ;;
+    *) refuse "input $1 is '$2'; set it to true or false" ;;
+  esac
+}
+flag require-signature "${FREEZER_REQUIRE_SIGNATURE:-false}" require_signature
+flag reach-code "${FREEZER_REACH_CODE:-false}" reach_code
+
+[ -d "$registry" ] || refuse "input registry is '$registry', which is not a folder of the checkout; set it to the folder holding freezer.yaml"
+
+# The payload's fields this step needs, one a line; an unreadable payload gives empty lines, and
+# freezer check then says what is wrong with it. Only full object ids and plain branch names pass.
+fields() {
+  "$python" - "${GITHUB_EVENT_PATH:-}" <<'PY'
+import json
+import re
+import sys
+
+def get(data, *keys):
+    for key in keys:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data if isinstance(data, str) else ""
+
+try:
+    with open(sys.argv[1], encoding="utf-8") as handle:
+        data = json.load(handle)
+except (OSError, ValueError, RecursionError):
+    data = {}
+sha = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+branch = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/-]{0,254}")
+before = get(data, "before")
+base = get(data, "pull_request", "base", "sha") or get(data, "merge_group", "base_sha")
+default, ref = get(data, "repository", "default_branch"), get(data, "ref")
+print(before if sha.fullmatch(before) else "")
+print(base if sha.fullmatch(base) else "")
+print(default if branch.fullmatch(default) and ".." not in default else "")
+print(ref if ref.startswith("refs/") and "\n" not in ref else "")
+PY
+}
+
+in_git() { git -C "$registry" "$@"; }
+has_commit() { in_git cat-file -e "$1^{commit}" 2>/dev/null; }
+shallow() { [ "$(in_git rev-parse --is-shallow-repository 2>/dev/null)" = true ]; }
+can_fetch() { in_git remote get-url origin >/dev/null 2>&1; }
+
+unshallow() { # a merge-base needs HEAD's whole history, which a one-commit checkout lacks
+  if shallow && can_fetch; then in_git fetch --quiet --no-tags --unshallow origin 2>/dev/null || true; fi
+}
+
+fetch_branch() { # a branch, as origin/NAME, with its history
+  can_fetch || return 1
+  unshallow
+  in_git fetch --quiet --no-tags origin "+refs/heads/$1:refs/remotes/origin/$1" 2>/dev/null
+}
+
+fetch_commit() { # fetch_commit SHA [history]: one commit and its tree (what a push is compared with)
+  if [ "${2:-}" = history ]; then unshallow; fi
+  has_commit "$1" && return 0
+  can_fetch || return 1
+  if [ "${2:-}" = history ]; then
+    in_git fetch --quiet --no-tags origin "$1" 2>/dev/null
+  else
+    in_git fetch --quiet --no-tags --depth=1 origin "$1" 2>/dev/null
+  fi
+  has_commit "$1"
+}
+
+before="" base_sha="" default="" pushed=""
+if [ -n "$event" ] && [ -n "${GITHUB_EVENT_PATH:-}" ]; then
+  { read -r before; read -r base_sha; read -r default; read -r pushed; } < <(fields)
+fi
+base_ref=${GITHUB_BASE_REF:-}
+case "$base_ref" in
+  "" | [A-Za-z0-9_]*) ;;
+  *) base_ref="" ;;
+esac
+
+case "$event" in
+  pull_request | pull_request_target | merge_group)
+    # check takes origin/GITHUB_BASE_REF when it is there, else the payload's base commit.
+    if [ -n "$base_ref" ] && fetch_branch "$base_ref"; then
+      say "$event into $base_ref: check compares with the merge-base of HEAD and origin/$base_ref"
+    elif [ -n "$base_sha" ] && fetch_commit "$base_sha" history; then
+      say "$event: check compares with the merge-base of HEAD and the base commit ${base_sha:0:12}"
+    else
+      say "$event: its base (${base_ref:-${base_sha:-not named}}) could not be fetched; check says what it needs"
+    fi
+    ;;
+  push)
+    if [ -z "$before" ]; then
+      say "push: the event names no commit before the push; check says what it needs (or pass a base)"
+    elif [ -z "${before//0/}" ]; then
+      # A new branch: nothing was pushed before it, so it is checked from where it left the default branch.
+      if [ -n "$default" ] && [ "$pushed" = "refs/heads/$default" ]; then
+        say "push creates $default, the default branch: there is no commit before it, so every version is new"
+      elif [ -n "$default" ] && fetch_branch "$default"; then
+        say "push creates ${pushed:-a branch} (no commit before it): check compares with where it left origin/$default"
+      else
+        say "push creates ${pushed:-a branch} (no commit before it) and the default branch ${default:-(unnamed)} could not be fetched; check says what it needs"
+      fi
+    elif fetch_commit "$before"; then
+      say "push to ${pushed:-a branch}: check compares with the commit before the push, ${before:0:12}"
+    else
+      say "push: the commit before the push, ${before:0:12}, could not be fetched (after a force-push it may be gone); check says what it needs"
+    fi
+    ;;
+  "") say "no GitHub event (GITHUB_EVENT_NAME is not set): check chooses its base as it does locally" ;;
+  *) say "$event: not a push or a pull request, so the event names no base; check says what it needs" ;;
+esac
+
+code_options=(--no-code)
+[ "$reach_code" = true ] && code_options=(--strict)
+audit_options=()
+[ -n "$suite" ] && audit_options+=(--suite "$suite")
+[ "$require_signature" = true ] && audit_options+=(--require-signature)
+
+"$freezer" check -C "$registry" --format github "${code_options[@]}"
+checked=$?
+# audit prints text only (no --format github yet), so its failure gets one annotation pointing at the log.
+# ${a[@]+...}: an empty array under set -u, also in macOS's bash 3.2.
+"$freezer" audit -C "$registry" "${code_options[@]}" ${audit_options[@]+"${audit_options[@]}"}
+audited=$?
+if [ "$audited" -ne 0 ]; then
+  printf '::error title=freezer audit::freezer audit failed (exit %s): each failing version and file is in the log above\n' "$audited"
+fi
+
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+  outcome() { if [ "$1" -eq 0 ]; then echo passed; else echo "failed (exit $1)"; fi; }
+  printf '### freezer\n\n- `freezer check`: %s\n- `freezer audit`: %s\n' \
+    "$(outcome $checked)" "$(outcome $audited)" >>"$GITHUB_STEP_SUMMARY"
+fi
+if [ "$checked" -gt "$audited" ]; then exit "$checked"; fi
+exit "$audited"
