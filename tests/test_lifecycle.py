@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import shutil
 import subprocess
 import warnings
@@ -10,6 +13,10 @@ from pathlib import Path
 import pytest
 
 from conftest import assert_clean_failure, run_inprocess
+from freezer.domain import canonical
+from freezer.registry import config as config_mod
+from freezer.site import site as site_mod
+from freezer.trust import lifecycle, sshsig
 from registry_helpers import commit_all
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
@@ -120,3 +127,44 @@ def test_signing_and_status_commands_print_the_json_document(reg: tuple[Path, Pa
     assert _document(deprecated, "deprecate")["error"]["message"]
     checkpoint = run_inprocess("checkpoint", "--key", str(key), "--format", "json", cwd=root)
     assert _document(checkpoint, "checkpoint")["result"]["checkpoint"]["suites"]["graph"]["versions"] == 2
+
+
+def test_a_second_yank_is_refused_and_the_first_reason_stays(reg: tuple[Path, Path]) -> None:
+    """Issue 27 item 7: yanking twice buried the first reason; the second yank is refused, naming it."""
+    root, key = reg
+    for version, reason in (("graph_v1", "oracle leaks the answer"), ("api_v1", "prompt names the file")):
+        assert run_inprocess("yank", version, "--reason", reason, "--key", str(key), cwd=root).code == 0
+        again = run_inprocess("yank", version, "--reason", "another reason", "--key", str(key), cwd=root)
+        assert_clean_failure(again, code=2)
+        assert f"{version} is already yanked (at 20" in again.err and reason in again.err
+        shown = run_inprocess("show", version, cwd=root)
+        assert f"⚠ yanked: {reason}" in shown.out and "another reason" not in shown.out
+        as_json = run_inprocess("yank", version, "--reason", "third", "--key", str(key), "--format", "json", cwd=root)
+        assert as_json.code == 2 and reason in as_json.out
+    assert len((root / "status.jsonl").read_text().splitlines()) == 2
+
+
+def test_a_log_holding_two_yanks_keeps_the_first_reason(reg: tuple[Path, Path], tmp_path: Path) -> None:
+    """A second yank signed outside freezer (by hand, another tool) still cannot replace the first."""
+    root, key = reg
+    assert run_inprocess("yank", "graph_v2", "--reason", "first reason", "--key", str(key), cwd=root).code == 0
+    log = root / "status.jsonl"
+    last = log.read_bytes().splitlines()[-1]
+    event = {
+        "event": "yank",
+        "suite": "graph",
+        "version": "graph_v2",
+        "reason": "second reason",
+        "at": "2030-01-01T00:00:00Z",
+        "prev": hashlib.sha256(last).hexdigest(),
+    }
+    blob = sshsig.sign(canonical.compact(event), sshsig.load_private_key(key), lifecycle.NAMESPACE)
+    event["sig"] = base64.b64encode(blob).decode()
+    log.write_bytes(log.read_bytes() + canonical.log_line(event) + b"\n")
+    assert not lifecycle.verify_log(root)
+    assert lifecycle.statuses(root)["graph_v2"].reason == "first reason"
+    assert "⚠ yanked: first reason" in run_inprocess("show", "graph_v2", cwd=root).out
+    shown = json.loads(run_inprocess("show", "graph_v2", "--format", "json", cwd=root).out)
+    assert shown["result"]["status"]["reason"] == "first reason"
+    site_index = site_mod.build(config_mod.load(root))["index.json"].decode()
+    assert "first reason" in site_index and "second reason" not in site_index

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -34,25 +34,28 @@ def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fm
         return output.say_outcome("list", listed)
     else:
         header = ("version", "pinned", "cut", "landed", "dropped", "classes", "hashes", "status")
-        table = [header] + [
-            (
-                r["version"],
-                (r["pinned_sha"] or "?")[:8],
-                r["cut_at"] or "?",
-                str(r["landed"]),
-                str(r["dropped"]),
-                ", ".join(r["classes"]),
-                r["hashes"],
-                _status_cell(r),
-            )
-            for r in rows
-        ]
+        table = [header] + [_list_cells(r) for r in rows]
         widths = [max(len(row[i]) for row in table) for i in range(len(header))]
         for row in table:
             output.say("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
     if failed:
         output.say("✗ a version's files do not match their hashes: run freezer audit for the full report")
     return EXIT_INVALID if _say_log(known) or failed else EXIT_OK
+
+
+def _list_cells(row: dict[str, Any]) -> tuple[str, ...]:
+    """One row of ``list``: a version whose files cannot be read says so, never a value it lacks."""
+    readable = row["cut_at"] is not None
+    return (
+        row["version"],
+        row["pinned_sha"][:8] if row["pinned_sha"] else ("no code" if readable else "?"),
+        row["cut_at"] if readable else "unreadable",
+        str(row["landed"]) if readable else "?",
+        str(row["dropped"]) if readable else "?",
+        ", ".join(row["classes"]),
+        row["hashes"],
+        _status_cell(row),
+    )
 
 
 def _status_cell(row: dict[str, object]) -> str:
@@ -120,15 +123,15 @@ def show(
     if manifest.binary is not None:
         binary = manifest.binary.raw
         build = binary.get("build_sha") or f"unknown ({binary.get('build_sha_unknown') or 'not recorded'})"
-        output.say(f"  binary: {binary['name']} {binary.get('path', '')} build {build}")
+        where = f" {binary['path']}" if binary.get("path") else ""
+        output.say(f"  binary: {binary['name']}{where} build {build}")
     for commit in manifest.commits:
-        output.say(f"  tool surface: {commit.sha[:8]} [{commit.dimension}] {commit.task or ''}")
+        output.say(f"  tool surface: {commit.sha[:8]} [{commit.dimension}]{' ' + commit.task if commit.task else ''}")
     output.say("  fixtures:")
     for fixture in data.fixtures:
         gate = fixture.get("gate_b") or {}
-        extra = (
-            f"Gate B {gate.get('status')} {gate.get('expected_matches')}/{gate.get('expected_files')}" if gate else ""
-        )
+        counts = "/".join(str(gate.get(k, "?")) for k in ("expected_matches", "expected_files"))
+        extra = f"Gate B {gate.get('status') or '?'} {counts}" if gate else ""
         if fixture["status"] == "dropped":
             extra = f"dropped at {fixture['dropped']['stage']}"
         output.say(f"    {fixture['task_id']:<45} {fixture.get('class') or '-':<8} {fixture['status']:<8} {extra}")
@@ -216,7 +219,7 @@ def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatO
         if "error" in row:
             output.say(f"{row['version']}  cannot be read: {row['error']} (run freezer audit)")
             continue
-        moved = f"moved: {', '.join(row['moved'])}" if row["previous"] else "first version"
+        moved = _moved(row)
         if row["status"]["status"] != "current":
             moved += f"  [{row['status']['status']}]"
         if row.get("problems"):
@@ -226,6 +229,12 @@ def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatO
             f"{row['landed']} landed, {row['dropped']} dropped  {moved}"
         )
     return EXIT_INVALID if _say_log(known) or broken else EXIT_OK
+
+
+def _moved(row: dict[str, Any]) -> str:
+    if not row["previous"]:
+        return "first version"
+    return f"moved: {', '.join(row['moved'])}" if row["moved"] else "nothing moved"
 
 
 @commands.command()

@@ -185,10 +185,12 @@ def _signature_problem(
 
 
 def _apply(found: dict[str, VersionStatus], event: dict[str, Any]) -> None:
-    """The last event wins, except that a yank outranks a deprecation."""
+    """The last event wins, except that a yank outranks a deprecation and the first yank stays: a
+    yank is final, so a later one (signed outside freezer, which refuses it) cannot replace its reason."""
     name = event["version"]
     if event["event"] == "yank":
-        found[name] = VersionStatus("yanked", event.get("reason"))
+        if found.get(name, CURRENT).status != "yanked":
+            found[name] = VersionStatus("yanked", event.get("reason"))
     elif found.get(name, CURRENT).status != "yanked":
         found[name] = VersionStatus("deprecated", event.get("reason"), event.get("superseded_by"))
 
@@ -270,12 +272,14 @@ def append(root: Path, key_path: Path, fields: dict[str, Any]) -> dict[str, Any]
     with registry_lock(root, wait=lock_wait_seconds()):
         path = require_safe(root, root / LOG, "the status log", folder=False)
         data = _read_log(root) or b""
-        broken = _verified(root, data, None).problems if data else ()
-        if broken:
+        known = _verified(root, data, None) if data else StatusLog()
+        if known.problems:
             raise UsageError(
-                f"{display_path(path)} does not verify ({broken[0]}); restore it before adding to it",
+                f"{display_path(path)} does not verify ({known.problems[0]}); restore it before adding to it",
                 hint="git checkout the log as it was committed, then run again",
             )
+        if fields.get("event") == "yank":
+            _refuse_second_yank(known, str(fields.get("version")))
         lines = _lines(data)
         event = {
             **fields,
@@ -298,6 +302,18 @@ def append(root: Path, key_path: Path, fields: dict[str, Any]) -> dict[str, Any]
         separator = b"" if not data or data.endswith(b"\n") else b"\n"
         replace_file(root, path, data + separator + line, "the status log")
     return event
+
+
+def _refuse_second_yank(known: StatusLog, name: str) -> None:
+    """A yank is final: a second one would only bury the first reason under another."""
+    first = next((e for e in known.events if e["event"] == "yank" and e["version"] == name), None)
+    if first is None:
+        return
+    reason = first.get("reason") or "no reason given"
+    raise UsageError(
+        f"{name} is already yanked (at {first['at']}: {reason}); a yank is final, so it is not recorded again",
+        hint=f"freezer show {name} shows the yank; the status log keeps it for good",
+    )
 
 
 def only_appended(before: bytes | None, after: bytes | None) -> str | None:
