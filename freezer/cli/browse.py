@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -237,16 +238,32 @@ def _moved(row: dict[str, Any]) -> str:
     return f"moved: {', '.join(row['moved'])}" if row["moved"] else "nothing moved"
 
 
+# Every schema freezer ships, the one list `freezer schema` serves and names in its help: the
+# compiled ones, and those that describe what freezer prints and reads outside a registry.
+SHIPPED_SCHEMAS = (*NAMES, "output", "results", "provenance")
+
+
+def _complete_schema(incomplete: str) -> list[str]:
+    return [name for name in SHIPPED_SCHEMAS if name.startswith(incomplete)]
+
+
 @commands.command()
 def schema(
-    name: Annotated[str, typer.Argument(help="fixture, generic, version, registry, manifest or output.")],
+    name: Annotated[
+        str,
+        typer.Argument(help=f"One of: {', '.join(SHIPPED_SCHEMAS)}.", autocompletion=_complete_schema),
+    ],
+    fmt: FormatOption = None,
 ) -> int:
     """Print a shipped JSON Schema, for an editor or check-jsonschema, from any install."""
-    # output and results describe what freezer prints and reads outside a registry; not compiled.
-    shipped = (*NAMES, "output", "results", "provenance")
-    if name not in shipped:
-        raise UsageError(f"no schema {name!r}; freezer ships: {', '.join(shipped)}")
-    output.say_block(resources.schema_text(name))
+    fmt = check_format(fmt, ("text", "json"))
+    if name not in SHIPPED_SCHEMAS:
+        raise UsageError(f"no schema {name!r}; freezer ships: {', '.join(SHIPPED_SCHEMAS)}")
+    text = resources.schema_text(name)
+    if fmt == "json":
+        # The schema itself, as the result of the one document every command prints with --format json.
+        return output.say_json("schema", {"name": name, "schema": json.loads(text)})
+    output.say_block(text)
     return EXIT_OK
 
 

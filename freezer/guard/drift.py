@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from freezer.domain.errors import FreezerError
 from freezer.domain.manifest import Manifest
 from freezer.domain.problems import Problem, display_path
+from freezer.registry.dimensions import DEFAULT_DIMENSIONS
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.model import Suite
 from freezer.registry.record import arms_of, default_arms, format_2_default_arms
@@ -85,6 +86,8 @@ def _dimensions(suite: SuiteConfig, manifest: Manifest) -> list[str]:
     frozen = manifest.checks.dimensions
     if frozen is None or list(frozen.items()) == list(suite.dimensions.items()):
         return []
+    if "dimensions" not in suite.origins and dict(frozen) == DEFAULT_DIMENSIONS:
+        return []  # cut when every suite defaulted to the graph's dimensions: the default moved, not the config
     changed = [n for n in {**suite.dimensions, **frozen} if suite.dimensions.get(n) != frozen.get(n)]
     detail = _listed(changed) if changed else "their order"
     return [f"dimensions: {detail} differ from what {manifest.name} was cut with"]
