@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_clean_failure, run_inprocess
 from freezer.domain import canonical
 from freezer.registry import config as config_mod
 from freezer.site import site as site_mod
 from freezer.trust import lifecycle, sshsig
+
+from conftest import assert_clean_failure, run_inprocess
 from registry_helpers import commit_all
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")

@@ -15,7 +15,7 @@ DEFAULT_DIMENSIONS = {
 
 # The default of a suite of any other kind (generic, folders, records, lm-eval) that names a tool
 # surface: one dimension, its globs' files, since the graph's three say nothing of a prompt or a
-# harness. Without tool_surface globs there is no tool-surface commit to classify: no dimension.
+# harness. Without code under test there is no tool-surface commit to classify: no dimension.
 SURFACE_DIMENSIONS = {"tool_surface": "the files the suite's tool_surface globs name (tools, prompts, harness)"}
 
 
