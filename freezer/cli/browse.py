@@ -118,6 +118,8 @@ def show(
     if status.status != "current":
         instead = f"; use {status.superseded_by}" if status.superseded_by else ""
         output.say(f"  ⚠ {status.status}: {status.reason or 'no reason given'}{instead}")
+        for at, reason in status.yanks[1:]:
+            output.say(f"  ⚠ yanked again at {at}: {reason or 'no reason given'}")
     _say_unverified(known, data.frozen.name)
     previous = manifest.previous
     output.say(f"  previous: {previous[0] + ' ' + previous[1][:16] + '…' if previous else 'none'}")

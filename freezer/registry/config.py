@@ -308,7 +308,12 @@ def load_config(path: Path) -> RegistryConfig:
                 problems.append(doc.problem(("suites", name, key), why, "config"))
         dimensions = dict(
             raw.get("dimensions")
-            or default_dimensions(raw.get("kind", "graph"), has_code, bool(raw.get("tool_surface")))
+            or default_dimensions(
+                raw.get("kind", "graph"),
+                has_code,
+                bool(raw.get("tool_surface")),
+                {need for needs in (raw.get("arms") or {}).values() for need in needs},
+            )
         )
         arms = {arm: tuple(needs) for arm, needs in (raw.get("arms") or {}).items()}
         known = {*dimensions, *ARM_DIMENSIONS}

@@ -19,10 +19,12 @@ DEFAULT_DIMENSIONS = {
 SURFACE_DIMENSIONS = {"tool_surface": "the files the suite's tool_surface globs name (tools, prompts, harness)"}
 
 
-def default_dimensions(kind: str, has_code: bool, has_surface: bool) -> dict[str, str]:
-    """The dimensions of a suite whose freezer.yaml names none (``dimensions:``)."""
+def default_dimensions(kind: str, has_code: bool, has_surface: bool, named: set[str] = set()) -> dict[str, str]:  # noqa: B006 - read only
+    """The dimensions of a suite whose freezer.yaml names none (``dimensions:``). ``named``: the
+    dimensions its arms depend on; a config that names one of the graph's was written when every
+    suite defaulted to them, and keeps them."""
     if not has_code:
         return {}  # the tool-surface dimensions are kinds of tool-surface commit: without code there are none
-    if kind == "graph":
+    if kind == "graph" or named & DEFAULT_DIMENSIONS.keys():
         return dict(DEFAULT_DIMENSIONS)
     return dict(SURFACE_DIMENSIONS) if has_surface else {}

@@ -56,8 +56,10 @@ Lifecycle = Literal["current", "deprecated", "yanked"]
 @dataclass(frozen=True)
 class VersionStatus:
     status: Lifecycle
-    reason: str | None = None
+    reason: str | None = None  # a yanked version's: its first yank's, for good
     superseded_by: str | None = None
+    # Every yank of the version, (at, reason) in log order: a second yank adds its reason, never replaces the first.
+    yanks: tuple[tuple[str, str | None], ...] = field(default=(), compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "reason": self.reason, "superseded_by": self.superseded_by}
@@ -186,11 +188,15 @@ def _signature_problem(
 
 def _apply(found: dict[str, VersionStatus], event: dict[str, Any]) -> None:
     """The last event wins, except that a yank outranks a deprecation and the first yank stays: a
-    yank is final, so a later one (signed outside freezer, which refuses it) cannot replace its reason."""
+    yank is final, so a later one adds its reason beside the first instead of replacing it."""
     name = event["version"]
     if event["event"] == "yank":
-        if found.get(name, CURRENT).status != "yanked":
-            found[name] = VersionStatus("yanked", event.get("reason"))
+        before = found.get(name, CURRENT)
+        yank = (event["at"], event.get("reason"))
+        if before.status != "yanked":
+            found[name] = VersionStatus("yanked", event.get("reason"), yanks=(yank,))
+        else:
+            found[name] = VersionStatus("yanked", before.reason, yanks=(*before.yanks, yank))
     elif found.get(name, CURRENT).status != "yanked":
         found[name] = VersionStatus("deprecated", event.get("reason"), event.get("superseded_by"))
 
@@ -272,14 +278,12 @@ def append(root: Path, key_path: Path, fields: dict[str, Any]) -> dict[str, Any]
     with registry_lock(root, wait=lock_wait_seconds()):
         path = require_safe(root, root / LOG, "the status log", folder=False)
         data = _read_log(root) or b""
-        known = _verified(root, data, None) if data else StatusLog()
-        if known.problems:
+        broken = _verified(root, data, None).problems if data else ()
+        if broken:
             raise UsageError(
-                f"{display_path(path)} does not verify ({known.problems[0]}); restore it before adding to it",
+                f"{display_path(path)} does not verify ({broken[0]}); restore it before adding to it",
                 hint="git checkout the log as it was committed, then run again",
             )
-        if fields.get("event") == "yank":
-            _refuse_second_yank(known, str(fields.get("version")))
         lines = _lines(data)
         event = {
             **fields,
@@ -302,18 +306,6 @@ def append(root: Path, key_path: Path, fields: dict[str, Any]) -> dict[str, Any]
         separator = b"" if not data or data.endswith(b"\n") else b"\n"
         replace_file(root, path, data + separator + line, "the status log")
     return event
-
-
-def _refuse_second_yank(known: StatusLog, name: str) -> None:
-    """A yank is final: a second one would only bury the first reason under another."""
-    first = next((e for e in known.events if e["event"] == "yank" and e["version"] == name), None)
-    if first is None:
-        return
-    reason = first.get("reason") or "no reason given"
-    raise UsageError(
-        f"{name} is already yanked (at {first['at']}: {reason}); a yank is final, so it is not recorded again",
-        hint=f"freezer show {name} shows the yank; the status log keeps it for good",
-    )
 
 
 def only_appended(before: bytes | None, after: bytes | None) -> str | None:
