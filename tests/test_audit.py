@@ -191,7 +191,8 @@ def test_against_reports_stale_fixture(frozen: Path) -> None:
     data = json.loads(run_inprocess("audit", "graph_v2", "--against", sha, "--format", "json", cwd=frozen).out)
     assert list(data["result"]["versions"][0]["stale"]) == ["callers-run-deterministic-containers"]
     assert_clean_failure(run_inprocess("audit", "graph_v2", "--against", sha, "--strict", cwd=frozen))
-    assert_clean_failure(run_inprocess("audit", "--against", "--output=/tmp/x", cwd=frozen))
+    # A ref that is no ref is a usage error (issue 27: exit 2, as every --against ref that names nothing).
+    assert_clean_failure(run_inprocess("audit", "--against", "--output=/tmp/x", cwd=frozen), code=2)
 
 
 def test_repository_versions_are_intact() -> None:

@@ -53,7 +53,7 @@ def test_the_format_of_freezer_0_1_0_is_not_read_as_a_typed_delta() -> None:
     [
         ({"path": "$.a", "change": "added", "new": "x"}, "∅ → x"),
         ({"path": "$.a", "change": "removed", "old": "x"}, "x → ∅"),
-        ({"path": "$.a", "change": "changed", "old": None, "new": 3}, "None → 3"),
+        ({"path": "$.a", "change": "changed", "old": None, "new": 3}, "null → 3"),  # never Python's None (issue 27)
         ({"path": "$.a", "change": "items", "added": ["b"], "removed": []}, "+['b'] -[]"),
     ],
 )

@@ -117,7 +117,7 @@ def test_audit_failures_name_whole_hashes(demo_copy: Path) -> None:
     [
         (["cut", "--format", "json"], 2),  # a missing argument: click's usage error
         (["show", "graph_v9", "--format=json"], 2),  # not frozen
-        (["audit", "--against", "nosuch", "graph_v1", "-f", "json"], 1),  # a checked input that is wrong
+        (["audit", "--against", "nosuch", "graph_v1", "-f", "json"], 2),  # a ref that names nothing (issue 27)
     ],
 )
 def test_errors_are_json_too(demo_root: Path, args: list[str], code: int) -> None:

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
+import re
 import shutil
 import subprocess
 import warnings
 from pathlib import Path
 
 import pytest
+
+from freezer.domain import canonical
+from freezer.registry import config as config_mod
+from freezer.site import site as site_mod
+from freezer.trust import lifecycle, sshsig
 
 from conftest import assert_clean_failure, run_inprocess
 from registry_helpers import commit_all
@@ -120,3 +129,48 @@ def test_signing_and_status_commands_print_the_json_document(reg: tuple[Path, Pa
     assert _document(deprecated, "deprecate")["error"]["message"]
     checkpoint = run_inprocess("checkpoint", "--key", str(key), "--format", "json", cwd=root)
     assert _document(checkpoint, "checkpoint")["result"]["checkpoint"]["suites"]["graph"]["versions"] == 2
+
+
+def test_a_second_yank_is_recorded_beside_the_first_and_never_replaces_it(reg: tuple[Path, Path]) -> None:
+    """Issue 27 item 7: yanking twice buried the first reason; now both are kept and shown."""
+    root, key = reg
+    for version, reason in (("graph_v1", "oracle leaks the answer"), ("api_v1", "prompt names the file")):
+        assert run_inprocess("yank", version, "--reason", reason, "--key", str(key), cwd=root).code == 0
+        again = run_inprocess("yank", version, "--reason", "another reason", "--key", str(key), cwd=root)
+        assert again.code == 0, again.text
+        shown = run_inprocess("show", version, cwd=root)
+        assert f"  ⚠ yanked: {reason}\n" in shown.out
+        assert re.search(r"  ⚠ yanked again at 20\d\d-\d\d-\d\dT[\d:]+Z: another reason\n", shown.out), shown.out
+        as_json = json.loads(run_inprocess("show", version, "--format", "json", cwd=root).out)
+        assert as_json["result"]["status"] == {"status": "yanked", "reason": reason, "superseded_by": None}
+        status = lifecycle.statuses(root)[version]
+        assert [why for _, why in status.yanks] == [reason, "another reason"]
+    assert len((root / "status.jsonl").read_text().splitlines()) == 4
+    site_index = site_mod.build(config_mod.load(root))["index.json"].decode()
+    assert "oracle leaks the answer" in site_index and "prompt names the file" in site_index
+
+
+def test_a_log_holding_two_yanks_keeps_the_first_reason(reg: tuple[Path, Path], tmp_path: Path) -> None:
+    """A second yank signed outside freezer (by hand, another tool) still cannot replace the first."""
+    root, key = reg
+    assert run_inprocess("yank", "graph_v2", "--reason", "first reason", "--key", str(key), cwd=root).code == 0
+    log = root / "status.jsonl"
+    last = log.read_bytes().splitlines()[-1]
+    event = {
+        "event": "yank",
+        "suite": "graph",
+        "version": "graph_v2",
+        "reason": "second reason",
+        "at": "2030-01-01T00:00:00Z",
+        "prev": hashlib.sha256(last).hexdigest(),
+    }
+    blob = sshsig.sign(canonical.compact(event), sshsig.load_private_key(key), lifecycle.NAMESPACE)
+    event["sig"] = base64.b64encode(blob).decode()
+    log.write_bytes(log.read_bytes() + canonical.log_line(event) + b"\n")
+    assert not lifecycle.verify_log(root)
+    assert lifecycle.statuses(root)["graph_v2"].reason == "first reason"
+    assert "⚠ yanked: first reason" in run_inprocess("show", "graph_v2", cwd=root).out
+    shown = json.loads(run_inprocess("show", "graph_v2", "--format", "json", cwd=root).out)
+    assert shown["result"]["status"]["reason"] == "first reason"
+    site_index = site_mod.build(config_mod.load(root))["index.json"].decode()
+    assert "first reason" in site_index and "second reason" not in site_index

@@ -126,7 +126,7 @@ def _json_despite(context: Any, asked: Invocation) -> str | None:
         if command is None:
             return None
         if not any(param.name == "fmt" for param in command.params):
-            # A command without --format (schema, attest, a group) refuses it; JSON was asked for all the same.
+            # A command without --format (a group: results) refuses it; JSON was asked for all the same.
             return asked.command if output.asked_format(asked.args) == "json" else None
         lenient = typer.Context(command, info_name=asked.command, resilient_parsing=True)
         lenient.ignore_unknown_options = True

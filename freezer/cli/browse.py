@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -34,25 +35,28 @@ def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fm
         return output.say_outcome("list", listed)
     else:
         header = ("version", "pinned", "cut", "landed", "dropped", "classes", "hashes", "status")
-        table = [header] + [
-            (
-                r["version"],
-                (r["pinned_sha"] or "?")[:8],
-                r["cut_at"] or "?",
-                str(r["landed"]),
-                str(r["dropped"]),
-                ", ".join(r["classes"]),
-                r["hashes"],
-                _status_cell(r),
-            )
-            for r in rows
-        ]
+        table = [header] + [_list_cells(r) for r in rows]
         widths = [max(len(row[i]) for row in table) for i in range(len(header))]
         for row in table:
             output.say("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
     if failed:
         output.say("✗ a version's files do not match their hashes: run freezer audit for the full report")
     return EXIT_INVALID if _say_log(known) or failed else EXIT_OK
+
+
+def _list_cells(row: dict[str, Any]) -> tuple[str, ...]:
+    """One row of ``list``: a version whose files cannot be read says so, never a value it lacks."""
+    readable = row["cut_at"] is not None
+    return (
+        row["version"],
+        row["pinned_sha"][:8] if row["pinned_sha"] else ("no code" if readable else "?"),
+        row["cut_at"] if readable else "unreadable",
+        str(row["landed"]) if readable else "?",
+        str(row["dropped"]) if readable else "?",
+        ", ".join(row["classes"]),
+        row["hashes"],
+        _status_cell(row),
+    )
 
 
 def _status_cell(row: dict[str, object]) -> str:
@@ -114,21 +118,23 @@ def show(
     if status.status != "current":
         instead = f"; use {status.superseded_by}" if status.superseded_by else ""
         output.say(f"  ⚠ {status.status}: {status.reason or 'no reason given'}{instead}")
+        for at, reason in status.yanks[1:]:
+            output.say(f"  ⚠ yanked again at {at}: {reason or 'no reason given'}")
     _say_unverified(known, data.frozen.name)
     previous = manifest.previous
     output.say(f"  previous: {previous[0] + ' ' + previous[1][:16] + '…' if previous else 'none'}")
     if manifest.binary is not None:
         binary = manifest.binary.raw
         build = binary.get("build_sha") or f"unknown ({binary.get('build_sha_unknown') or 'not recorded'})"
-        output.say(f"  binary: {binary['name']} {binary.get('path', '')} build {build}")
+        where = f" {binary['path']}" if binary.get("path") else ""
+        output.say(f"  binary: {binary['name']}{where} build {build}")
     for commit in manifest.commits:
-        output.say(f"  tool surface: {commit.sha[:8]} [{commit.dimension}] {commit.task or ''}")
+        output.say(f"  tool surface: {commit.sha[:8]} [{commit.dimension}]{' ' + commit.task if commit.task else ''}")
     output.say("  fixtures:")
     for fixture in data.fixtures:
         gate = fixture.get("gate_b") or {}
-        extra = (
-            f"Gate B {gate.get('status')} {gate.get('expected_matches')}/{gate.get('expected_files')}" if gate else ""
-        )
+        counts = "/".join(str(gate.get(k, "?")) for k in ("expected_matches", "expected_files"))
+        extra = f"Gate B {gate.get('status') or '?'} {counts}" if gate else ""
         if fixture["status"] == "dropped":
             extra = f"dropped at {fixture['dropped']['stage']}"
         output.say(f"    {fixture['task_id']:<45} {fixture.get('class') or '-':<8} {fixture['status']:<8} {extra}")
@@ -216,7 +222,7 @@ def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatO
         if "error" in row:
             output.say(f"{row['version']}  cannot be read: {row['error']} (run freezer audit)")
             continue
-        moved = f"moved: {', '.join(row['moved'])}" if row["previous"] else "first version"
+        moved = _moved(row)
         if row["status"]["status"] != "current":
             moved += f"  [{row['status']['status']}]"
         if row.get("problems"):
@@ -228,16 +234,38 @@ def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatO
     return EXIT_INVALID if _say_log(known) or broken else EXIT_OK
 
 
+def _moved(row: dict[str, Any]) -> str:
+    if not row["previous"]:
+        return "first version"
+    return f"moved: {', '.join(row['moved'])}" if row["moved"] else "nothing moved"
+
+
+# Every schema freezer ships, the one list `freezer schema` serves and names in its help: the
+# compiled ones, and those that describe what freezer prints and reads outside a registry.
+SHIPPED_SCHEMAS = (*NAMES, "output", "results", "provenance")
+
+
+def _complete_schema(incomplete: str) -> list[str]:
+    return [name for name in SHIPPED_SCHEMAS if name.startswith(incomplete)]
+
+
 @commands.command()
 def schema(
-    name: Annotated[str, typer.Argument(help="fixture, generic, version, registry, manifest or output.")],
+    name: Annotated[
+        str,
+        typer.Argument(help=f"One of: {', '.join(SHIPPED_SCHEMAS)}.", autocompletion=_complete_schema),
+    ],
+    fmt: FormatOption = None,
 ) -> int:
     """Print a shipped JSON Schema, for an editor or check-jsonschema, from any install."""
-    # output and results describe what freezer prints and reads outside a registry; not compiled.
-    shipped = (*NAMES, "output", "results", "provenance")
-    if name not in shipped:
-        raise UsageError(f"no schema {name!r}; freezer ships: {', '.join(shipped)}")
-    output.say_block(resources.schema_text(name))
+    fmt = check_format(fmt, ("text", "json"))
+    if name not in SHIPPED_SCHEMAS:
+        raise UsageError(f"no schema {name!r}; freezer ships: {', '.join(SHIPPED_SCHEMAS)}")
+    text = resources.schema_text(name)
+    if fmt == "json":
+        # The schema itself, as the result of the one document every command prints with --format json.
+        return output.say_json("schema", {"name": name, "schema": json.loads(text)})
+    output.say_block(text)
     return EXIT_OK
 
 

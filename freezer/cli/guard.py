@@ -75,7 +75,7 @@ def audit(
     cfg = config_mod.load(registry)
     results = []
     for suite_name, names in _select_versions(cfg, versions or [], suite).items():
-        bar = ProgressBar(f"auditing {suite_name}") if fmt == "text" else None
+        bar = ProgressBar(f"auditing {suite_name}", tick=True) if fmt == "text" else None
         try:
             results.extend(
                 audit_mod.audit_suite(

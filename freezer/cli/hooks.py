@@ -17,7 +17,7 @@ from pathlib import Path
 
 from freezer.cli import flags, output
 from freezer.cli.terminal import ProgressBar
-from freezer.domain.errors import EXIT_INVALID, EXIT_OK, FreezerError
+from freezer.domain.errors import EXIT_INVALID, EXIT_OK, FreezerError, UsageError
 from freezer.domain.problems import display_path
 from freezer.domain.steps import no_progress
 from freezer.registry import config as config_mod
@@ -109,6 +109,13 @@ def run_check(base: str | None, registry: Path | None, fmt: str, *, code: bool =
 
 
 def run_validate(paths: list[Path] | None, registry: Path | None, suite: str | None, fmt: str) -> int:
+    for path in paths or ():
+        # A path that does not exist was never checked: a usage error (exit 2), as the README's exit codes say.
+        if not path.exists() and not path.is_symlink():
+            raise UsageError(
+                f"{display_path(path)}: no such file or folder",
+                hint="name drafts that exist, or run freezer validate alone to check every suite's drafts",
+            )
     bar = ProgressBar("validating") if fmt == "text" else None
     progress = bar or no_progress
     try:

@@ -46,7 +46,8 @@ def say_error(exc: FreezerError) -> None:
     if exc.hint:
         say(f"  hint: {exc.hint}", err=True)
     for problem in getattr(exc, "problems", []):
-        say(f"  {problem}", err=True)
+        for line in text_lines(problem, "  "):
+            say(line, err=True)
 
 
 def progress(text: str) -> None:
@@ -82,7 +83,15 @@ def github_annotation(problem: Problem) -> str:
 def problem_lines(problems: Iterable[Problem], fmt: str) -> list[str]:
     if fmt == "github":
         return [github_annotation(p) for p in problems]
-    return [str(p) for p in problems]
+    return [line for p in problems for line in text_lines(p)]
+
+
+def text_lines(problem: Problem, indent: str = "") -> list[str]:
+    """A problem as text lines: a message of several lines (a tool's own report, such as rg's regex
+    error with its caret) keeps them, each one indented under the problem's location, so none can
+    pass for a problem line of its own and the caret still points where it did."""
+    first, *rest = str(problem).split("\n")
+    return [indent + first, *(f"{indent}    {line}" for line in rest)]
 
 
 def dumps(data: Any) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal, Optional
@@ -36,10 +38,14 @@ def attest(
     ] = False,
     suite: SuiteOption = None,
     registry: RegistryOption = None,
+    fmt: FormatOption = None,
 ) -> int:
     """Print the version's in-toto provenance statement (SLSA v1), re-derived from its verified files."""
     from freezer.trust import signing  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
+    fmt = check_format(fmt, ("text", "json"))
+    if pae and fmt == "json":
+        raise UsageError("--pae prints the exact bytes a signature signs; it takes no --format json")
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, version, suite)
     frozen = browse.find(one, version)
@@ -47,7 +53,11 @@ def attest(
         sys.stdout.flush()
         sys.stdout.buffer.write(signing.signed_message(one, frozen))  # bytes, exactly: no escaping
         return EXIT_OK
-    output.say_block(signing.statement_of(one, frozen).decode("utf-8"))
+    statement = signing.statement_of(one, frozen)
+    if fmt == "json":
+        result = {"version": frozen.name, "sha256": hashlib.sha256(statement).hexdigest()}
+        return output.say_json("attest", {**result, "statement": json.loads(statement)})
+    output.say_block(statement.decode("utf-8"))
     return EXIT_OK
 
 

@@ -16,6 +16,7 @@ import contextlib
 import os
 import re
 import sys
+import threading
 import time
 from functools import cache
 from typing import IO, Any
@@ -104,34 +105,83 @@ def colour_marks(line: str, stream: IO[str]) -> str:
 class ProgressBar:
     """Counts and a bar on stderr for one piece of long work; silent when stderr is not a terminal.
 
-    Call it with (done, total) as the work advances, and :meth:`close` it at the end.
+    Call it with (done, total) as the work advances, and :meth:`close` it at the end. With
+    ``tick``, the bar also appears and advances its clock while no count comes in (one version of
+    thousands of files is one count, at its end): a timer signal redraws it from the main thread,
+    as a thread of its own would make freezer's forked workers unsafe.
     """
 
-    def __init__(self, label: str) -> None:
+    def __init__(self, label: str, *, tick: bool = False) -> None:
         self.label = label
         self._started = time.monotonic()
         self._last_draw = 0.0
         self._live: Any = None
         self._task: Any = None
+        self._counts: tuple[int, int | None] = (0, None)
+        self._drawing = False
+        self._previous_handler: Any = None
+        self._armed = False
         try:
             self._shown = sys.stderr.isatty()
         except (ValueError, AttributeError):
             self._shown = False
+        if tick and self._shown:
+            self._arm()
 
     def __call__(self, done: int, total: int) -> None:
         if not self._shown:
             return
+        self._counts = (done, total)
         now = time.monotonic()
         if self._live is None:
             if now - self._started < BAR_AFTER_SECONDS or done >= total:
                 return
             self._start(total)
         if now - self._last_draw >= _REDRAW_EVERY or done >= total:
+            self._draw(now)
+
+    def _draw(self, now: float) -> None:
+        self._drawing = True
+        try:
+            done, total = self._counts
             self._live.update(self._task, completed=done, total=total)
             self._live.refresh()
             self._last_draw = now
+        finally:
+            self._drawing = False
 
-    def _start(self, total: int) -> None:
+    def _arm(self) -> None:
+        import signal  # start-up time: only a command that may run long (audit) arms a timer
+
+        if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+            return  # no interval timer here (Windows), or not the main thread: counts alone draw the bar
+        self._previous_handler = signal.signal(signal.SIGALRM, self._on_tick)
+        self._armed = True
+        signal.setitimer(signal.ITIMER_REAL, BAR_AFTER_SECONDS, _REDRAW_EVERY)
+
+    def _on_tick(self, signum: int, frame: object) -> None:
+        if self._drawing or not self._armed:
+            return  # the bar is being drawn by a count right now: this tick is not needed
+        try:
+            if self._live is None:
+                done, total = self._counts
+                if total is not None and done >= total:
+                    return
+                self._start(total)
+            self._draw(time.monotonic())
+        except Exception:  # noqa: BLE001 - a tick lands inside any code: it may never raise there
+            self._disarm()
+
+    def _disarm(self) -> None:
+        if not self._armed:
+            return
+        import signal  # as in _arm
+
+        self._armed = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, self._previous_handler)
+
+    def _start(self, total: int | None) -> None:
         # start-up time: rich.progress costs about 80 ms to import; only work long enough for a bar pays it
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn  # as above
@@ -154,6 +204,7 @@ class ProgressBar:
         self._task = self._live.add_task(self.label, total=total)
 
     def close(self) -> None:
+        self._disarm()
         if self._live is not None:
             self._live.stop()
             self._live = None

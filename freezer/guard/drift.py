@@ -28,6 +28,7 @@ from freezer.domain.errors import FreezerError
 from freezer.domain.manifest import Manifest
 from freezer.domain.problems import Problem, display_path
 from freezer.registry.config import RegistryConfig, SuiteConfig
+from freezer.registry.dimensions import DEFAULT_DIMENSIONS
 from freezer.registry.model import Suite
 from freezer.registry.record import arms_of, default_arms, format_2_default_arms
 from freezer.registry.registry import FROZEN_SCHEMA
@@ -46,17 +47,27 @@ def _listed(items: Sequence[str]) -> str:
     return ", ".join(items[:5]) + (" …" if len(items) > 5 else "")
 
 
+def _defaulted_dimensions(suite: SuiteConfig, manifest: Manifest) -> list[str]:
+    """The dimensions the default arms are made of: the suite's, or, where freezer.yaml names none
+    and the version was cut when every suite defaulted to the graph's, those."""
+    recorded = manifest.checks.dimensions
+    if "dimensions" not in suite.origins and recorded is not None and dict(recorded) == DEFAULT_DIMENSIONS:
+        return list(DEFAULT_DIMENSIONS)
+    return list(suite.dimensions)
+
+
 def _arms(suite: SuiteConfig, manifest: Manifest) -> list[str]:
     if manifest.comparability is None:
         return []
-    configured = suite.arms or default_arms(list(suite.dimensions), code=suite.code_repo is not None)
+    dimensions = _defaulted_dimensions(suite, manifest)
+    configured = suite.arms or default_arms(dimensions, code=suite.code_repo is not None)
     now = {arm: tuple(configured[arm]) for arm in sorted(configured)}
     frozen = arms_of(manifest)
-    if not suite.arms and frozen == format_2_default_arms(list(suite.dimensions)):
+    if not suite.arms and frozen == format_2_default_arms(dimensions):
         return []  # the default an earlier freezer recorded, not a config change
     code = suite.code_repo is not None
     defaults = [
-        default_arms(list(suite.dimensions), code=code, sources=sources, environment=environment)
+        default_arms(dimensions, code=code, sources=sources, environment=environment)
         for sources in (False, True)
         for environment in (False, True)
     ]
@@ -85,6 +96,8 @@ def _dimensions(suite: SuiteConfig, manifest: Manifest) -> list[str]:
     frozen = manifest.checks.dimensions
     if frozen is None or list(frozen.items()) == list(suite.dimensions.items()):
         return []
+    if "dimensions" not in suite.origins and dict(frozen) == DEFAULT_DIMENSIONS:
+        return []  # cut when every suite defaulted to the graph's dimensions: the default moved, not the config
     changed = [n for n in {**suite.dimensions, **frozen} if suite.dimensions.get(n) != frozen.get(n)]
     detail = _listed(changed) if changed else "their order"
     return [f"dimensions: {detail} differ from what {manifest.name} was cut with"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from freezer.domain.errors import FreezerError, GitError
+from freezer.domain.errors import FreezerError, GitError, UsageError
 from freezer.domain.manifest import FixtureKindRecord, Manifest, Scan
 from freezer.domain.problems import display_path
 from freezer.domain.steps import Step
@@ -216,7 +216,11 @@ def check_code(
         check_provenance(repo, suite, frozen, manifest, result)
         result.code = f"verified at {pinned[:8]}" if not result.code_failures else "failed"
         if against:
-            ref_sha = repo.resolve(against, "--against ref")
+            try:
+                ref_sha = repo.resolve(against, "--against ref")
+            except GitError as exc:
+                # A ref that names no commit was typed wrong, not found invalid: a usage error (exit 2).
+                raise UsageError(exc.message, hint=exc.hint) from None
             result.against = ref_sha
             by_file = check_fixtures(repo, ref_sha, docs, oracle=True, rg=rg)
             for doc in docs:

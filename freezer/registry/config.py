@@ -17,6 +17,8 @@ from freezer.domain.problems import Problem, display_path
 from freezer.git.globs import glob_problem
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import load_bytes, load_file
+from freezer.registry.dimensions import DEFAULT_DIMENSIONS as DEFAULT_DIMENSIONS
+from freezer.registry.dimensions import default_dimensions
 from freezer.registry.registry import parse_label
 from freezer.runtime.paths import unsafe_folder_reason
 from freezer.schema import schemas
@@ -24,11 +26,6 @@ from freezer.schema import schemas
 CONFIG_NAME = "freezer.yaml"
 DEFAULT_VERSIONS = "versions"
 DEFAULT_MAX_FILE_BYTES = 4 << 30
-DEFAULT_DIMENSIONS = {
-    "indexer": "what the index contains (ignore files, noise removed or added)",
-    "descriptions": "the tool descriptions the agent reads",
-    "surface": "tool behaviour and output shape",
-}
 
 
 # What an arm can depend on besides the suite's tool-surface dimensions: the binary, the code
@@ -309,8 +306,15 @@ def load_config(path: Path) -> RegistryConfig:
             if key in raw and not has_code:
                 why = f"{key} names paths in the code under test, but the suite names no code_repo"
                 problems.append(doc.problem(("suites", name, key), why, "config"))
-        # The tool-surface dimensions are kinds of tool-surface commit: without code there are none.
-        dimensions = dict(raw.get("dimensions") or (DEFAULT_DIMENSIONS if has_code else {}))
+        dimensions = dict(
+            raw.get("dimensions")
+            or default_dimensions(
+                raw.get("kind", "graph"),
+                has_code,
+                bool(raw.get("tool_surface")),
+                {need for needs in (raw.get("arms") or {}).values() for need in needs},
+            )
+        )
         arms = {arm: tuple(needs) for arm, needs in (raw.get("arms") or {}).items()}
         known = {*dimensions, *ARM_DIMENSIONS}
         for arm, needs in arms.items():

@@ -26,8 +26,15 @@ def change_text(change: FieldChange) -> str:
         return f"{change.change}, line by line:"
     if change.change == "changed":
         old, new = fieldtext.shown_pair(change.old, change.new, width=None)
-        return f"{old} → {new}"
-    return f"∅ → {change.new}" if change.change == "added" else f"{change.old} → ∅"
+        # A field set to null reads as the YAML and JSON the author wrote, never as Python's None.
+        return f"{_null_or(change.old, old)} → {_null_or(change.new, new)}"
+    if change.change == "added":
+        return f"∅ → {_null_or(change.new, change.new)}"
+    return f"{_null_or(change.old, change.old)} → ∅"
+
+
+def _null_or(value: object, shown: object) -> str:
+    return "null" if value is None else str(shown)
 
 
 def change_lines(change: FieldChange, lead: str) -> list[str]:

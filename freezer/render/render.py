@@ -79,9 +79,9 @@ def text_v2(value: Any) -> str:
 
 
 # The Markdown rules newly cut versions render with, recorded in the manifest (checks.markdown_rules).
-MARKDOWN_RULES = 3
+MARKDOWN_RULES = 4
 # Rules a manifest can record (1 and 2 are never recorded: the manifest format implies them).
-RECORDED_MARKDOWN_RULES = (3,)
+RECORDED_MARKDOWN_RULES = (3, 4)
 
 # Every character that can open inline markup in CommonMark or in GitHub's Markdown, escaped
 # where it could: backslash escapes, code spans, emphasis and strikethrough (``*``, ``~``, and
@@ -132,6 +132,57 @@ def text_v3(value: Any) -> str:
     return "\n".join(out)
 
 
+# Rules 4 escape only what would act: ``&`` where it would start an entity, ``<`` where it would
+# open raw HTML or an autolink, a backslash where it would escape the next character (before ASCII
+# punctuation, or at a line's end, a hard break); the rest of rules 3's set as before. A word that
+# holds a backslash before punctuation (a regex, a path) becomes a code span instead: the raw text
+# then reads exactly as it renders, with no doubled backslash.
+_INLINE_V4 = re.compile(
+    r"&(?=#?[0-9A-Za-z]+;)|<(?=[A-Za-z/!?])|\\(?=[!-/:-@\[-`{-~]|$)|[`*~\[\]|$]|!(?=\[)|_(?:(?<![^\W_]_)|(?![^\W_]))"
+)
+_ESCAPING_BACKSLASH = re.compile(r"\\[!-/:-@\[-`{-~]")
+_WORDS = re.compile(r"(\s+)")
+
+
+def _inline_v4(line: str) -> str:
+    out = []
+    for word in _WORDS.split(visible(line)):
+        # A backtick or a pipe inside a code span would need escaping there too: such a word stays prose.
+        if _ESCAPING_BACKSLASH.search(word) and "`" not in word and "|" not in word:
+            out.append(f"`{word}`")
+            continue
+        word = _INLINE_V4.sub(_escaped, word) if _INLINE_V4.search(word) else word
+        out.append(_BARE_URL.sub(_escaped, word) if _BARE_URL.search(word) else word)
+    return "".join(out)
+
+
+def cell_v4(value: Any) -> str:
+    """A value made safe for one Markdown table cell, as Markdown rules 4 render it: no markup can
+    open, and the raw cell reads as the rendered one (no entities, no doubled backslashes)."""
+    if value is None:
+        return "—"
+    escaped = _inline_v4(" ".join(str(value).split()))
+    # A cell's value can open a list item's line, where ">" would start a block quote.
+    return ("\\" + escaped if escaped.startswith(">") else escaped) or "—"
+
+
+def text_v4(value: Any) -> str:
+    """Free text as Markdown prose, as Markdown rules 4 render it: :func:`text_v3`'s block rules and
+    hard breaks, with :func:`cell_v4`'s inline escaping."""
+    lines = []
+    for line in _LINE_END.split(str(value)):
+        line = _inline_v4(line).lstrip()
+        if not line.startswith("`"):  # a code span of ours: a single backtick opens no block
+            line = _ORDERED.sub(lambda m: m.group(1) + "\\" + m.group(2), line)
+            line = _OTHER_BLOCK.sub(lambda m: m.group(1) + "\\" + m.group(2), line)
+        lines.append(line)
+    out = []
+    for index, line in enumerate(lines):
+        follows = index + 1 < len(lines) and lines[index + 1] != ""
+        out.append(line + ("\\" if line and follows else ""))
+    return "\n".join(out)
+
+
 def _recorded_rules(context: Any) -> Any:
     # From the render's arguments, not the template's own variables: a template cannot choose
     # weaker rules than its version records.
@@ -140,13 +191,19 @@ def _recorded_rules(context: Any) -> Any:
 
 def _text_filter(context: Any, value: Any) -> str:
     """Versions record which Markdown rules rendered them, so an old METHOD.md re-renders unchanged."""
-    if _recorded_rules(context) >= 3:
+    rules = _recorded_rules(context)
+    if rules >= 4:
+        return text_v4(value)
+    if rules >= 3:
         return text_v3(value)
     return text_v2(value) if context.get("markdown_rules", 1) >= 2 else text(value)
 
 
 def _cell_filter(context: Any, value: Any) -> str:
-    return cell_v3(value) if _recorded_rules(context) >= 3 else cell(value)
+    rules = _recorded_rules(context)
+    if rules >= 4:
+        return cell_v4(value)
+    return cell_v3(value) if rules >= 3 else cell(value)
 
 
 def fence(value: Any, info: str = "") -> str:

@@ -201,8 +201,9 @@ def _read_errors(stderr: str, scopes: list[str], result: GrepResult) -> None:
         else:
             result.errors.append(line.removeprefix("rg: "))
     if result.errors and not result.missing_scopes and result.files == 0:
-        # rg refused the pattern (or the flags): its message is the fixture's error.
-        result.pattern_error = " ".join(" ".join(result.errors).split())
+        # rg refused the pattern (or the flags): its message is the fixture's error, line by line as
+        # rg wrote it (its caret points into the line above), for the output to indent as one block.
+        result.pattern_error = "\n".join(line.rstrip() for line in result.errors)
         result.errors = []
 
 

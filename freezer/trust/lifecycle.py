@@ -56,8 +56,10 @@ Lifecycle = Literal["current", "deprecated", "yanked"]
 @dataclass(frozen=True)
 class VersionStatus:
     status: Lifecycle
-    reason: str | None = None
+    reason: str | None = None  # a yanked version's: its first yank's, for good
     superseded_by: str | None = None
+    # Every yank of the version, (at, reason) in log order: a second yank adds its reason, never replaces the first.
+    yanks: tuple[tuple[str, str | None], ...] = field(default=(), compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "reason": self.reason, "superseded_by": self.superseded_by}
@@ -185,10 +187,16 @@ def _signature_problem(
 
 
 def _apply(found: dict[str, VersionStatus], event: dict[str, Any]) -> None:
-    """The last event wins, except that a yank outranks a deprecation."""
+    """The last event wins, except that a yank outranks a deprecation and the first yank stays: a
+    yank is final, so a later one adds its reason beside the first instead of replacing it."""
     name = event["version"]
     if event["event"] == "yank":
-        found[name] = VersionStatus("yanked", event.get("reason"))
+        before = found.get(name, CURRENT)
+        yank = (event["at"], event.get("reason"))
+        if before.status != "yanked":
+            found[name] = VersionStatus("yanked", event.get("reason"), yanks=(yank,))
+        else:
+            found[name] = VersionStatus("yanked", before.reason, yanks=(*before.yanks, yank))
     elif found.get(name, CURRENT).status != "yanked":
         found[name] = VersionStatus("deprecated", event.get("reason"), event.get("superseded_by"))
 

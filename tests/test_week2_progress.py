@@ -1,0 +1,86 @@
+"""Issue 27, item 9: a long audit shows a progress bar on a terminal, and nowhere else.
+
+A real audit of a version of 3,000 files, run under a pseudo-terminal (``pty``): one version is
+one count, at its end, so only the bar's own clock can show it while the files are hashed.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import run_inprocess
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+
+FILES = 3000
+
+
+@pytest.fixture(scope="module")
+def big(demo_build: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("progress") / "demo"
+    shutil.copytree(demo_build, root, symlinks=True)
+    assert run_inprocess("next", "--suite", "tb", cwd=root).code == 0
+    data = root / "drafts/tb/tasks/count-words/tests/data"
+    data.mkdir()
+    for index in range(FILES):
+        (data / f"row-{index:04d}.txt").write_text(f"row {index}\n")
+    cut = run_inprocess("cut", "v2", "--suite", "tb", cwd=root, timeout=300)
+    assert cut.code == 0, cut.text
+    return root
+
+
+def _in_terminal(args: list[str], cwd: Path) -> tuple[int, bytes]:
+    """Run freezer with stdin, stdout and stderr on a pseudo-terminal; what it wrote there."""
+    pid, fd = os.forkpty()
+    if pid == 0:  # pragma: no cover - the child's coverage is not collected
+        os.chdir(cwd)
+        os.environ.pop("NO_COLOR", None)
+        os.execv(sys.executable, [sys.executable, "-m", "freezer", *args])
+    seen = b""
+    while True:
+        ready, _, _ = select.select([fd], [], [], 120)
+        if not ready:
+            break
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), seen
+
+
+@pytest.mark.parametrize("args", [["audit", "tb_v2"], ["audit", "--no-code", "--suite", "tb"]])
+def test_a_long_audit_draws_a_bar_on_a_terminal(big: Path, args: list[str]) -> None:
+    code, seen = _in_terminal(args, big)
+    assert code == 0, seen
+    assert b"auditing tb" in seen, seen[-2000:]
+    assert f"{FILES + 18} data files hashed".encode() in seen  # the audit itself ran to its end
+
+
+@pytest.mark.parametrize(
+    "args", [["audit", "tb_v2", "--format", "json"], ["audit", "--no-code", "-s", "tb", "-f", "json"]]
+)
+def test_no_bar_under_format_json_even_on_a_terminal(big: Path, args: list[str]) -> None:
+    code, seen = _in_terminal(args, big)
+    assert code == 0, seen
+    assert b"auditing" not in seen and b'"command": "audit"' in seen
+
+
+@pytest.mark.parametrize("args", [["audit", "tb_v2"], ["audit", "--no-code", "--suite", "tb"]])
+def test_no_bar_when_the_output_is_not_a_terminal(big: Path, args: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "freezer", *args], cwd=big, capture_output=True, check=False, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert b"auditing" not in done.stderr and b"\x1b" not in done.stderr + done.stdout
