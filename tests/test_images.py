@@ -41,7 +41,12 @@ def test_dockerfile_from_lines() -> None:
     assert dockerfile_images("env/Dockerfile", text.encode()) == [
         ImageRef("python:3.12-slim", DIGEST_A, "env/Dockerfile:2"),
         ImageRef("ubuntu:24.04", None, "env/Dockerfile:5"),
-        ImageRef("${BASE}", None, "env/Dockerfile:8"),
+        ImageRef(
+            "${BASE}",
+            None,
+            "env/Dockerfile:8",
+            "no ARG BASE is declared before the first FROM: its value is given at build time, if at all",
+        ),
     ]
 
 

@@ -62,11 +62,15 @@ def unpinned(ends: Sequence[Side]) -> list[Unknown]:
         if loose:
             task, image = loose[0]
             more = f" (and {len(loose) - 1} more)" if len(loose) > 1 else ""
-            found.append(
-                Unknown(
-                    "environment",
-                    f"{end.name}: fixture {task} names image {image.name} by tag alone ({image.where}){more}; "
-                    "a rebuild under the same tag changes the environment unseen",
+            if image.unresolved is not None:  # only a manifest written since build arguments were read has it
+                why = (
+                    f"{end.name}: fixture {task} names image {image.name} ({image.where}), which cannot be "
+                    f"known: {image.unresolved}{more}"
                 )
-            )
+            else:
+                why = (
+                    f"{end.name}: fixture {task} names image {image.name} by tag alone ({image.where}){more}; "
+                    "a rebuild under the same tag changes the environment unseen"
+                )
+            found.append(Unknown("environment", why))
     return found[:1]

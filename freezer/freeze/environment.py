@@ -51,11 +51,19 @@ def fixture_images(fixture_set: FixtureSet) -> dict[str, tuple[ImageRef, ...]]:
 def unpinned_warnings(fixture_set: FixtureSet, images: dict[str, tuple[ImageRef, ...]]) -> list[str]:
     landed = {doc.data["task_id"] for doc in fixture_set.fixtures if doc.data.get("status") == "landed"}
     return [
+        _warning(task, image) for task, refs in images.items() if task in landed for image in refs if not image.pinned
+    ]
+
+
+def _warning(task: str, image: ImageRef) -> str:
+    if image.unresolved is not None:
+        return (
+            f"fixture {task} names image {image.name} ({image.where}), which cannot be known: {image.unresolved}; "
+            "give the build argument a default pinned by digest (ARG NAME=name@sha256:...). METHOD.md says its "
+            "environment is unknown"
+        )
+    return (
         f"fixture {task} names image {image.name} by tag alone ({image.where}): a rebuild under the same "
         "name changes its environment unseen; pin it by digest (name@sha256:...). METHOD.md says its "
         "environment is unknown"
-        for task, refs in images.items()
-        if task in landed
-        for image in refs
-        if not image.pinned
-    ]
+    )
