@@ -39,7 +39,9 @@ from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles
 # 2: each pair is read the stricter way where the two versions disagree (an arm that depends on
 # more, a field in a stricter group). Format 1, which earlier versions froze, is still recomputed.
 # 3: a changed fixture's reason names its files whose content changed (comparability.NAMING_FORMAT).
-RECORD_FORMAT = comparability.NAMING_FORMAT
+# 4: an image a fixture names moves (or leaves unknown) that fixture alone, not the environment of
+# every fixture of the arm (comparability.ATTRIBUTION_FORMAT). Formats 1 to 3 are still recomputed.
+RECORD_FORMAT = comparability.ATTRIBUTION_FORMAT
 
 
 def manifest_entry(

@@ -74,3 +74,50 @@ def unpinned(ends: Sequence[Side]) -> list[Unknown]:
                 )
             found.append(Unknown("environment", why))
     return found[:1]
+
+
+def _at(manifest: Manifest, task: str) -> dict[str, str]:
+    return {image.where: image.shown for image in manifest.images.get(task, ())}
+
+
+def fixture_image_moves(old: Manifest, new: Manifest, kept: Collection[str]) -> dict[str, str]:
+    """Comparability format 4: each kept fixture whose own images changed (its Dockerfile's FROM,
+    its image field) → what changed, place by place: ``its image python@sha256:… → python@sha256:…
+    (environment/Dockerfile:1)``. An image is a fixture's own: the manifest records it under the
+    fixture that names it, so its change says nothing of the environment of the others."""
+    moves = {}
+    for task in sorted(kept):
+        before, after = _at(old, task), _at(new, task)
+        found = []
+        for where in sorted(set(before) | set(after)):
+            was, now = before.get(where), after.get(where)
+            if was == now:
+                continue
+            if was is None:
+                found.append(f"its image {now} added ({where})")
+            elif now is None:
+                found.append(f"its image {was} removed ({where})")
+            else:
+                found.append(f"its image {was} → {now} ({where})")
+        if found:
+            moves[task] = ", ".join(found)
+    return moves
+
+
+def fixture_unknowns(ends: Sequence[Side]) -> dict[str, str]:
+    """Comparability format 4: each landed fixture whose own environment cannot be known at an end
+    (an image named by tag alone, or through a build argument with no default) → why, the newer
+    end first, as :func:`unpinned` says it for the version."""
+    found: dict[str, str] = {}
+    for end in reversed(ends):
+        landed = {t for t, f in end.fixtures.items() if f.get("status") == "landed"}
+        for task, refs in end.manifest.images.items():
+            loose = [i for i in refs if not i.pinned]
+            if task not in landed or not loose or task in found:
+                continue
+            image = loose[0]
+            if image.unresolved is not None:
+                found[task] = f"{end.name} names its image {image.name} ({image.where}): {image.unresolved}"
+            else:
+                found[task] = f"{end.name} names its image {image.name} by tag alone ({image.where})"
+    return dict(sorted(found.items()))
