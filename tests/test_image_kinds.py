@@ -11,7 +11,7 @@ from pathlib import Path
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
 from conftest import run_inprocess
-from nocode_helpers import DIGEST_A, DIGEST_B, ok, write
+from nocode_helpers import DIGEST_A, DIGEST_B, drafts, ok, registry, write
 from registry_helpers import commit_all
 
 DIGEST_C = "sha256:" + "c" * 64
@@ -143,3 +143,16 @@ def test_a_folders_suite_reads_environment_docker_image_and_its_dockerfile(tmp_p
     text = ok(run_inprocess("compare", "tb_v1", "tb_v2", "--suite", "tb", cwd=root)).out
     assert f"its image ubuntu:24.04@{DIGEST_A} → ubuntu:24.04@{DIGEST_C}" in text
     ok(run_inprocess("audit", "--suite", "tb", cwd=root))
+
+
+def test_the_generic_schema_has_no_image_field_a_dockerfile_asset_names_it(tmp_path: Path) -> None:
+    """Generic fixtures name their image through a Dockerfile among their assets; the built-in
+    schema refuses ``image:`` (its hash, frozen by every generic suite, stays as it was)."""
+    root = registry(tmp_path)
+    drafts(root, 1, fixtures={"capital-city": "image: python:3.12\n", "river-length": "image: node:20\n"})
+    result = run_inprocess("validate", "--suite", "qa", cwd=root)
+    assert result.code == 1, result.text
+    assert "Traceback" not in result.text
+    for task in ("capital-city", "river-length"):
+        assert f"fixtures/{task}.yaml" in result.text
+    assert "image" in result.text
