@@ -58,12 +58,12 @@ def _arms(root: Path, suite: str) -> dict[str, dict[str, object]]:
 
 
 def _records(root: Path, number: int, images: dict[str, str]) -> None:
-    drafts = root / "drafts" / "swe"
-    write(drafts / "version.yaml", VERSION.format(suite="swe", number=number))
+    folder_root = root / "drafts" / "swe"
+    write(folder_root / "version.yaml", VERSION.format(suite="swe", number=number))
     lines = [
         json.dumps({"instance_id": task, "problem_statement": f"Fix {task}.", "image": images[task]}) for task in IDS
     ]
-    write(drafts / "instances" / "all.jsonl", "\n".join(lines) + "\n")
+    write(folder_root / "instances" / "all.jsonl", "\n".join(lines) + "\n")
     commit_all(root, f"swe drafts v{number}")
 
 
@@ -98,12 +98,12 @@ def test_a_records_suite_reads_the_image_field_and_attributes_its_change(tmp_pat
 
 
 def _folders(root: Path, number: int, images: dict[str, str], base: str) -> None:
-    drafts = root / "drafts" / "tb"
-    for old in sorted(drafts.rglob("*"), reverse=True) if drafts.exists() else []:
+    folder_root = root / "drafts" / "tb"
+    for old in sorted(folder_root.rglob("*"), reverse=True) if folder_root.exists() else []:
         old.unlink() if old.is_file() else old.rmdir()
-    write(drafts / "version.yaml", VERSION.format(suite="tb", number=number))
+    write(folder_root / "version.yaml", VERSION.format(suite="tb", number=number))
     for task in TASKS:
-        folder = drafts / "tasks" / task
+        folder = folder_root / "tasks" / task
         write(folder / "task.toml", f'[environment]\ndocker_image = "{images[task]}"\nbuild_timeout_sec = 600\n')
         write(folder / "instruction.md", f"# {task}\n\nDo {task} in /app.\n")
         if task == TASKS[1]:

@@ -199,7 +199,9 @@ def _report_audit(result: VersionAudit, code: CodeChecks, report: CheckReport) -
     for failure in result.failures + result.code_failures:
         report.problems.append(_frozen_problem(failure.file, f"new version {entry}: {failure.message}"))
     detail = result.code
-    if not code.run:
+    if result.code_status == "none":
+        pass  # no code under test: nothing --no-code skipped
+    elif not code.run:
         detail = "not checked (--no-code)"
     elif result.failures:
         detail = "not checked: the version's integrity failed first"
