@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from freezer.demo.registry import OWN_FORMAT_CONFIG
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
 from conftest import run_inprocess
@@ -16,24 +17,8 @@ from registry_helpers import commit_all
 
 DIGEST_C = "sha256:" + "c" * 64
 VERSION = "suite: {suite}\nversion: {number}\ntitle: Images\npurpose: >-\n  Environments a task names.\n"
-RECORDS = """\
-suites:
-  swe:
-    kind: records
-    drafts: drafts/swe
-    fixtures: "instances/*.jsonl"
-    task_id: instance_id
-    versions: versions
-"""
-FOLDERS = """\
-suites:
-  tb:
-    kind: folders
-    drafts: drafts/tb
-    fixtures: "tasks/*/"
-    task_file: task.toml
-    versions: versions
-"""
+# The demo's two suites in the benchmarks' own formats: tb (folders) and swe (records).
+CONFIG = "suites:\n" + OWN_FORMAT_CONFIG
 IDS = ("orbit__orbit-101", "orbit__orbit-102", "orbit__orbit-103")
 TASKS = ("count-lines", "fix-permissions", "parse-logs")
 
@@ -68,7 +53,7 @@ def _records(root: Path, number: int, images: dict[str, str]) -> None:
 
 
 def test_a_records_suite_reads_the_image_field_and_attributes_its_change(tmp_path: Path) -> None:
-    root = _registry(tmp_path, RECORDS)
+    root = _registry(tmp_path, CONFIG)
     first = {IDS[0]: f"swebench/orbit-101@{DIGEST_A}", IDS[1]: f"swebench/orbit-102@{DIGEST_A}", IDS[2]: "x:1"}
     _records(root, 1, first)
     text = _cut(root, "swe", 1)
@@ -112,7 +97,7 @@ def _folders(root: Path, number: int, images: dict[str, str], base: str) -> None
 
 
 def test_a_folders_suite_reads_environment_docker_image_and_its_dockerfile(tmp_path: Path) -> None:
-    root = _registry(tmp_path, FOLDERS)
+    root = _registry(tmp_path, CONFIG)
     first = {task: f"ghcr.io/acme/{task}@{DIGEST_A}" for task in TASKS}
     _folders(root, 1, first, f"ubuntu:24.04@{DIGEST_A}")
     text = _cut(root, "tb", 1)
