@@ -13,7 +13,7 @@ from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
 from conftest import run_inprocess
 from nocode_helpers import DIGEST_A, DIGEST_B, drafts, ok, registry, write
-from registry_helpers import commit_all
+from registry_helpers import commit_all, compare_arms, cut_suite
 
 DIGEST_C = "sha256:" + "c" * 64
 VERSION = "suite: {suite}\nversion: {number}\ntitle: Images\npurpose: >-\n  Environments a task names.\n"
@@ -30,18 +30,6 @@ def _registry(tmp_path: Path, config: str) -> Path:
     return root
 
 
-def _cut(root: Path, suite: str, number: int) -> str:
-    result = ok(run_inprocess("cut", f"{suite}_v{number}", "--suite", suite, cwd=root))
-    commit_all(root, f"freeze {suite} v{number}")
-    return str(result.text)
-
-
-def _arms(root: Path, suite: str) -> dict[str, dict[str, object]]:
-    args = ("compare", f"{suite}_v1", f"{suite}_v2", "--suite", suite, "--format", "json")
-    out = ok(run_inprocess(*args, cwd=root)).out
-    return {record["arm"]: record for record in json.loads(out)["result"]["arms"]}
-
-
 def _records(root: Path, number: int, images: dict[str, str]) -> None:
     folder_root = root / "drafts" / "swe"
     write(folder_root / "version.yaml", VERSION.format(suite="swe", number=number))
@@ -56,7 +44,7 @@ def test_a_records_suite_reads_the_image_field_and_attributes_its_change(tmp_pat
     root = _registry(tmp_path, CONFIG)
     first = {IDS[0]: f"swebench/orbit-101@{DIGEST_A}", IDS[1]: f"swebench/orbit-102@{DIGEST_A}", IDS[2]: "x:1"}
     _records(root, 1, first)
-    text = _cut(root, "swe", 1)
+    text = cut_suite(root, "swe", "swe_v1").text
     assert f"fixture {IDS[2]} names image x:1 by tag alone ($.image)" in text
     assert f"fixture {IDS[0]}" not in text
     manifest = json.loads((root / "versions/swe_v1/manifest.json").read_bytes())
@@ -65,8 +53,8 @@ def test_a_records_suite_reads_the_image_field_and_attributes_its_change(tmp_pat
     ]
     assert manifest["comparability"]["arms"]["all"][-1] == "environment"
     _records(root, 2, {**first, IDS[0]: f"swebench/orbit-101@{DIGEST_B}", IDS[2]: f"x@{DIGEST_C}"})
-    _cut(root, "swe", 2)
-    arm = _arms(root, "swe")["all"]
+    cut_suite(root, "swe", "swe_v2")
+    arm = compare_arms(root, "swe_v1", "swe_v2", "swe")["all"]
     assert arm["moved"] == [] and arm["comparable"] == [IDS[1]]
     excluded = arm["excluded"]
     assert isinstance(excluded, dict)
@@ -100,7 +88,7 @@ def test_a_folders_suite_reads_environment_docker_image_and_its_dockerfile(tmp_p
     root = _registry(tmp_path, CONFIG)
     first = {task: f"ghcr.io/acme/{task}@{DIGEST_A}" for task in TASKS}
     _folders(root, 1, first, f"ubuntu:24.04@{DIGEST_A}")
-    text = _cut(root, "tb", 1)
+    text = cut_suite(root, "tb", "tb_v1").text
     assert "by tag alone" not in text and "cannot be known" not in text
     images = json.loads((root / "versions/tb_v1/manifest.json").read_bytes())["environment_images"]
     assert images[TASKS[1]] == [
@@ -109,8 +97,8 @@ def test_a_folders_suite_reads_environment_docker_image_and_its_dockerfile(tmp_p
     ]
     # v2: one task's image moves in task.toml, another's through its Dockerfile's ARG default
     _folders(root, 2, {**first, TASKS[0]: f"ghcr.io/acme/{TASKS[0]}@{DIGEST_B}"}, f"ubuntu:24.04@{DIGEST_C}")
-    _cut(root, "tb", 2)
-    arm = _arms(root, "tb")["all"]
+    cut_suite(root, "tb", "tb_v2")
+    arm = compare_arms(root, "tb_v1", "tb_v2", "tb")["all"]
     assert arm["moved"] == [] and arm["comparable"] == [TASKS[2]]
     excluded = arm["excluded"]
     assert isinstance(excluded, dict)
