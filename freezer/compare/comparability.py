@@ -32,7 +32,7 @@ from typing import Any
 from freezer.compare.delta import compute as compute_delta
 from freezer.compare.delta import file_fields_of
 from freezer.compare.deltamodel import Delta
-from freezer.compare.environment import fixture_image_moves, fixture_unknowns
+from freezer.compare.environment import fixture_image_moves, fixture_unknowns, suite_environment
 from freezer.compare.fieldtext import same
 from freezer.domain.canonical import compact
 from freezer.domain.manifest import TouchingCommit
@@ -286,16 +286,20 @@ def compare(
 
 
 def _own_environment(chain: Sequence[Side], moved_names: set[str], unknown: dict[str, str]) -> dict[str, str]:
-    """Format 4: the environment's moves and unknowns that belong to single fixtures (every image
-    the manifest records is named by a fixture), each fixture's as its own reason; the dimension
-    then moves (or is unknown) for the arm only through what no fixture claims, which today is
-    nothing. ``moved_names`` and ``unknown`` lose the environment in place when every part of it
-    is some fixture's."""
+    """Format 4: the environment's moves and unknowns that belong to single fixtures (the images
+    they name), each fixture's as its own reason. The dimension moves (or is unknown) for the arm,
+    every fixture, only through the suite's own Dockerfiles, which no fixture names: ``moved_names``
+    and ``unknown`` lose the environment in place when every part of it is some fixture's."""
     old, new = chain[0], chain[-1]
     moves = fixture_image_moves(old.manifest, new.manifest, set(old.fixtures) & set(new.fixtures))
     blind = fixture_unknowns((old, new))
-    moved_names.discard("environment")
-    unknown.pop("environment", None)
+    shared_moved, shared_unknown = suite_environment((old, new))
+    if not shared_moved:
+        moved_names.discard("environment")
+    if shared_unknown is None:
+        unknown.pop("environment", None)
+    else:
+        unknown["environment"] = shared_unknown
     own = {task: f"its environment moved: {why}" for task, why in moves.items()}
     for task, why in blind.items():
         reason = f"cannot tell whether its environment moved: {why}"

@@ -76,7 +76,8 @@ def environment_digest(manifest: Manifest, version: Raw | None = None) -> str:
     existed can have one (the version schema refused it), so each of those keeps its ``/1`` digest.
     Likewise ``/3`` for what came after: no code under test, ``sources:`` and environment images,
     none of which an earlier version can hold (schema and manifest refused them), so every earlier
-    digest is unchanged.
+    digest is unchanged. The suite's own images (``suite_images``) join only when there are some,
+    which no manifest written before could record.
     """
     environment: dict[str, Any] = {}
     if manifest.pinned is not None and manifest.binary is not None:
@@ -88,11 +89,13 @@ def environment_digest(manifest: Manifest, version: Raw | None = None) -> str:
         environment["run"] = version["run"]
         tag = b"freezer-environment-digest/2\n"
     sources = version.get("sources") if version is not None else None
-    if not manifest.code_under_test or sources or manifest.images:
+    if not manifest.code_under_test or sources or manifest.images or manifest.suite_images:
         environment["code_under_test"] = manifest.code_under_test
         environment["sources"] = sources or []
         environment["images"] = {task: [i.to_json() for i in refs] for task, refs in manifest.images.items()}
         tag = b"freezer-environment-digest/3\n"
+    if manifest.suite_images:  # only a manifest written since they are recorded has them
+        environment["suite_images"] = [i.to_json() for i in manifest.suite_images]
     return hashlib.sha256(tag + comparability.canonical(environment)).hexdigest()
 
 

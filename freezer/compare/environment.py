@@ -32,13 +32,21 @@ def source_changes(old: Raw | None, new: Raw, *, full: bool = False) -> list[dic
     return fieldtext.field_changes(source_fields(old), source_fields(new), full=full)
 
 
+# How §Delta names the place of an image of the suite's own Dockerfile: no task id starts with "(".
+SUITE = "(suite)"
+
+
 def _image_fields(manifest: Manifest | None, tasks: Collection[str] | None) -> dict[str, str]:
     images = manifest.images if manifest is not None else {}
+    shared = manifest.suite_images if manifest is not None else ()
     return {
-        f"{task} {image.where}": image.shown
-        for task, refs in images.items()
-        if tasks is None or task in tasks
-        for image in refs
+        **{
+            f"{task} {image.where}": image.shown
+            for task, refs in images.items()
+            if tasks is None or task in tasks
+            for image in refs
+        },
+        **{f"{SUITE} {image.where}": image.shown for image in shared},
     }
 
 
@@ -73,7 +81,34 @@ def unpinned(ends: Sequence[Side]) -> list[Unknown]:
                     "a rebuild under the same tag changes the environment unseen"
                 )
             found.append(Unknown("environment", why))
+        elif suite_loose := _suite_unknown(end):
+            found.append(Unknown("environment", suite_loose))
     return found[:1]
+
+
+def _suite_unknown(end: Side) -> str | None:
+    loose = [i for i in end.manifest.suite_images if not i.pinned]
+    if not loose:
+        return None
+    image = loose[0]
+    if image.unresolved is not None:
+        return (
+            f"{end.name}: the suite's Dockerfile names image {image.name} ({image.where}), which cannot be "
+            f"known: {image.unresolved}"
+        )
+    return (
+        f"{end.name}: the suite's Dockerfile names image {image.name} by tag alone ({image.where}); "
+        "a rebuild under the same tag changes the environment of every fixture unseen"
+    )
+
+
+def suite_environment(ends: Sequence[Side]) -> tuple[bool, str | None]:
+    """Comparability format 4: whether the images of the suite's own Dockerfiles (no fixture's)
+    changed between the ends, and why they leave the environment of every fixture unknown, or None."""
+    old, new = ends[0].manifest, ends[-1].manifest
+    moved = {i.where: i.shown for i in old.suite_images} != {i.where: i.shown for i in new.suite_images}
+    why = next((w for w in (_suite_unknown(end) for end in reversed(ends)) if w), None)
+    return moved, why
 
 
 def _at(manifest: Manifest, task: str) -> dict[str, str]:

@@ -25,7 +25,7 @@ from freezer.domain.steps import Progress, Step, StepLog, no_progress
 from freezer.freeze.assemble import GITATTRIBUTES_HASHES, assemble, record
 from freezer.freeze.codechecks import check_against_code, fail
 from freezer.freeze.cutresult import CutResult
-from freezer.freeze.environment import fixture_images, unpinned_warnings
+from freezer.freeze.environment import fixture_images, suite_images, suite_warnings, unpinned_warnings
 from freezer.freeze.snapshot import FsOps, clear_stale_staging, source_modes, write_version
 from freezer.guard import audit
 from freezer.kinds.catalog import file_fields
@@ -177,6 +177,8 @@ def cut(
     checked = time.perf_counter()
     images = fixture_images(fixture_set)
     warnings.extend(unpinned_warnings(fixture_set, images))
+    shared = suite_images(fixture_set)
+    warnings.extend(suite_warnings(shared))
 
     drafts = read_drafts(suite, fixture_set)
     fixture_rels = sorted(rel for rel in drafts if rel != "version.yaml")
@@ -195,7 +197,10 @@ def cut(
     parsed = (version_data, [doc.data for doc in fixture_set.fixtures])
     earlier = earlier_sides(suite, number, verify=True)
     configured_arms = suite.arms or default_arms(
-        list(suite.dimensions), code=resolved is not None, sources="sources" in version_data, environment=bool(images)
+        list(suite.dimensions),
+        code=resolved is not None,
+        sources="sources" in version_data,
+        environment=bool(images or shared),
     )
     # A fixture's digests cover each file it names by its hash and mode (a folder or glob entry
     # names assets only, as audit reads it from the manifest).
@@ -205,7 +210,7 @@ def cut(
         configured_arms, owner.configured_groups(), parsed[1], AssetFiles(states, list(asset_hashes)), fields
     )
     manifest_record = record(
-        suite, number, version_data, resolved, previous, template, contents, fixture_schema, entry, images
+        suite, number, version_data, resolved, previous, template, contents, fixture_schema, entry, images, shared
     )
     manifest_record = replace(manifest_record, modes=modes)
     template_name = display_path(suite.template) if suite.template else registry.TEMPLATE_COPY
