@@ -78,7 +78,9 @@ def test_audit_status_none_is_distinct_from_not_checked(tmp_path: Path, demo_bui
     document = json.loads(ok(run_inprocess("audit", "--no-code", "--format", "json", cwd=demo)).out)
     assert [f"{e.absolute_path}: {e.message}" for e in validator.iter_errors(document)] == []
     statuses = {v["name"]: v["code"]["status"] for v in document["result"]["versions"]}
-    assert statuses == {
+    assert set(statuses.values()) == {"none", "not checked"}  # whatever else the demo cuts
+    shown = ("graph_v1", "graph_v2", "api_v1", "tb_v1", "swe_v1")
+    assert {name: statuses[name] for name in shown} == {
         "graph_v1": "not checked",
         "graph_v2": "not checked",
         "api_v1": "not checked",

@@ -175,10 +175,10 @@ def cut(
     previous_manifest = previous_side.manifest if previous_side else None
     resolved = check_against_code(config, suite, fixture_set, previous_manifest, steps, warnings)
     checked = time.perf_counter()
+    shared = suite_images(fixture_set)  # the suite's own Dockerfiles, no fixture's
+    warnings.extend(suite_warnings(shared))
     images = fixture_images(fixture_set)
     warnings.extend(unpinned_warnings(fixture_set, images))
-    shared = suite_images(fixture_set)
-    warnings.extend(suite_warnings(shared))
 
     drafts = read_drafts(suite, fixture_set)
     fixture_rels = sorted(rel for rel in drafts if rel != "version.yaml")
