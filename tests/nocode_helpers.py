@@ -9,8 +9,9 @@ from typing import Any
 
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
-from conftest import run_inprocess
-from registry_helpers import commit_all
+from conftest import assert_clean_failure, run_inprocess
+from registry_helpers import compare_arms, cut_suite
+from registry_helpers import ok as ok  # re-exported: the no-code tests take it from here
 
 SQUAD_V1 = "3c2d4f1e5b6a79880d1e2f3a4b5c6d7e8f901234"
 SQUAD_V2 = "9f8e7d6c5b4a39281706f5e4d3c2b1a098765432"
@@ -39,12 +40,6 @@ status: landed
 class: {klass}
 prompt: {prompt}
 {extra}"""
-
-
-def ok(result: Any) -> Any:
-    assert result.code == 0, result.text
-    assert "Traceback" not in result.text
-    return result
 
 
 def write(path: Path, text: str) -> None:
@@ -86,9 +81,7 @@ def drafts(
 
 
 def cut(root: Path, label: str) -> Any:
-    result = ok(run_inprocess("cut", label, "--suite", "qa", cwd=root))
-    commit_all(root, f"freeze qa {label}")
-    return result
+    return cut_suite(root, "qa", label)
 
 
 def frozen(root: Path, number: int) -> Path:
@@ -101,8 +94,16 @@ def manifest(root: Path, number: int) -> dict[str, Any]:
 
 
 def compare(root: Path, old: str, new: str) -> dict[str, dict[str, Any]]:
-    out = ok(run_inprocess("compare", old, new, "--suite", "qa", "--format", "json", cwd=root)).out
-    return {record["arm"]: record for record in json.loads(out)["result"]["arms"]}
+    return compare_arms(root, old, new, "qa")
+
+
+def refused(root: Path, number: int = 1, *, sources: str) -> str:
+    """The drafts of version ``number`` with ``sources`` (version.yaml lines) appended: validate must
+    refuse them cleanly (exit 1); its output."""
+    drafts(root, number, sources=sources)
+    result = run_inprocess("validate", "--suite", "qa", cwd=root)
+    assert_clean_failure(result, 1)
+    return str(result.out)
 
 
 def sources_yaml(*entries: tuple[str, str, str]) -> str:

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from freezer.demo.build import build_sample_repo
 from freezer.demo.registry import API_CONFIG, CONFIG
 from freezer.demo.samplecode import TOOL_SURFACE
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, run_inprocess
 
 _SAMPLE_CACHE: dict[str, Path] = {}
 
@@ -46,6 +48,26 @@ def set_drafts(root: Path, version: str) -> None:
     drafts = root / "drafts" / "graph"
     shutil.rmtree(drafts, ignore_errors=True)
     shutil.copytree(EXAMPLES / "graph" / version, drafts)
+
+
+def ok(result: Any) -> Any:
+    """A command's result that must have succeeded, with no traceback."""
+    assert result.code == 0, result.text
+    assert "Traceback" not in result.text
+    return result
+
+
+def cut_suite(root: Path, suite: str, label: str) -> Any:
+    """``freezer cut label --suite suite``, which must succeed, then the registry committed."""
+    result = ok(run_inprocess("cut", label, "--suite", suite, cwd=root))
+    commit_all(root, f"freeze {suite} {label}")
+    return result
+
+
+def compare_arms(root: Path, old: str, new: str, suite: str) -> dict[str, dict[str, Any]]:
+    """``freezer compare old new --format json``: each arm's record, by arm."""
+    out = ok(run_inprocess("compare", old, new, "--suite", suite, "--format", "json", cwd=root)).out
+    return {record["arm"]: record for record in json.loads(out)["result"]["arms"]}
 
 
 def commit_all(root: Path, message: str) -> None:

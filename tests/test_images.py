@@ -7,14 +7,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from freezer.compare import comparability
 from freezer.domain.images import ImageRef
 from freezer.freeze.environment import fixture_images as fixture_images_of_set
 from freezer.freeze.environment import unpinned_warnings
 from freezer.parse.document import YamlDocument
 from freezer.parse.tomlload import load_bytes as load_toml
+from freezer.registry.config import load as load_config
+from freezer.registry.model import Suite
+from freezer.registry.record import read
 from freezer.resolve.images import dockerfile_images, field_images, fixture_images, image_ref, is_dockerfile
 from freezer.validate.fixtureset import FixtureSet
 
@@ -41,7 +46,12 @@ def test_dockerfile_from_lines() -> None:
     assert dockerfile_images("env/Dockerfile", text.encode()) == [
         ImageRef("python:3.12-slim", DIGEST_A, "env/Dockerfile:2"),
         ImageRef("ubuntu:24.04", None, "env/Dockerfile:5"),
-        ImageRef("${BASE}", None, "env/Dockerfile:8"),
+        ImageRef(
+            "${BASE}",
+            None,
+            "env/Dockerfile:8",
+            "no ARG BASE is declared before the first FROM: its value is given at build time, if at all",
+        ),
     ]
 
 
@@ -99,6 +109,17 @@ def _fixtures(image_a: str, image_b: str) -> tuple[dict[str, str], dict[str, str
     return fixtures, files
 
 
+def _records(root: Path, *, record_format: int) -> dict[str, dict[str, Any]]:
+    """qa_v1 → qa_v2 as comparability ``record_format`` gives it (audit recomputes a frozen one so)."""
+    suite = load_config(root).suites["qa"]
+    chain = [read(v).side() for v in Suite.of(suite).versions()]
+    entry = chain[-1].manifest.comparability
+    assert entry is not None
+    meanings = dict(chain[-1].manifest.checks.dimensions or {})
+    pairs = comparability.compare(chain, meanings, entry.arms, entry.groups, record_format=record_format)
+    return {pair.arm: pair.to_json() for pair in pairs}
+
+
 def _two(tmp_path: Path, first: tuple[str, str], second: tuple[str, str], arms: str = ARMS) -> tuple[Path, str]:
     root = registry(tmp_path, arms)
     fixtures, files = _fixtures(*first)
@@ -127,8 +148,16 @@ def test_a_changed_digest_moves_environment(tmp_path: Path) -> None:
         }
     ]
     records = compare(root, "qa_v1", "qa_v2")
-    assert records["boxed"]["moved"] == ["environment"] and records["boxed"]["comparable"] == []
-    assert "moved for arm boxed: environment (capital-city" in records["boxed"]["excluded"]["river-length"]
+    # Comparability format 4: the image is capital-city's own, so it moves capital-city alone.
+    assert records["boxed"]["moved"] == [] and records["boxed"]["comparable"] == ["river-length"]
+    assert (
+        f"its environment moved: its image python@{DIGEST_A} → python@{DIGEST_B} (assets/capital-city/Dockerfile:1)"
+        in records["boxed"]["excluded"]["capital-city"]
+    )
+    # Format 3, which versions cut before froze, moved the environment of every fixture of the arm.
+    old = _records(root, record_format=3)
+    assert old["boxed"]["moved"] == ["environment"] and old["boxed"]["comparable"] == []
+    assert "moved for arm boxed: environment (capital-city" in old["boxed"]["excluded"]["river-length"]
     # the Dockerfile is capital-city's asset, so its new content changes that fixture for every arm
     assert records["plain"]["comparable"] == ["river-length"]
     assert "its file assets/capital-city/Dockerfile changed" in records["plain"]["excluded"]["capital-city"]
@@ -171,7 +200,14 @@ def test_tag_only_on_both_sides_is_unknown_not_unmoved(tmp_path: Path) -> None:
     assert "environment" not in delta["moved"] and "environment" not in delta["unmoved"]
     assert any(u["dimension"] == "environment" for u in delta["unknown"])
     boxed = compare(root, "qa_v1", "qa_v2")["boxed"]
-    assert "cannot tell whether environment moved" in boxed["excluded"]["capital-city"]
+    assert boxed["excluded"]["capital-city"] == (
+        "cannot tell whether its environment moved: qa_v2 names its image python:3.12 by tag alone "
+        "(assets/capital-city/Dockerfile:1)"
+    )
+    assert boxed["comparable"] == ["river-length"]  # it names no image: its environment is not unknown
+    assert (
+        "cannot tell whether environment moved" in _records(root, record_format=3)["boxed"]["excluded"]["capital-city"]
+    )
     assert compare(root, "qa_v1", "qa_v2")["plain"]["comparable"] == ["capital-city", "river-length"]
     method = (frozen(root, 2) / "METHOD.md").read_text(encoding="utf-8")
     assert "The environment is unknown: qa_v2: fixture capital-city" in method
@@ -193,8 +229,10 @@ def test_the_default_arm_depends_on_environment_when_a_fixture_names_an_image(tm
     root, _ = _two(tmp_path, (f"python@{DIGEST_A}", ""), (f"python@{DIGEST_B}", ""), arms="")
     assert manifest(root, 2)["comparability"]["arms"]["all"][-1] == "environment"
     assert manifest(root, 1)["comparability"]["environment"] != manifest(root, 2)["comparability"]["environment"]
-    # The Dockerfile is the fixture's own asset: it moves that fixture, not the suite's assets.
-    assert compare(root, "qa_v1", "qa_v2")["all"]["moved"] == ["environment"]
+    # The Dockerfile is the fixture's own asset: it moves that fixture, not the suite's assets, and
+    # its image that fixture's environment, not the suite's (format 4; format 3 moved environment).
+    assert compare(root, "qa_v1", "qa_v2")["all"]["moved"] == []
+    assert _records(root, record_format=3)["all"]["moved"] == ["environment"]
 
 
 def test_a_suite_without_images_records_none(tmp_path: Path) -> None:

@@ -10,10 +10,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import jsonschema
 import pytest
 
-from conftest import assert_clean_failure, run_inprocess
-from nocode_helpers import SQUAD_V1, cut, drafts, frozen, manifest, ok, registry, sources_yaml, write
+from conftest import REPO, assert_clean_failure, run_inprocess
+from nocode_helpers import SQUAD_V1, cut, drafts, frozen, manifest, ok, refused, registry, sources_yaml, write
 from registry_helpers import commit_all
 
 CODE_WORDS = ("Pinned SHA", "Binary provenance", "Tool-surface commits", "Gate B grep oracle", "verified at")
@@ -65,6 +66,31 @@ def test_audit_passes_and_runs_no_code_check(two: Path) -> None:
     data = json.loads(ok(run_inprocess("audit", "--suite", "qa", "--format", "json", cwd=two)).out)
     codes = [v["code"]["detail"] for v in data["result"]["versions"]]
     assert codes == ["no code under test", "no code under test"]
+    assert [v["code"]["status"] for v in data["result"]["versions"]] == ["none", "none"]
+
+
+def test_audit_status_none_is_distinct_from_not_checked(tmp_path: Path, demo_build: Path) -> None:
+    """A version with no code under test says so (status none) with or without --no-code; one with
+    code skipped by --no-code is "not checked". Both in the output schema."""
+    demo = tmp_path / "demo"
+    shutil.copytree(demo_build, demo, symlinks=True)
+    validator = jsonschema.Draft202012Validator(json.loads((REPO / "schemas/output.schema.json").read_bytes()))
+    document = json.loads(ok(run_inprocess("audit", "--no-code", "--format", "json", cwd=demo)).out)
+    assert [f"{e.absolute_path}: {e.message}" for e in validator.iter_errors(document)] == []
+    statuses = {v["name"]: v["code"]["status"] for v in document["result"]["versions"]}
+    assert set(statuses.values()) == {"none", "not checked"}  # whatever else the demo cuts
+    shown = ("graph_v1", "graph_v2", "api_v1", "tb_v1", "swe_v1")
+    assert {name: statuses[name] for name in shown} == {
+        "graph_v1": "not checked",
+        "graph_v2": "not checked",
+        "api_v1": "not checked",
+        "tb_v1": "none",
+        "swe_v1": "none",
+    }
+    text = ok(run_inprocess("audit", "--no-code", "--suite", "tb", cwd=demo)).out
+    assert "tb_v1:" in text and "code: no code under test" in text and "not checked" not in text
+    text = ok(run_inprocess("audit", "--no-code", "--suite", "graph", cwd=demo)).out
+    assert text.count("code: not checked") == 2 and "no code under test" not in text
 
 
 def test_a_tampered_no_code_version_fails_audit(two: Path) -> None:
@@ -161,11 +187,8 @@ def test_recut_with_identical_inputs_is_unchanged(two: Path) -> None:
     ],
 )
 def test_a_no_code_draft_giving_code_fields_is_refused(tmp_path: Path, extra: str, field: str) -> None:
-    root = registry(tmp_path)
-    drafts(root, 1, sources=extra)
-    result = run_inprocess("validate", "--suite", "qa", cwd=root)
-    assert_clean_failure(result, 1)
-    assert f"$.{field}" in result.out and "names no code_repo" in result.out
+    out = refused(registry(tmp_path), sources=extra)
+    assert f"$.{field}" in out and "names no code_repo" in out
 
 
 def test_a_no_code_draft_needs_a_title(tmp_path: Path) -> None:

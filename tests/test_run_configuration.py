@@ -8,7 +8,6 @@ import json
 import re
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -22,26 +21,15 @@ from freezer.registry.model import Suite
 from freezer.registry.record import VersionData, dimensions_of, read
 
 from conftest import EXAMPLES, REPO, assert_clean_failure, run_inprocess
-from registry_helpers import commit_all, sample_repo
+from registry_helpers import commit_all, compare_arms, cut_suite, ok, sample_repo
 
 FORMAT_3 = REPO / "tests/cases/format-3-registry"
 EVERY_DIMENSION = ["indexer", "descriptions", "surface", "binary", "code", "run", "assets", "record"]
 
 
-def _ok(result: Any) -> Any:
-    assert result.code == 0, result.text
-    assert "Traceback" not in result.text
-    return result
-
-
-def _records(root: Path, old: str, new: str, suite: str) -> dict[str, dict[str, Any]]:
-    out = _ok(run_inprocess("compare", old, new, "--suite", suite, "--format", "json", cwd=root)).out
-    return {record["arm"]: record for record in json.loads(out)["result"]["arms"]}
-
-
 def _next(root: Path, suite: str, edit: dict[str, str] | None = None) -> Path:
     """``freezer next`` for ``suite``, its TODO line dropped, then ``edit`` (old → new) applied."""
-    _ok(run_inprocess("next", "--suite", suite, cwd=root))
+    ok(run_inprocess("next", "--suite", suite, cwd=root))
     version = root / "drafts" / suite / "version.yaml"
     text = re.sub(r"# TODO\(freezer next\).*\n", "", version.read_text(encoding="utf-8"))
     for old, new in (edit or {}).items():
@@ -49,11 +37,6 @@ def _next(root: Path, suite: str, edit: dict[str, str] | None = None) -> Path:
         text = text.replace(old, new, 1)
     version.write_text(text, encoding="utf-8")
     return version
-
-
-def _cut(root: Path, suite: str, label: str) -> None:
-    _ok(run_inprocess("cut", label, "--suite", suite, cwd=root))
-    commit_all(root, f"freeze {suite} {label}")
 
 
 def _frozen(root: Path, number: int) -> VersionData:
@@ -73,7 +56,7 @@ def demo(tmp_path: Path, demo_build: Path) -> Path:
 
 
 def test_the_seed_harness_changes_make_graph_tool_scores_incomparable(demo_build: Path) -> None:
-    records = _records(demo_build, "graph_v1", "graph_v2", "graph")
+    records = compare_arms(demo_build, "graph_v1", "graph_v2", "graph")
     graph, grep = records["graph-tools"], records["grep-only"]
     assert "run" in graph["depends_on"] and "run" in graph["moved"]
     reason = graph["excluded"]["locate-loopaudit-variants"]
@@ -81,7 +64,7 @@ def test_the_seed_harness_changes_make_graph_tool_scores_incomparable(demo_build
     assert "models.probe added (haiku)" in reason
     # The grep-only arm does not depend on run: its reason stays the fixture's own change.
     assert "run" not in grep["moved"] and "run" not in grep["excluded"]["locate-loopaudit-variants"]
-    text = _ok(run_inprocess("compare", "graph_v1", "graph_v2", cwd=demo_build)).out
+    text = ok(run_inprocess("compare", "graph_v1", "graph_v2", cwd=demo_build)).out
     assert "moved for arm graph-tools: indexer, descriptions, surface, binary, code, run (" in text
 
 
@@ -105,7 +88,7 @@ def test_method_md_shows_the_run_configuration(demo_build: Path) -> None:
 
 
 def test_freezer_diff_lists_the_run_changes(demo_build: Path) -> None:
-    out = _ok(run_inprocess("diff", "graph_v1", "graph_v2", cwd=demo_build)).out
+    out = ok(run_inprocess("diff", "graph_v1", "graph_v2", cwd=demo_build)).out
     assert "  run timeouts.subprocess_s: 600 → 1000" in out
     assert "  run budgets.run_usd: 1.0 → ∅" in out
     assert "  run models.probe: ∅ → haiku" in out
@@ -153,15 +136,15 @@ def _api_with_harness(root: Path) -> None:
             + "provenance_text:"
         },
     )
-    _cut(root, "api", "v2")
+    cut_suite(root, "api", "v2")
 
 
 def test_a_harness_script_change_makes_the_default_arm_incomparable(demo: Path) -> None:
     _api_with_harness(demo)
     (demo / "drafts/api" / HARNESS).write_text("TIMEOUT = 1000\n", encoding="utf-8")
     _next(demo, "api")
-    _cut(demo, "api", "v3")
-    arm = _records(demo, "api_v2", "api_v3", "api")["all"]
+    cut_suite(demo, "api", "v3")
+    arm = compare_arms(demo, "api_v2", "api_v3", "api")["all"]
     assert arm["moved"] == ["assets"] and arm["comparable"] == []
     assert set(arm["classes"].values()) == {"unchanged"}
     assert all(f"moved for arm all: assets ({HARNESS} changed)" in why for why in arm["excluded"].values())
@@ -172,20 +155,20 @@ def test_a_harness_script_change_makes_the_default_arm_incomparable(demo: Path) 
 def test_a_run_change_and_a_record_change_move_the_default_arm(demo: Path) -> None:
     _api_with_harness(demo)
     _next(demo, "api", {"turn_s: 600": "turn_s: 900\n  seeds: [1, 2]"})
-    _cut(demo, "api", "v3")
-    arm = _records(demo, "api_v2", "api_v3", "api")["all"]
+    cut_suite(demo, "api", "v3")
+    arm = compare_arms(demo, "api_v2", "api_v3", "api")["all"]
     assert arm["moved"] == ["run"] and arm["comparable"] == []
     reason = next(iter(arm["excluded"].values()))
     assert reason.startswith("moved for arm all: run (timeouts.turn_s 600 → 900, seeds added (")
     _next(demo, "api", {"provenance_text: ": "provenance_text: Re-run on a second machine. "})
-    _cut(demo, "api", "v4")
-    arm = _records(demo, "api_v3", "api_v4", "api")["all"]
+    cut_suite(demo, "api", "v4")
+    arm = compare_arms(demo, "api_v3", "api_v4", "api")["all"]
     assert arm["moved"] == ["record"] and arm["comparable"] == []
     assert next(iter(arm["excluded"].values())) == "moved for arm all: record (provenance_text)"
     # Unchanged run, assets and record: the same fixtures compare again.
     _next(demo, "api")
-    _cut(demo, "api", "v5")
-    arm = _records(demo, "api_v4", "api_v5", "api")["all"]
+    cut_suite(demo, "api", "v5")
+    arm = compare_arms(demo, "api_v4", "api_v5", "api")["all"]
     assert arm["moved"] == [] and arm["excluded"] == {} and arm["comparable"]
 
 
@@ -277,7 +260,7 @@ def test_a_new_cut_on_top_of_format_3_versions(format_3: Path) -> None:
     run_git(["init", "-q", "-b", "main", "."], format_3, DETERMINISTIC_ENV)
     commit_all(format_3, "the old registry")
     _next(format_3, "graph", {"subprocess_s: 1000": "subprocess_s: 1200"})
-    _cut(format_3, "graph", "v3")
+    cut_suite(format_3, "graph", "v3")
     audited = run_inprocess("audit", "--no-code", cwd=format_3)
     assert audited.code == 0, audited.text
     assert audited.text.count("delta.json recomputed") == 4
@@ -285,7 +268,7 @@ def test_a_new_cut_on_top_of_format_3_versions(format_3: Path) -> None:
     assert delta["delta_format"] == 4 and "run configuration" in delta["moved"]
     # v2 (format 3) stated no run configuration: v3's every field is added.
     assert {c["change"] for c in delta["run"]} == {"added"}
-    arm = _records(format_3, "graph_v2", "graph_v3", "graph")["graph-tools"]
+    arm = compare_arms(format_3, "graph_v2", "graph_v3", "graph")["graph-tools"]
     assert "run" in arm["moved"]
     assert all("run (" in why for why in arm["excluded"].values())
 

@@ -32,6 +32,7 @@ from typing import Any
 from freezer.compare.delta import compute as compute_delta
 from freezer.compare.delta import file_fields_of
 from freezer.compare.deltamodel import Delta
+from freezer.compare.environment import fixture_image_moves, fixture_unknowns, suite_environment
 from freezer.compare.fieldtext import same
 from freezer.domain.canonical import compact
 from freezer.domain.manifest import TouchingCommit
@@ -45,6 +46,10 @@ _DIGEST_TAG = "freezer-fixture-digest/1"
 # Comparability format 3 on: a changed fixture's reason names the files whose content changed, and
 # is never empty (formats 1 and 2 froze "changed ...: " with nothing after it for those).
 NAMING_FORMAT = 3
+# Comparability format 4 on: an image change or an unknown image of a fixture excludes that fixture
+# alone, with a reason naming the image ("its image python@sha256:… → …"), where format 3 moved (or
+# blinded) the environment dimension for every fixture of an arm that depends on it.
+ATTRIBUTION_FORMAT = 4
 # The delta engine's names for what moved, as arms name them.
 _DELTA_NAMES = {
     "code under test": "code",
@@ -232,7 +237,7 @@ def compare(
     arms: Mapping[str, Sequence[str]],
     groups: Mapping[str, str],
     *,
-    record_format: int = NAMING_FORMAT,
+    record_format: int = ATTRIBUTION_FORMAT,
 ) -> list[PairRecord]:
     """One record per arm for ``chain[0]`` → ``chain[-1]`` (every version in between accumulates).
     ``record_format`` is the comparability.json format whose reasons to give (audit recomputes old ones)."""
@@ -261,6 +266,7 @@ def compare(
         )
         if {*delta.assets.added, *delta.assets.removed, *delta.assets.changed} <= claimed:
             moved_names.discard("assets")
+    own = _own_environment(chain, moved_names, unknown) if record_format >= ATTRIBUTION_FORMAT else {}
     records = []
     for arm, needs in arms.items():
         suite_level = [n for n in needs if n != "code_sites"]
@@ -268,7 +274,7 @@ def compare(
         record = PairRecord(old.name, new.name, arm, tuple(needs), moved, dict(classes))
         for task, kind in classes.items():
             reason = _exclusion(
-                task, kind, record, unknown, touching, landed_old, landed_new, groups, delta, files, named
+                task, kind, record, unknown, touching, landed_old, landed_new, groups, delta, files, named, own
             )
             if reason:
                 record.excluded[task] = reason
@@ -277,6 +283,28 @@ def compare(
                 record.digests[task] = score_digest(digests_new[task])
         records.append(record)
     return records
+
+
+def _own_environment(chain: Sequence[Side], moved_names: set[str], unknown: dict[str, str]) -> dict[str, str]:
+    """Format 4: the environment's moves and unknowns that belong to single fixtures (the images
+    they name), each fixture's as its own reason. The dimension moves (or is unknown) for the arm,
+    every fixture, only through the suite's own Dockerfiles, which no fixture names: ``moved_names``
+    and ``unknown`` lose the environment in place when every part of it is some fixture's."""
+    old, new = chain[0], chain[-1]
+    moves = fixture_image_moves(old.manifest, new.manifest, set(old.fixtures) & set(new.fixtures))
+    blind = fixture_unknowns((old, new))
+    shared_moved, shared_unknown = suite_environment((old, new))
+    if not shared_moved:
+        moved_names.discard("environment")
+    if shared_unknown is None:
+        unknown.pop("environment", None)
+    else:
+        unknown["environment"] = shared_unknown
+    own = {task: f"its environment moved: {why}" for task, why in moves.items()}
+    for task, why in blind.items():
+        reason = f"cannot tell whether its environment moved: {why}"
+        own[task] = f"{own[task]}; {reason}" if task in own else reason
+    return own
 
 
 def _exclusion(
@@ -291,10 +319,12 @@ def _exclusion(
     delta: Delta,
     files: tuple[Mapping[str, str], Mapping[str, str]] | None = None,
     file_fields: Sequence[str] = FILE_FIELDS,
+    own_environment: Mapping[str, str] | None = None,
 ) -> str | None:
     """Why ``task``'s scores cannot be compared for the record's arm (every reason), or None.
     ``files``, the frozen file hashes of both ends, lets a changed fixture name the files whose
-    content changed, and its reason never be empty (None: as comparability format 2 froze it)."""
+    content changed, and its reason never be empty (None: as comparability format 2 froze it).
+    ``own_environment`` (format 4): a fixture's own image moves and unknowns."""
     if kind == "added":
         return f"added in {record.new}"
     if kind == "removed":
@@ -309,6 +339,8 @@ def _exclusion(
         else:
             what = _what_changed(old, new, groups, files, file_fields)
         reasons.append(f"changed what the agent sees or what grades it: {what}")
+    if own_environment and task in own_environment and "environment" in record.depends_on:
+        reasons.append(own_environment[task])
     blind = [n for n in record.depends_on if n in unknown and n != "code_sites"]
     if blind:
         reasons.append(f"cannot tell whether {', '.join(blind)} moved: {unknown[blind[0]]}")

@@ -39,7 +39,9 @@ from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles
 # 2: each pair is read the stricter way where the two versions disagree (an arm that depends on
 # more, a field in a stricter group). Format 1, which earlier versions froze, is still recomputed.
 # 3: a changed fixture's reason names its files whose content changed (comparability.NAMING_FORMAT).
-RECORD_FORMAT = comparability.NAMING_FORMAT
+# 4: an image a fixture names moves (or leaves unknown) that fixture alone, not the environment of
+# every fixture of the arm (comparability.ATTRIBUTION_FORMAT). Formats 1 to 3 are still recomputed.
+RECORD_FORMAT = comparability.ATTRIBUTION_FORMAT
 
 
 def manifest_entry(
@@ -74,7 +76,8 @@ def environment_digest(manifest: Manifest, version: Raw | None = None) -> str:
     existed can have one (the version schema refused it), so each of those keeps its ``/1`` digest.
     Likewise ``/3`` for what came after: no code under test, ``sources:`` and environment images,
     none of which an earlier version can hold (schema and manifest refused them), so every earlier
-    digest is unchanged.
+    digest is unchanged. The suite's own images (``suite_images``) join only when there are some,
+    which no manifest written before could record.
     """
     environment: dict[str, Any] = {}
     if manifest.pinned is not None and manifest.binary is not None:
@@ -86,11 +89,13 @@ def environment_digest(manifest: Manifest, version: Raw | None = None) -> str:
         environment["run"] = version["run"]
         tag = b"freezer-environment-digest/2\n"
     sources = version.get("sources") if version is not None else None
-    if not manifest.code_under_test or sources or manifest.images:
+    if not manifest.code_under_test or sources or manifest.images or manifest.suite_images:
         environment["code_under_test"] = manifest.code_under_test
         environment["sources"] = sources or []
         environment["images"] = {task: [i.to_json() for i in refs] for task, refs in manifest.images.items()}
         tag = b"freezer-environment-digest/3\n"
+    if manifest.suite_images:  # only a manifest written since they are recorded has them
+        environment["suite_images"] = [i.to_json() for i in manifest.suite_images]
     return hashlib.sha256(tag + comparability.canonical(environment)).hexdigest()
 
 

@@ -346,7 +346,9 @@ def compute(
             (moved if sources else unmoved).append("sources")
         if environment:
             moved.append("environment")
-        elif old.manifest.images and not any(u.dimension == "environment" for u in unknown):
+        elif (old.manifest.images or old.manifest.suite_images) and not any(
+            u.dimension == "environment" for u in unknown
+        ):
             unmoved.append("environment")
     if assets.moved or _assets(old.manifest) or _assets(new.manifest):
         (moved if assets.moved else unmoved).append("assets")

@@ -32,13 +32,21 @@ def source_changes(old: Raw | None, new: Raw, *, full: bool = False) -> list[dic
     return fieldtext.field_changes(source_fields(old), source_fields(new), full=full)
 
 
+# How §Delta names the place of an image of the suite's own Dockerfile: no task id starts with "(".
+SUITE = "(suite)"
+
+
 def _image_fields(manifest: Manifest | None, tasks: Collection[str] | None) -> dict[str, str]:
     images = manifest.images if manifest is not None else {}
+    shared = manifest.suite_images if manifest is not None else ()
     return {
-        f"{task} {image.where}": image.shown
-        for task, refs in images.items()
-        if tasks is None or task in tasks
-        for image in refs
+        **{
+            f"{task} {image.where}": image.shown
+            for task, refs in images.items()
+            if tasks is None or task in tasks
+            for image in refs
+        },
+        **{f"{SUITE} {image.where}": image.shown for image in shared},
     }
 
 
@@ -62,11 +70,89 @@ def unpinned(ends: Sequence[Side]) -> list[Unknown]:
         if loose:
             task, image = loose[0]
             more = f" (and {len(loose) - 1} more)" if len(loose) > 1 else ""
-            found.append(
-                Unknown(
-                    "environment",
-                    f"{end.name}: fixture {task} names image {image.name} by tag alone ({image.where}){more}; "
-                    "a rebuild under the same tag changes the environment unseen",
+            if image.unresolved is not None:  # only a manifest written since build arguments were read has it
+                why = (
+                    f"{end.name}: fixture {task} names image {image.name} ({image.where}), which cannot be "
+                    f"known: {image.unresolved}{more}"
                 )
-            )
+            else:
+                why = (
+                    f"{end.name}: fixture {task} names image {image.name} by tag alone ({image.where}){more}; "
+                    "a rebuild under the same tag changes the environment unseen"
+                )
+            found.append(Unknown("environment", why))
+        elif suite_loose := _suite_unknown(end):
+            found.append(Unknown("environment", suite_loose))
     return found[:1]
+
+
+def _suite_unknown(end: Side) -> str | None:
+    loose = [i for i in end.manifest.suite_images if not i.pinned]
+    if not loose:
+        return None
+    image = loose[0]
+    if image.unresolved is not None:
+        return (
+            f"{end.name}: the suite's Dockerfile names image {image.name} ({image.where}), which cannot be "
+            f"known: {image.unresolved}"
+        )
+    return (
+        f"{end.name}: the suite's Dockerfile names image {image.name} by tag alone ({image.where}); "
+        "a rebuild under the same tag changes the environment of every fixture unseen"
+    )
+
+
+def suite_environment(ends: Sequence[Side]) -> tuple[bool, str | None]:
+    """Comparability format 4: whether the images of the suite's own Dockerfiles (no fixture's)
+    changed between the ends, and why they leave the environment of every fixture unknown, or None."""
+    old, new = ends[0].manifest, ends[-1].manifest
+    moved = {i.where: i.shown for i in old.suite_images} != {i.where: i.shown for i in new.suite_images}
+    why = next((w for w in (_suite_unknown(end) for end in reversed(ends)) if w), None)
+    return moved, why
+
+
+def _at(manifest: Manifest, task: str) -> dict[str, str]:
+    return {image.where: image.shown for image in manifest.images.get(task, ())}
+
+
+def fixture_image_moves(old: Manifest, new: Manifest, kept: Collection[str]) -> dict[str, str]:
+    """Comparability format 4: each kept fixture whose own images changed (its Dockerfile's FROM,
+    its image field) → what changed, place by place: ``its image python@sha256:… → python@sha256:…
+    (environment/Dockerfile:1)``. An image is a fixture's own: the manifest records it under the
+    fixture that names it, so its change says nothing of the environment of the others."""
+    moves = {}
+    for task in sorted(kept):
+        before, after = _at(old, task), _at(new, task)
+        found = []
+        for where in sorted(set(before) | set(after)):
+            was, now = before.get(where), after.get(where)
+            if was == now:
+                continue
+            if was is None:
+                found.append(f"its image {now} added ({where})")
+            elif now is None:
+                found.append(f"its image {was} removed ({where})")
+            else:
+                found.append(f"its image {was} → {now} ({where})")
+        if found:
+            moves[task] = ", ".join(found)
+    return moves
+
+
+def fixture_unknowns(ends: Sequence[Side]) -> dict[str, str]:
+    """Comparability format 4: each landed fixture whose own environment cannot be known at an end
+    (an image named by tag alone, or through a build argument with no default) → why, the newer
+    end first, as :func:`unpinned` says it for the version."""
+    found: dict[str, str] = {}
+    for end in reversed(ends):
+        landed = {t for t, f in end.fixtures.items() if f.get("status") == "landed"}
+        for task, refs in end.manifest.images.items():
+            loose = [i for i in refs if not i.pinned]
+            if task not in landed or not loose or task in found:
+                continue
+            image = loose[0]
+            if image.unresolved is not None:
+                found[task] = f"{end.name} names its image {image.name} ({image.where}): {image.unresolved}"
+            else:
+                found[task] = f"{end.name} names its image {image.name} by tag alone ({image.where})"
+    return dict(sorted(found.items()))

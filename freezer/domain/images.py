@@ -2,7 +2,9 @@
 
 An image named by digest (``name@sha256:...``) is pinned: the same digest is the same bytes. An
 image named by a tag alone (``python:3.12``, ``ubuntu:latest``) can be rebuilt under the same name,
-which is how an environment moves without any file of the benchmark changing; freezer says so.
+which is how an environment moves without any file of the benchmark changing; freezer says so. An
+image a Dockerfile names through a build argument with no default (``FROM ${BASE}``) is not even a
+name until the build gives it one: it is unknown for that reason (``unresolved``), not for a tag.
 """
 
 from __future__ import annotations
@@ -15,9 +17,12 @@ from freezer.domain.model import Raw
 
 @dataclass(frozen=True, order=True)
 class ImageRef:
-    name: str  # registry/repository[:tag], without the digest
-    digest: str | None  # "sha256:<64 hex>", or None: named by tag alone
+    name: str  # registry/repository[:tag], without the digest; as written when unresolved
+    digest: str | None  # "sha256:<64 hex>", or None: named by tag alone (or not named at all)
     where: str  # the file and line ("environment/Dockerfile:1") or the field ("$.image") naming it
+    # Why the Dockerfile names no image freezer can read ("the build argument BASE has no default");
+    # None when it names one. Written only when set, so a manifest from before has none.
+    unresolved: str | None = None
 
     @property
     def pinned(self) -> bool:
@@ -29,7 +34,10 @@ class ImageRef:
 
     @classmethod
     def from_data(cls, data: Raw) -> ImageRef:
-        return cls(data["name"], data["digest"], data["where"])
+        return cls(data["name"], data["digest"], data["where"], data.get("unresolved"))
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "digest": self.digest, "where": self.where}
+        out: dict[str, Any] = {"name": self.name, "digest": self.digest, "where": self.where}
+        if self.unresolved is not None:
+            out["unresolved"] = self.unresolved
+        return out

@@ -106,6 +106,8 @@ class Manifest:
     fixture_kind: FixtureKindRecord | None = None  # None: one YAML (or JSON) file per fixture
     # Container images by task id (only fixtures that name one), each fixture's sorted.
     images: Mapping[str, tuple[ImageRef, ...]] = field(default_factory=dict)
+    # The images of the suite's Dockerfiles that no fixture names (shared by every fixture), sorted.
+    suite_images: tuple[ImageRef, ...] = ()
     # Format 1's scan as it recorded it (scanned_from, scanned_to): read-only, never written again.
     legacy_scan: tuple[str | None, str | None] | None = field(default=None, repr=False)
 
@@ -172,6 +174,7 @@ class Manifest:
             modes=dict(sorted((data.get("modes") or {}).items())),
             fixture_kind=FixtureKindRecord.from_data(data["fixture_kind"]) if data.get("fixture_kind") else None,
             images={task: tuple(ImageRef.from_data(i) for i in images[task]) for task in sorted(images)},
+            suite_images=tuple(ImageRef.from_data(i) for i in data.get("suite_images") or ()),
             legacy_scan=legacy_scan,
         )
 
@@ -216,6 +219,8 @@ class Manifest:
             out["fixture_kind"] = self.fixture_kind.to_json()
         if self.images:
             out["environment_images"] = {task: [i.to_json() for i in refs] for task, refs in self.images.items()}
+        if self.suite_images:
+            out["suite_images"] = [i.to_json() for i in self.suite_images]
         return out
 
     @property

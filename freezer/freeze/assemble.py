@@ -86,6 +86,7 @@ def record(
     fixture_schema: FixtureSchemaRecord | None = None,
     comparability: dict[str, Any] | None = None,
     images: Mapping[str, tuple[ImageRef, ...]] | None = None,
+    suite_images: tuple[ImageRef, ...] = (),
 ) -> Manifest:
     """The manifest without its file list: everything the checks used and found. With the
     ``comparability`` entry (arms, field groups, fixture digests) it is manifest format 3.
@@ -125,6 +126,7 @@ def record(
         canary=(suite.canary or None) if comparability is not None else None,
         fixture_kind=suite.fixture_kind,
         images=dict(images or {}),
+        suite_images=suite_images,
     )
     if comparability is not None:
         entry = Comparability.from_data({**comparability, "environment": environment_digest(manifest, version_data)})

@@ -25,7 +25,7 @@ from freezer.domain.steps import Progress, Step, StepLog, no_progress
 from freezer.freeze.assemble import GITATTRIBUTES_HASHES, assemble, record
 from freezer.freeze.codechecks import check_against_code, fail
 from freezer.freeze.cutresult import CutResult
-from freezer.freeze.environment import fixture_images, unpinned_warnings
+from freezer.freeze.environment import fixture_images, suite_images, suite_warnings, unpinned_warnings
 from freezer.freeze.snapshot import FsOps, clear_stale_staging, source_modes, write_version
 from freezer.guard import audit
 from freezer.kinds.catalog import cut_warnings, file_fields
@@ -175,6 +175,8 @@ def cut(
     previous_manifest = previous_side.manifest if previous_side else None
     resolved = check_against_code(config, suite, fixture_set, previous_manifest, steps, warnings)
     checked = time.perf_counter()
+    shared = suite_images(fixture_set)  # the suite's own Dockerfiles, no fixture's
+    warnings.extend(suite_warnings(shared))
     images = fixture_images(fixture_set)
     warnings.extend(unpinned_warnings(fixture_set, images))
     warnings.extend(cut_warnings(fixture_set.fixtures))
@@ -196,7 +198,10 @@ def cut(
     parsed = (version_data, [doc.data for doc in fixture_set.fixtures])
     earlier = earlier_sides(suite, number, verify=True)
     configured_arms = suite.arms or default_arms(
-        list(suite.dimensions), code=resolved is not None, sources="sources" in version_data, environment=bool(images)
+        list(suite.dimensions),
+        code=resolved is not None,
+        sources="sources" in version_data,
+        environment=bool(images or shared),
     )
     # A fixture's digests cover each file it names by its hash and mode (a folder or glob entry
     # names assets only, as audit reads it from the manifest).
@@ -206,7 +211,7 @@ def cut(
         configured_arms, owner.configured_groups(), parsed[1], AssetFiles(states, list(asset_hashes)), fields
     )
     manifest_record = record(
-        suite, number, version_data, resolved, previous, template, contents, fixture_schema, entry, images
+        suite, number, version_data, resolved, previous, template, contents, fixture_schema, entry, images, shared
     )
     manifest_record = replace(manifest_record, modes=modes)
     template_name = display_path(suite.template) if suite.template else registry.TEMPLATE_COPY

@@ -7,10 +7,11 @@ from pathlib import Path, PurePosixPath
 
 from freezer.domain.errors import FreezerError
 from freezer.domain.images import ImageRef
-from freezer.resolve.images import MAX_DOCKERFILE_BYTES, is_dockerfile
+from freezer.resolve.images import MAX_DOCKERFILE_BYTES, dockerfile_images, is_dockerfile
 from freezer.resolve.images import fixture_images as images_of
 from freezer.runtime.reading import read_whole
 from freezer.validate.fixtureset import FixtureSet
+from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles, entries, named_files
 
 # The fields of a parsed fixture that list its files (paths relative to the drafts folder): a generic
 # fixture's assets, and the files a kind whose fixture is several files (a folder) lists for it.
@@ -48,14 +49,50 @@ def fixture_images(fixture_set: FixtureSet) -> dict[str, tuple[ImageRef, ...]]:
     return dict(sorted(found.items()))
 
 
+def suite_images(fixture_set: FixtureSet) -> tuple[ImageRef, ...]:
+    """The images of the Dockerfiles among the suite's assets that no fixture names (in a file list
+    of its own, by path, folder or glob): the environment every fixture shares, so a change of one
+    moves the environment of them all."""
+    files = AssetFiles(dict.fromkeys(fixture_set.assets, ""), list(fixture_set.assets))
+    claimed = {
+        rel
+        for doc in fixture_set.fixtures
+        for key in (*FILE_LISTS, *FILE_FIELDS)
+        for entry in entries(doc.data, key)
+        for rel in named_files(entry, files)
+    }
+    found: set[ImageRef] = set()
+    for rel, path in fixture_set.assets.items():
+        if rel in claimed or not is_dockerfile(rel):
+            continue
+        try:
+            found.update(dockerfile_images(rel, read_whole(path, MAX_DOCKERFILE_BYTES)))
+        except FreezerError:
+            continue  # hash assets reports an unreadable file; one too large names no image
+    return tuple(sorted(found))
+
+
+def suite_warnings(images: tuple[ImageRef, ...]) -> list[str]:
+    return [_warning("", image) for image in images if not image.pinned]
+
+
 def unpinned_warnings(fixture_set: FixtureSet, images: dict[str, tuple[ImageRef, ...]]) -> list[str]:
     landed = {doc.data["task_id"] for doc in fixture_set.fixtures if doc.data.get("status") == "landed"}
     return [
-        f"fixture {task} names image {image.name} by tag alone ({image.where}): a rebuild under the same "
+        _warning(task, image) for task, refs in images.items() if task in landed for image in refs if not image.pinned
+    ]
+
+
+def _warning(task: str, image: ImageRef) -> str:
+    who = f"fixture {task}" if task else "the suite's Dockerfile"
+    if image.unresolved is not None:
+        return (
+            f"{who} names image {image.name} ({image.where}), which cannot be known: {image.unresolved}; "
+            "give the build argument a default pinned by digest (ARG NAME=name@sha256:...). METHOD.md says its "
+            "environment is unknown"
+        )
+    return (
+        f"{who} names image {image.name} by tag alone ({image.where}): a rebuild under the same "
         "name changes its environment unseen; pin it by digest (name@sha256:...). METHOD.md says its "
         "environment is unknown"
-        for task, refs in images.items()
-        if task in landed
-        for image in refs
-        if not image.pinned
-    ]
+    )

@@ -19,7 +19,7 @@ from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
 from freezer.registry.integrity import integrity as shallow_integrity
 from freezer.registry.model import Suite
-from freezer.registry.verdict import Failure, VersionAudit
+from freezer.registry.verdict import NO_CODE, Failure, VersionAudit
 from freezer.runtime import work
 
 
@@ -36,6 +36,8 @@ def audit_one(suite: SuiteConfig, frozen: registry.FrozenVersion, code: bool, ag
         from freezer.guard.reverify import check_code
 
         check_code(suite, frozen, data, result, against)
+    elif data is not None and not result.failures and not frozen.manifest_model().code_under_test:
+        result.code = NO_CODE  # a property of the version, not a check --no-code skipped
     return result
 
 

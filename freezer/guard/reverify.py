@@ -23,7 +23,7 @@ from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
 from freezer.registry.model import Suite, scan_globs
 from freezer.registry.registry import frozen_fixture_files
-from freezer.registry.verdict import Failure, VersionAudit
+from freezer.registry.verdict import NO_CODE, Failure, VersionAudit
 from freezer.resolve.grep import ENGINE, locate
 from freezer.resolve.groundtruth import check_fixtures
 from freezer.resolve.provenance import follow_content, undeclared
@@ -163,7 +163,7 @@ def check_code(
 ) -> None:
     manifest = frozen.manifest_model()
     if manifest.code_repo is None:
-        result.code = "no code under test"  # nothing of code was recorded, so there is nothing to re-check
+        result.code = NO_CODE  # nothing of code was recorded, so there is nothing to re-check
         return
     if suite.code_repo is None:
         result.code = "unreachable: the suite names no code_repo now, and this version has code under test"

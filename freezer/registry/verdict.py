@@ -10,7 +10,9 @@ from freezer.domain.findings import Finding
 from freezer.domain.problems import display_path
 from freezer.domain.steps import Step
 
-CodeStatus = Literal["verified", "failed", "unreachable", "not checked"]
+# "none": the version has no code under test, so there is no code to check (not a check skipped).
+CodeStatus = Literal["verified", "failed", "unreachable", "none", "not checked"]
+NO_CODE = "no code under test"
 _CODE_STATUSES: tuple[CodeStatus, ...] = ("verified", "failed", "unreachable")
 
 
@@ -47,7 +49,10 @@ class VersionAudit:
 
     @property
     def code_status(self) -> CodeStatus:
-        """verified, failed, unreachable or not checked: the word that starts :attr:`code`."""
+        """verified, failed, unreachable or not checked: the word that starts :attr:`code`; none
+        when it says there is no code under test."""
+        if self.code == NO_CODE:
+            return "none"
         for status in _CODE_STATUSES:
             if self.code.startswith(status):
                 return status

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from freezer.domain.images import ImageRef
@@ -64,22 +65,117 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
     return found
 
 
+# ``$NAME``, ``${NAME}`` and ``${NAME<op>word}`` with the operators Docker's FROM expands.
+_VARIABLE = re.compile(
+    r"\$(?:(?P<bare>[A-Za-z_][A-Za-z0-9_]*)|\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?P<op>:?[-+])?(?P<word>[^}]*)\})"
+)
+_ARG_ITEM = re.compile(r"""(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:=(?P<value>"[^"]*"|'[^']*'|\S*))?""")
+# BuildKit gives these to the global scope itself: their value is the builder's, unknown here.
+_BUILDER_ARGS = frozenset(
+    f"{when}{what}" for when in ("BUILD", "TARGET") for what in ("PLATFORM", "OS", "ARCH", "VARIANT")
+)
+
+
+@dataclass
+class _GlobalArgs:
+    """The ``ARG`` lines before the first FROM: a name's default (None: declared without one), and
+    why a default that uses another argument cannot be known."""
+
+    values: dict[str, str | None] = field(default_factory=dict)
+    unknown: dict[str, str] = field(default_factory=dict)
+
+    def why(self, name: str) -> str:
+        if name in self.unknown:
+            return self.unknown[name]
+        if name in self.values:
+            return f"the build argument {name} has no default before the first FROM: its value is given at build time"
+        if name in _BUILDER_ARGS:
+            return f"the build argument {name} is set by the builder at build time"
+        return f"no ARG {name} is declared before the first FROM: its value is given at build time, if at all"
+
+    def declare(self, rest: str) -> None:
+        """One ARG line: ``NAME``, ``NAME=value``, several on one line; a value may use the
+        arguments declared before it (not inside single quotes)."""
+        for item in _ARG_ITEM.finditer(rest):
+            name, value = item["name"], item["value"]
+            if value is None:
+                self.values.setdefault(name, None)
+                continue
+            quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'"
+            literal = quoted and value[0] == "'"
+            value = value[1:-1] if quoted else value
+            expanded, why = (value, None) if literal else self.expand(value)
+            self.values[name] = None if why else expanded
+            if why:
+                self.unknown[name] = f"the default of the build argument {name} cannot be known: {why}"
+            else:
+                self.unknown.pop(name, None)
+
+    def expand(self, text: str) -> tuple[str, str | None]:
+        """``text`` with the arguments substituted as Docker substitutes them in FROM, and why it
+        cannot be known, or None. An argument with no default is unset, so ``${A:-w}`` gives w
+        (``${A-w}`` too; with A empty, only ``:-`` does) and ``${A:+w}`` gives nothing; a bare
+        ``$A`` or ``${A}`` of an unset argument names nothing freezer can read."""
+        problems: list[str] = []
+
+        def one(match: re.Match[str]) -> str:
+            name = match["bare"] or match["name"]
+            op, word = match["op"], match["word"] or ""
+            if match["name"] is not None and op is None and word:
+                problems.append(f"${{{name}{word}}} uses an expansion freezer does not evaluate")
+                return match[0]
+            value = self.values.get(name)
+            if name in self.unknown or (value is None and op is None):
+                problems.append(self.why(name))
+                return match[0]
+            is_set = value is not None and (value != "" or op in (None, "-", "+"))
+            if op in (":-", "-"):
+                if is_set:
+                    return value or ""
+            elif op in (":+", "+"):
+                if not is_set:
+                    return ""
+            else:
+                return value or ""
+            expanded, why = self.expand(word)
+            if why:
+                problems.append(why)
+            return expanded
+
+        expanded = _VARIABLE.sub(one, text)
+        return expanded, problems[0] if problems else None
+
+
 def dockerfile_images(rel: str, data: bytes) -> list[ImageRef]:
-    """The images a Dockerfile's FROM lines name, in order; ``scratch`` and earlier build stages
-    (``FROM builder``) are not images."""
+    """The images a Dockerfile's FROM lines name, in order, with the global build arguments (the
+    ``ARG`` lines before the first FROM) substituted as Docker does; ``scratch`` and earlier build
+    stages (``FROM builder``, also through an argument) are not images. A FROM that names an
+    argument with no default is unknown, with that reason: a ``--build-arg`` fills it in."""
     text = data.decode("utf-8", errors="replace")
     stages: set[str] = set()
+    args = _GlobalArgs()
+    seen_from = False
     found = []
     for number, line in _logical_lines(text):
+        words = line.split(None, 1)
+        if not seen_from and words and words[0].upper() == "ARG":
+            args.declare(words[1] if len(words) > 1 else "")
+            continue
         match = _FROM.match(line)
         if match is None:
             continue
+        seen_from = True
         words = [w for w in match["rest"].split() if not w.startswith("--")]
         if not words:
             continue
-        image = words[0]
-        if image.lower() != "scratch" and image.lower() not in stages:
-            found.append(image_ref(image, f"{rel}:{number}"))
+        image, why = args.expand(words[0])
+        where = f"{rel}:{number}"
+        if why is None and not image:
+            why = "it names nothing once its build arguments are substituted"
+        if why is not None:
+            found.append(ImageRef(words[0], None, where, why))
+        elif image.lower() != "scratch" and image.lower() not in stages:
+            found.append(image_ref(image, where))
         if len(words) >= 3 and words[1].lower() == "as":
             stages.add(words[2].lower())
     return found
