@@ -106,6 +106,7 @@ def _assert_one_problem(case: Case, command: str, code: int, stdout: str, output
         return
     if case.many:
         assert problems and all(p["file"] == problems[0]["file"] for p in problems), problems[:10]
+        assert len(problems) <= 101, f"{len(problems)} problems: a bounded report cuts them short"
         problems = problems[:1]
     assert len(problems) == 1, f"{command}: {len(problems)} problems, not one:\n" + "\n".join(map(str, problems[:10]))
     [problem] = problems

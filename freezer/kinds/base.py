@@ -26,6 +26,9 @@ from freezer.parse.document import YamlDocument
 # which is the version folder once frozen): its digests and §Delta count each by its content.
 FILES_FIELD = "files"
 STATUSES = ("landed", "dropped")
+# The longest task id, as the fixture schema's maxLength: an id names pages and files, and a message
+# quotes it.
+MAX_TASK_ID = 120
 # freezer's rule for a task id, whatever the benchmark calls it (the fixture schema's pattern).
 TASK_ID = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
 # What a kind's fixtures meet when the suite gives no schema of its own: freezer's identity fields,
@@ -164,6 +167,10 @@ def identify(
         where = (*here, *aliases["task_id"])
         why = "freezer's task ids are lower-case letters, digits, '.', '_' and '-', starting with a letter or digit"
         return parent.problem(where, f"the task id {value!r} cannot be used: {why}", "kind")
+    if len(value) > MAX_TASK_ID:
+        where = (*here, *aliases["task_id"])
+        message = f"the task id is {len(value):,} characters long, over freezer's limit of {MAX_TASK_ID}; shorten it"
+        return parent.problem(where, message, "kind")
     status = "dropped" if value in record.dropped else "landed"
     if record.status_field is not None and record.status_field in fields:
         status = fields[record.status_field]

@@ -92,7 +92,7 @@ def _lines(raw: bytes, display: str) -> tuple[list[tuple[YamlDocument, JsonPath]
     if wide is not None:
         message = f"is {wide} (it starts with a {wide} byte-order mark): JSON Lines is UTF-8; save the file as UTF-8"
         return [], [Problem(display, None, None, (), message, "json")]
-    refused = 0
+    refused = unlisted = 0  # lines refused; the first of them not listed
     for number, line in enumerate(raw.split(b"\n"), start=1):
         line = line.removesuffix(b"\r")
         if not line.strip():
@@ -102,6 +102,7 @@ def _lines(raw: bytes, display: str) -> tuple[list[tuple[YamlDocument, JsonPath]
             refused += 1
             if refused <= MAX_LINE_PROBLEMS:
                 problems.append(Problem(display, number, 1, (), message, "json"))
+            unlisted = unlisted or (number if refused > MAX_LINE_PROBLEMS else 0)
             continue
         try:
             value = strictjson.parse_line(line)
@@ -109,11 +110,13 @@ def _lines(raw: bytes, display: str) -> tuple[list[tuple[YamlDocument, JsonPath]
             refused += 1
             if refused <= MAX_LINE_PROBLEMS:
                 problems.append(Problem(display, number, exc.col, exc.path, exc.message, "json"))
+            unlisted = unlisted or (number if refused > MAX_LINE_PROBLEMS else 0)
             continue
         found.append((_LineDocument(display, value, number, line.decode("utf-8")), ()))
-    if refused > MAX_LINE_PROBLEMS:
-        message = f"{refused - MAX_LINE_PROBLEMS:,} more lines refused, not listed; is this a JSON Lines file?"
-        problems.append(Problem(display, None, None, (), message, "json"))
+    if unlisted:
+        more = refused - MAX_LINE_PROBLEMS
+        message = f"this line and {more - 1:,} more after it are refused too, not listed; is this a JSON Lines file?"
+        problems.append(Problem(display, unlisted, 1, (), message, "json"))
     return found, problems
 
 
