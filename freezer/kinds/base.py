@@ -26,9 +26,9 @@ from freezer.parse.document import YamlDocument
 # which is the version folder once frozen): its digests and §Delta count each by its content.
 FILES_FIELD = "files"
 STATUSES = ("landed", "dropped")
-# The longest task id, as the fixture schema's maxLength: an id names pages and files, and a message
-# quotes it.
-MAX_TASK_ID = 120
+# The longest task id (freezer.domain.taskid's MAX_LENGTH on main, where that rule replaces this
+# check): an id names pages and files, and a message quotes it.
+MAX_TASK_ID = 200
 # freezer's rule for a task id, whatever the benchmark calls it (the fixture schema's pattern).
 TASK_ID = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
 # What a kind's fixtures meet when the suite gives no schema of its own: freezer's identity fields,

@@ -77,7 +77,8 @@ class Case:
     suite: str  # the suite the case breaks: the one cut and audited
     build: Build
     names: str = ""  # the file (a prefix of its displayed name) the one message names; "" when fine
-    expect: int = 1  # 1: refused; 0: legitimately fine (cut and audit pass)
+    expect: int | None = 1  # 1: refused; 0: legitimately fine (cut and audit pass); None: either
+
     slow: bool = False
     as_nobody: bool = False  # run as user nobody (root reads every file)
     located: bool = False  # the message carries a line
@@ -320,7 +321,7 @@ def _record(value: bytes) -> bytes:
     return b'{"instance_id": ' + value + b', "repo": "x/y"}\n'
 
 
-RECORD_TEXTS: dict[str, tuple[str, bytes, int]] = {
+RECORD_TEXTS: dict[str, tuple[str, bytes, int | None]] = {
     # (file name under instances/, bytes, exit)
     "truncated-last-line": ("more.jsonl", GOOD + b'{"instance_id": "extra__two-2", "repo": ', 1),
     "no-final-newline": ("more.jsonl", GOOD.rstrip(b"\n"), 0),
@@ -341,24 +342,26 @@ RECORD_TEXTS: dict[str, tuple[str, bytes, int]] = {
     "bool-record": ("more.jsonl", b"true\n", 1),
     "id-missing": ("more.jsonl", b'{"repo": "x/y"}\n', 1),
     "id-null": ("more.jsonl", _record(b"null"), 1),
-    "id-number": ("more.jsonl", _record(b"7"), 1),
+    "id-number": ("more.jsonl", _record(b"7"), None),
     "id-float": ("more.jsonl", _record(b"7.5"), 1),
     "id-bool": ("more.jsonl", _record(b"true"), 1),
     "id-list": ("more.jsonl", _record(b'["a"]'), 1),
     "id-object": ("more.jsonl", _record(b'{"a": 1}'), 1),
     "id-empty": ("more.jsonl", _record(b'""'), 1),
     "id-newline": ("more.jsonl", _record(b'"a\\nb"'), 1),
-    "id-slash": ("more.jsonl", _record(b'"a/b"'), 1),
-    "id-backslash": ("more.jsonl", _record(b'"a\\\\b"'), 1),
-    "id-dotdot": ("more.jsonl", _record(b'".."'), 1),
-    "id-dot": ("more.jsonl", _record(b'"."'), 1),
-    "id-parent-path": ("more.jsonl", _record(b'"../escape"'), 1),
-    "id-absolute": ("more.jsonl", _record(b'"/etc/passwd"'), 1),
+    # Path-like and integer ids: freezer's first rule refuses them, the benchmark-id rule (HumanEval/0,
+    # MBPP's integers) keeps them as data; either way one clean outcome, nothing written outside.
+    "id-slash": ("more.jsonl", _record(b'"a/b"'), None),
+    "id-backslash": ("more.jsonl", _record(b'"a\\\\b"'), None),
+    "id-dotdot": ("more.jsonl", _record(b'".."'), None),
+    "id-dot": ("more.jsonl", _record(b'"."'), None),
+    "id-parent-path": ("more.jsonl", _record(b'"../escape"'), None),
+    "id-absolute": ("more.jsonl", _record(b'"/etc/passwd"'), None),
     "id-nul": ("more.jsonl", _record(b'"a\\u0000b"'), 1),
     "id-escape": ("more.jsonl", _record(b'"a\\u001b[2Jb"'), 1),
     "id-huge": ("more.jsonl", _record(b'"' + b"a" * 100_000 + b'"'), 1),
-    "id-121-chars": ("more.jsonl", _record(b'"' + b"a" * 121 + b'"'), 1),
-    "id-120-chars": ("more.jsonl", _record(b'"' + b"a" * 120 + b'"'), 0),
+    "id-201-chars": ("more.jsonl", _record(b'"' + b"a" * 201 + b'"'), 1),
+    "id-200-chars": ("more.jsonl", _record(b'"' + b"a" * 200 + b'"'), 0),
     # not JSON Lines at all: one problem a line, up to 20, then one for the rest
     "csv-named-jsonl": ("more.jsonl", b"instance_id,repo\n" + b"".join(b"r%d,x/y\n" % i for i in range(200)), 1),
     "duplicate-id-across-files": ("more.jsonl", b'{"instance_id": "toyshop__cart-101"}\n', 1),
@@ -400,7 +403,7 @@ RECORD_TEXTS: dict[str, tuple[str, bytes, int]] = {
     "json-deep": ("more.json", b"[" * 50_000 + b"]" * 50_000, 1),
     "json-invalid-utf8": ("more.json", b'[{"instance_id": "\xff"}]', 1),
     "json-zero-bytes": ("more.json", b"", 1),
-    "json-id-slash": ("more.json", b'[{"instance_id": "a/b"}]', 1),
+    "json-id-slash": ("more.json", b'[{"instance_id": "a/b"}]', None),
     "json-id-missing": ("more.json", b'[{"repo": "x"}]', 1),
     "json-duplicate-id-across-files": ("more.json", b'[{"instance_id": "toyshop__cart-101"}]', 1),
     # YAML lists
@@ -418,8 +421,8 @@ RECORD_TEXTS: dict[str, tuple[str, bytes, int]] = {
         1,
     ),
     "yaml-tag": ("more.yaml", b"- instance_id: !!python/object/apply:os.system ['echo pwned']\n", 1),
-    "yaml-id-dotdot": ("more.yaml", b"- instance_id: '..'\n", 1),
-    "yaml-id-number": ("more.yaml", b"- instance_id: 12\n", 1),
+    "yaml-id-dotdot": ("more.yaml", b"- instance_id: '..'\n", None),
+    "yaml-id-number": ("more.yaml", b"- instance_id: 12\n", None),
     "yaml-empty": ("more.yaml", b"", 1),
     "yaml-deep": ("more.yaml", b"- " * 3000 + b"x\n", 1),
     "other-suffix": ("more.csv", b"instance_id\nextra__one-1\n", 1),
@@ -432,12 +435,12 @@ _RECORD_SLOW |= {"deep-nesting", "json-deep", "yaml-alias-bomb", "id-huge"}
 def record_cases() -> Iterator[Case]:
     for name, (file, data, code) in RECORD_TEXTS.items():
         rel = INSTANCES + file
-        located = code == 1 and file.endswith(".jsonl") and name != "bom" and name != "utf16"
+        located = code is not None and code == 1 and file.endswith(".jsonl") and name != "bom" and name != "utf16"
         yield Case(
             f"records-{name}",
             "swe",
             write(rel, data),
-            rel if code else "",
+            rel if code != 0 else "",
             code,
             name in _RECORD_SLOW,
             located=located,
@@ -461,7 +464,7 @@ def record_cases() -> Iterator[Case]:
 
 # -- folder fixtures -------------------------------------------------------------------------------
 
-_FOLDER_CASES: list[tuple[str, Build, str, int]] = [
+_FOLDER_CASES: list[tuple[str, Build, str, int | None]] = [
     # (name, build, the file named, exit)
     ("link-to-file-inside", link(TASK + "tests/copy.sh", "test.sh"), TASK + "tests/copy.sh", 1),
     ("link-to-outside-drafts", link(TASK + "secret.txt", "@secret.txt"), TASK + "secret.txt", 1),
@@ -502,7 +505,7 @@ _FOLDER_CASES: list[tuple[str, Build, str, int]] = [
         "drafts/tb/tasks/",
         1,
     ),
-    ("task-folder-name-upper-dots", _odd_name("drafts/tb/tasks", b"..x", b"", is_folder=True), "drafts/tb/tasks/", 1),
+    ("task-folder-name-dots", _odd_name("drafts/tb/tasks", b"..x", b"", is_folder=True), "drafts/tb/tasks/", None),
     ("empty-folder-in-task", _empty_dir(TASK + "empty"), "", 0),
     ("empty-task-folder", lambda root: (root / "drafts/tb/tasks/empty-task").mkdir(), "", 0),
     ("task-without-task-file", write("drafts/tb/tasks/no-toml/instruction.md", b"hi\n"), "drafts/tb/tasks/no-toml", 1),
@@ -512,7 +515,7 @@ _FOLDER_CASES: list[tuple[str, Build, str, int]] = [
     ("over-max-file-bytes", write(TASK + "big.bin", b"\0" * 1001), TASK + "big.bin", 1),
 ]
 
-_FOLDER_SLOW: list[tuple[str, Build, str, int]] = [
+_FOLDER_SLOW: list[tuple[str, Build, str, int | None]] = [
     ("ten-thousand-files", _many_files(TASK + "many", 10_000), "", 0),
     ("depth-100", _deep_folders(TASK, 100), "", 0),
 ]
@@ -588,7 +591,7 @@ _BOMB = b'a: &a ["l","l","l","l","l","l","l","l","l"]\n' + b"".join(
     for i in range(1, 10)
 )
 
-_LM_CASES: list[tuple[str, Build, str, int]] = [
+_LM_CASES: list[tuple[str, Build, str, int | None]] = [
     ("include-self", _lm("include: arith-add.yaml\ntask: arith-add\n"), LM_TASK, 1),
     (
         "include-cycle-two",
@@ -732,12 +735,12 @@ _LM_CASES: list[tuple[str, Build, str, int]] = [
     ("function-newline", _lm('task: arith-add\nprocess_docs: !function "utils.a\\nb"\n'), LM_TASK, 1),
     ("unknown-tag", _lm("task: arith-add\nx: !custom value\n"), LM_TASK, 1),
     ("python-tag", _lm("task: arith-add\nx: !!python/name:os.system\n"), LM_TASK, 1),
-    ("task-name-slash", _lm("task: a/b\n"), LM_TASK, 1),
-    ("task-name-dotdot", _lm("task: '..'\n"), LM_TASK, 1),
+    ("task-name-slash", _lm("task: a/b\n"), LM_TASK, None),
+    ("task-name-dotdot", _lm("task: '..'\n"), LM_TASK, None),
     ("task-name-newline", _lm('task: "a\\nb"\n'), LM_TASK, 1),
     ("task-name-empty", _lm("task: ''\n"), LM_TASK, 1),
-    ("task-name-number", _lm("task: 5\n"), LM_TASK, 1),
-    ("task-name-121-chars", _lm(f"task: {'t' * 121}\n"), LM_TASK, 1),
+    ("task-name-number", _lm("task: 5\n"), LM_TASK, None),
+    ("task-name-201-chars", _lm(f"task: {'t' * 201}\n"), LM_TASK, 1),
     ("task-name-mapping", _lm("task: {a: b}\n"), LM_TASK, 1),
     ("task-duplicate", _lm("task: logic-or\n"), TASKS, 1),
 ]
@@ -765,7 +768,7 @@ LM_BUGS = {
     ),
 }
 
-_LM_SLOW: list[tuple[str, Build, str, int]] = [
+_LM_SLOW: list[tuple[str, Build, str, int | None]] = [
     ("include-fan-out-300", _fan_out(300), LM_TASK, 1),
     ("include-fan-out-200", _fan_out(200), "", 0),
     ("include-lattice-30", _lattice(30), TASKS, 1),
@@ -775,7 +778,15 @@ _LM_SLOW: list[tuple[str, Build, str, int]] = [
 def lmeval_cases() -> Iterator[Case]:
     for name, build, names, code in _LM_CASES:
         # 2: refused, with one problem at each anchor and alias (as in any YAML file freezer reads)
-        yield Case(f"lmeval-{name}", "bbh", build, names, min(code, 1), many=code == 2, xfail=LM_BUGS.get(name))
+        yield Case(
+            f"lmeval-{name}",
+            "bbh",
+            build,
+            names,
+            None if code is None else min(code, 1),
+            many=code == 2,
+            xfail=LM_BUGS.get(name),
+        )
     for name, build, names, code in _LM_SLOW:
         yield Case(f"lmeval-{name}", "bbh", build, names, code, slow=True, xfail=LM_BUGS.get(name))
 
@@ -793,12 +804,12 @@ QUICK = {
     "toml-is-a-link",
     "records-truncated-last-line",
     "records-nul-in-line",
-    "records-id-slash",
-    "records-id-dotdot",
+    "records-id-float",
+    "records-id-empty",
     "records-duplicate-id-across-files",
     "records-utf16",
     "records-blank-lines",
-    "records-id-121-chars",
+    "records-id-201-chars",
     "records-csv-named-jsonl",
     "folders-link-to-outside-drafts",
     "folders-task-folder-is-link-outside",
