@@ -64,6 +64,8 @@ class FoldersKind:
                 by_folder.setdefault(folder, []).append(rel)
         for folder, members in by_folder.items():
             task_file = folder + self._task_file
+            if task_file in files.refused:  # reported where it was refused (a link, a FIFO)
+                continue
             if task_file not in members:
                 message = (
                     f"a fixture folder without its task file {self._task_file}: every folder the fixtures glob "

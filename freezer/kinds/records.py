@@ -8,6 +8,7 @@ not the file holding it: an edit of one record changes that fixture and no other
 
 from __future__ import annotations
 
+import codecs
 from typing import Any
 
 from freezer.domain.manifest import FixtureKindRecord
@@ -21,6 +22,16 @@ from freezer.parse.document import YamlDocument
 JSONL_SUFFIXES = (".jsonl",)
 # A record is one line: a SWE-bench instance with its patches is tens of kilobytes; this leaves room.
 MAX_RECORD_BYTES = 16 << 20
+# Refused lines reported one by one up to here; a file of another format would give one per line.
+MAX_LINE_PROBLEMS = 20
+# A file in UTF-16 or UTF-32 splits at bytes that are half a character: one problem for the file,
+# not one per line (longest marks first: UTF-32-LE starts with UTF-16-LE's).
+_WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"),
+    (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+)
 
 
 class _LineDocument(YamlDocument):
@@ -77,20 +88,35 @@ class RecordsKind:
 def _lines(raw: bytes, display: str) -> tuple[list[tuple[YamlDocument, JsonPath]], list[Problem]]:
     found: list[tuple[YamlDocument, JsonPath]] = []
     problems: list[Problem] = []
+    wide = next((name for bom, name in _WIDE_BOMS if raw.startswith(bom)), None)
+    if wide is not None:
+        message = f"is {wide} (it starts with a {wide} byte-order mark): JSON Lines is UTF-8; save the file as UTF-8"
+        return [], [Problem(display, None, None, (), message, "json")]
+    refused = unlisted = 0  # lines refused; the first of them not listed
     for number, line in enumerate(raw.split(b"\n"), start=1):
         line = line.removesuffix(b"\r")
         if not line.strip():
             continue
         if len(line) > MAX_RECORD_BYTES:
             message = f"the line is {len(line):,} bytes, over the {MAX_RECORD_BYTES:,}-byte limit of one record"
-            problems.append(Problem(display, number, 1, (), message, "json"))
+            refused += 1
+            if refused <= MAX_LINE_PROBLEMS:
+                problems.append(Problem(display, number, 1, (), message, "json"))
+            unlisted = unlisted or (number if refused > MAX_LINE_PROBLEMS else 0)
             continue
         try:
             value = strictjson.parse_line(line)
         except strictjson.LineRefused as exc:
-            problems.append(Problem(display, number, exc.col, exc.path, exc.message, "json"))
+            refused += 1
+            if refused <= MAX_LINE_PROBLEMS:
+                problems.append(Problem(display, number, exc.col, exc.path, exc.message, "json"))
+            unlisted = unlisted or (number if refused > MAX_LINE_PROBLEMS else 0)
             continue
         found.append((_LineDocument(display, value, number, line.decode("utf-8")), ()))
+    if unlisted:
+        more = refused - MAX_LINE_PROBLEMS
+        message = f"this line and {more - 1:,} more after it are refused too, not listed; is this a JSON Lines file?"
+        problems.append(Problem(display, unlisted, 1, (), message, "json"))
     return found, problems
 
 

@@ -59,6 +59,8 @@ class DraftFiles:
     fixtures: list[Path] = field(default_factory=list)
     assets: dict[str, Path] = field(default_factory=dict)  # by path relative to the drafts folder
     problems: list[Problem] = field(default_factory=list)
+    # Files refused above (relative to the drafts folder): a kind does not report them missing too.
+    refused: set[str] = field(default_factory=set)
 
 
 def _problem(path: Path, message: str) -> Problem:
@@ -112,6 +114,7 @@ def collect(suite: SuiteConfig) -> DraftFiles:
                 why = f"cannot be read: {exc.strerror}"
             if why:
                 found.problems.append(_problem(path, why))
+                found.refused.add(rel)
             elif rel in RESERVED:
                 found.problems.append(_problem(path, f"{rel} is a name freezer writes into every version; rename it"))
             elif rel == VERSION_NAME:

@@ -26,9 +26,15 @@ from freezer.validate.rules import missing_canary
 
 
 def kind_fixtures(
-    suite: SuiteConfig, paths: list[Path], fixture_set: FixtureSet, seconds: float, memory: int
+    suite: SuiteConfig,
+    paths: list[Path],
+    fixture_set: FixtureSet,
+    seconds: float,
+    memory: int,
+    refused: frozenset[str] = frozenset(),
 ) -> list[Problem]:
-    """Read the fixtures of ``paths`` (every file the suite's kind claims) into ``fixture_set``."""
+    """Read the fixtures of ``paths`` (every file the suite's kind claims) into ``fixture_set``;
+    ``refused`` are the drafts' files already reported (a link, a FIFO), which a kind does not report again."""
     record = suite.fixture_kind
     assert record is not None
     by_rel = _by_rel(suite.drafts, paths)
@@ -41,7 +47,8 @@ def kind_fixtures(
         except ReadRefused as exc:
             raise Unreadable(str(exc)) from None
 
-    found = read_fixtures(kind_of(record), Files(sorted(by_rel), read, display, others=sorted(fixture_set.assets)))
+    seen = Files(sorted(by_rel), read, display, others=sorted(fixture_set.assets), refused=refused)
+    found = read_fixtures(kind_of(record), seen)
     problems = list(found.problems)
     fixture_set.files.update((display(rel), path) for rel, path in by_rel.items())
     fixture_set.fixtures.extend(fixture.document for fixture in found.fixtures)

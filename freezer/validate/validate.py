@@ -327,7 +327,11 @@ def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Repo
         _collect_result(result, fixture_set, report)
     if kind is not None:
         report.files += len(collected.fixtures)
-        report.problems.extend(kind_fixtures(suite, collected.fixtures, fixture_set, _schema_seconds(), SCHEMA_MEMORY))
+        report.problems.extend(
+            kind_fixtures(
+                suite, collected.fixtures, fixture_set, _schema_seconds(), SCHEMA_MEMORY, frozenset(collected.refused)
+            )
+        )
     if fixture_set.version is not None:
         report.problems.extend(rules.version_rules(fixture_set.version, suite.dimensions, suite.name))
         report.problems.extend(run_rules(fixture_set.version, set(collected.assets)))
