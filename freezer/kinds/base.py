@@ -57,6 +57,9 @@ class Files:
     # The suite's other files (its assets), which ``read`` reads too: what a fixture depends on
     # without being one (an lm-eval task's included template, its utils.py).
     others: Sequence[str] = ()
+    # Files of the drafts refused before a kind reads them (a link, a FIFO, a device), each already
+    # reported: a kind says nothing more of them (not that they are missing).
+    refused: frozenset[str] = frozenset()
 
     def bytes_of(self, rel: str) -> bytes | Problem:
         try:
