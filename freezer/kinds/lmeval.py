@@ -71,7 +71,9 @@ class _FilesSource:
         self.files = files
         self.known = {*files.paths, *files.others}
 
-    def find(self, rel: str) -> bool | str:
+    def find(self, rel: str) -> bool | str | None:
+        if rel in self.files.refused:
+            return None
         return rel in self.known
 
     def read(self, rel: str) -> bytes | Problem:

@@ -67,9 +67,10 @@ TaskKind = Literal["task", "group", "template"]
 class Source(Protocol):
     """The files a :class:`Reader` resolves names against, by '/'-separated path relative to a root."""
 
-    def find(self, rel: str) -> bool | str:
+    def find(self, rel: str) -> bool | str | None:
         """True: a file to read is there; False: none is; a text: why what is there cannot be one
-        (it completes "include 'x.yaml' ...", e.g. "is a symbolic link: ...")."""
+        (it completes "include 'x.yaml' ...", e.g. "is a symbolic link: ..."); None: what is there was
+        refused and reported already (the drafts walk refuses links and FIFOs), so nothing more is said."""
         ...
 
     def read(self, rel: str) -> bytes | Problem: ...
@@ -171,6 +172,9 @@ class _Visit:
 
     task: LmEvalTask
     visits: int = 0
+    # Set once the task is refused for its size (too deep, too many includes): the walk stops there,
+    # and the one problem says why rather than one per include past the limit.
+    halted: bool = False
     seen: set[tuple[str, str, str]] = field(default_factory=set)
 
     def depend(self, dependency: Dependency) -> None:
@@ -233,9 +237,9 @@ class Reader:
         for where, ref in functions(document.data):
             self._module(rel, document, where, ref, visit)
         own = dict(document.data)
-        names = own.pop("include", None)
-        if names is None:
+        if "include" not in own:
             return own, {}
+        names = own.pop("include")  # `include:` with no value is refused below, as lm-eval fails on it
         listed = isinstance(names, list)
         merged: dict[str, Any] = {}
         setters: dict[str, str] = {}  # key -> the included file whose value it holds
@@ -266,17 +270,22 @@ class Reader:
     ) -> str | None:
         """The file ``name`` includes, or None (and why, located where it is written)."""
         target, refusal = self._include_target(rel, name)
+        if visit.halted:
+            return None
         if target is not None and target in chain:
             cycle = " -> ".join((*chain[chain.index(target) :], target))
             refusal = f"include cycle: {cycle}; no file may include itself, directly or through others"
         elif target is not None and len(chain) > MAX_INCLUDE_DEPTH:
             refusal = f"includes nested deeper than {MAX_INCLUDE_DEPTH} files"
+            visit.halted = True
         elif target is not None:
             visit.visits += 1
             if visit.visits > MAX_INCLUDE_VISITS:
                 refusal = f"the task includes more than {MAX_INCLUDE_VISITS} files, repeats counted"
+                visit.halted = True
         if refusal is not None:
-            visit.refuse(document.problem(where, refusal, _LAYER))
+            if refusal:  # "" : refused and reported by the drafts walk already
+                visit.refuse(document.problem(where, refusal, _LAYER))
             return None
         return target
 
@@ -301,6 +310,8 @@ class Reader:
         if joined == ".." or joined.startswith("../"):
             return None, f"{what} leaves the drafts ({joined}): freezer reads only files under them"
         found = self.source.find(joined)
+        if found is None:
+            return None, ""
         if isinstance(found, str):
             return None, f"{what} {found}"
         return (joined if found else None), None
@@ -312,7 +323,7 @@ class Reader:
         if key not in self._targets:
             self._targets[key] = self._module_targets(folder, ref)
         targets, refusal = self._targets[key]
-        if refusal is not None:
+        if refusal:  # "" : the module was refused and reported by the drafts walk already
             visit.refuse(document.problem(where, f"!function {ref.raw!r} {refusal}", _LAYER))
         for target in targets:
             visit.depend(Dependency(self.source.path(target), target, "module", rel, ref.raw))
