@@ -84,7 +84,8 @@ def fixture_files(page: VersionPage, fixture: dict[str, Any]) -> list[dict[str, 
     wanted: list[str] = []
     stem = str(fixture["task_id"])
     for rel in manifest.fixture_names() or [r for r in manifest.files if r.endswith((".yaml", ".yml", ".json"))]:
-        if PurePosixPath(rel).stem == stem:
+        # Named after the fixture (fixtures/ID.yaml), or in its folder (a folders kind's tasks/ID/task.toml).
+        if stem in (PurePosixPath(rel).stem, PurePosixPath(rel).parent.name):
             wanted.append(rel)
     for key in file_fields_of(manifest):
         for entry in entries(fixture, key):

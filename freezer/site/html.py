@@ -95,7 +95,9 @@ def markdown_html(text: str) -> str:
             token.tag = f"h{min(int(token.tag[1]) + 1, 6)}"
         if token.children:
             token.children = _inline_without_links(token.children)
-    return str(parser.renderer.render([t for t in tokens if t.type not in _REFUSED_TOKENS], parser.options, {}))
+    html = str(parser.renderer.render([t for t in tokens if t.type not in _REFUSED_TOKENS], parser.options, {}))
+    # Raw HTML is off, so every tag here is the renderer's: a wide table scrolls in its own box on a phone.
+    return html.replace("<table>", '<div class="table-wrap"><table>').replace("</table>", "</table></div>")
 
 
 def _inline_without_links(children: Sequence[Any]) -> list[Any]:
