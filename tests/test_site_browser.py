@@ -136,6 +136,7 @@ def _ink(png: bytes) -> float:
     return sum(1 for p in pixels if p != background) / len(pixels)
 
 
+@pytest.mark.slow  # a screenshot of every page, decoded in Python: the heaviest of these (~15 s)
 def test_every_page_draws_its_content(lived: tuple[Path, Path], browser: Any) -> None:
     _, out = lived
     # A small device scale: the same layout in a sixteenth of the pixels, so decoding stays quick.

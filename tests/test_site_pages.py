@@ -173,7 +173,8 @@ def test_yanked_and_deprecated_versions_are_marked_everywhere(lifecycle_site: tu
     )
     assert 'badge-deprecated" title="asks worse questions"' in history
     diff = files["graph/diff/graph_v1..graph_v2.html"]
-    assert "graph_v1 → graph_v2" in _text(diff)
+    assert "graph_v1 → graph_v2" in _text(diff) and "graph_v2 is yanked: the oracle leaks" in _text(diff)
+    assert "graph_v1 is deprecated: asks worse questions (use graph_v2)" in _text(diff)
     assert "badge-yanked" not in files["api/api_v1/index.html"]
 
 

@@ -8,7 +8,6 @@ holds it, with its frozen class and the field diffs, a line diff for multi-line 
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from pathlib import PurePosixPath
@@ -16,6 +15,7 @@ from typing import Any
 
 from freezer.compare import fieldtext
 from freezer.compare.delta import field_changes, file_fields_of
+from freezer.domain import canonical
 from freezer.site.names import version_file
 from freezer.site.versionpage import VersionPage, fixture_title
 from freezer.validate.namedfiles import AssetFiles, entries, named_files
@@ -73,7 +73,12 @@ def diff_line(line: str) -> dict[str, str]:
 
 
 def shown_value(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    # Shown, never hashed: the canonical form only so that one value always reads the same.
+    return (
+        value
+        if isinstance(value, str)
+        else canonical.dumps(value, ascii_only=False, separators=canonical.SPACED, nan=True)
+    )
 
 
 def fixture_files(page: VersionPage, fixture: dict[str, Any]) -> list[dict[str, Any]]:
