@@ -33,6 +33,7 @@ from freezer.registry.integrity import require_intact
 from freezer.registry.model import Suite
 from freezer.registry.record import read_checked
 from freezer.trust import verified
+from freezer.trust.latest import latest_usable
 from freezer.trust.lifecycle import CURRENT, VersionStatus
 
 
@@ -108,10 +109,10 @@ def load(version: str, registry: str | os.PathLike[str] | None = None, suite: st
             rollback = known.rolled_back.get(one.name)
             if rollback is not None:
                 raise IntegrityError(f"cannot tell the latest version: {rollback.message}", hint=_AUDIT)
-            usable = [v for v in Suite.of(one).versions() if known.of(v.name).status != "yanked"]
-            if not usable:
+            newest = latest_usable(Suite.of(one).versions(), known)
+            if newest is None:
                 raise UsageError(f"suite {one.name!r} has no version that is not yanked")
-            frozen = usable[-1]
+            frozen = newest
         else:
             one = config_mod.suite_of_label(cfg, version, suite)
             frozen = browse.find(one, version)

@@ -1,0 +1,70 @@
+"""The diff of two adjacent versions as structured HTML: what moved first, then the fixtures by
+class (each with its field diffs), then the set-level field diffs, each multi-line text as a line diff.
+
+Built from the same delta engine as ``freezer diff`` (no second copy of the delta logic); the class
+of each fixture is the one the newer version froze (:func:`freezer.site.versionpage.frozen_classes`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from freezer.site.fixturepage import history_field
+from freezer.site.names import fixture_file, version_file
+from freezer.site.versionpage import CLASS_ORDER
+
+# The set-level records a delta holds field changes for, in the order a reader checks them.
+_FIELD_SECTIONS = (
+    ("run", "Run configuration"),
+    ("version_record", "Version record"),
+    ("binary", "Binary"),
+    ("checks", "Checks"),
+    ("sources", "Data sources"),
+    ("environment", "Environment"),
+)
+
+
+def diff_context(delta: dict[str, Any], classes: dict[str, str]) -> dict[str, Any]:
+    """Everything diff.html.j2 shows of one delta (``Delta.to_json()``) and the newer version's classes."""
+    fixtures = delta.get("fixtures") or {}
+    changed = {
+        str(c["task_id"]): [history_field(f) for f in c.get("fields") or []] for c in fixtures.get("changed") or []
+    }
+    briefs = {str(b["task_id"]): b for kind in ("added", "removed") for b in fixtures.get(kind) or []}
+    named = dict(classes)
+    for task in changed:
+        named.setdefault(task, "changed")
+    for kind in ("added", "removed"):
+        for brief in fixtures.get(kind) or []:
+            named.setdefault(str(brief["task_id"]), kind)
+    groups = []
+    for kind in CLASS_ORDER:
+        tasks = sorted(task for task, k in named.items() if k == kind)
+        if tasks:
+            rows = [
+                {
+                    "task_id": task,
+                    "path": f"../{fixture_file(task)}",
+                    "status": (briefs.get(task) or {}).get("status"),
+                    "fields": changed.get(task, []),
+                }
+                for task in tasks
+            ]
+            groups.append({"kind": kind, "rows": rows})
+    sections = []
+    for key, title in _FIELD_SECTIONS:
+        value = delta.get(key)
+        if isinstance(value, list) and value and all(isinstance(c, dict) and "path" in c for c in value):
+            sections.append({"title": title, "fields": [history_field(c) for c in value]})
+    assets = delta.get("assets") or {}
+    return {
+        "delta": delta,
+        "before_page": f"../{version_file(str(delta['from']))}",
+        "after_page": f"../{version_file(str(delta['to']))}",
+        "groups": groups,
+        "sections": sections,
+        "tool_surface": [d for d in delta.get("tool_surface") or [] if d.get("commits")],
+        "assets": {kind: list(assets.get(kind) or []) for kind in ("added", "changed", "removed")},
+        "pinned": delta.get("pinned_sha") or {},
+        "through_files": list(fixtures.get("through_files") or []),
+    }

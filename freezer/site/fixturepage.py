@@ -1,0 +1,128 @@
+"""A fixture's page: the fixture itself as its newest version froze it, its files, and its history.
+
+Every field is shown (nested values as nested lists, long or multi-line text in a wrapping ``<pre>``);
+the files are the ones its file fields name (assets, graders, a folder's files) and the file that
+holds it, each with its size and sha256 from the manifest; the history is one row per version that
+holds it, with its frozen class and the field diffs, a line diff for multi-line text.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import PurePosixPath
+from typing import Any
+
+from freezer.compare import fieldtext
+from freezer.compare.delta import field_changes, file_fields_of
+from freezer.domain import canonical
+from freezer.site.names import version_file
+from freezer.site.versionpage import VersionPage, fixture_title
+from freezer.validate.namedfiles import AssetFiles, entries, named_files
+
+
+def histories(versions: list[VersionPage], classes: list[dict[str, str]]) -> dict[str, list[dict[str, Any]]]:
+    """Per task id, one row per version that holds it: its frozen class against the previous version,
+    and the field diff against the last version that held it."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    last: dict[str, dict[str, Any]] = {}
+    for page, frozen in zip(versions, classes, strict=True):
+        for fixture in page.data.fixtures:
+            task = str(fixture["task_id"])
+            previous = last.get(task)
+            fields = [] if previous is None else field_changes(previous, fixture, full=True)
+            out.setdefault(task, []).append(
+                {
+                    "version": page.frozen.name,
+                    "path": f"../{version_file(page.frozen.name)}",
+                    "status": fixture["status"],
+                    "class": frozen.get(task, "added" if previous is None else "unchanged"),
+                    "yanked": page.status.status == "yanked",
+                    "lifecycle": page.status,
+                    "fields": [history_field(f) for f in fields],
+                }
+            )
+            last[task] = fixture
+    return out
+
+
+def history_field(change: dict[str, Any]) -> dict[str, Any]:
+    """A field change as the page shows it: a line diff for multi-line text; two values that would
+    read alike (a trailing space, another Unicode normal form) are shown apart (fieldtext)."""
+    shown = {side: shown_value(change[side]) if side in change else "—" for side in ("old", "new")}
+    if change["change"] == "changed" and not fieldtext.tellable(shown["old"], shown["new"]):
+        shown["old"], shown["new"] = fieldtext.shown_pair(change["old"], change["new"], width=None)
+    lines = change.get("lines")
+    if lines is None and change["change"] in ("changed", "added", "removed"):
+        old, new = change.get("old"), change.get("new")
+        if fieldtext.multiline(old) or fieldtext.multiline(new):
+            texts = [v if isinstance(v, str) else None for v in (old, new)]
+            lines = list(fieldtext.line_diff(texts[0], texts[1], full=True))
+    out = {**change, **shown}
+    out["lines"] = [diff_line(line) for line in lines or []]
+    if change["change"] == "items":
+        out["added"] = [shown_value(v) for v in change.get("added", [])]
+        out["removed"] = [shown_value(v) for v in change.get("removed", [])]
+    return out
+
+
+def diff_line(line: str) -> dict[str, str]:
+    """One line of a unified-style diff and its kind, for the colour of its row."""
+    kind = {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "same")
+    return {"kind": kind, "text": line}
+
+
+def shown_value(value: Any) -> str:
+    # Shown, never hashed: the canonical form only so that one value always reads the same.
+    return (
+        value
+        if isinstance(value, str)
+        else canonical.dumps(value, ascii_only=False, separators=canonical.SPACED, nan=True)
+    )
+
+
+def fixture_files(page: VersionPage, fixture: dict[str, Any]) -> list[dict[str, Any]]:
+    """The frozen files of one fixture, with their sizes and sha256: the file that holds it (when the
+    version keeps one file per fixture) and every file its file fields name."""
+    manifest = page.data.manifest
+    files = AssetFiles.of(manifest)
+    wanted: list[str] = []
+    stem = str(fixture["task_id"])
+    for rel in manifest.fixture_names() or [r for r in manifest.files if r.endswith((".yaml", ".yml", ".json"))]:
+        # Named after the fixture (fixtures/ID.yaml), or in its folder (a folders kind's tasks/ID/task.toml).
+        if stem in (PurePosixPath(rel).stem, PurePosixPath(rel).parent.name):
+            wanted.append(rel)
+    for key in file_fields_of(manifest):
+        for entry in entries(fixture, key):
+            wanted.extend(named_files(entry, files))
+    rows = []
+    for rel in dict.fromkeys(wanted):
+        digest = manifest.files.get(rel)
+        rows.append({"path": rel, "sha256": digest, "size": _size(page, rel) if digest else None})
+    return rows
+
+
+def _size(page: VersionPage, rel: str) -> int | None:
+    """The size of a file the manifest lists; it was hash-checked when the version was read, and a
+    link or anything but a plain file inside the version is not followed."""
+    try:
+        info = os.lstat(page.frozen.path / rel)
+    except (OSError, ValueError):
+        return None
+    return info.st_size if stat.S_ISREG(info.st_mode) else None
+
+
+def fixture_context(task_id: str, rows: list[dict[str, Any]], versions: list[VersionPage]) -> dict[str, Any]:
+    """Everything fixture.html.j2 shows: the fixture as the newest version holding it froze it."""
+    newest = next(page for page in reversed(versions) if page.frozen.name == rows[-1]["version"])
+    fixture = next(f for f in newest.data.fixtures if str(f["task_id"]) == task_id)
+    return {
+        "task_id": task_id,
+        "title": fixture_title(fixture),
+        "shown_in": newest.frozen.name,
+        "shown_path": f"../{version_file(newest.frozen.name)}",
+        "fixture": fixture,
+        "groups": {key: newest.groups.get(key, "input") for key in fixture if key not in ("task_id", "status")},
+        "files": fixture_files(newest, fixture),
+        "rows": list(reversed(rows)),
+    }

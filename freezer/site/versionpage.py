@@ -1,0 +1,166 @@
+"""A version's page: its record, comparability, the fixture table with each fixture's class, METHOD.md.
+
+A fixture's class against the previous version (added, changed, cosmetic, unchanged) is what the
+version froze: its ``comparability.json`` (manifest format 3 on, digest-based, so it tells cosmetic
+from changed), else its ``delta.json`` (added, changed, unchanged). It is never recomputed from today's
+freezer.yaml, so a page says what the version said when it was cut.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from freezer.compare.comparability import compare
+from freezer.registry import registry
+from freezer.registry.record import VersionData, arms_of, dimensions_of, groups_of
+from freezer.runtime.reading import read_whole
+from freezer.site.names import diff_file, fixture_file, version_file
+from freezer.trust import lifecycle, signing
+
+CLASS_ORDER = ("added", "changed", "cosmetic", "unchanged", "removed")
+
+
+@dataclass
+class VersionPage:
+    frozen: registry.FrozenVersion
+    data: VersionData
+    status: lifecycle.VersionStatus
+    signature: signing.SignatureStatus
+    # Unverified events that name the version and a checkpoint that contradicts it: the page says so.
+    against: tuple[str, ...] = ()
+    # Field → input, grading or cosmetic, from the schema the version was cut with (a suite's own
+    # frozen copy is vetted as a suite schema is): the fixture page says what each field counts as.
+    groups: dict[str, str] = field(default_factory=dict)
+
+
+def _frozen_json(page: VersionPage, name: str) -> dict[str, Any] | None:
+    path = page.frozen.path / name
+    if not path.is_file():
+        return None
+    loaded = json.loads(read_whole(path))
+    return loaded if isinstance(loaded, dict) else None
+
+
+def frozen_classes(page: VersionPage, previous: str | None) -> dict[str, str]:
+    """Task id → its class against ``previous`` (None: the suite's first version, every fixture added),
+    as the version froze it; a removed fixture is named too."""
+    if previous is None:
+        return {str(f["task_id"]): "added" for f in page.data.fixtures}
+    delta = (_frozen_json(page, registry.DELTA) or {}).get("fixtures") or {}
+    classes: dict[str, str] = {}
+    for kind in ("added", "removed", "changed"):
+        for item in delta.get(kind) or []:
+            classes[str(item["task_id"])] = kind
+    # Older delta formats froze the unchanged fixtures as a count: every fixture not named above.
+    present = {str(f["task_id"]) for f in page.data.fixtures}
+    for task in sorted(present):
+        classes.setdefault(task, "unchanged")
+    # The comparability record (format 3 on) tells cosmetic from changed, from the digests the version
+    # froze; it names landed fixtures only, and "removed" there may mean dropped, which the delta says.
+    record = _frozen_json(page, registry.COMPARABILITY) or {}
+    for entry in record.get("against") or []:
+        arms = entry.get("arms") or []
+        if entry.get("version") == previous and arms and isinstance(arms[0].get("classes"), dict):
+            for task, kind in arms[0]["classes"].items():
+                if str(task) in present and kind in ("unchanged", "cosmetic", "changed", "added"):
+                    classes[str(task)] = str(kind)
+            break
+    return classes
+
+
+def log_row(page: VersionPage) -> dict[str, Any]:
+    """What the timeline shows of a version, from its manifest and its frozen delta."""
+    delta = _frozen_json(page, registry.DELTA) or {}
+    landed = sum(1 for f in page.data.fixtures if f["status"] == "landed")
+    return {
+        "cut_at": page.data.manifest.cut_at,
+        "pinned_sha": page.data.manifest.pinned_full,
+        "landed": landed,
+        "dropped": len(page.data.fixtures) - landed,
+        "previous": delta.get("from"),
+        "moved": list(delta.get("moved") or []),
+    }
+
+
+def comparisons(page: VersionPage, chain: list[Any]) -> list[dict[str, Any]]:
+    """The version against every earlier one, newest first: its frozen, audited record when it has
+    one (manifest format 3), else computed by the same engine from the sides already read."""
+    frozen = _frozen_json(page, registry.COMPARABILITY)
+    if frozen is not None:
+        return [{"other": entry["version"], "arms": entry["arms"]} for entry in frozen["against"]]
+    # No record (before manifest format 3): the arms, dimensions and groups the version was cut with.
+    meanings = dimensions_of(chain[-1].manifest)
+    arms = arms_of(chain[-1].manifest)
+    groups = groups_of(page.frozen, chain[-1].manifest)
+    return [
+        {"other": chain[start].name, "arms": [r.to_json() for r in compare(chain[start:], meanings, arms, groups)]}
+        for start in reversed(range(len(chain) - 1))
+    ]
+
+
+def fixture_rows(page: VersionPage, classes: dict[str, str]) -> list[dict[str, Any]]:
+    """The version's fixture table: freezer needs only task_id and status, whatever the suite's schema,
+    so every other field may be absent."""
+    return [
+        {
+            "task_id": fixture["task_id"],
+            "path": f"../{fixture_file(fixture['task_id'])}",
+            "title": fixture_title(fixture),
+            "kind": fixture.get("class"),
+            "change": classes.get(str(fixture["task_id"]), "unchanged"),
+            "status": fixture["status"],
+        }
+        for fixture in page.data.fixtures
+    ]
+
+
+def removed_rows(classes: dict[str, str]) -> list[dict[str, Any]]:
+    return [
+        {"task_id": task, "path": f"../{fixture_file(task)}"} for task, kind in classes.items() if kind == "removed"
+    ]
+
+
+def class_counts(classes: dict[str, str]) -> list[tuple[str, int]]:
+    counted = [(kind, sum(1 for k in classes.values() if k == kind)) for kind in CLASS_ORDER]
+    return [(kind, count) for kind, count in counted if count]
+
+
+# Fields a suite's fixtures use for a one-line description, in the order they are tried.
+_TITLE_FIELDS = ("title", "question", "prompt", "instruction", "problem_statement", "description")
+
+
+def fixture_title(fixture: dict[str, Any]) -> str:
+    """A fixture's first line of prose, clipped, for tables and the search index ("" when it has none)."""
+    for key in _TITLE_FIELDS:
+        value = fixture.get(key)
+        if isinstance(value, str) and value.strip():
+            line = value.strip().splitlines()[0]
+            return line if len(line) <= 140 else line[:139] + "…"
+    return ""
+
+
+def version_context(page: VersionPage, previous: str | None, chain: list[Any], method_html: Any) -> dict[str, Any]:
+    """Everything version.html.j2 shows of one version."""
+    classes = frozen_classes(page, previous)
+    statement = (
+        read_whole(page.frozen.path / "provenance.json").decode("utf-8")
+        if (page.frozen.path / "provenance.json").is_file()
+        else None
+    )
+    return {
+        "page": page,
+        "previous": previous,
+        "previous_path": f"../{version_file(previous)}" if previous else None,
+        "diff_path": f"../{diff_file(previous, page.frozen.name)}" if previous else None,
+        "manifest": page.data.manifest_json,
+        "manifest_sha256": page.frozen.manifest_sha256(),
+        "title": page.data.version.get("title") if isinstance(page.data.version.get("title"), str) else None,
+        "method_html": method_html,
+        "statement": statement,
+        "comparisons": comparisons(page, chain),
+        "fixtures": fixture_rows(page, classes),
+        "removed": removed_rows(classes),
+        "counts": class_counts(classes),
+    }
