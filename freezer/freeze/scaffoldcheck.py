@@ -30,6 +30,8 @@ def scaffold_problems(suite: SuiteConfig, fixture_set: FixtureSet) -> list[Probl
         for number, line in enumerate(text.splitlines(), start=1):
             column = line.find(MARKER)
             if column >= 0:
+                comment = line.rfind("#", 0, column)  # the comment the marker begins, as the user sees it
+                column = comment if comment >= 0 else column
                 said = line[column:].strip()
                 found.append(
                     Problem(
