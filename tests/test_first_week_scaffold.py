@@ -98,7 +98,9 @@ def test_next_s_todo_line_is_refused_until_it_is_done(reg: Path) -> None:
     version = reg / "drafts/graph/version.yaml"
     line = next(n for n, text in enumerate(version.read_text().splitlines(), 1) if "TODO(freezer next)" in text)
     err = _refused(reg, "v2")
-    assert f"drafts/graph/version.yaml:{line}:1: $: still holds the scaffold's marker '# TODO(freezer next): set " in err
+    assert (
+        f"drafts/graph/version.yaml:{line}:1: $: still holds the scaffold's marker '# TODO(freezer next): set " in err
+    )
     status = run_inprocess("status", cwd=reg)
     assert_clean_failure(status)
     assert ", valid" not in status.out and "TODO(freezer next)" in status.out
