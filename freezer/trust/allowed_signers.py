@@ -31,6 +31,7 @@ import functools
 import os
 import stat
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -153,7 +154,7 @@ class AllowedSigners:
         return why_refused(self.entries, public, namespace, when)
 
 
-def why_refused(entries: list[AllowedSigner], public: bytes, namespace: str, when: float) -> str:
+def why_refused(entries: Sequence[AllowedSigner], public: bytes, namespace: str, when: float) -> str:
     """Why no line of ``entries`` allows ``public`` to sign in ``namespace``: the line that names the
     key and what it lacks, else that no line names it (and the line to add)."""
     for entry in entries:
