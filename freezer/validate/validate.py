@@ -245,7 +245,8 @@ def validate_paths(
         else:
             loose = loose_schema(file)
             key = loose.key
-            report.notes.append(loose.said)
+            if loose.said:
+                report.notes.append(loose.said)
         by_schema.setdefault(key, []).append(file)
     # The acceptance counts are of a whole drafts folder: only where one was named as a folder.
     walked = [path.resolve() for path in paths if path.is_dir() and not path.is_symlink()]
