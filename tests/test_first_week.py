@@ -159,6 +159,9 @@ def test_status_says_what_a_cut_would_do(reg: Path) -> None:
 
     assert run_inprocess("cut", "v1", cwd=reg).code == 0
     assert run_inprocess("next", cwd=reg).code == 0
+    # The pin stays v1's: done, so next's TODO line goes (status runs the cut, which refuses a TODO line).
+    version = reg / "drafts/graph/version.yaml"
+    version.write_text(re.sub(r"# TODO\(freezer next\).*\n", "", version.read_text()))
     fixture = reg / "drafts/graph/fixtures/locate-register-tools.yaml"
     fixture.write_text(fixture.read_text().replace("question: Where", "question: Precisely where"))
     sha = code_commit(reg, {"crates/orbit-graph/src/tools/search.rs": "// ranking v9\n"}, "rank again")

@@ -99,7 +99,7 @@ def test_to_json_is_what_the_cli_prints(demo: Path, monkeypatch: pytest.MonkeyPa
         (["show", "graph_v2"], outcomes.show(cfg, graph, "graph_v2")),
         (["diff", "graph_v1", "graph_v2"], outcomes.diff(graph, "graph_v1", "graph_v2")),
         (["compare", "graph_v1", "graph_v2"], outcomes.compare(cfg, graph, "graph_v1", "graph_v2", None)),
-        (["status"], status.status_of(suites)),
+        (["status"], status.status_of(suites, cfg)),
         (["check"], check.check(cfg, None)),
     ]
     report = validate.Report()

@@ -126,4 +126,9 @@ def test_every_git_call_reads_stored_objects_only(tmp_path: Path) -> None:
         result = run_cli(*command, cwd=root, env=env)
         assert result.code == 0, (command, result.text)
         assert not marker.exists(), f"freezer {' '.join(command)} ran the program"
+        if command[0] == "next":  # issue 27: a cut refuses next's TODO line, so it is done, as a user would
+            version = root / "drafts/graph/version.yaml"
+            version.write_text(
+                "".join(line for line in version.read_text().splitlines(True) if "TODO(freezer" not in line)
+            )
     assert_only_reads(log, writes=False)

@@ -20,6 +20,8 @@ from registry_helpers import commit_all, make_registry
 slow = pytest.mark.slow
 TODO = "# TODO(freezer next): set pinned_sha to the commit the fixtures of this version were checked against"
 COMMITS_NOTE = "tool_surface_commits: []  # the commits since the previous build, when there are any"
+# Issue 27: next bumps the version number in the title too (the examples' "v1 Graph Benchmark Fixtures").
+TITLE_V1, TITLE_V2 = "title: v1 Graph Benchmark Fixtures", "title: v2 Graph Benchmark Fixtures"
 
 
 def tree_state(path: Path, skip: tuple[str, ...] = ()) -> dict[str, tuple[object, ...]]:
@@ -116,7 +118,7 @@ def test_next_refills_drafts_with_verified_copies(frozen: Path, drafts_state: st
     old = (version / "version.yaml").read_text()
     assert (drafts / "version.yaml").read_text() == old.replace("\nversion: 1\n", "\nversion: 2\n", 1).replace(
         "\npinned_sha:", f"\n{TODO}\npinned_sha:", 1
-    )
+    ).replace(TITLE_V1, TITLE_V2, 1)
     assert not (drafts / "manifest.json").exists() and not (drafts / "METHOD.md").exists()
     assert _staged(frozen) == []
 
@@ -187,8 +189,8 @@ def test_next_bumps_the_real_version_not_one_inside_a_quoted_title(frozen: Path)
     after = (frozen / "drafts/graph/version.yaml").read_text()
     assert after == before.replace("\nversion: 1\n", "\nversion: 2\n").replace(
         "\npinned_sha:", f"\n{TODO}\npinned_sha:"
-    )
-    assert title in after
+    ).replace('title: "v1 Graph', 'title: "v2 Graph', 1)
+    assert title.replace("v1 Graph", "v2 Graph") in after
     assert run_inprocess("validate", cwd=frozen).code == 0
 
 
@@ -200,7 +202,7 @@ def test_next_bumps_a_version_with_a_comment_holding_another(frozen: Path) -> No
     assert result.code == 0, result.text
     after = (frozen / "drafts/graph/version.yaml").read_text()
     expected = before.replace("version: 1  # version: 2 is next", "version: 2  # version: 2 is next")
-    assert after == expected.replace("\npinned_sha:", f"\n{TODO}\npinned_sha:")
+    assert after == expected.replace("\npinned_sha:", f"\n{TODO}\npinned_sha:").replace(TITLE_V1, TITLE_V2, 1)
 
 
 def test_next_empties_a_block_of_commits_and_keeps_the_rest_byte_for_byte(frozen: Path) -> None:
@@ -219,6 +221,7 @@ def test_next_empties_a_block_of_commits_and_keeps_the_rest_byte_for_byte(frozen
     assert result.code == 0, result.text
     after = (frozen / "drafts/graph/version.yaml").read_text()
     expected = before.replace("\nversion: 1\n", "\nversion: 2\n").replace("\npinned_sha:", f"\n{TODO}\npinned_sha:")
+    expected = expected.replace(TITLE_V1, TITLE_V2, 1)
     assert after == expected.replace(block, f"{COMMITS_NOTE}\n\n# a comment of the author's, kept\n")
 
 

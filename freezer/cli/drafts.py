@@ -82,12 +82,19 @@ def status(suite: SuiteOption = None, registry: RegistryOption = None, fmt: Form
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
-    report = status_mod.status_of(suites)
+    report = status_mod.status_of(suites, cfg)
     if fmt == "json":
         return output.say_outcome("status", report)
     else:
         for one in report.suites:
-            drafts = "valid" if not one.problems else f"{one.problems} problem(s) (freezer validate)"
+            if one.problems:
+                drafts = f"{one.problems} problem(s) (freezer validate)"
+            elif one.cut_ok:
+                drafts = "valid"
+            elif one.cut.startswith("skipped"):
+                drafts = "valid by freezer validate; the cut's own checks were not run"
+            else:
+                drafts = "NOT ready: freezer validate passes, but the cut would refuse them"
             output.say(f"{one.suite}: next version v{one.next_version}; drafts say v{one.drafts_version}, {drafts}")
             if one.latest:
                 moved = ", ".join(f"{len(ids)} {kind}" for kind, ids in one.fixtures.items())
@@ -100,6 +107,11 @@ def status(suite: SuiteOption = None, registry: RegistryOption = None, fmt: Form
             output.say(f"  tool-surface commits declared: {one.declared}; code: {one.code}")
             for commit in one.undeclared:
                 output.say(f"  undeclared: {commit['sha'][:12]} {commit['subject']} ({', '.join(commit['paths'][:5])})")
+            output.say(f"  cut v{one.next_version} --dry-run: {one.cut}")
+            for line in output.problem_lines(one.cut_problems, "text"):
+                output.say(f"    {line}")
+            for warning in one.cut_warnings:
+                output.say(f"    ⚠ {warning}")
     return EXIT_OK if report.ok else EXIT_INVALID
 
 
@@ -117,6 +129,10 @@ def next_version(suite: SuiteOption = None, registry: RegistryOption = None, fmt
         return output.say_outcome("next", result)
     if result.copied:
         output.say(f"copied {result.copied} file(s) of the latest version into {where}")
+    if result.title_after is not None:
+        output.say(f"  title: {result.title_before} → {result.title_after}")
+    elif result.title_before is not None:
+        output.say(f"  title kept as {result.title_before!r}: it names no version number; edit it if it should")
     if one.code_repo is None:  # no pinned SHA nor tool-surface commits to reset
         output.say(f"✓ {where}/version.yaml now says version {result.number}")
         output.say("  next: edit the fixtures (and sources: revisions), then freezer validate and freezer cut")

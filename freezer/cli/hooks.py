@@ -139,6 +139,8 @@ def run_validate(paths: list[Path] | None, registry: Path | None, suite: str | N
         output.say(line)
     for fixture_set in report.sets:
         output.say(_set_summary(fixture_set))
+    for note in report.notes:
+        output.say(f"  note: {note}")
     if report.ok:
         output.say(f"✓ {report.files} file(s) valid")
         return EXIT_OK

@@ -26,6 +26,7 @@ from freezer.freeze.assemble import GITATTRIBUTES_HASHES, assemble, record
 from freezer.freeze.codechecks import check_against_code, fail
 from freezer.freeze.cutresult import CutResult
 from freezer.freeze.environment import fixture_images, suite_images, suite_warnings, unpinned_warnings
+from freezer.freeze.scaffoldcheck import scaffold_problems
 from freezer.freeze.snapshot import FsOps, clear_stale_staging, source_modes, write_version
 from freezer.guard import audit
 from freezer.kinds.catalog import cut_warnings, file_fields
@@ -46,19 +47,46 @@ from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles
 from freezer.validate.validate import FixtureSet, validate_suite
 
 
-def _draft_set(suite: SuiteConfig, number: int, progress: Progress) -> FixtureSet:
+def _draft_set(
+    suite: SuiteConfig, number: int, progress: Progress, frozen: registry.FrozenVersion | None
+) -> FixtureSet:
+    """The validated drafts of version ``number``. For a version already frozen, that comes first:
+    what the drafts say is news for the next version, never a reason to touch this one."""
     report = validate_suite(suite, progress)
     if not report.ok:
+        if frozen is not None:
+            raise InvalidInput(
+                f"{_frozen_line(frozen)}; nothing was written. The drafts do not validate either",
+                report.problems,
+                hint="fix what freezer validate reports, then cut the drafts as the next free version",
+            )
         raise fail("validate", report.problems)
     [fixture_set] = [s for s in report.sets if s.version is not None]
     assert fixture_set.version is not None
     declared = fixture_set.version.data["version"]
     if declared != number:
+        if frozen is not None:
+            raise VersionExists(
+                f"{_frozen_line(frozen)}; nothing was written. The drafts say version {declared}",
+                hint=f"cut them as v{declared}: freezer cut v{declared}",
+            )
         raise InvalidInput(
             "cut refused at step 'validate'",
             [fixture_set.version.problem(("version",), f"the drafts say version {declared}, not {number}", "rule")],
         )
     return fixture_set
+
+
+def _frozen_line(frozen: registry.FrozenVersion) -> str:
+    """``bench_v2 is already frozen (versions/bench_v2, cut 2026-12-01)``: read from its manifest,
+    which a damaged version may not have (the folder alone then says it is frozen)."""
+    where = display_path(frozen.path)
+    try:
+        cut_at = str(frozen.manifest().get("cut_at") or "")
+    except (FreezerError, OSError):
+        cut_at = ""
+    when = f", cut {cut_at[:10]}" if cut_at else ""
+    return f"{frozen.name} is already frozen ({where}{when})"
 
 
 def _previous_side(
@@ -107,8 +135,12 @@ def _template(suite: SuiteConfig) -> bytes:
 _NOT_INPUTS = ("cut_at", "freezer_version", "files")
 
 
-def _differences(existing: registry.FrozenVersion, files: dict[str, bytes]) -> list[str]:
-    """How the would-be cut differs from the frozen version, in everything that went into it."""
+def _differences(
+    existing: registry.FrozenVersion, files: dict[str, bytes], own_template: bool
+) -> tuple[list[str], list[str]]:
+    """How the would-be cut differs from the frozen version: (in the drafts' own files, in what freezer
+    computes from them and freezer.yaml). The second alone means the same drafts met another freezer or
+    another config: a new release records more of them, and that is no new version."""
     frozen = existing.manifest()
     fresh = json.loads(files[registry.MANIFEST])
     labels = {
@@ -117,27 +149,50 @@ def _differences(existing: registry.FrozenVersion, files: dict[str, bytes]) -> l
         registry.TEMPLATE_COPY: "the METHOD.md template",
         registry.DELTA_TEMPLATE_COPY: "freezer's §Delta template",
     }
-    found = []
-    if frozen.get("manifest_format") != fresh["manifest_format"]:
-        found.append(
+    computed = {registry.DELTA, registry.COMPARABILITY, registry.DELTA_TEMPLATE_COPY}
+    if not own_template:  # freezer's shipped template, which a release may change
+        computed.add(registry.TEMPLATE_COPY)
+    in_drafts: list[str] = []
+    in_freezer: list[str] = []
+    newer = frozen.get("manifest_format") != fresh["manifest_format"]
+    if newer:
+        in_freezer.append(
             f"{existing.name} was cut by freezer {frozen.get('freezer_version')} (manifest format "
-            f"{frozen.get('manifest_format')}); this freezer records more, so the inputs cannot be shown equal"
+            f"{frozen.get('manifest_format')}); this freezer records more"
         )
-        return found
-    for rel in sorted(set(frozen["files"]) | set(fresh["files"])):
-        if rel == registry.GITATTRIBUTES and frozen["files"].get(rel) in GITATTRIBUTES_HASHES:
+    frozen_files, fresh_files = frozen.get("files") or {}, fresh["files"]
+    for rel in sorted(set(frozen_files) | set(fresh_files)):
+        if rel == registry.GITATTRIBUTES and frozen_files.get(rel) in GITATTRIBUTES_HASHES:
             continue  # written by freezer, not an input
         shown = labels.get(rel, rel)
-        if rel not in fresh["files"]:
+        found = in_freezer if rel in computed else in_drafts
+        if rel not in fresh_files:
             found.append(f"{shown} is frozen but no longer in the drafts")
-        elif rel not in frozen["files"]:
+        elif rel not in frozen_files:
             found.append(f"{shown} is new in the drafts")
-        elif frozen["files"][rel] != fresh["files"][rel]:
+        elif frozen_files[rel] != fresh_files[rel]:
             found.append(f"{shown} differs from the frozen copy")
-    for key in sorted(set(frozen) | set(fresh)):
-        if key not in _NOT_INPUTS and frozen.get(key) != fresh.get(key):
-            found.append(f"manifest {key} differs (what the checks used or found)")
-    return found
+    if not newer:
+        for key in sorted(set(frozen) | set(fresh)):
+            if key not in _NOT_INPUTS and frozen.get(key) != fresh.get(key):
+                in_freezer.append(f"manifest {key} differs (what the checks used or found)")
+    return in_drafts, in_freezer
+
+
+def _refusal(frozen: registry.FrozenVersion, in_drafts: list[str], in_freezer: list[str], upcoming: int) -> str:
+    """Why a re-cut of a frozen version writes nothing, what is frozen first."""
+    if in_drafts:
+        return (
+            f"{_frozen_line(frozen)} and a frozen version is never changed; the inputs differ: "
+            + "; ".join(in_drafts + in_freezer)
+            + f". Cut the changes as v{upcoming} instead"
+        )
+    return (
+        f"{_frozen_line(frozen)}; nothing was written. Its drafts are unchanged, but what this freezer "
+        f"computes from them and freezer.yaml differs from what was frozen: {'; '.join(in_freezer)}. "
+        f"A frozen version is never rewritten: keep it as it is (freezer audit checks it as it was frozen), "
+        f"or cut what changed as v{upcoming}"
+    )
 
 
 def cut(
@@ -165,7 +220,11 @@ def cut(
     steps = steps if steps is not None else StepLog()
     warnings: list[str] = []
     clock = time.perf_counter()
-    fixture_set = _draft_set(suite, number, progress)
+    frozen_already = registry.FrozenVersion(suite.name, number, target) if existing is not None else None
+    fixture_set = _draft_set(suite, number, progress, frozen_already)
+    scaffold = scaffold_problems(suite, fixture_set)
+    if scaffold:
+        raise fail("scaffold", scaffold)
     validated = time.perf_counter()
     assert fixture_set.version is not None
     steps.append(
@@ -240,19 +299,22 @@ def cut(
     if dry_run:
         if existing is not None:
             steps.append(
-                Step("existing", _existing_verdict(registry.FrozenVersion(suite.name, number, target), files, upcoming))
+                Step(
+                    "existing",
+                    _existing_verdict(
+                        registry.FrozenVersion(suite.name, number, target), files, upcoming, suite.template is not None
+                    ),
+                )
             )
         return result
     with registry_lock(config.root):
         clear_stale_staging(config.root)
         if target.is_dir():
             frozen = registry.FrozenVersion(suite.name, number, target)
-            differences = _differences(frozen, files)
-            if differences:
-                raise VersionExists(
-                    f"{name} is already frozen and the inputs differ; a frozen version is never changed",
-                    hint="; ".join(differences) + f". Cut the changes as v{upcoming} instead.",
-                )
+            in_drafts, in_freezer = _differences(frozen, files, suite.template is not None)
+            if in_drafts or in_freezer:
+                message, _, hint = _refusal(frozen, in_drafts, in_freezer, upcoming).partition(": ")
+                raise VersionExists(message, hint=hint)
             result.status = "unchanged"
             result.manifest_sha256 = frozen.manifest_sha256()
             steps.append(Step("existing", f"{name} is already frozen with identical inputs; nothing to do"))
@@ -267,9 +329,10 @@ def cut(
     return result
 
 
-def _existing_verdict(frozen: registry.FrozenVersion, files: dict[str, bytes], upcoming: int) -> str:
-    differences = _differences(frozen, files)
-    if differences:
-        listed = "; ".join(differences)
-        return f"{frozen.name} is already frozen and differs ({listed}): a real cut would be refused; use v{upcoming}"
-    return f"{frozen.name} is already frozen with identical inputs: a real cut would do nothing"
+def _existing_verdict(
+    frozen: registry.FrozenVersion, files: dict[str, bytes], upcoming: int, own_template: bool
+) -> str:
+    in_drafts, in_freezer = _differences(frozen, files, own_template)
+    if in_drafts or in_freezer:
+        return f"{_refusal(frozen, in_drafts, in_freezer, upcoming)}: a real cut would be refused"
+    return f"{_frozen_line(frozen)} with identical inputs: a real cut would do nothing"

@@ -46,10 +46,17 @@ class NextResult:
     number: int
     drafts: Path
     copied: int  # files copied from the latest frozen version (0 when the drafts were kept)
+    title_before: str | None = None
+    title_after: str | None = None  # None: the title names no version number, so it was kept
     ok: bool = True  # drafts that cannot be started raise instead
 
     def to_json(self) -> dict[str, object]:
-        return {"version": self.number, "drafts": display_path(self.drafts), "copied": self.copied}
+        return {
+            "version": self.number,
+            "drafts": display_path(self.drafts),
+            "copied": self.copied,
+            "title": {"before": self.title_before, "after": self.title_after},
+        }
 
 
 def _new_file(path: Path, data: bytes, mode: int | None = None) -> None:
@@ -119,7 +126,7 @@ def _fill(
         upcoming,
     )
     os.unlink(version)
-    _new_file(version, edited)
+    _new_file(version, edited.text)
     _sync_tree(staging)
     made: list[Path] = []
     try:
@@ -137,7 +144,7 @@ def _fill(
             ) from None
         raise FreezerError(f"{display_path(drafts)}: cannot be written ({exc.strerror or exc}); nothing was") from None
     FsOps().fsync_path(drafts.parent)
-    return NextResult(upcoming, drafts, copied)
+    return NextResult(upcoming, drafts, copied, edited.title_before, edited.title_after)
 
 
 def _bump(root: Path, latest: registry.FrozenVersion, upcoming: int, drafts: Path, staging: Path) -> NextResult:
@@ -153,7 +160,7 @@ def _bump(root: Path, latest: registry.FrozenVersion, upcoming: int, drafts: Pat
     edited = next_version_text(_read_version(version_file, display), display, latest.number, latest.name, upcoming)
     staging.mkdir()
     temporary = staging / VERSION_NAME
-    _new_file(temporary, edited, stat.S_IMODE(info.st_mode))
+    _new_file(temporary, edited.text, stat.S_IMODE(info.st_mode))
     FsOps().fsync_path(temporary)
     require_safe(root, version_file, "the drafts' version.yaml", folder=False)
     try:
@@ -161,7 +168,7 @@ def _bump(root: Path, latest: registry.FrozenVersion, upcoming: int, drafts: Pat
     except OSError as exc:
         raise FreezerError(f"{display}: cannot be replaced ({exc.strerror or exc}); it was left as it is") from None
     FsOps().fsync_path(drafts)
-    return NextResult(upcoming, drafts, 0)
+    return NextResult(upcoming, drafts, 0, edited.title_before, edited.title_after)
 
 
 def _latest(suite: SuiteConfig, *, again: bool = False) -> tuple[registry.FrozenVersion, int]:

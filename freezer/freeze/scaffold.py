@@ -86,6 +86,18 @@ def _render(name: str, values: dict[str, object]) -> str:
     return environment.from_string(text).render(**values)
 
 
+EXAMPLE_TASK_ID = "example-task"  # the task_id of the fixture init writes (templates/init/fixture-*.yaml.j2)
+MARKER = "TODO(freezer"  # what every line init or next leaves for the author to do carries
+
+
+def example_fixture(kind: str, example_file: str) -> str:
+    """The example fixture init writes for a suite of ``kind`` whose code's first file is ``example_file``."""
+    return _render(
+        f"fixture-{kind}.yaml.j2",
+        {"example_file": _quoted(example_file), "example_name": _quoted(Path(example_file).name)},
+    )
+
+
 def plan(target: Path, suite: str, kind: str, code_repo: Path | None) -> tuple[dict[str, str], InitResult]:
     """Every file of the new registry (path relative to ``target`` → text), rendered, nothing written."""
     if _SUITE_NAME.fullmatch(suite) is None:
@@ -115,8 +127,8 @@ def plan(target: Path, suite: str, kind: str, code_repo: Path | None) -> tuple[d
         "kind": kind,
         "version": 1,
         "pinned_sha": pinned,
-        "code_repo_yaml": _quoted(written_path) + ("" if code_repo else "  # TODO: the code under test"),
-        "tool_surface_yaml": _quoted("tools/**") + "  # TODO: the paths of your tool's code",
+        "code_repo_yaml": _quoted(written_path) + ("" if code_repo else f"  # {MARKER} init): the code under test"),
+        "tool_surface_yaml": _quoted("tools/**") + f"  # {MARKER} init): the paths of your tool's code",
         "example_file": _quoted(example),
         "example_name": _quoted(Path(example).name),
         "freezer_version": __version__,

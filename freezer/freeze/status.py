@@ -1,9 +1,13 @@
 """``freezer status``: what a cut would do now, without doing it.
 
-Fast by design: it validates the drafts, compares them with the latest frozen
-version field by field, and scans the code repository for tool-surface commits
-since that version's scan that the drafts do not declare. It renders no
-METHOD.md and audits nothing (``freezer audit`` does).
+It validates the drafts, compares them with the latest frozen version field by
+field, and scans the code repository for tool-surface commits since that
+version's scan that the drafts do not declare. Then it runs the cut itself as
+``freezer cut --dry-run`` does (:func:`freezer.freeze.cut.cut`, the one check
+path: the pinned SHA, ground truth, Gate B, the code repository, the previous
+version's integrity), so "valid" is never said of drafts the cut would refuse.
+When the dry run cannot be asked (invalid drafts, drafts for another version),
+it says that it skipped it and why.
 """
 
 from __future__ import annotations
@@ -12,9 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from freezer.compare.delta import field_changes, fixture_delta, version_record
-from freezer.domain.errors import FreezerError
+from freezer.domain.errors import FreezerError, InvalidInput
+from freezer.domain.problems import Problem
+from freezer.freeze.cut import cut
 from freezer.git.gitrepo import CodeRepo
-from freezer.registry.config import SuiteConfig
+from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.model import Suite
 from freezer.registry.record import load_frozen_drafts
 from freezer.resolve.provenance import follow_content, scan_plan, undeclared
@@ -34,9 +40,16 @@ class SuiteStatus:
     declared: int = 0
     undeclared: list[dict[str, Any]] = field(default_factory=list)
     code: str = "not checked"
+    cut: str = "not run"  # "passes", "fails at …" or "skipped: why" (what cut --dry-run says now)
+    cut_problems: list[Problem] = field(default_factory=list)
+    cut_warnings: list[str] = field(default_factory=list)
+
+    @property
+    def cut_ok(self) -> bool:
+        return self.cut == "passes"
 
     def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {**self.__dict__, "cut_problems": [p.to_json() for p in self.cut_problems]}
 
 
 @dataclass
@@ -47,14 +60,42 @@ class StatusReport:
 
     @property
     def ok(self) -> bool:
-        return not any(s.problems or s.undeclared for s in self.suites)
+        return not any(s.problems or s.undeclared or s.cut.startswith("fails") for s in self.suites)
 
     def to_json(self) -> dict[str, object]:
         return {"suites": [s.to_json() for s in self.suites]}
 
 
-def status_of(suites: list[SuiteConfig]) -> StatusReport:
-    return StatusReport([suite_status(one) for one in suites])
+def status_of(suites: list[SuiteConfig], config: RegistryConfig) -> StatusReport:
+    report = StatusReport([])
+    for one in suites:
+        status = suite_status(one)
+        _dry_run(config, one, status)
+        report.suites.append(status)
+    return report
+
+
+def _dry_run(config: RegistryConfig, suite: SuiteConfig, status: SuiteStatus) -> None:
+    """What ``freezer cut --dry-run v<next>`` says of the drafts now, or why it was not asked."""
+    if status.drafts_version is None or status.problems:
+        status.cut = "skipped: the drafts do not validate (freezer validate says why)"
+        return
+    if status.drafts_version != status.next_version:
+        status.cut = (
+            f"skipped: the drafts say v{status.drafts_version}, and the next free version is v{status.next_version}"
+        )
+        return
+    try:
+        result = cut(config, suite, f"v{status.next_version}", dry_run=True)
+    except InvalidInput as exc:
+        status.cut, status.cut_problems = f"fails: {exc.message}", list(exc.problems)
+        if exc.hint:
+            status.cut += f" ({exc.hint})"
+        return
+    except FreezerError as exc:
+        status.cut = f"fails: {exc.message}" + (f" ({exc.hint})" if exc.hint else "")
+        return
+    status.cut, status.cut_warnings = "passes", list(result.warnings)
 
 
 def suite_status(suite: SuiteConfig) -> SuiteStatus:

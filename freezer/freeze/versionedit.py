@@ -132,8 +132,19 @@ def _refuse(document: YamlDocument, message: str, hint: str = "edit it by hand")
     )
 
 
-def next_version_text(raw: bytes, display: str, latest: int, latest_name: str, upcoming: int) -> bytes:
-    """``raw`` (a version.yaml saying ``version: latest``) edited for version ``upcoming``."""
+@dataclass
+class EditedVersion:
+    """The edited version.yaml, and its title before and after (``after`` None: the title was kept,
+    since it names no version number to bump)."""
+
+    text: bytes
+    title_before: str | None
+    title_after: str | None
+
+
+def next_version_text(raw: bytes, display: str, latest: int, latest_name: str, upcoming: int) -> EditedVersion:
+    """``raw`` (a version.yaml saying ``version: latest``) edited for version ``upcoming``; a version
+    number in its title follows (``bench v1`` → ``bench v2``)."""
     loaded = load_bytes(raw, display)
     if loaded.document is None:
         raise InvalidInput(f"{display}: cannot be read as YAML; fix it before freezer next", loaded.problems)
@@ -176,11 +187,51 @@ def next_version_text(raw: bytes, display: str, latest: int, latest_name: str, u
         todo = _todo_edit(text, pinned.key_start)
         if todo is not None:
             edits.append(todo)
+    title = data.get("title")
+    title_edit = _title_edit(text, entries.get("title"), title, latest, upcoming)
+    if title_edit is not None:
+        attempt = _apply(bom, text, [*edits, title_edit[0]], display)
+        if attempt is not None and repr(attempt[1]) == repr({**expected, "title": title_edit[1]}):
+            return EditedVersion(attempt[0], str(title), title_edit[1])
+    attempt = _apply(bom, text, edits, display)
+    if attempt is None or repr(attempt[1]) != repr(expected):
+        raise _refuse(document, "its layout defeats an edit that keeps everything else as it is")
+    return EditedVersion(attempt[0], str(title) if isinstance(title, str) else None, None)
+
+
+def _apply(bom: bytes, text: str, edits: list[tuple[int, int, str]], display: str) -> tuple[bytes, Any] | None:
+    """The text with ``edits`` made, and its data read back (None when it no longer reads)."""
     edited = text
     for start, end, replacement in sorted(edits, reverse=True):
         edited = edited[:start] + replacement + edited[end:]
     result = bom + edited.encode("utf-8")
     again = load_bytes(result, display)
-    if again.document is None or repr(again.document.data) != repr(expected):
-        raise _refuse(document, "its layout defeats an edit that keeps everything else as it is")
-    return result
+    return None if again.document is None else (result, again.document.data)
+
+
+# "v1", "V1", "version 1" standing alone in a title ("**bench v1**", "bench v1 (pilot)", "Bench, version 1");
+# "v1.2", "uv1" or "v10" are not the version number.
+_TITLE_NUMBER = re.compile(r"(?<![\w.])(?P<word>[vV]|[vV]ersion )(?P<n>\d+)(?![\w.])")
+
+
+def bump_title(title: str, latest: int, upcoming: int) -> str:
+    """``title`` with each standalone mention of version ``latest`` made ``upcoming``."""
+
+    def one(match: re.Match[str]) -> str:
+        return f"{match['word']}{upcoming}" if int(match["n"]) == latest else match.group()
+
+    return _TITLE_NUMBER.sub(one, title)
+
+
+def _title_edit(
+    text: str, entry: _Entry | None, title: object, latest: int, upcoming: int
+) -> tuple[tuple[int, int, str], str] | None:
+    """The edit of the title's own characters that bumps its version number, and the new title; None
+    when the title names no version ``latest`` (or is not a one-piece string)."""
+    if entry is None or not isinstance(title, str) or not isinstance(entry.value, ev.ScalarEvent):
+        return None
+    bumped = bump_title(title, latest, upcoming)
+    if bumped == title:
+        return None
+    start, end = _start(entry.value), entry.value_end
+    return (start, end, bump_title(text[start:end], latest, upcoming)), bumped

@@ -31,6 +31,7 @@ import functools
 import os
 import stat
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,6 +41,10 @@ from freezer.runtime.reading import ReadRefused, read_bounded
 from freezer.trust import sshgrammar
 
 ALLOWED_SIGNERS = "allowed_signers"
+# Every namespace freezer signs in (trust.signing, trust.lifecycle, trust.checkpoint name them; a test
+# holds the three equal): a maintainer's line lists them all, or each command it leaves out refuses.
+FREEZER_NAMESPACES = ("freezer", "freezer-status", "freezer-checkpoint")
+ALL_NAMESPACES = 'namespaces="' + ",".join(FREEZER_NAMESPACES) + '"'
 MAX_BYTES = 1 << 20
 MOST_PRINCIPALS = 256
 # Principals and options are short in practice; a bound keeps pattern matching cheap.
@@ -110,7 +115,10 @@ class AllowedSigner:
         if self.cert_authority:
             return f"{where} marks the key cert-authority: it vouches for certificates, never for a plain key"
         if self.namespaces is not None and sshgrammar.match_list(namespace.encode(), self.namespaces) != 1:
-            return f"{where} limits the key to namespaces {_text(self.namespaces)}"
+            return (
+                f"{where} limits the key to namespaces {_text(self.namespaces)}, and this needs namespace "
+                f"{namespace!r}: add it to that line's list ({ALL_NAMESPACES} allows all that freezer signs)"
+            )
         moment = int(when)  # ssh-keygen compares whole seconds
         if self.valid_after is not None and moment < self.valid_after:
             return f"{where}: the key is not valid yet (valid-after)"
@@ -143,12 +151,21 @@ class AllowedSigners:
 
     def why_not(self, public: bytes, namespace: str, when: float) -> str:
         """Why no line allows ``public`` (for a key that no line allows)."""
-        for entry in self.entries:
-            if entry.key and entry.key == public:
-                why = entry.refusal(namespace, when)
-                if why:
-                    return why
-        return f"the key is not in {ALLOWED_SIGNERS}"
+        return why_refused(self.entries, public, namespace, when)
+
+
+def why_refused(entries: Sequence[AllowedSigner], public: bytes, namespace: str, when: float) -> str:
+    """Why no line of ``entries`` allows ``public`` to sign in ``namespace``: the line that names the
+    key and what it lacks, else that no line names it (and the line to add)."""
+    for entry in entries:
+        if entry.key and entry.key == public:
+            why = entry.refusal(namespace, when)
+            if why:
+                return why
+    return (
+        f"the key is not in {ALLOWED_SIGNERS}: add a line for it at the registry root "
+        f"(you@example.org {ALL_NAMESPACES} ssh-ed25519 AAAA…)"
+    )
 
 
 def _string(blob: bytes, at: int) -> tuple[bytes, int] | None:

@@ -295,10 +295,11 @@ def append(root: Path, key_path: Path, fields: dict[str, Any]) -> dict[str, Any]
             raise UsageError(f"the {fields.get('event')} event cannot be recorded: {why}")
         blob = sshsig.sign(_canonical(event), key, NAMESPACE)
         public = sshsig.verify(_canonical(event), blob, NAMESPACE)
-        if not sshsig.permits(sshsig.registry_signers(root), public, NAMESPACE):
+        signers = sshsig.registry_signers(root)
+        if not sshsig.permits(signers, public, NAMESPACE):
             raise UsageError(
                 f"{display_path(key_path)}: key {sshsig.fingerprint(public)} may not change a version's status",
-                hint="add it to allowed_signers at the registry root (namespaces may not exclude freezer-status)",
+                hint=allowed_signers.why_refused(signers, public, NAMESPACE, time.time()),
             )
         event["sig"] = base64.b64encode(blob).decode()
         line = canonical.log_line(event) + b"\n"

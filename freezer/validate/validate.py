@@ -29,6 +29,7 @@ from freezer.schema import schemas
 from freezer.validate import drafts, rules
 from freezer.validate.fixtureset import FixtureSet as FixtureSet
 from freezer.validate.kindcheck import kind_canary, kind_fixtures
+from freezer.validate.modeline import loose_schema
 from freezer.validate.pathscan import Owners, collect_files, group_files
 from freezer.validate.runrules import run_rules
 from freezer.validate.template import template_problems
@@ -42,6 +43,7 @@ class Report:
     files: int = 0
     sets: list[FixtureSet] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what was checked how, when the path alone said it
 
     @property
     def ok(self) -> bool:
@@ -57,7 +59,8 @@ class Report:
             }
             for fixture_set in self.sets
         ]
-        return {"files": self.files, "sets": sets, "problems": [p.to_json() for p in self.problems]}
+        problems = [p.to_json() for p in self.problems]
+        return {"files": self.files, "sets": sets, "problems": problems, "notes": self.notes}
 
 
 def _suite_for(config: RegistryConfig | None, version: YamlDocument | None) -> SuiteConfig | None:
@@ -224,7 +227,8 @@ def validate_paths(
     kept = []
     for file in files:
         owner = owners.of(file)
-        if owner is not None and owner.fixture_kind is not None:
+        # The version file alone is checked alone, for a kind as for graph and generic.
+        if owner is not None and owner.fixture_kind is not None and not _is_suite_version(file, owner):
             owned.setdefault(owner.name, owner)
         else:
             kept.append(file)
@@ -240,7 +244,18 @@ def validate_paths(
     by_schema: dict[str, list[Path]] = {}
     for file in files:
         owner = owners.of(file)
-        by_schema.setdefault(owner.schema_key if owner else schemas.FIXTURE, []).append(file)
+        if owner is not None:
+            key = owner.schema_key
+        elif file.name in (VERSION_NAME, CONFIG_NAME):
+            key = schemas.FIXTURE  # not a fixture: the version and config schemas are fixed
+        else:
+            loose = loose_schema(file)
+            key = loose.key
+            if loose.said:
+                report.notes.append(loose.said)
+        by_schema.setdefault(key, []).append(file)
+    # The acceptance counts are of a whole drafts folder: only where one was named as a folder.
+    walked = [path.resolve() for path in paths if path.is_dir() and not path.is_symlink()]
     results: dict[Path, FileResult] = {}
     for schema_key, members in by_schema.items():
         results.update((result.path, result) for result in check_files(members, schema_key, progress))
@@ -261,11 +276,26 @@ def validate_paths(
             report.problems.extend(code_rules(fixture_set.version, has_code) + source_rules(fixture_set.version))
         # Acceptance counts would be wrong while a fixture cannot be read; its own problems say why.
         version = fixture_set.version if not fixture_set.unreadable else None
+        if version is not None and not _whole(root, walked):
+            report.notes.append(
+                f"{version.display}: checked alone; the acceptance counts (min_landed, min_classes) are of the "
+                f"whole drafts folder: freezer validate {display_path(root) if root else '.'}"
+            )
+            version = None
         report.problems.extend(rules.set_rules(version, fixture_set.fixtures))
         report.problems.extend(_file_rules(owners, fixture_set))
         report.sets.append(fixture_set)
     report.problems.sort(key=lambda p: (p.file, p.line or 0, p.col or 0, p.message))
     return report
+
+
+def _is_suite_version(file: Path, suite: SuiteConfig) -> bool:
+    return file.name == VERSION_NAME and file.parent.resolve() == suite.drafts.resolve()
+
+
+def _whole(root: Path | None, walked: list[Path]) -> bool:
+    """Whether the set at ``root`` was named as a folder (itself or one above it), so every fixture is in it."""
+    return root is not None and any(root.is_relative_to(folder) for folder in walked)
 
 
 def _file_rules(owners: Owners, fixture_set: FixtureSet) -> list[Problem]:

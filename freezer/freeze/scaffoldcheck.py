@@ -1,0 +1,72 @@
+"""The cut's refusal of drafts that are still the scaffold ``freezer init`` or ``freezer next`` wrote.
+
+A ``TODO(freezer …)`` line is work the author has not done yet (set ``pinned_sha``, fill a path), and
+the example fixture is a placeholder, not a task of the benchmark: frozen, either would stand in a
+version forever. Both are found in the drafts' own files, located to the line.
+"""
+
+from __future__ import annotations
+
+from freezer.domain.problems import Problem
+from freezer.freeze.scaffold import EXAMPLE_TASK_ID, KINDS, MARKER, example_fixture
+from freezer.registry.config import SuiteConfig
+from freezer.runtime.reading import read_whole
+from freezer.validate.validate import VERSION_NAME, FixtureSet
+
+
+def scaffold_problems(suite: SuiteConfig, fixture_set: FixtureSet) -> list[Problem]:
+    """Every ``TODO(freezer`` line of version.yaml and the YAML fixtures, and the untouched example."""
+    found: list[Problem] = []
+    # A kind's own files (folders, records) are the benchmark's bytes, not freezer's scaffold.
+    checked = (
+        fixture_set.files
+        if suite.fixture_kind is None
+        else {display: path for display, path in fixture_set.files.items() if path.name == VERSION_NAME}
+    )
+    texts: dict[str, str] = {}
+    for display, path in sorted(checked.items()):
+        text = read_whole(path).decode("utf-8", errors="replace")
+        texts[display] = text
+        for number, line in enumerate(text.splitlines(), start=1):
+            column = line.find(MARKER)
+            if column >= 0:
+                comment = line.rfind("#", 0, column)  # the comment the marker begins, as the user sees it
+                column = comment if comment >= 0 else column
+                said = line[column:].strip()
+                found.append(
+                    Problem(
+                        display,
+                        number,
+                        column + 1,
+                        (),
+                        f"still holds the scaffold's marker '{said}': do what it says, then delete the line",
+                        "rule",
+                    )
+                )
+    if suite.fixture_kind is not None:
+        return found
+    for doc in fixture_set.fixtures:
+        if doc.data.get("task_id") != EXAMPLE_TASK_ID:
+            continue
+        untouched = suite.kind in KINDS and _is_the_example(suite.kind, doc.data, texts.get(doc.display))
+        what = (
+            "is the example fixture freezer init wrote, untouched"
+            if untouched
+            else (f"carries the example fixture's task_id {EXAMPLE_TASK_ID!r}")
+        )
+        found.append(
+            doc.problem(
+                ("task_id",),
+                f"{what}: write a task of your benchmark here, with its own task_id, or delete the file",
+                "rule",
+            )
+        )
+    return found
+
+
+def _is_the_example(kind: str, data: dict[str, object], text: str | None) -> bool:
+    """Whether ``text`` is byte for byte the example init writes (its one variable: the code's file)."""
+    truth = data.get("ground_truth")
+    first = truth[0] if isinstance(truth, list) and truth and isinstance(truth[0], dict) else {}
+    file = first.get("file")
+    return text is not None and isinstance(file, str) and text == example_fixture(kind, file)
