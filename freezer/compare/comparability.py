@@ -25,6 +25,7 @@ declares its arms and what each depends on in freezer.yaml (``arms``).
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +34,7 @@ from freezer.compare.delta import compute as compute_delta
 from freezer.compare.delta import file_fields_of
 from freezer.compare.deltamodel import Delta
 from freezer.compare.environment import fixture_image_moves, fixture_unknowns, suite_environment
+from freezer.compare.fieldchange import FieldChange
 from freezer.compare.fieldtext import same
 from freezer.domain.canonical import compact
 from freezer.domain.manifest import TouchingCommit
@@ -50,6 +52,11 @@ NAMING_FORMAT = 3
 # alone, with a reason naming the image ("its image python@sha256:… → …"), where format 3 moved (or
 # blinded) the environment dimension for every fixture of an arm that depends on it.
 ATTRIBUTION_FORMAT = 4
+# Comparability format 5 on: a version record that moved only in its title moves no arm. A title is
+# a label (`freezer next` bumps the version number in it); format 4 made every fixture of the
+# default arm incomparable for it. §Delta still lists the title's change.
+TITLE_FORMAT = 5
+_LABELS = frozenset({"title"})
 # The delta engine's names for what moved, as arms name them.
 _DELTA_NAMES = {
     "code under test": "code",
@@ -237,7 +244,7 @@ def compare(
     arms: Mapping[str, Sequence[str]],
     groups: Mapping[str, str],
     *,
-    record_format: int = ATTRIBUTION_FORMAT,
+    record_format: int = TITLE_FORMAT,
 ) -> list[PairRecord]:
     """One record per arm for ``chain[0]`` → ``chain[-1]`` (every version in between accumulates).
     ``record_format`` is the comparability.json format whose reasons to give (audit recomputes old ones)."""
@@ -266,6 +273,8 @@ def compare(
         )
         if {*delta.assets.added, *delta.assets.removed, *delta.assets.changed} <= claimed:
             moved_names.discard("assets")
+    if record_format >= TITLE_FORMAT and "record" in moved_names and _labels_only(delta.version_record):
+        moved_names.discard("record")
     own = _own_environment(chain, moved_names, unknown) if record_format >= ATTRIBUTION_FORMAT else {}
     records = []
     for arm, needs in arms.items():
@@ -283,6 +292,11 @@ def compare(
                 record.digests[task] = score_digest(digests_new[task])
         records.append(record)
     return records
+
+
+def _labels_only(changes: Sequence[FieldChange]) -> bool:
+    """Whether every change of the version record is to a label (its title), none to what it says."""
+    return all(re.split(r"[.\[]", change.path.removeprefix("$."), maxsplit=1)[0] in _LABELS for change in changes)
 
 
 def _own_environment(chain: Sequence[Side], moved_names: set[str], unknown: dict[str, str]) -> dict[str, str]:

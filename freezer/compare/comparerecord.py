@@ -40,8 +40,10 @@ from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles
 # more, a field in a stricter group). Format 1, which earlier versions froze, is still recomputed.
 # 3: a changed fixture's reason names its files whose content changed (comparability.NAMING_FORMAT).
 # 4: an image a fixture names moves (or leaves unknown) that fixture alone, not the environment of
-# every fixture of the arm (comparability.ATTRIBUTION_FORMAT). Formats 1 to 3 are still recomputed.
-RECORD_FORMAT = comparability.ATTRIBUTION_FORMAT
+# every fixture of the arm (comparability.ATTRIBUTION_FORMAT).
+# 5: a version record that moved only in its title moves no arm (comparability.TITLE_FORMAT).
+# Formats 1 to 4 are still recomputed.
+RECORD_FORMAT = comparability.TITLE_FORMAT
 
 
 def manifest_entry(
