@@ -88,11 +88,14 @@ def collect(suite: SuiteConfig) -> DraftFiles:
         where = Path(exc.filename) if exc.filename else root
         found.problems.append(_problem(where, f"folder cannot be read: {exc.strerror}"))
 
-    for folder, dirs, names in os.walk(root, onerror=unreadable):
-        here = Path(folder)
+    # Paths as text while walking: a drafts folder of 100,000 files spent most of its walk building
+    # and relativising pathlib objects. A Path is made only for what is kept or reported.
+    top = os.fspath(root)
+    for folder, dirs, names in os.walk(top, onerror=unreadable):
+        prefix = "" if folder == top else os.path.relpath(folder, top).replace(os.sep, "/") + "/"
         kept = []
         for name in sorted(dirs):
-            path = here / name
+            path = Path(folder, name)
             if path.is_symlink():
                 found.problems.append(_problem(path, "is a symbolic link; drafts must be regular files"))
             elif name == ".git":
@@ -103,13 +106,14 @@ def collect(suite: SuiteConfig) -> DraftFiles:
                 kept.append(name)
         dirs[:] = kept
         for name in sorted(names):
-            path = here / name
-            rel = path.relative_to(root).as_posix()
+            joined = os.path.join(folder, name)
+            path = Path(joined)
+            rel = prefix + name
             if visible(name) != name:
                 found.problems.append(_problem(path, "the file name holds a control or direction-changing character"))
                 continue
             try:
-                why = _refusal(os.lstat(path), suite.max_file_bytes)
+                why = _refusal(os.lstat(joined), suite.max_file_bytes)
             except OSError as exc:
                 why = f"cannot be read: {exc.strerror}"
             if why:
@@ -139,12 +143,15 @@ def collect(suite: SuiteConfig) -> DraftFiles:
 def read_drafts(suite: SuiteConfig, fixture_set: FixtureSet) -> dict[str, bytes]:
     """The bytes of version.yaml and the fixtures, by path relative to the drafts folder."""
     files: dict[str, bytes] = {}
-    drafts = suite.drafts.resolve()
-    resolved_folders: dict[Path, Path] = {}  # one realpath per folder, not per file
+    drafts = os.fspath(suite.drafts.resolve())
+    resolved_folders: dict[str, str] = {}  # one realpath per folder, not per file
     for path in fixture_set.files.values():
-        if path.parent not in resolved_folders:
-            resolved_folders[path.parent] = path.parent.resolve()
-        rel = (resolved_folders[path.parent] / path.name).relative_to(drafts).as_posix()
+        folder, name = os.path.split(os.fspath(path))
+        if folder not in resolved_folders:
+            resolved_folders[folder] = os.path.realpath(folder)
+        full = os.path.join(resolved_folders[folder], name)
+        inside = full.startswith(drafts + os.sep)
+        rel = (full[len(drafts) + 1 :] if inside else os.path.relpath(full, drafts)).replace(os.sep, "/")
         with open(path, "rb") as handle:
             files[rel] = handle.read()
     return files
