@@ -178,9 +178,9 @@ def _check_delta(
         )
     else:
         result.checks.append(Step("delta", "delta.json recomputed"))
-        found = unchanged_yet_changed(frozen_delta)
-        if found:
-            result.warnings.append(Failure(f"{display_path(result.path)}/{registry.DELTA}", found))
+        warning = unchanged_yet_changed(frozen_delta)
+        if warning:
+            result.warnings.append(Failure(f"{display_path(result.path)}/{registry.DELTA}", warning))
     if manifest.canary:
         texts = {
             rel: data[rel] for rel in canary_files(manifest.fixture_kind, frozen_fixture_files(manifest)) if rel in data
