@@ -112,9 +112,13 @@ def test_a_mode_change_shows_in_delta_and_diff(api: Path, bytes_too: bool) -> No
     delta = json.loads((version / "delta.json").read_text())
     assert delta["assets"]["changed"] == [SCRIPT]
     assert delta["assets"]["modes"] == {SCRIPT: {"old": "100644", "new": "100755", "bytes_changed": bytes_too}}
-    assert "assets" in delta["moved"]
+    # Delta format 5: the script is a fixture's file, so it moves that fixture (and the fixture set),
+    # not the suite's assets dimension.
+    assert "assets" not in delta["moved"] and "fixture set" in delta["moved"], delta["moved"]
+    assert delta["assets"]["claimed"] == {SCRIPT: ["add-timeout-flag"]}
     # The fixture that names the script changed through it; the other landed fixture did not.
     assert delta["fixtures"]["changed_through_files"] == [{"task_id": "add-timeout-flag", "files": [SCRIPT]}]
+    assert "add-timeout-flag" not in delta["fixtures"]["unchanged"]
     shown = "mode 100644 → 100755" + (", new sha256 in the manifest" if bytes_too else "")
     method = (version / "METHOD.md").read_text()
     assert f"- changed `{SCRIPT}` ({shown})" in method, method[method.index("### Assets") :][:400]

@@ -50,7 +50,11 @@ def test_case3_an_asset_whose_execute_bit_flips_is_a_changed_asset(api: Path, ga
     _edit(api / "drafts/api/version.yaml", "version: 1\n", "version: 2\n")
     _cut(api, "v2", "--suite", "api")
     recorded = json.loads((api / "versions/api_v2/delta.json").read_text())
-    assert "assets" in recorded["moved"], recorded["moved"]
+    # Delta format 5: add-timeout-flag names the asset, so its mode moves that fixture (and the
+    # fixture set), not the suite's assets dimension.
+    assert "fixture set" in recorded["moved"] and "assets" not in recorded["moved"], recorded["moved"]
+    assert recorded["assets"]["claimed"] == {ASSET: ["add-timeout-flag"]}
+    assert recorded["fixtures"]["changed_through_files"] == [{"task_id": "add-timeout-flag", "files": [ASSET]}]
     assert ASSET in json.dumps(recorded["assets"]["changed"])
     delta = _delta(api, "api_v2")
     assert ASSET in delta and "mode" in delta

@@ -253,7 +253,7 @@ def test_deltas_of_format_3_still_audit_and_read_back_byte_for_byte(format_3: Pa
 
 def test_a_new_cut_on_top_of_format_3_versions(format_3: Path) -> None:
     """graph_v3, cut now with a run configuration, after two versions of format 3: the old ones
-    audit as they are, the new delta is format 4, and an arm that now depends on run says why."""
+    audit as they are, the new delta is of the newest format (4 on), and an arm that now depends on run says why."""
     config = format_3 / "freezer.yaml"
     config.write_text(config.read_text().replace("binary, code]", "binary, code, run]"))
     shutil.copytree(EXAMPLES / "graph/v2", format_3 / "drafts/graph", dirs_exist_ok=True)
@@ -265,7 +265,7 @@ def test_a_new_cut_on_top_of_format_3_versions(format_3: Path) -> None:
     assert audited.code == 0, audited.text
     assert audited.text.count("delta.json recomputed") == 4
     delta = json.loads((format_3 / "versions/graph_v3/delta.json").read_text())
-    assert delta["delta_format"] == 4 and "run configuration" in delta["moved"]
+    assert delta["delta_format"] == 5 and "run configuration" in delta["moved"]
     # v2 (format 3) stated no run configuration: v3's every field is added.
     assert {c["change"] for c in delta["run"]} == {"added"}
     arm = compare_arms(format_3, "graph_v2", "graph_v3", "graph")["graph-tools"]

@@ -114,6 +114,8 @@ def audit(
                 output.say(f"      {problem}")
         for failure in result.failures + result.code_failures:
             output.say(f"    ✗ {failure}")
+        for warning in result.warnings:
+            output.say(f"    ⚠ {warning}")
         if result.against:
             if result.stale:
                 output.say(f"    stale at {result.against[:8]}: {len(result.stale)} fixture(s)")

@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from freezer.compare.claims import moved_files
 from freezer.compare.delta import compute as compute_delta
 from freezer.compare.delta import file_fields_of
 from freezer.compare.deltamodel import Delta
@@ -40,7 +41,7 @@ from freezer.domain.canonical import compact
 from freezer.domain.manifest import TouchingCommit
 from freezer.domain.model import Fixture, Raw
 from freezer.registry.record import Side
-from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles, changed_files, digest_form, entries, named_files
+from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles, digest_form, entries
 
 GROUPS = ("input", "grading", "cosmetic")
 CLASSES = ("unchanged", "cosmetic", "changed", "added", "removed")
@@ -135,7 +136,7 @@ def _changed_fields(
         return [k for k in mine if old.get(k) != new.get(k)]
     named = [k for k in mine if not same(old.get(k), new.get(k))]
     before, after = (f if isinstance(f, AssetFiles) else AssetFiles(f) for f in files)
-    moved = changed_files(old, new, before, after, mine, file_fields)
+    moved = moved_files(old, new, before, after, mine, file_fields)
     return named + [f"its file {rel} changed" for rel in moved]
 
 
@@ -227,17 +228,6 @@ def moved_text(moved: Sequence[str], delta: Delta) -> str:
     return ", ".join(parts)
 
 
-def _claimed(fixtures: Iterable[Raw], files: AssetFiles, fields: Sequence[str]) -> set[str]:
-    """Every file the fixtures name in their file fields (a folder or glob entry: each file it matches)."""
-    return {
-        rel
-        for fixture in fixtures
-        for key in fields
-        for entry in entries(fixture, key)
-        for rel in named_files(entry, files)
-    }
-
-
 def compare(
     chain: Sequence[Side],
     meanings: Mapping[str, str],
@@ -265,14 +255,11 @@ def compare(
     }
     touching = delta.code.touching_ground_truth if delta.code else ()
     files = (assets_old, assets_new) if record_format >= NAMING_FORMAT else None
-    if files is not None and delta.assets is not None and "assets" in moved_names:
-        # A file a fixture names (its asset, an lm-eval task's template or module) moves that fixture,
-        # through its digests; only a file no fixture claims (a harness script) moves the suite.
-        claimed = _claimed(old.fixtures.values(), assets_old, fields_old) | _claimed(
-            new.fixtures.values(), assets_new, fields_new
-        )
-        if {*delta.assets.added, *delta.assets.removed, *delta.assets.changed} <= claimed:
-            moved_names.discard("assets")
+    # The delta says whether the suite's assets moved by the one rule of freezer.compare.claims: a
+    # file a fixture names moves that fixture (through its digests), only an unclaimed one the suite.
+    # Formats 1 and 2 froze any asset change as the suite's.
+    if files is None and delta.assets is not None and delta.assets.moved:
+        moved_names.add("assets")
     if record_format >= TITLE_FORMAT and "record" in moved_names and _labels_only(delta.version_record):
         moved_names.discard("record")
     own = _own_environment(chain, moved_names, unknown) if record_format >= ATTRIBUTION_FORMAT else {}

@@ -1,9 +1,9 @@
 """The delta as typed values: what :func:`freezer.compare.delta.compute` returns.
 
-``Delta.to_json()`` is, key for key, the dict that is frozen as ``delta.json`` (formats 2, 3 and 4;
+``Delta.to_json()`` is, key for key, the dict that is frozen as ``delta.json`` (formats 2 to 5;
 2 and 3 have the same shape, format 3 only lists more check changes; format 4 adds ``run``, the
-run configuration field by field, line diffs and the fixtures changed through their files), so a
-frozen delta.json reads
+run configuration field by field, line diffs and the fixtures changed through their files; format
+5 adds ``assets.claimed``, the fixtures each changed asset belongs to), so a frozen delta.json reads
 back with ``Delta.from_json`` and writes out again byte for byte. 0.1.0's delta (delta_v1) has a
 shape of its own and is not read here: METHOD.md renders any frozen delta.json raw.
 """
@@ -91,7 +91,20 @@ class FixtureDelta:
 
     @property
     def moved(self) -> bool:
+        """What moved the fixture set up to format 4; from format 5 the fixtures changed through
+        their files move it too (the delta engine says so)."""
         return bool(self.added or self.removed or self.changed or self.files_in_bytes)
+
+    def changed_ids(self) -> tuple[str, ...]:
+        """Every fixture kept in both versions that changed: by its fields or through its files."""
+        through = (f.task_id for f in self.through_files or ())
+        return tuple(sorted({*(c.task_id for c in self.changed), *through}))
+
+    def unchanged_yet_changed(self) -> tuple[str, ...]:
+        """Fixtures listed as unchanged and as changed through their files at once: what format 4
+        wrote for a fixture whose own fields stayed while a file of it changed (format 5 cannot)."""
+        listed = set(self.unchanged)
+        return tuple(sorted({f.task_id for f in self.through_files or () if f.task_id in listed}))
 
     @classmethod
     def from_json(cls, data: Raw) -> FixtureDelta:
@@ -149,6 +162,9 @@ class AssetChanges:
     removed: tuple[str, ...]
     changed: tuple[str, ...]
     modes: Mapping[str, ModeChange] = field(default_factory=dict)
+    # Format 5: each of those files that fixtures claim, with the fixtures (freezer.compare.claims);
+    # the others are the suite's own assets, whose change moves the assets dimension.
+    claimed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def moved(self) -> bool:
@@ -162,12 +178,15 @@ class AssetChanges:
         modes = {
             rel: ModeChange(m["old"], m["new"], m["bytes_changed"]) for rel, m in (data.get("modes") or {}).items()
         }
-        return cls(tuple(data["added"]), tuple(data["removed"]), tuple(data["changed"]), modes)
+        claimed = {rel: tuple(tasks) for rel, tasks in (data.get("claimed") or {}).items()}
+        return cls(tuple(data["added"]), tuple(data["removed"]), tuple(data["changed"]), modes, claimed)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"added": list(self.added), "removed": list(self.removed), "changed": list(self.changed)}
         if self.modes:  # only where a mode moved: every other delta.json keeps its shape
             out["modes"] = {rel: change.to_json() for rel, change in sorted(self.modes.items())}
+        if self.claimed:  # format 5, only where a changed file is some fixture's: the same
+            out["claimed"] = {rel: list(tasks) for rel, tasks in sorted(self.claimed.items())}
         return out
 
 
@@ -301,9 +320,9 @@ class Delta:
 
     @classmethod
     def from_json(cls, data: Raw) -> Delta:
-        """A frozen delta.json of format 2, 3 or 4 (or what :meth:`to_json` wrote)."""
-        if data.get("delta_format") not in (2, 3, 4):
-            raise ValueError(f"not a delta of format 2, 3 or 4: delta_format {data.get('delta_format')!r}")
+        """A frozen delta.json of format 2, 3, 4 or 5 (or what :meth:`to_json` wrote)."""
+        if data.get("delta_format") not in (2, 3, 4, 5):
+            raise ValueError(f"not a delta of format 2, 3, 4 or 5: delta_format {data.get('delta_format')!r}")
         oracle, pinned = data["grep_oracle"], data["pinned_sha"]
         return cls(
             delta_format=data["delta_format"],

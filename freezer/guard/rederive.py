@@ -11,6 +11,7 @@ from freezer.compare import delta_v1
 from freezer.compare.comparerecord import frozen_differences
 from freezer.compare.delta import DELTA_FORMAT
 from freezer.compare.delta import compute as compute_delta
+from freezer.compare.deltafindings import unchanged_yet_changed
 from freezer.domain.errors import FreezerError
 from freezer.domain.manifest import Manifest
 from freezer.domain.problems import display_path
@@ -177,6 +178,9 @@ def _check_delta(
         )
     else:
         result.checks.append(Step("delta", "delta.json recomputed"))
+        warning = unchanged_yet_changed(frozen_delta)
+        if warning:
+            result.warnings.append(Failure(f"{display_path(result.path)}/{registry.DELTA}", warning))
     if manifest.canary:
         texts = {
             rel: data[rel] for rel in canary_files(manifest.fixture_kind, frozen_fixture_files(manifest)) if rel in data

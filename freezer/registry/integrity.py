@@ -172,6 +172,7 @@ def check_integrity(
             raise broke
         result.failures += rendered.failures
         result.checks += rendered.checks
+        result.warnings += rendered.warnings
         return data
     finally:
         pending.cancel()

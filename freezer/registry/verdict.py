@@ -42,6 +42,8 @@ class VersionAudit:
     # Where the pinned commit is reachable from: None when the code was not checked, "" when from
     # no branch at all (only this machine's object store holds it: a force-push can take it away).
     pin_reach: str | None = None
+    # What reads wrong in a version that audits (a defect of the format it was cut in): said, not failed.
+    warnings: list[Failure] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -68,4 +70,5 @@ class VersionAudit:
             "code": {"status": self.code_status, "detail": self.code},
             "against": self.against,
             "stale": self.stale,
+            "warnings": [{"file": w.file, "message": w.message} for w in self.warnings],
         }

@@ -70,7 +70,12 @@ def delta_lines(delta: Delta) -> list[str]:
     for verb in _VERBS:
         for rel in delta.assets.of(verb) if delta.assets else ():
             mode = delta.assets.modes.get(rel) if delta.assets else None
-            lines.append(f"  asset {verb}: {rel}" + (f" ({mode.text()})" if mode else ""))
+            owners = delta.assets.claimed.get(rel) if delta.assets else None  # delta format 5
+            lines.append(
+                f"  asset {verb}: {rel}"
+                + (f" ({mode.text()})" if mode else "")
+                + (f", a file of {', '.join(owners)}, not a suite asset" if owners else "")
+            )
     for changes, title in ((delta.version_record, "version.yaml"), (delta.binary, "binary"), (delta.checks, "checks")):
         for change in changes:
             lines.extend(change_lines(change, f"  {title} "))

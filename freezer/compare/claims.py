@@ -1,0 +1,94 @@
+"""Which fixtures a file belongs to: the one rule that §Delta (:mod:`freezer.compare.delta`) and
+``compare`` (:mod:`freezer.compare.comparability`) both use, so that they cannot disagree.
+
+A fixture claims every file its file fields name (assets and graders, a folder or a glob entry:
+each file it matches; a folders task: every file of its folder; an lm-eval task: the files it
+includes and the modules its ``!function`` tags name). A claimed file that changes moves the
+fixtures that claim it (each is *changed through its files*); only a file that no fixture of
+either version claims (a harness script, a README) is the suite's own asset, and only its change
+moves the ``assets`` dimension of every fixture.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from freezer.compare.deltamodel import AssetChanges, FilesChange
+from freezer.domain.manifest import Manifest
+from freezer.domain.model import Raw
+from freezer.kinds.catalog import file_fields
+from freezer.registry.record import Side
+from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles, changed_files, entries, named_files
+
+
+def file_fields_of(manifest: Manifest) -> tuple[str, ...]:
+    """The fields of a version's parsed fixtures that list files counted by their content: assets
+    and graders, or a kind's own (a folders fixture's ``files``: every file of its folder)."""
+    return FILE_FIELDS if manifest.fixture_kind is None else file_fields(manifest.fixture_kind)
+
+
+def moved_files(
+    old: Raw,
+    new: Raw,
+    before: AssetFiles,
+    after: AssetFiles,
+    keys: Collection[str],
+    fields: Sequence[str] = FILE_FIELDS,
+) -> list[str]:
+    """The files through which one fixture, kept in both versions, moved: those its entries under
+    ``keys`` name in both, whose content or mode differs, or that a folder or glob of it gained or
+    lost (in the order of its entries, each once). §Delta asks with every file field; compare with
+    the fields of the groups a score depends on (input, grading)."""
+    return changed_files(old, new, before, after, keys, fields)
+
+
+@dataclass(frozen=True)
+class Claims:
+    """Each file some fixture of either version names, with the fixtures that name it (sorted)."""
+
+    owners: Mapping[str, tuple[str, ...]]
+
+    def of(self, rel: str) -> tuple[str, ...]:
+        return self.owners.get(rel, ())
+
+    def unclaimed(self, rels: Iterable[str]) -> tuple[str, ...]:
+        """The files of ``rels`` that no fixture claims, in their order, each once."""
+        return tuple(dict.fromkeys(rel for rel in rels if rel not in self.owners))
+
+
+def claims_of(old: Side, new: Side) -> Claims:
+    """Which fixtures (landed or dropped, of either version) claim which files: each version's
+    fixtures read against that version's own files and file fields."""
+    found: dict[str, set[str]] = {}
+    for version in (old, new):
+        files, fields = AssetFiles.of(version.manifest), file_fields_of(version.manifest)
+        for task, fixture in version.fixtures.items():
+            for key in fields:
+                for entry in entries(fixture, key):
+                    for rel in named_files(entry, files):
+                        found.setdefault(rel, set()).add(task)
+    return Claims({rel: tuple(sorted(tasks)) for rel, tasks in found.items()})
+
+
+def changed_assets(assets: AssetChanges) -> tuple[str, ...]:
+    return (*assets.added, *assets.removed, *assets.changed)
+
+
+def unclaimed_changes(assets: AssetChanges, claims: Claims) -> tuple[str, ...]:
+    """The asset files added, removed or changed that no fixture claims: what moves the suite's
+    ``assets`` dimension (in §Delta from format 5, and in compare from comparability format 3)."""
+    return claims.unclaimed(changed_assets(assets))
+
+
+def through_files(old: Side, new: Side) -> tuple[FilesChange, ...]:
+    """Fixtures in both versions that moved through a file they name (:func:`moved_files`, with
+    every file field): a fixture can change what its agent sees with its own fields untouched."""
+    before, after = AssetFiles.of(old.manifest), AssetFiles.of(new.manifest)
+    keys = tuple(dict.fromkeys((*file_fields_of(old.manifest), *file_fields_of(new.manifest))))
+    found = []
+    for task in sorted(set(old.fixtures) & set(new.fixtures)):
+        moved = moved_files(old.fixtures[task], new.fixtures[task], before, after, keys, keys)
+        if moved:
+            found.append(FilesChange(task, tuple(sorted(moved))))
+    return tuple(found)
