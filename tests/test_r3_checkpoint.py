@@ -198,9 +198,9 @@ def test_a_suite_added_later_joins_the_record(reg: tuple[Path, Path], tmp_path: 
     assert run_inprocess("audit", "--no-code", cwd=root).code == 0
     record = json.loads((state / "checkpoints.json").read_text())
     assert record["format"] == 2 and len(record["registries"]) == 1
-    # The demo cuts tb and swe too (issue 26).
-    assert sorted(record["registries"][0]["suites"]) == ["api", "graph", "swe", "tb"]
-    assert len(record["registries"][0]["anchors"]) == 4
+    # The demo cuts tb, swe and bbh too (issue 26).
+    assert sorted(record["registries"][0]["suites"]) == ["api", "bbh", "graph", "swe", "tb"]
+    assert len(record["registries"][0]["anchors"]) == 5
 
 
 def test_a_record_written_by_freezer_0_3_still_catches_a_replay(
