@@ -377,7 +377,7 @@ def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Repo
     if suite.template is not None:
         report.problems.extend(template_problems(suite.template))
     report.sets.append(fixture_set)
-    if collected.version is None:
+    if collected.version is None and VERSION_NAME not in collected.refused:  # a refused one is reported
         version_file = suite.drafts / VERSION_NAME
         report.problems.append(
             Problem(display_path(version_file), None, None, (), "missing: a drafts folder needs a version.yaml", "file")
