@@ -67,6 +67,11 @@ def _bars(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def sides_table(result: Result) -> str:
+    """One workload's sides as a Markdown table (a partial run prints it; a full one writes all)."""
+    return "\n".join(_sides([result.to_json()]))
+
+
 def _sides(rows: list[dict[str, Any]]) -> list[str]:
     lines: list[str] = []
     for row in rows:

@@ -99,8 +99,14 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes; finishes in under two minutes")
     parser.add_argument("--out", type=Path, default=HERE / "results")
     parser.add_argument("--markdown", type=Path, default=REPO / "BENCHMARKS.md")
+    parser.add_argument(
+        "--only",
+        metavar="WORD",
+        help="run only the workloads whose builder's name holds WORD (folders: bench_folders); BENCHMARKS.md stays",
+    )
     args = parser.parse_args()
     mode = "quick" if args.quick else "full"
+    partial_run = args.only is not None
     size = SIZES[mode]
     work = Path(tempfile.mkdtemp(prefix="freezer-bench-"))
     started = time.monotonic()
@@ -122,12 +128,14 @@ def main() -> None:
         ]
         workloads: list[Result] = []
         for build in builders:
+            if args.only is not None and args.only not in _builder_name(build):
+                continue
             result = build()
             result.measure(max(size.runs, 10) if result.workload == "freezer --version" else size.runs)
             workloads.append(result)
             print(report.one_line(result), flush=True)
-        against = bench_against(work, *size.against, runs=2)
-        scaling = scaling_rows(work, size.scale_validate, size.scale_check, 3)
+        against = {} if partial_run else bench_against(work, *size.against, runs=2)
+        scaling = {} if partial_run else scaling_rows(work, size.scale_validate, size.scale_check, 3)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     results: dict[str, object] = {
@@ -142,8 +150,13 @@ def main() -> None:
         "scaling": scaling,
     }
     args.out.mkdir(parents=True, exist_ok=True)
-    suffix = "-quick" if args.quick else ""
+    suffix = ("-quick" if args.quick else "") + (f"-only-{args.only}" if partial_run else "")
     (args.out / f"{stamp}{suffix}.json").write_text(json.dumps(results, indent=2) + "\n")
+    if partial_run:
+        for result in workloads:
+            print(report.sides_table(result))
+        print(f"only the workloads matching {args.only!r}: BENCHMARKS.md is left as it is")
+        return
     if args.quick:
         print("quick mode: small sizes, where fixed start-up costs weigh more; the bars are set for the full sizes")
     else:
@@ -152,6 +165,12 @@ def main() -> None:
     print(f"audit --against: {against['median_s_by_versions']}")
     print(f"scaling: {scaling}")
     print(f"done in {results['seconds']} s")
+
+
+def _builder_name(build: Callable[[], Result]) -> str:
+    """The name of a workload before it is built (its builder's function name, e.g. bench_folders)."""
+    func = build.func if isinstance(build, partial) else build
+    return getattr(func, "__name__", "")
 
 
 if __name__ == "__main__":
