@@ -39,6 +39,8 @@ def test_a_version_file_named_alone_is_checked_alone(api: Path, suite: str) -> N
     assert result.code == 0, result.text
     assert "landed fixture(s); the acceptance rules need" not in result.text
     assert f"note: {version}: checked alone; the acceptance counts" in result.out
+    # Its summary says what was checked, not "0 fixture(s), 0 landed" of a folder that has them.
+    assert "the version file, checked alone" in result.out and "0 fixture(s)" not in result.out, result.out
     # From inside the drafts folder, and from outside the registry, the same.
     inside = _validate(api / "drafts" / suite, "version.yaml")
     assert inside.code == 0 and "acceptance rules need" not in inside.text, inside.text

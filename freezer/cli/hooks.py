@@ -163,7 +163,10 @@ def _set_summary(fixture_set: validate_mod.FixtureSet) -> str:
     head = ""
     if fixture_set.version is not None:
         head = f"{fixture_set.version.data['suite']} v{fixture_set.version.data['version']}: "
-    counts = f"{len(fixture_set.fixtures)} fixture(s), {len(landed)} landed, {dropped} dropped"
+    if fixture_set.partial and not fixture_set.fixtures:
+        return f"  {where}: {head}the version file, checked alone"
+    named = "of the files named: " if fixture_set.partial else ""
+    counts = f"{named}{len(fixture_set.fixtures)} fixture(s), {len(landed)} landed, {dropped} dropped"
     if fixture_set.unreadable:
         counts += f", {fixture_set.unreadable} invalid file(s) not counted"
     assets = f"; {len(fixture_set.assets)} asset file(s)" if fixture_set.assets else ""

@@ -22,3 +22,5 @@ class FixtureSet:
     files: dict[str, Path] = field(default_factory=dict)
     unreadable: int = 0
     assets: dict[str, Path] = field(default_factory=dict)  # by path relative to the drafts folder
+    # Only some files of the folder were named (validate PATH): its counts are not the folder's.
+    partial: bool = False

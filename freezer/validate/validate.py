@@ -282,6 +282,7 @@ def validate_paths(
                 f"whole drafts folder: freezer validate {display_path(root) if root else '.'}"
             )
             version = None
+            fixture_set.partial = True
         report.problems.extend(rules.set_rules(version, fixture_set.fixtures))
         report.problems.extend(_file_rules(owners, fixture_set))
         report.sets.append(fixture_set)
