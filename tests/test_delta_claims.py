@@ -43,7 +43,8 @@ def _method_fixtures(method: str) -> tuple[set[str], set[str]]:
             changed |= set(re.findall(r"^- `([^`]+)`", block, re.M))
     found = re.search(r"^Unchanged: (.*)\.$", section, re.M)
     # The cell filter escapes Markdown (a task id's ``_`` reads ``\_``): read it back as text.
-    unchanged = {re.sub(r"\\(.)", r"\1", t) for t in found.group(1).split(", ")} if found else set()
+    # Each id is its own code span from delta format 5's template on (an id may hold ", ").
+    unchanged = {re.sub(r"\\(.)", r"\1", t.strip("`")) for t in found.group(1).split(", ")} if found else set()
     return changed, unchanged
 
 
