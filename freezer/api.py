@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from freezer.domain.errors import IntegrityError, UsageError
+from freezer.domain.harbordigest import HarborDigest
+from freezer.domain.manifest import FixtureDigests
 from freezer.guard import audit
 from freezer.query import browse
 from freezer.registry import config as config_mod
@@ -49,6 +51,10 @@ class FrozenSet:
     fixtures: list[dict[str, Any]]
 
     digests: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    # Every digest of each landed fixture (input, grading, cosmetic, score), by task id.
+    group_digests: dict[str, FixtureDigests] = field(default_factory=dict, compare=False, repr=False)
+    # kind: folders only: each landed task's Harbor content digest, by task id (empty for other kinds).
+    harbor: dict[str, HarborDigest] = field(default_factory=dict, compare=False, repr=False)
     status: VersionStatus = CURRENT  # yanked or deprecated by the verified events of the status log
     # Lines of status.jsonl that are not status (unsigned, not allowed, out of chain, malformed):
     # reported here and by a StatusLogWarning, never obeyed.
@@ -68,6 +74,21 @@ class FrozenSet:
         if task_id not in self.digests:
             raise KeyError(task_id)
         return self.digests[task_id]
+
+    def fixture_digests(self, task_id: str) -> FixtureDigests:
+        """All of ``task_id``'s digests: ``input``, ``grading``, ``cosmetic`` and ``score`` (the one
+        :meth:`fixture_digest` gives), as ``freezer show --format json`` prints them."""
+        if task_id not in self.group_digests:
+            raise KeyError(task_id)
+        return self.group_digests[task_id]
+
+    def harbor_digest(self, task_id: str) -> HarborDigest:
+        """``task_id``'s Harbor content digest (a ``kind: folders`` version only): ``.digest`` is
+        ``sha256:…`` and ``.reference`` the ``name@sha256:…`` a Harbor user pins, or both are None
+        and ``.reason`` says why freezer cannot tell them."""
+        if task_id not in self.harbor:
+            raise KeyError(task_id)
+        return self.harbor[task_id]
 
     @property
     def landed(self) -> list[dict[str, Any]]:
@@ -125,7 +146,8 @@ def load(version: str, registry: str | os.PathLike[str] | None = None, suite: st
     result, frozen_files = audit.integrity(one, frozen)  # every hash, and every proof of the audit
     require_intact(frozen, result)
     data = read_checked(frozen, frozen_files)
-    digests = browse.score_digests(data)
+    group_digests = browse.fixture_digests(data)
+    harbor = browse.harbor_digests(data) or {}
     status = known.of(frozen.name)
     problems = tuple(str(p) for p in known.log.problems)
     unverified = tuple(str(p) for p in known.unverified(frozen.name))
@@ -148,7 +170,9 @@ def load(version: str, registry: str | os.PathLike[str] | None = None, suite: st
         manifest_sha256=frozen.manifest_sha256(),
         version=data.version,
         fixtures=data.fixtures,
-        digests=digests,
+        digests={task: d.score for task, d in group_digests.items()},
+        group_digests=group_digests,
+        harbor=harbor,
         status_problems=problems,
         unverified=unverified,
         checkpoint_problems=against,

@@ -11,6 +11,7 @@ import typer
 from freezer.cli import output
 from freezer.cli.options import FormatOption, RegistryOption, SuiteOption, check_format, complete_frozen
 from freezer.domain.errors import EXIT_INVALID, EXIT_OK, UsageError
+from freezer.domain.harbordigest import HarborDigest
 from freezer.domain.problems import display_path
 from freezer.query import browse, outcomes
 from freezer.registry import config as config_mod
@@ -131,14 +132,26 @@ def show(
     for commit in manifest.commits:
         output.say(f"  tool surface: {commit.sha[:8]} [{commit.dimension}]{' ' + commit.task if commit.task else ''}")
     output.say("  fixtures:")
+    harbor = browse.harbor_digests(data) or {}
     for fixture in data.fixtures:
         gate = fixture.get("gate_b") or {}
         counts = "/".join(str(gate.get(k, "?")) for k in ("expected_matches", "expected_files"))
         extra = f"Gate B {gate.get('status') or '?'} {counts}" if gate else ""
         if fixture["status"] == "dropped":
             extra = f"dropped at {fixture['dropped']['stage']}"
+        elif fixture["task_id"] in harbor:
+            extra = f"{extra} {_harbor_cell(harbor[fixture['task_id']])}".lstrip()
         output.say(f"    {fixture['task_id']:<45} {fixture.get('class') or '-':<8} {fixture['status']:<8} {extra}")
+    if harbor:
+        output.say("  (harbor: each task's Harbor content digest; --format json gives every digest in full)")
     return EXIT_INVALID if _say_log(known) else EXIT_OK
+
+
+def _harbor_cell(digest: HarborDigest) -> str:
+    """A task's Harbor digest, short: enough to tell two apart and to find the full one in the JSON."""
+    if digest.digest is None:
+        return "harbor: no digest (its own ignore rules; see --format json)"
+    return f"harbor {digest.digest[: len('sha256:') + 16]}…"
 
 
 @commands.command()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
 from freezer.compare import comparability
@@ -10,6 +11,11 @@ from freezer.compare.delta import compute as compute_delta
 from freezer.compare.delta import file_fields_of
 from freezer.compare.deltamodel import Delta
 from freezer.domain.errors import FreezerError, IntegrityError, UsageError
+from freezer.domain.harbordigest import HarborDigest, harbor_digest
+from freezer.domain.manifest import FixtureDigests, Manifest
+from freezer.kinds.catalog import read_frozen
+from freezer.kinds.folders import FoldersKind
+from freezer.parse import tomlload
 from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
 from freezer.registry.integrity import integrity
@@ -18,6 +24,7 @@ from freezer.registry.record import (
     VersionData,
     arms_of,
     dimensions_of,
+    frozen_file,
     groups_of,
     read,
     strictest_arms,
@@ -73,18 +80,102 @@ def diff(suite: SuiteConfig, a: registry.FrozenVersion, b: registry.FrozenVersio
     return compute_delta(sides, dimensions_of(sides[-1].manifest), reversed_=reversed_, full=full)
 
 
-def score_digests(data: VersionData) -> dict[str, str]:
-    """Each landed fixture's score digest (what a result row records), by task id."""
+def fixture_digests(data: VersionData) -> dict[str, FixtureDigests]:
+    """Each landed fixture's digests (input, grading, cosmetic, and the score's), by task id: computed
+    from the version's own groups and frozen file hashes, as ``results check`` and the API compute them
+    (for format 3 on they equal the manifest's ``comparability.fixtures``, which the audit proves)."""
     manifest = data.frozen.manifest_model()
     groups = groups_of(data.frozen, manifest)
     files = AssetFiles.of(manifest)
-    return {
-        f["task_id"]: comparability.score_digest(
-            comparability.fixture_digests(f, groups, files, file_fields_of(manifest))
+    fields = file_fields_of(manifest)
+    out = {}
+    for fixture in data.fixtures:
+        if fixture["status"] != "landed":
+            continue
+        digests = comparability.fixture_digests(fixture, groups, files, fields)
+        out[fixture["task_id"]] = FixtureDigests(
+            digests["input"], digests["grading"], digests["cosmetic"], comparability.score_digest(digests)
         )
-        for f in data.fixtures
-        if f["status"] == "landed"
-    }
+    return out
+
+
+def score_digests(data: VersionData) -> dict[str, str]:
+    """Each landed fixture's score digest (what a result row records), by task id."""
+    return {task: digests.score for task, digests in fixture_digests(data).items()}
+
+
+class _FrozenBytes(Mapping[str, bytes]):
+    """A version's files by path, each read when asked for: a kind reads only its task files."""
+
+    def __init__(self, data: VersionData) -> None:
+        self._data = data
+        self._checked: set[str] = set()
+
+    def __getitem__(self, rel: str) -> bytes:
+        if rel not in self._data.manifest.files:
+            raise KeyError(rel)
+        path = frozen_file(self._data.frozen, rel, self._checked)
+        try:
+            return read_whole(path)
+        except OSError as exc:
+            raise IntegrityError(
+                f"{path}: cannot be read: {exc.strerror or exc}", hint="run freezer audit for the full report"
+            ) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data.manifest.files)
+
+    def __len__(self) -> int:
+        return len(self._data.manifest.files)
+
+
+def harbor_digests(data: VersionData) -> dict[str, HarborDigest] | None:
+    """Each landed task's Harbor content digest, by task id, for a ``kind: folders`` version (None
+    for any other kind): over the frozen file hashes of the task's folder
+    (:mod:`freezer.domain.harbordigest`), named as Harbor names the task."""
+    manifest = data.manifest
+    kind = manifest.fixture_kind
+    if kind is None or kind.kind != "folders":
+        return None
+    landed = {f["task_id"] for f in data.fixtures if f["status"] == "landed"}
+    files = _FrozenBytes(data)
+    found = read_frozen(kind, files, manifest.fixture_names())
+    if found.problems:
+        raise IntegrityError(f"{found.problems[0]}: frozen fixture cannot be read")
+    folders = FoldersKind(kind)
+    out = {}
+    for fixture in found.fixtures:
+        folder = folders.folder_of(fixture.files[0]) if fixture.task_id in landed and fixture.files else None
+        if folder is None:
+            continue
+        hashes = {rel[len(folder) :]: manifest.files[rel] for rel in fixture.files}
+        out[fixture.task_id] = harbor_digest(_harbor_name(manifest, files, folder), hashes)
+    return dict(sorted(out.items()))
+
+
+def digest_records(data: VersionData) -> dict[str, dict[str, object]]:
+    """``show --format json``'s ``fixture_digests``: each landed fixture's digests by task id, with
+    its Harbor digest in a ``kind: folders`` version."""
+    harbor = harbor_digests(data)
+    records: dict[str, dict[str, object]] = {}
+    for task, digests in fixture_digests(data).items():
+        record: dict[str, object] = dict(digests.to_json())
+        if harbor is not None and task in harbor:
+            record["harbor"] = harbor[task].to_json()
+        records[task] = record
+    return records
+
+
+def _harbor_name(manifest: Manifest, files: Mapping[str, bytes], folder: str) -> str:
+    """Harbor's name for a task: its task.toml's ``[task] name``, else the folder's name."""
+    rel = folder + "task.toml"
+    if rel in manifest.files:
+        # A task.toml that does not load (Harbor could not load the task either) names nothing.
+        document = tomlload.load_bytes(files[rel], rel).document
+        task = document.data.get("task") if document is not None and isinstance(document.data, dict) else None
+        if isinstance(task, dict) and isinstance(task.get("name"), str) and task["name"]:
+            return str(task["name"])
+    return folder.rstrip("/").rsplit("/", 1)[-1]
 
 
 def compare(

@@ -95,6 +95,7 @@ class Shown:
             "manifest": self.data.manifest_json,
             "version": self.data.version,
             "fixtures": self.data.fixtures,
+            "fixture_digests": browse.digest_records(self.data),
         }
         return with_log(mark(shown, self.known, self.data.frozen.name), self.known)
 
