@@ -1,63 +1,181 @@
-"""``freezer results check``: pool scores only where the versions are comparable."""
+"""``freezer results check`` and ``results import``: pool scores only where the versions are comparable."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from freezer.cli import output
-from freezer.cli.options import FormatOption, Group, RegistryOption, check_format
-from freezer.domain.errors import EXIT_INVALID, EXIT_OK
+from freezer.cli.options import FormatOption, Group, RegistryOption, check_format, complete_frozen
+from freezer.domain.errors import EXIT_INVALID, EXIT_OK, UsageError
 from freezer.registry import config as config_mod
+
+if TYPE_CHECKING:
+    from freezer.query.harness import Imported
 
 results_app = typer.Typer(
     cls=Group,
-    help="Check result files against the registry before comparing scores.",
+    help="Check result files against the registry before comparing scores; import a harness's results.",
     no_args_is_help=True,
 )
+
+HARNESS_HELP = "The harness that wrote the files: lm-eval (results JSON), inspect (eval logs), harbor (trial results)."
+FromOption = Annotated[Optional[str], typer.Option("--from", help=HARNESS_HELP, metavar="lm-eval|inspect|harbor")]
+VersionOption = Annotated[
+    Optional[str],
+    typer.Option("--version", help="The frozen version the harness ran (e.g. bbh_v2).", autocompletion=complete_frozen),
+]
+ArmOption = Annotated[
+    Optional[str], typer.Option("--arm", help="The arm that ran; may be left out when the version has one.")
+]
+MetricOption = Annotated[
+    Optional[str],
+    typer.Option("--metric", help="Which score: lm-eval's metric, Inspect's scorer, Harbor's reward key."),
+]
+RunOption = Annotated[
+    Optional[str], typer.Option("--run", help="The rows' run name. Default: the model and the run the files record.")
+]
+
+
+def _import(
+    registry: Path | None,
+    harness: str,
+    files: list[Path],
+    version: str | None,
+    arm: str | None,
+    metric: str | None,
+    run: str | None,
+) -> Imported:
+    from freezer.query import harness as harness_mod  # start-up time: loaded by the command that runs it
+
+    if version is None:
+        raise UsageError(
+            f"--from {harness} needs --version: the frozen version the harness ran",
+            hint="a harness's file does not say which frozen version it ran (e.g. --version bbh_v2)",
+        )
+    cfg = config_mod.load(registry)
+    return harness_mod.import_files(cfg, harness, files, version=version, arm=arm, metric=metric, run=run)
+
+
+def _say_refused(imported: Imported, fmt: str, files: int) -> int:
+    for line in output.problem_lines(imported.problems, fmt):
+        output.say(line)
+    output.say(f"✗ {len(imported.problems)} problem(s) in {files} {imported.harness} file(s); nothing imported")
+    return EXIT_INVALID
+
+
+def _say_unchecked(imported: Imported) -> None:
+    for note in imported.unchecked:
+        output.say(f"  not checked: {note}", err=True)
 
 
 @results_app.command("check")
 def check(
     files: Annotated[
         list[Path],
-        typer.Argument(help="Result files, JSON Lines (freezer schema results), each up to 1 GiB."),
+        typer.Argument(
+            help="Result files, JSON Lines (freezer schema results), each up to 1 GiB; or a harness's (--from)."
+        ),
     ],
     registry: RegistryOption = None,
     fmt: FormatOption = None,
     allow_yanked: Annotated[
         bool, typer.Option("--allow-yanked", help="Check rows of yanked versions too (refused by default).")
     ] = False,
+    harness: FromOption = None,
+    version: VersionOption = None,
+    arm: ArmOption = None,
+    metric: MetricOption = None,
+    run: RunOption = None,
 ) -> int:
     """Refuse to pool scores across incomparable fixtures; re-aggregate each run on the common subset."""
     from freezer.query import results  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
     fmt = check_format(fmt)
     cfg = config_mod.load(registry)
-    report = results.check(cfg, files, allow_yanked=allow_yanked)
+    sources: list[Path | results.MemoryRows] = list(files)
+    if harness is not None:
+        imported = _import(registry, harness, files, version, arm, metric, run)
+        if not imported.ok:
+            if fmt == "json":
+                return output.say_outcome("results", imported)
+            return _say_refused(imported, fmt, imported.files)
+        if fmt != "json":
+            _say_unchecked(imported)
+        lines = tuple(json.dumps(row, ensure_ascii=False).encode("utf-8") for row in imported.rows)
+        sources = [results.MemoryRows(", ".join(str(f) for f in files), lines)]
+    elif version is not None or arm is not None or metric is not None or run is not None:
+        raise UsageError("--version, --arm, --metric and --run describe a harness's files: give --from too")
+    report = results.check(cfg, sources, allow_yanked=allow_yanked)
     if fmt == "json":
         return output.say_outcome("results", report)
     for line in output.problem_lines(report.problems, fmt):
         output.say(line)
     if report.problems_not_shown:
         output.say(f"  … and {report.problems_not_shown} more problem(s), not shown")
-    for arm, excluded in report.excluded.items():
+    for arm_name, excluded in report.excluded.items():
         if excluded:
             output.say(
-                f"✗ arm {arm}: pooling {', '.join(report.versions)} would mix incomparable fixtures; "
+                f"✗ arm {arm_name}: pooling {', '.join(report.versions)} would mix incomparable fixtures; "
                 f"refused for {len(excluded)} fixture(s):"
             )
             for task, reason in excluded.items():
                 output.say(f"    {task}: {reason}")
-    for arm, common in report.common.items():
-        output.say(f"arm {arm}: common comparable subset of {len(common)} fixture(s)")
-        for run in (r for r in report.runs if r.arm == arm):
-            output.say(f"  {run.version}  {run.run}: {run.passed}/{run.fixtures} passed, mean score {run.mean:.3f}")
+    for arm_name, common in report.common.items():
+        output.say(f"arm {arm_name}: common comparable subset of {len(common)} fixture(s)")
+        for one in (r for r in report.runs if r.arm == arm_name):
+            output.say(f"  {one.version}  {one.run}: {one.passed}/{one.fixtures} passed, mean score {one.mean:.3f}")
     if report.ok:
         output.say(f"✓ {report.rows} row(s) can be compared as they are")
         return EXIT_OK
     if report.problems:
         output.say(f"✗ {report.problem_count} problem(s) in {len(files)} file(s)")
     return EXIT_INVALID
+
+
+@results_app.command("import")
+def import_(
+    files: Annotated[
+        list[Path], typer.Argument(help="The harness's files (Harbor: trial result.json, or a job folder).")
+    ],
+    harness: Annotated[str, typer.Option("--from", help=HARNESS_HELP, metavar="lm-eval|inspect|harbor")],
+    version: VersionOption = None,
+    arm: ArmOption = None,
+    out: Annotated[
+        Optional[Path], typer.Option("--out", "-o", help="Write the rows here (JSON Lines). Default: standard output.")
+    ] = None,
+    metric: MetricOption = None,
+    run: RunOption = None,
+    registry: RegistryOption = None,
+    fmt: FormatOption = None,
+) -> int:
+    """Write freezer's result rows for a harness's scores; refuse a run the frozen version contradicts."""
+    fmt = check_format(fmt)
+    imported = _import(registry, harness, files, version, arm, metric, run)
+    if not imported.ok:
+        if fmt == "json":
+            return output.say_outcome("results", imported)
+        return _say_refused(imported, fmt, imported.files)
+    text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in imported.rows)
+    if out is None and fmt != "json":
+        output.say_block(text)
+        _say_unchecked(imported)
+        return EXIT_OK
+    if out is not None:
+        try:
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(
+                f"{out}: cannot write the rows: {exc.strerror or exc}", hint="name a writable file"
+            ) from None
+    if fmt == "json":
+        return output.say_outcome("results", imported)
+    output.say(
+        f"✓ {len(imported.rows)} row(s) of {imported.version} (arm {imported.arm}) from {imported.files} "
+        f"{imported.harness} file(s) written to {out}"
+    )
+    _say_unchecked(imported)
+    return EXIT_OK

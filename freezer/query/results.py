@@ -17,6 +17,7 @@ registry and :data:`MAX_RUNS`, whatever the size of the files.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -111,6 +112,14 @@ class _Tally:
 Run = tuple[str, str, str]  # (version, arm, run)
 
 
+@dataclass(frozen=True)
+class MemoryRows:
+    """Rows made in memory (``results check --from``: a harness's files imported), checked as a file's."""
+
+    shown: str  # the files they came from, as the user named them
+    lines: tuple[bytes, ...]
+
+
 @dataclass
 class _Version:
     suite: SuiteConfig
@@ -151,10 +160,15 @@ class _Rows:
         self.number = 0
         self.raw: bytes | None = None
 
-    def read(self, paths: list[Path]) -> None:
+    def read(self, paths: Sequence[Path | MemoryRows]) -> None:
         """One pass over every file. The first checks and counts; a second (``common`` set) re-totals
         each run on the common subset only, and reports nothing the first did not."""
         for path in paths:
+            if isinstance(path, MemoryRows):
+                self.shown = path.shown
+                for self.number, self.raw in enumerate(path.lines, 1):
+                    self._line(self.raw)
+                continue
             self.shown = display_path(path)
             try:
                 lines = jsonlines.open_lines(path)
@@ -265,10 +279,16 @@ def _life(report: ResultsReport, known: verified.VerifiedView, shown: str, *, al
             problem(f"rows score {name}, named by an event the status log cannot verify: {line}")
 
 
-def check(config: RegistryConfig, paths: list[Path], *, allow_yanked: bool = False) -> ResultsReport:
+def _shown(path: Path | MemoryRows) -> str:
+    return path.shown if isinstance(path, MemoryRows) else display_path(path)
+
+
+def check(config: RegistryConfig, paths: Sequence[Path | MemoryRows], *, allow_yanked: bool = False) -> ResultsReport:
     """Check every row of ``paths``; :class:`UsageError` when a path names no file. Rows of a yanked
     version are refused unless ``allow_yanked`` (the verified status log says which are)."""
     for path in paths:
+        if isinstance(path, MemoryRows):
+            continue
         if not path.exists() and not path.is_symlink():
             raise UsageError(f"{display_path(path)}: file not found", hint="name results files that exist")
         if path.is_dir():
@@ -279,11 +299,11 @@ def check(config: RegistryConfig, paths: list[Path], *, allow_yanked: bool = Fal
     by_name = {frozen.name: (suite.config, frozen) for suite, frozen in Registry(config).every_version()}
     every = {name for names in rows.versions.values() for name in names}
     report.versions = sorted(every, key=lambda name: (by_name[name][1].suite, by_name[name][1].number))
-    _life(report, verified.view(config), display_path(paths[0]), allow_yanked=allow_yanked)
+    _life(report, verified.view(config), _shown(paths[0]), allow_yanked=allow_yanked)
     if len(rows.suites) > 1:
         report.problems.append(
             Problem(
-                display_path(paths[0]),
+                _shown(paths[0]),
                 None,
                 None,
                 (),

@@ -1,0 +1,120 @@
+"""Harbor's trial results (``jobs/<job>/<trial>/result.json``), read into freezer's rows.
+
+Each trial's result is one JSON object (Harbor's ``TrialResult``): ``task_name``, ``trial_name``,
+``trial_uri``, ``task_id`` ({"path"} or {"git_url", "git_commit_id", "path"}), ``task_checksum``,
+``agent_info`` ({"name", "version", "model_info": {"name", "provider"}}), ``verifier_result``
+({"rewards": {"reward": 1.0, ...}} or null) and ``exception_info``. A job's folder holds one folder
+per trial; naming the job folder reads every ``*/result.json`` in it (the job's own result.json
+holds only totals, and is not read).
+
+Checks this format allows: the trial's task (``task_name``, else the last part of ``task_id.path``)
+is a landed fixture of a folders suite, by folder name or task id; the trial was verified (a
+reward, no exception); every trial of one task ran the same ``task_checksum``. Harbor has computed
+that checksum differently across its releases (a dirhash of the folder, then its own walk), so
+freezer does not recompute it against the frozen folder: it is kept in the row as
+``harness_hash`` for a reader who knows the Harbor release.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from freezer.domain.problems import display_path
+from freezer.query.harness import jsondoc
+from freezer.query.harness.target import Scores, run_name, score_value
+
+HARNESS = "harbor"
+MAX_TRIALS = 100_000
+
+
+def files_of(path: Path) -> list[Path]:
+    """A trial's result.json as named, or every trial's of a job folder."""
+    if path.is_dir() and not path.is_symlink():
+        found = sorted(p / "result.json" for p in path.iterdir() if (p / "result.json").is_file())
+        return found[:MAX_TRIALS]
+    return [path]
+
+
+def _object(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _run(value: dict[str, Any], shown: str) -> str:
+    agent = _object(value.get("agent_info"))
+    model = _object(agent.get("model_info"))
+    uri = value.get("trial_uri")
+    job = uri.rstrip("/").split("/")[-2] if isinstance(uri, str) and uri.count("/") >= 2 else None
+    return run_name(agent.get("name"), model.get("name"), job or Path(shown).parent.parent.name)
+
+
+def _name(value: dict[str, Any]) -> tuple[str, tuple[str, ...]] | None:
+    name = value.get("task_name")
+    if isinstance(name, str) and name:
+        return name, ("task_name",)
+    task_id = value.get("task_id")
+    path = task_id.get("path") if isinstance(task_id, dict) else None
+    if isinstance(path, str) and path.strip("/"):
+        return path.rstrip("/").split("/")[-1], ("task_id", "path")
+    return None
+
+
+def read(path: Path, scores: Scores, *, metric: str | None, run: str | None) -> None:
+    """Add the reward of one trial's result.json to ``scores``, or its problems."""
+    try:
+        doc = jsondoc.load(path)
+    except jsondoc.DocumentRefused as exc:
+        scores.problems.append(exc.problem)
+        return
+    value = doc.value
+    named = _name(value) if isinstance(value, dict) else None
+    if not isinstance(value, dict) or named is None:
+        job = isinstance(value, dict) and ("n_total_trials" in value or "stats" in value)
+        scores.problems.append(
+            doc.problem(
+                (),
+                "is Harbor's job result (totals only): name the job's folder or its trials' result.json"
+                if job
+                else "is not a Harbor trial result: it has no 'task_name'",
+            )
+        )
+        return
+    name, where = named
+    target = scores.target
+    task = target.task_id(name)
+    if task is None:
+        scores.problems.append(doc.problem(where, target.unknown(name)))
+        return
+    checksum = value.get("task_checksum")
+    if isinstance(checksum, str) and checksum:
+        clash = scores.fingerprint(task, checksum, doc.shown)
+        if clash is not None:
+            scores.problems.append(doc.problem(("task_checksum",), clash))
+            return
+    else:
+        scores.unchecked.add(f"{doc.shown}: no task_checksum")
+    verifier = value.get("verifier_result")
+    rewards = verifier.get("rewards") if isinstance(verifier, dict) else None
+    if not isinstance(rewards, dict) or not rewards:
+        failure = value.get("exception_info")
+        kind = failure.get("exception_type") if isinstance(failure, dict) else None
+        why = f" (the trial raised {kind})" if isinstance(kind, str) else ""
+        scores.problems.append(
+            doc.problem(("verifier_result",), f"trial of {name} has no reward{why}: rerun it or leave its file out")
+        )
+        return
+    key = metric or ("reward" if "reward" in rewards or len(rewards) != 1 else next(iter(rewards)))
+    if key not in rewards:
+        scores.problems.append(
+            doc.problem(
+                ("verifier_result", "rewards"), f"has no reward {key!r}; its rewards: {', '.join(rewards)} (--metric)"
+            )
+        )
+        return
+    score = score_value(rewards[key])
+    if score is None:
+        scores.problems.append(
+            doc.problem(("verifier_result", "rewards", key), f"reward {rewards[key]!r} is no score from 0 to 1")
+        )
+        return
+    scores.add(run or _run(value, display_path(path)), task, score)

@@ -1,0 +1,165 @@
+"""lm-evaluation-harness's results JSON (``lm_eval --output_path``), read into freezer's rows.
+
+The file is one JSON object: ``results`` {task: {"metric,filter": value, "alias": ...}},
+``versions`` {task: the task's ``metadata.version``}, ``configs`` {task: the task's config as run},
+``n-shot`` {task: few-shot count}, ``n-samples`` {task: {"original", "effective"}}, ``config``
+(the model and the run's settings: ``model``, ``model_args``, ``limit``...), ``date``, and, when
+run with ``--log_samples``, ``task_hashes`` {task: hash of its logged samples}. Groups' rows
+(``groups``, ``group_subtasks``) aggregate tasks and are not fixtures.
+
+Checks this format allows, for each task of a frozen lm-eval suite: the task is a landed fixture
+(its ``task:``); ``versions[task]`` equals the frozen task's ``metadata.version``; the config's
+``dataset_path``, ``dataset_name``, ``test_split`` and ``output_type`` and ``n-shot[task]`` equal
+the frozen task's; every sample was scored (``n-samples``: effective = original, no ``--limit``).
+``task_hashes`` hash the samples lm-eval built, not the task files, so freezer cannot recompute
+them: two files that ran one task with different hashes are refused (they ran different content),
+and a file without them says so.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from freezer.domain.escape import quoted
+from freezer.query.harness import jsondoc
+from freezer.query.harness.target import Scores, run_name, score_value
+
+HARNESS = "lm-eval"
+_COMPARED = ("dataset_path", "dataset_name", "test_split", "output_type")
+
+
+def _metric(values: Mapping[str, Any], frozen: Mapping[str, Any], metric: str | None) -> tuple[str, object] | str:
+    """The (key, value) of the metric that is the task's score, or why none can be chosen."""
+    keys = [k for k in values if k != "alias" and "_stderr," not in k and not k.endswith("_stderr")]
+    if metric is not None:
+        chosen = [k for k in keys if k == metric or k.split(",", 1)[0] == metric]
+    else:
+        chosen = keys
+        listed = frozen.get("metric_list")
+        first = listed[0].get("metric") if isinstance(listed, list) and listed and isinstance(listed[0], dict) else None
+        if len(keys) > 1 and isinstance(first, str):
+            chosen = [k for k in keys if k.split(",", 1)[0] == first]
+    if len(chosen) == 1:
+        return chosen[0], values[chosen[0]]
+    shown = ", ".join(keys) or "none"
+    if not chosen:
+        return f"holds no metric {metric!r}; its metrics: {shown}"
+    return f"holds several metrics ({', '.join(chosen)}): name the task's score with --metric"
+
+
+def _same(recorded: object, frozen: object) -> bool:
+    if isinstance(recorded, (int, float)) and isinstance(frozen, (int, float)):
+        return not isinstance(recorded, bool) and not isinstance(frozen, bool) and float(recorded) == float(frozen)
+    return str(recorded) == str(frozen)
+
+
+def _run(document: Mapping[str, Any]) -> str:
+    got = document.get("config")
+    config: Mapping[str, Any] = got if isinstance(got, dict) else {}
+    model = document.get("model_name") or config.get("model_args") or config.get("model")
+    date = document.get("date")
+    when = None
+    if isinstance(date, (int, float)) and not isinstance(date, bool) and 0 < date < 1e11:
+        when = datetime.datetime.fromtimestamp(date, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return run_name(model if isinstance(model, str) else None, when)
+
+
+def read(path: Path, scores: Scores, *, metric: str | None, run: str | None) -> None:
+    """Add the tasks' scores of one results file to ``scores``, or its problems."""
+    try:
+        doc = jsondoc.load(path)
+    except jsondoc.DocumentRefused as exc:
+        scores.problems.append(exc.problem)
+        return
+    value = doc.value
+    results = value.get("results") if isinstance(value, dict) else None
+    if not isinstance(results, dict):
+        scores.problems.append(
+            doc.problem(
+                (), "is not lm-eval's results JSON: it has no 'results' object (lm_eval --output_path writes one)"
+            )
+        )
+        return
+
+    def section(key: str) -> dict[str, Any]:
+        got = value.get(key)
+        return got if isinstance(got, dict) else {}
+
+    groups = set(section("groups")) | set(section("group_subtasks"))
+    versions, configs, shots, counts = section("versions"), section("configs"), section("n-shot"), section("n-samples")
+    hashes = section("task_hashes")
+    limit = section("config").get("limit")
+    if not hashes:
+        scores.unchecked.add(f"{doc.shown}: no task_hashes (run lm_eval with --log_samples to record them)")
+    this_run = run or _run(value)
+    target = scores.target
+    for name, values in results.items():
+        if name in groups:
+            continue
+        task = target.task_id(name)
+        if task is None:
+            scores.problems.append(doc.problem(("results", name), target.unknown(name)))
+            continue
+        frozen = target.documents[task]
+        problems = len(scores.problems)
+
+        def refuse(where: tuple[str | int, ...], message: str) -> None:
+            scores.problems.append(doc.problem(where, message))
+
+        frozen_version = (
+            (frozen.get("metadata") or {}).get("version") if isinstance(frozen.get("metadata"), dict) else None
+        )
+        if name in versions and frozen_version is not None and not _same(versions[name], frozen_version):
+            refuse(
+                ("versions", name),
+                f"{name} ran at version {versions[name]!r}; {target.name} froze it at version {frozen_version!r}",
+            )
+        elif name not in versions:
+            scores.unchecked.add(f"{doc.shown}: no versions entry for {name}")
+        config = configs.get(name)
+        if isinstance(config, dict):
+            for key in _COMPARED:
+                if key in config and key in frozen and not _same(config[key], frozen[key]):
+                    refuse(
+                        ("configs", name, key),
+                        f"{name} ran with {key} {quoted(str(config[key]))}; "
+                        f"{target.name} froze {quoted(str(frozen[key]))}",
+                    )
+        if name in shots and "num_fewshot" in frozen and not _same(shots[name], frozen["num_fewshot"]):
+            refuse(
+                ("n-shot", name),
+                f"{name} ran {shots[name]!r}-shot; {target.name} froze num_fewshot {frozen['num_fewshot']!r}",
+            )
+        count = counts.get(name)
+        if isinstance(count, dict) and count.get("effective") != count.get("original"):
+            refuse(
+                ("n-samples", name),
+                f"{name} scored {count.get('effective')!r} of its {count.get('original')!r} samples (--limit): "
+                "not the frozen task's score; run it whole",
+            )
+        elif limit is not None and not isinstance(count, dict):
+            refuse(("config", "limit"), f"the run was limited to {limit!r} samples per task: run it whole")
+        if name in hashes:
+            clash = scores.fingerprint(task, str(hashes[name]), doc.shown)
+            if clash is not None:
+                refuse(("task_hashes", name), clash)
+        if not isinstance(values, dict):
+            refuse(("results", name), "is not an object of metrics")
+            continue
+        chosen = _metric(values, frozen, metric)
+        if isinstance(chosen, str):
+            refuse(("results", name), f"{name} {chosen}")
+            continue
+        key, raw = chosen
+        score = score_value(raw)
+        if score is None:
+            refuse(
+                ("results", name, key),
+                f"{name}'s {key} is {raw!r}: a score is a number from 0 to 1; name another with --metric",
+            )
+            continue
+        if len(scores.problems) == problems:
+            scores.add(this_run, task, score)

@@ -1,0 +1,180 @@
+"""The frozen version a harness's scores are imported into, and the rows they become.
+
+A harness names a fixture its own way: lm-eval by the task's ``task:``, Inspect by the sample id,
+Harbor by the task's folder. Each name goes through the suite's identity rule as the version was
+frozen: the fixture's task id (the ``task:`` key, the record's ``task_id`` field, the task file's
+field) or, for a folders suite, the fixture's folder name as well. A name that is no landed fixture
+of the version is refused with the file and the name. The row a score becomes is freezer's own
+(schemas/results.schema.json), with the fixture digest the version froze.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from freezer.domain.errors import UsageError
+from freezer.domain.escape import quoted
+from freezer.domain.problems import JsonPath, Problem
+from freezer.query import browse
+from freezer.registry import registry
+from freezer.registry.config import RegistryConfig
+from freezer.registry.model import Registry
+from freezer.registry.record import arms_of, read
+from freezer.schema.resultrow import is_row
+
+MAX_RUN = 200  # the schema's longest run name
+
+
+@dataclass(frozen=True)
+class Target:
+    """A frozen version, read once: its landed fixtures by task id and by every other name the
+    identity rule gives them, their frozen documents and score digests, the arm the rows score."""
+
+    name: str
+    number: int
+    kind: str
+    manifest_sha256: str
+    arm: str
+    documents: Mapping[str, Mapping[str, Any]]  # task id → the frozen fixture
+    digests: Mapping[str, str]  # task id → score digest
+    names: Mapping[str, str]  # harness name → task id
+    dropped: frozenset[str]
+
+    def task_id(self, name: str) -> str | None:
+        return self.names.get(name)
+
+    def unknown(self, name: str) -> str:
+        """Why ``name`` maps to no fixture, and what to do."""
+        if name in self.dropped:
+            return f"{quoted(name)} is a dropped fixture of {self.name}: its score is not part of the version"
+        return (
+            f"{quoted(name)} names no landed fixture of {self.name} (by its identity rule: "
+            f"{_RULES.get(self.kind, 'the task id')}); score the frozen version's own fixtures"
+        )
+
+    def labels(self) -> frozenset[str]:
+        """The ways a harness may record this version as its task version."""
+        return frozenset({str(self.number), f"v{self.number}", self.name})
+
+
+_RULES = {
+    "lm-eval": "the task file's task: key",
+    "folders": "the task folder's name or the task file's task id field",
+    "records": "the record's task id field",
+}
+
+
+def _folder_of(document: Mapping[str, Any]) -> str | None:
+    files = document.get("files")
+    if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
+        return None
+    parts = [f.split("/")[:-1] for f in files]
+    common = parts[0]
+    for other in parts[1:]:
+        n = 0
+        while n < min(len(common), len(other)) and common[n] == other[n]:
+            n += 1
+        common = common[:n]
+    return common[-1] if common else None
+
+
+def target(config: RegistryConfig, version: str, arm: str | None) -> Target:
+    """The frozen version named ``version`` (e.g. graph_v2); :class:`UsageError` when there is none,
+    or when the arm is not given and the version was cut with several."""
+    found: tuple[str, registry.FrozenVersion] | None = None
+    names = []
+    for suite, frozen in Registry(config).every_version():
+        names.append(frozen.name)
+        if frozen.name == version:
+            found = (suite.config.kind, frozen)
+    if found is None:
+        known = ", ".join(names) or "none"
+        raise UsageError(f"--version {version!r} names no frozen version of this registry; its versions: {known}")
+    kind, frozen = found
+    return _read(kind, frozen, arm)
+
+
+def _read(kind: str, frozen: registry.FrozenVersion, arm: str | None) -> Target:
+    data = read(frozen)
+    arms = arms_of(frozen.manifest_model())
+    if arm is None:
+        if len(arms) != 1:
+            raise UsageError(f"{frozen.name} was cut with the arms {', '.join(arms)}: name the one that ran with --arm")
+        [arm] = arms
+    elif arm not in arms:
+        raise UsageError(f"{frozen.name} has no arm {arm!r}; its arms: {', '.join(arms)}")
+    documents = {f["task_id"]: f for f in data.fixtures if f["status"] == "landed"}
+    by_name = {task: task for task in documents}
+    if kind == "folders":
+        for task, document in documents.items():
+            folder = _folder_of(document)
+            if folder is not None:
+                by_name.setdefault(folder, task)
+    dropped = frozenset(f["task_id"] for f in data.fixtures if f["status"] != "landed")
+    digests = browse.score_digests(data)
+    return Target(frozen.name, frozen.number, kind, frozen.manifest_sha256(), arm, documents, digests, by_name, dropped)
+
+
+@dataclass
+class Scores:
+    """What one import gathered: each (run, task id)'s scores (several when a harness ran a task more
+    than once: Inspect's epochs, Harbor's attempts, averaged as both harnesses do by default), the
+    problems, and what each format could and could not check."""
+
+    target: Target
+    harness: str
+    gathered: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    fingerprints: dict[str, tuple[str, str]] = field(default_factory=dict)  # task id → (hash, where)
+    unchecked: set[str] = field(default_factory=set)  # checks a file's format did not allow
+
+    def add(self, run: str, task: str, score: float) -> None:
+        self.gathered.setdefault((run, task), []).append(score)
+
+    def fingerprint(self, task: str, value: str, where: str) -> str | None:
+        """Record the harness's hash of a task's content; the refusal when another file ran other content."""
+        seen = self.fingerprints.setdefault(task, (value, where))
+        if seen[0] == value:
+            return None
+        return f"ran {task} with content hash {value}, but {seen[1]} ran it with {seen[0]}: two different tasks"
+
+    def rows(self) -> list[dict[str, Any]]:
+        """freezer's result rows, valid against schemas/results.schema.json, in a stable order."""
+        out = []
+        for (run, task), scores in sorted(self.gathered.items()):
+            row = {
+                "manifest_sha256": self.target.manifest_sha256,
+                "task_id": task,
+                "arm": self.target.arm,
+                "score": round(math.fsum(scores) / len(scores), 6),
+                "run": run,
+                "fixture_digest": self.target.digests[task],
+                "harness": self.harness,
+            }
+            if task in self.fingerprints:  # the harness's own hash of what it ran, for whoever can recompute it
+                row["harness_hash"] = self.fingerprints[task][0]
+            if is_row(row):  # every value was checked on the way in; a row that is not one is never written
+                out.append(row)
+        return out
+
+
+def score_value(value: object) -> float | None:
+    """A harness's score as freezer takes it: a number from 0 to 1, or true/false (None if not)."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)) and math.isfinite(value) and 0 <= value <= 1:
+        return float(value) + 0.0
+    return None
+
+
+def run_name(*parts: object) -> str:
+    """A run name from what a harness recorded about the run, in the schema's bounds."""
+    text = " ".join(str(p) for p in parts if p not in (None, ""))
+    return "".join(c if c.isprintable() else "?" for c in text)[:MAX_RUN] or "run"
+
+
+def located(path: JsonPath) -> str:
+    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
