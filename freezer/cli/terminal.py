@@ -28,6 +28,22 @@ ESCAPE_UNENCODABLE = "freezer-escape-unencodable"
 _LEADING_MARK = re.compile(r"^(\s*)([✓✗⚠])")
 # Work shorter than this finishes before a bar would help; drawing one would only flicker.
 BAR_AFTER_SECONDS = 0.3
+# FREEZER_PROGRESS_AFTER=SECONDS: show the bar that much sooner or later (0: at once, as the tests
+# use it, since a fast machine audits a large version in less than the default).
+PROGRESS_AFTER_VARIABLE = "FREEZER_PROGRESS_AFTER"
+
+
+def bar_after() -> float:
+    """Seconds of work before a bar appears: the default, or the variable's value when it is a number."""
+    raw = os.environ.get(PROGRESS_AFTER_VARIABLE, "")
+    try:
+        value = float(raw) if raw.strip() else BAR_AFTER_SECONDS
+    except ValueError:
+        value = BAR_AFTER_SECONDS
+    # A zero interval would disarm the timer rather than fire it at once; NaN compares false.
+    return max(value, 0.001) if value == value else BAR_AFTER_SECONDS
+
+
 _REDRAW_EVERY = 0.1
 
 
@@ -114,6 +130,7 @@ class ProgressBar:
     def __init__(self, label: str, *, tick: bool = False) -> None:
         self.label = label
         self._started = time.monotonic()
+        self._after = bar_after()
         self._last_draw = 0.0
         self._live: Any = None
         self._task: Any = None
@@ -134,7 +151,7 @@ class ProgressBar:
         self._counts = (done, total)
         now = time.monotonic()
         if self._live is None:
-            if now - self._started < BAR_AFTER_SECONDS or done >= total:
+            if now - self._started < self._after or done >= total:
                 return
             self._start(total)
         if now - self._last_draw >= _REDRAW_EVERY or done >= total:
@@ -157,7 +174,7 @@ class ProgressBar:
             return  # no interval timer here (Windows), or not the main thread: counts alone draw the bar
         self._previous_handler = signal.signal(signal.SIGALRM, self._on_tick)
         self._armed = True
-        signal.setitimer(signal.ITIMER_REAL, BAR_AFTER_SECONDS, _REDRAW_EVERY)
+        signal.setitimer(signal.ITIMER_REAL, self._after, _REDRAW_EVERY)
 
     def _on_tick(self, signum: int, frame: object) -> None:
         if self._drawing or not self._armed:
