@@ -249,6 +249,15 @@ def test_generic_a_fixture_asset_and_a_readme(api: Path, unclaimed: bool) -> Non
     changed, delta = _agree(api, "api")
     assert changed == {"add-timeout-flag"}
     assert ("assets" in delta["moved"]) == unclaimed, delta["moved"]
+    # Where the suite's assets moved, compare's reason names the unclaimed file alone (comparability
+    # format 5): the patch moved its own fixture, through its digests.
+    arms = json.loads(_ok(api, "compare", "api_v1", "api_v2", "--format", "json"))["result"]["arms"]
+    reasons = [reason for arm in arms if "assets" in arm["moved"] for reason in arm["excluded"].values()]
+    assert bool(reasons) == unclaimed, arms
+    assert all("assets (README.md changed)" in reason for reason in reasons), reasons
+    stored = (api / "versions/api_v2/comparability.json").read_text(encoding="utf-8")
+    assert "README.md changed" in stored if unclaimed else "README.md" not in stored
+    assert "expected.patch changed" not in stored.replace("its file assets/add-timeout-flag/expected.patch", "")
 
 
 # --- old formats ------------------------------------------------------------------------------------

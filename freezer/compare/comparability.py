@@ -55,7 +55,8 @@ NAMING_FORMAT = 3
 ATTRIBUTION_FORMAT = 4
 # Comparability format 5 on: a version record that moved only in its title moves no arm. A title is
 # a label (`freezer next` bumps the version number in it); format 4 made every fixture of the
-# default arm incomparable for it. §Delta still lists the title's change.
+# default arm incomparable for it. §Delta still lists the title's change. From format 5 too, a
+# moved `assets` names only the files no fixture claims (those moved their fixtures instead).
 TITLE_FORMAT = 5
 _LABELS = frozenset({"title"})
 # The delta engine's names for what moved, as arms name them.
@@ -199,9 +200,10 @@ def _field_list(items: Sequence[str]) -> str:
     return ", ".join(items[:_SHOWN_FIELDS]) + (f", and {more} more" if more > 0 else "")
 
 
-def moved_text(moved: Sequence[str], delta: Delta) -> str:
+def moved_text(moved: Sequence[str], delta: Delta, *, unclaimed_only: bool = False) -> str:
     """The dimensions that moved for an arm, the run configuration, the assets and the record each
-    with what of it moved: ``run (timeouts.subprocess_s 600 → 1000, budgets.run_usd removed)``."""
+    with what of it moved: ``run (timeouts.subprocess_s 600 → 1000, budgets.run_usd removed)``.
+    ``unclaimed_only`` (format 5): the assets named are the files no fixture claims."""
     parts = []
     for name in moved:
         details: list[str] = []
@@ -223,7 +225,13 @@ def moved_text(moved: Sequence[str], delta: Delta) -> str:
         elif name == "record":
             details = [change.path.removeprefix("$.") for change in delta.version_record]
         elif name == "assets" and delta.assets is not None:
-            details = [f"{rel} {verb}" for verb in ("added", "removed", "changed") for rel in delta.assets.of(verb)]
+            claimed = delta.assets.claimed if unclaimed_only else {}
+            details = [
+                f"{rel} {verb}"
+                for verb in ("added", "removed", "changed")
+                for rel in delta.assets.of(verb)
+                if rel not in claimed
+            ]
         parts.append(f"{name} ({_field_list(details)})" if details else name)
     return ", ".join(parts)
 
@@ -268,9 +276,10 @@ def compare(
         suite_level = [n for n in needs if n != "code_sites"]
         moved = [n for n in suite_level if n in moved_names]
         record = PairRecord(old.name, new.name, arm, tuple(needs), moved, dict(classes))
+        said = moved_text(moved, delta, unclaimed_only=record_format >= TITLE_FORMAT) if moved else ""
         for task, kind in classes.items():
             reason = _exclusion(
-                task, kind, record, unknown, touching, landed_old, landed_new, groups, delta, files, named, own
+                task, kind, record, unknown, touching, landed_old, landed_new, groups, delta, files, named, own, said
             )
             if reason:
                 record.excluded[task] = reason
@@ -321,18 +330,20 @@ def _exclusion(
     files: tuple[Mapping[str, str], Mapping[str, str]] | None = None,
     file_fields: Sequence[str] = FILE_FIELDS,
     own_environment: Mapping[str, str] | None = None,
+    moved_said: str = "",
 ) -> str | None:
     """Why ``task``'s scores cannot be compared for the record's arm (every reason), or None.
     ``files``, the frozen file hashes of both ends, lets a changed fixture name the files whose
     content changed, and its reason never be empty (None: as comparability format 2 froze it).
-    ``own_environment`` (format 4): a fixture's own image moves and unknowns."""
+    ``own_environment`` (format 4): a fixture's own image moves and unknowns. ``moved_said``: what
+    moved for the arm, as :func:`moved_text` says it (once per arm, not once per fixture)."""
     if kind == "added":
         return f"added in {record.new}"
     if kind == "removed":
         return f"not landed in {record.new}"
     reasons = []
     if record.moved:
-        reasons.append(f"moved for arm {record.arm}: {moved_text(record.moved, delta)}")
+        reasons.append(f"moved for arm {record.arm}: {moved_said or moved_text(record.moved, delta)}")
     if kind == "changed":
         old, new = landed_old[task], landed_new[task]
         if files is None:
