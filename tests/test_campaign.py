@@ -239,7 +239,14 @@ def test_markdown_injection_cannot_change_method_structure(reg: Path) -> None:
     injected = run_cli("cut", "v1", "--dry-run", cwd=reg)
     assert injected.code == 0, injected.text
     assert evil.splitlines()[2] not in injected.out.splitlines()
-    assert "<script>" not in injected.out
+    # Markdown rules 4 escape a `<` that would open a tag with a backslash (`\<script>`), which a
+    # CommonMark reader shows as text; no unescaped tag is left, even for a renderer that lets raw
+    # HTML through.
+    assert re.search(r"(?<!\\)<script>", injected.out) is None
+    import cmarkgfm  # the dev extra's cmark-gfm, as GitHub renders METHOD.md
+    from cmarkgfm.cmark import Options
+
+    assert "<script>" not in cmarkgfm.markdown_to_html(injected.out, options=Options.CMARK_OPT_UNSAFE)
     assert _structure(injected.out) == _structure(baseline)
 
 

@@ -68,7 +68,7 @@ def test_registry_folder_and_cwd_with_controls(reg: Path) -> None:
         assert "Traceback" not in result.text
         assert_terminal_safe(result)
     named = run_cli("validate", "--registry", str(odd), "no-such-file.yaml", cwd=odd.parent)
-    assert_clean_failure(named)
+    assert_clean_failure(named, 2)  # a path that does not exist is a usage error (issue 27, item 8)
     assert_terminal_safe(named)
 
 
