@@ -243,8 +243,8 @@ def test_markdown_injection_cannot_change_method_structure(reg: Path) -> None:
     # CommonMark reader shows as text; no unescaped tag is left, even for a renderer that lets raw
     # HTML through.
     assert re.search(r"(?<!\\)<script>", injected.out) is None
-    import cmarkgfm  # the dev extra's cmark-gfm, as GitHub renders METHOD.md
-    from cmarkgfm.cmark import Options
+    import cmarkgfm  # type: ignore[import-untyped]  # the dev extra's cmark-gfm, as GitHub renders it
+    from cmarkgfm.cmark import Options  # type: ignore[import-untyped]
 
     assert "<script>" not in cmarkgfm.markdown_to_html(injected.out, options=Options.CMARK_OPT_UNSAFE)
     assert _structure(injected.out) == _structure(baseline)

@@ -131,6 +131,9 @@ class ProgressBar:
         self.label = label
         self._started = time.monotonic()
         self._after = bar_after()
+        # A tick the parent's interpreter had not yet run when freezer forked a worker (a bounded
+        # METHOD.md render, a hashing pool) would run in the child: only the arming process draws.
+        self._pid = os.getpid()
         self._last_draw = 0.0
         self._live: Any = None
         self._task: Any = None
@@ -177,8 +180,8 @@ class ProgressBar:
         signal.setitimer(signal.ITIMER_REAL, self._after, _REDRAW_EVERY)
 
     def _on_tick(self, signum: int, frame: object) -> None:
-        if self._drawing or not self._armed:
-            return  # the bar is being drawn by a count right now: this tick is not needed
+        if self._drawing or not self._armed or os.getpid() != self._pid:
+            return  # being drawn by a count right now, or a forked child's copy of the bar
         try:
             if self._live is None:
                 done, total = self._counts

@@ -200,10 +200,10 @@ def _field_list(items: Sequence[str]) -> str:
     return ", ".join(items[:_SHOWN_FIELDS]) + (f", and {more} more" if more > 0 else "")
 
 
-def moved_text(moved: Sequence[str], delta: Delta, *, unclaimed_only: bool = False) -> str:
+def moved_text(moved: Sequence[str], delta: Delta, *, suite_own_only: bool = False) -> str:
     """The dimensions that moved for an arm, the run configuration, the assets and the record each
     with what of it moved: ``run (timeouts.subprocess_s 600 → 1000, budgets.run_usd removed)``.
-    ``unclaimed_only`` (format 5): the assets named are the files no fixture claims."""
+    ``suite_own_only`` (format 5): the assets named are the files no fixture claims."""
     parts = []
     for name in moved:
         details: list[str] = []
@@ -225,13 +225,8 @@ def moved_text(moved: Sequence[str], delta: Delta, *, unclaimed_only: bool = Fal
         elif name == "record":
             details = [change.path.removeprefix("$.") for change in delta.version_record]
         elif name == "assets" and delta.assets is not None:
-            claimed = delta.assets.claimed if unclaimed_only else {}
-            details = [
-                f"{rel} {verb}"
-                for verb in ("added", "removed", "changed")
-                for rel in delta.assets.of(verb)
-                if rel not in claimed
-            ]
+            listed = delta.assets.suite_own if suite_own_only else delta.assets.of
+            details = [f"{rel} {verb}" for verb in ("added", "removed", "changed") for rel in listed(verb)]
         parts.append(f"{name} ({_field_list(details)})" if details else name)
     return ", ".join(parts)
 
@@ -276,7 +271,7 @@ def compare(
         suite_level = [n for n in needs if n != "code_sites"]
         moved = [n for n in suite_level if n in moved_names]
         record = PairRecord(old.name, new.name, arm, tuple(needs), moved, dict(classes))
-        said = moved_text(moved, delta, unclaimed_only=record_format >= TITLE_FORMAT) if moved else ""
+        said = moved_text(moved, delta, suite_own_only=record_format >= TITLE_FORMAT) if moved else ""
         for task, kind in classes.items():
             reason = _exclusion(
                 task, kind, record, unknown, touching, landed_old, landed_new, groups, delta, files, named, own, said

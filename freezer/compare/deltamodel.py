@@ -173,6 +173,10 @@ class AssetChanges:
     def of(self, verb: Literal["added", "removed", "changed"]) -> tuple[str, ...]:
         return {"added": self.added, "removed": self.removed, "changed": self.changed}[verb]
 
+    def suite_own(self, verb: Literal["added", "removed", "changed"]) -> tuple[str, ...]:
+        """The files of ``verb`` that no fixture claims: those that move the suite's assets."""
+        return tuple(rel for rel in self.of(verb) if rel not in self.claimed)
+
     @classmethod
     def from_json(cls, data: Raw) -> AssetChanges:
         modes = {
