@@ -156,7 +156,11 @@ class ProgressBar:
         if self._live is None:
             if now - self._started < self._after or done >= total:
                 return
-            self._start(total)
+            self._drawing = True  # a tick landing while the bar starts must not start a second one
+            try:
+                self._start(total)
+            finally:
+                self._drawing = False
         if now - self._last_draw >= _REDRAW_EVERY or done >= total:
             self._draw(now)
 
