@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import select
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -92,10 +93,21 @@ def test_no_bar_when_the_output_is_not_a_terminal(big: Path, args: list[str]) ->
 
 @pytest.mark.parametrize(
     ("value", "after"),
-    [("", BAR_AFTER_SECONDS), ("0", 0.001), ("2.5", 2.5), ("soon", BAR_AFTER_SECONDS), ("nan", BAR_AFTER_SECONDS)],
+    [
+        ("", BAR_AFTER_SECONDS),
+        ("0", 0.001),
+        ("-5", 0.001),
+        ("2.5", 2.5),
+        ("soon", BAR_AFTER_SECONDS),
+        ("nan", BAR_AFTER_SECONDS),
+        ("inf", 86_400.0),
+        ("1e300", 86_400.0),
+    ],
 )
 def test_the_bar_delay_follows_the_variable_and_ignores_nonsense(
     monkeypatch: pytest.MonkeyPatch, value: str, after: float
 ) -> None:
     monkeypatch.setenv(PROGRESS_AFTER_VARIABLE, value)
     assert bar_after() == after
+    signal.setitimer(signal.ITIMER_REAL, bar_after(), 0.1)  # the timer takes every value it may get
+    signal.setitimer(signal.ITIMER_REAL, 0)

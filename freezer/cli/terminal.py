@@ -31,6 +31,7 @@ BAR_AFTER_SECONDS = 0.3
 # FREEZER_PROGRESS_AFTER=SECONDS: show the bar that much sooner or later (0: at once, as the tests
 # use it, since a fast machine audits a large version in less than the default).
 PROGRESS_AFTER_VARIABLE = "FREEZER_PROGRESS_AFTER"
+MAX_BAR_AFTER_SECONDS = 86_400.0
 
 
 def bar_after() -> float:
@@ -40,8 +41,9 @@ def bar_after() -> float:
         value = float(raw) if raw.strip() else BAR_AFTER_SECONDS
     except ValueError:
         value = BAR_AFTER_SECONDS
-    # A zero interval would disarm the timer rather than fire it at once; NaN compares false.
-    return max(value, 0.001) if value == value else BAR_AFTER_SECONDS
+    # A zero interval would disarm the timer rather than fire it at once, and the timer refuses a
+    # value past what time_t holds (inf, 1e300): a day is as good as never. NaN compares false.
+    return min(max(value, 0.001), MAX_BAR_AFTER_SECONDS) if value == value else BAR_AFTER_SECONDS
 
 
 _REDRAW_EVERY = 0.1
