@@ -269,9 +269,9 @@ class Reader:
         self, rel: str, document: YamlDocument, where: JsonPath, name: Any, chain: tuple[str, ...], visit: _Visit
     ) -> str | None:
         """The file ``name`` includes, or None (and why, located where it is written)."""
-        target, refusal = self._include_target(rel, name)
         if visit.halted:
             return None
+        target, refusal = self._include_target(rel, name)
         if target is not None and target in chain:
             cycle = " -> ".join((*chain[chain.index(target) :], target))
             refusal = f"include cycle: {cycle}; no file may include itself, directly or through others"
