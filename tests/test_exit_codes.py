@@ -15,6 +15,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from freezer.domain.release import REPOSITORY
@@ -22,6 +23,7 @@ from freezer.domain.release import REPOSITORY
 from conftest import REPO, run_inprocess
 
 ISSUES = f"https://github.com/{REPOSITORY}/issues"
+OUTPUT_SCHEMA = json.loads((REPO / "schemas" / "output.schema.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +88,7 @@ def test_a_fault_asked_for_in_json_still_answers_in_json(
     assert result.code == 3, result.text
     _assert_internal(result.err)
     document = json.loads(result.out)
+    jsonschema.Draft202012Validator(OUTPUT_SCHEMA).validate(document)
     assert (document["command"], document["ok"], document["exit_code"]) == (command, False, 3)
     assert document["result"] is None and "bug in freezer" in document["error"]["message"]
 

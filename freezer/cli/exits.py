@@ -85,11 +85,11 @@ def handle(run: Callable[[Invocation], Outcome | None]) -> int:
     try:
         try:
             answer = run(asked)
-            sys.stdout.flush()  # a full device or a closed pipe shows up here, not in the interpreter's exit
+            _flush_stdout()  # a full device or a closed pipe shows up here, not in the interpreter's exit
             return exit_code(answer)
         except (Exception, KeyboardInterrupt) as failure:  # noqa: BLE001 - the one handler: every failure is said here
             _say(failure, asked)
-            sys.stdout.flush()
+            _flush_stdout()
             return exit_code(failure)
     except BrokenPipeError as gone:
         # The reader went away, perhaps while a failure was said: nothing more can reach it.
@@ -137,6 +137,11 @@ def _say(failure: BaseException, asked: Invocation) -> None:
         tell(f"freezer: {said}")
         if asked.json_command:
             output.say_json_error(asked.json_command, FreezerError(said), code=code)
+
+
+def _flush_stdout() -> None:
+    if sys.stdout is not None:  # None: started with fd 1 closed (said as a usage error)
+        sys.stdout.flush()
 
 
 def tell(text: str) -> None:
