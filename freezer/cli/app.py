@@ -85,7 +85,7 @@ def _root(
 
 def run(args: list[str], asked: Invocation) -> Outcome | None:
     """Run the CLI on ``args``: the command's outcome (None when it judged nothing). What click
-    refuses is raised as freezer's own error, for :func:`freezer.cli.exits.handle` to say."""
+    refuses is raised as freezer's own error, for :func:`freezer.cli.main` to say."""
     command = typer.main.get_command(app)
     try:
         result = command.main(args=args, prog_name="freezer", standalone_mode=False, obj=asked)
