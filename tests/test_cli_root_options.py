@@ -27,7 +27,7 @@ def frozen_v1(tmp_path_factory: pytest.TempPathFactory, cache_root: Path) -> Pat
 
 def _through_typer(monkeypatch: pytest.MonkeyPatch, args: list[str], cwd: Path) -> Run:
     with monkeypatch.context() as patched:
-        patched.setattr(hooks, "fast_path", lambda _args: None)
+        patched.setattr(hooks, "fast_path", lambda _args, _asked: None)
         return run_inprocess(*args, cwd=cwd)
 
 

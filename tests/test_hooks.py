@@ -23,7 +23,7 @@ def frozen_v1(reg: Path) -> Path:
 
 def _through_typer(monkeypatch: pytest.MonkeyPatch, args: list[str], cwd: Path) -> Run:
     with monkeypatch.context() as patched:
-        patched.setattr(hooks, "fast_path", lambda _args: None)
+        patched.setattr(hooks, "fast_path", lambda _args, _asked: None)
         return run_inprocess(*args, cwd=cwd)
 
 

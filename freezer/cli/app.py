@@ -3,8 +3,8 @@
 Commands live in ``browse``, ``drafts``, ``guard``, ``signing`` and ``results``,
 each on a ``typer.Typer`` of its own built from :mod:`freezer.cli.options`; this
 module alone gathers them (no command module imports it). Each command parses
-its arguments, calls the core and prints, and returns its exit code.
-:func:`freezer.cli.main` maps exceptions.
+its arguments, calls the core and prints, and returns its outcome;
+:mod:`freezer.cli.exits` turns that, or the exception it raised, into the exit code.
 
 The core stage a command runs (the audit, the cut, the site, signing) is imported
 in that command's body, marked "start-up time": importing all of them here
@@ -21,8 +21,10 @@ from typing import Annotated, Any, Optional
 import typer
 
 from freezer.cli import browse, drafts, flags, guard, output, results, signing
-from freezer.cli.options import ClickException, Group, Invocation
-from freezer.domain.errors import EXIT_BROKEN_PIPE, EXIT_OK, FreezerError, UsageError
+from freezer.cli.exits import Invocation
+from freezer.cli.options import ClickException, ClickUsageError, Group
+from freezer.domain.errors import FreezerError, UsageError
+from freezer.domain.outcome import Outcome
 from freezer.domain.release import version_line
 
 app = typer.Typer(
@@ -81,59 +83,62 @@ def _root(
     """freezer: validate fixture drafts, cut immutable versions, and guard them afterwards."""
 
 
-def run(args: list[str]) -> int:
-    """Run the CLI on ``args`` and return the exit code (never raises click errors)."""
+def run(args: list[str], asked: Invocation) -> Outcome | None:
+    """Run the CLI on ``args``: the command's outcome (None when it judged nothing). What click
+    refuses is raised as freezer's own error, for :func:`freezer.cli.main` to say."""
     command = typer.main.get_command(app)
-    asked = Invocation()
     try:
         result = command.main(args=args, prog_name="freezer", standalone_mode=False, obj=asked)
-    except typer.Exit as exc:
-        return int(exc.exit_code)
     except ClickException as exc:
-        # Not click's own show(): the message can quote what was typed, and goes through the escaping rule.
-        context = getattr(exc, "ctx", None)
-        if context is not None:
-            output.say(context.get_usage(), err=True)
-            output.say(f"Try '{context.command_path} --help' for help.", err=True)
-        message = exc.format_message()  # type: ignore[attr-defined]
-        asked_json = _json_despite(context, asked) if asked.command is not None else output.json_command(args)
-        if asked_json:
-            output.say_json_error(asked_json, UsageError(message))
-        output.say(f"freezer: error: {message}", err=True)
-        return int(exc.exit_code)  # type: ignore[attr-defined]
-    except typer.Abort:
-        typer.echo("freezer: aborted", err=True)
-        return 130
+        raise _refusal(exc, args, asked) from None
+    except typer.Abort as exc:
+        # An interrupt (or stdin closed), carried past typer by Group.invoke: see options.Group.
+        raise KeyboardInterrupt from exc
     except SystemExit:
-        # typer answers a closed stdout by muting the streams and exiting 1; report it as
-        # freezer.cli.main does for the hook path, not as invalid input.
+        # typer answers a closed stdout by muting the streams and exiting 1; report it as the
+        # reader gone away, as the hook path does, not as invalid input.
         if type(sys.stdout).__name__ == "PacifyFlushWrapper":
-            return EXIT_BROKEN_PIPE
-        raise
-    except FreezerError as exc:
-        output.say_failure(exc, asked.json_command)
-        return exc.exit_code
-    return int(result) if isinstance(result, int) else EXIT_OK
+            raise BrokenPipeError from None
+        raise  # shell completion's own exit (typer's protocol with the shell)
+    # Not an outcome: --help and --version, which click ends with a bare 0.
+    return result if isinstance(result, Outcome) else None
 
 
-def _json_despite(context: Any, asked: Invocation) -> str | None:
-    """The JSON command of a refused command line whose command click knew: by the ``--format`` it
-    parsed, or, when it refused the arguments before reaching it (an unknown option, a missing value),
-    by the failing command's own parser, told to skip what it does not know."""
+def _refusal(exc: Exception, args: list[str], asked: Invocation) -> FreezerError:
+    """What click refused, as freezer's error (a usage error, unless click said otherwise); click's
+    usage lines are said here, and ``asked`` learns whether JSON was asked for."""
+    # Not click's own show(): the message can quote what was typed, and goes through the escaping rule.
+    context = getattr(exc, "ctx", None)
+    if context is not None:
+        output.say(context.get_usage(), err=True)
+        output.say(f"Try '{context.command_path} --help' for help.", err=True)
+    if asked.command is not None:
+        _json_despite(context, asked)
+    else:
+        asked.command = output.json_command(args)
+        asked.fmt = "json" if asked.command is not None else None
+    message = exc.format_message()  # type: ignore[attr-defined]
+    return UsageError(message) if isinstance(exc, ClickUsageError) else FreezerError(message)
+
+
+def _json_despite(context: Any, asked: Invocation) -> None:
+    """Set the ``--format`` of a refused command line whose command click knew, when click refused the
+    arguments before reaching it (an unknown option, a missing value): as the failing command's own
+    parser, told to skip what it does not know, reads it."""
     if asked.fmt is None and context is not None:
         # Refused at the root once the command was known (init takes no --registry): that command's parser.
         command = context.command if context.parent is not None else context.command.get_command(context, asked.command)
         if command is None:
-            return None
+            return
         if not any(param.name == "fmt" for param in command.params):
             # A command without --format (a group: results) refuses it; JSON was asked for all the same.
-            return asked.command if output.asked_format(asked.args) == "json" else None
+            asked.fmt = output.asked_format(asked.args)
+            return
         lenient = typer.Context(command, info_name=asked.command, resilient_parsing=True)
         lenient.ignore_unknown_options = True
         try:
             values, _, _ = command.make_parser(lenient).parse_args(args=list(asked.args))
         except ClickException:
-            return None
+            return
         found = values.get("fmt")
         asked.fmt = found if isinstance(found, str) else None
-    return asked.json_command

@@ -10,8 +10,9 @@ import typer
 
 from freezer.cli import output
 from freezer.cli.options import FormatOption, RegistryOption, SuiteOption, check_format, complete_frozen
-from freezer.domain.errors import EXIT_INVALID, EXIT_OK, UsageError
+from freezer.domain.errors import UsageError
 from freezer.domain.harbordigest import HarborDigest
+from freezer.domain.outcome import Outcome
 from freezer.domain.problems import display_path
 from freezer.query import browse, outcomes
 from freezer.registry import config as config_mod
@@ -25,7 +26,7 @@ commands = typer.Typer()
 
 
 @commands.command("list")
-def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> int:
+def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> Outcome:
     """Table of frozen versions: pinned SHA, cut date, fixtures, classes, integrity."""
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
@@ -34,15 +35,15 @@ def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fm
     rows, known, failed = listed.rows, listed.known, listed.broken
     if fmt == "json":
         return output.say_outcome("list", listed)
-    else:
-        header = ("version", "pinned", "cut", "landed", "dropped", "classes", "hashes", "status")
-        table = [header] + [_list_cells(r) for r in rows]
-        widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-        for row in table:
-            output.say("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+    header = ("version", "pinned", "cut", "landed", "dropped", "classes", "hashes", "status")
+    table = [header] + [_list_cells(r) for r in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    for row in table:
+        output.say("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
     if failed:
         output.say("✗ a version's files do not match their hashes: run freezer audit for the full report")
-    return EXIT_INVALID if _say_log(known) or failed else EXIT_OK
+    _say_log(known)
+    return listed
 
 
 def _list_cells(row: dict[str, Any]) -> tuple[str, ...]:
@@ -86,15 +87,15 @@ def _say_unverified(known: verified.VerifiedView, name: str) -> None:
         output.say(f"  ✗ {contradicted.message}")
 
 
-def _say_log(known: verified.VerifiedView) -> bool:
-    """Report every line of the status log that is not status and every checkpoint problem; whether there was one."""
+def _say_log(known: verified.VerifiedView) -> None:
+    """Report every line of the status log that is not status and every checkpoint problem (each fails
+    the command: its outcome's ``ok`` says so)."""
     for problem in known.problems:
         output.say(f"✗ {problem}")
     if known.log.problems:
         output.say("✗ the status log holds lines that are not status; they were ignored (run freezer audit)")
     if known.checkpoint_problems:
         output.say("✗ the signed checkpoint does not verify or the registry contradicts it (run freezer audit)")
-    return bool(known.problems)
 
 
 @commands.command()
@@ -103,7 +104,7 @@ def show(
     suite: SuiteOption = None,
     registry: RegistryOption = None,
     fmt: FormatOption = None,
-) -> int:
+) -> Outcome:
     """The manifest and the fixtures of one frozen version (verified first)."""
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
@@ -144,7 +145,8 @@ def show(
         output.say(f"    {fixture['task_id']:<45} {fixture.get('class') or '-':<8} {fixture['status']:<8} {extra}")
     if harbor:
         output.say("  (harbor: each task's Harbor content digest; --format json gives every digest in full)")
-    return EXIT_INVALID if _say_log(known) else EXIT_OK
+    _say_log(known)
+    return shown
 
 
 def _harbor_cell(digest: HarborDigest) -> str:
@@ -161,7 +163,7 @@ def diff(
     suite: SuiteOption = None,
     registry: RegistryOption = None,
     fmt: FormatOption = None,
-) -> int:
+) -> Outcome | None:
     """What changed between two frozen versions (the engine behind METHOD.md's §Delta)."""
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
@@ -171,7 +173,7 @@ def diff(
     delta = browse.diff(one, browse.find(one, old), browse.find(one, new))
     for line in delta_lines(delta):
         output.say(line)
-    return EXIT_OK
+    return None
 
 
 @commands.command()
@@ -184,7 +186,7 @@ def compare(
     suite: SuiteOption = None,
     registry: RegistryOption = None,
     fmt: FormatOption = None,
-) -> int:
+) -> Outcome:
     """Which fixtures' scores can be compared across two versions, for each arm, and why not."""
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
@@ -218,17 +220,18 @@ def compare(
         )
         for task, reason in arm_record.excluded.items():
             output.say(f"  ✗ {task}: {reason}")
-    return EXIT_INVALID if _say_log(known) else EXIT_OK
+    _say_log(known)
+    return compared
 
 
 @commands.command()
-def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> int:
+def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> Outcome:
     """One line per frozen version, newest first: date, pinned SHA, fixtures, what moved."""
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
     suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
     logged = outcomes.history(cfg, suites)
-    rows, known, broken = logged.rows, logged.known, logged.broken
+    rows, known = logged.rows, logged.known
     if fmt == "json":
         return output.say_outcome("log", logged)
     for row in rows:
@@ -244,7 +247,8 @@ def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatO
             f"{row['version']}  {row['cut_at'][:10]}  {row['pinned_sha'][:8] if row['pinned_sha'] else 'no code'}  "
             f"{row['landed']} landed, {row['dropped']} dropped  {moved}"
         )
-    return EXIT_INVALID if _say_log(known) or broken else EXIT_OK
+    _say_log(known)
+    return logged
 
 
 def _moved(row: dict[str, Any]) -> str:
@@ -269,7 +273,7 @@ def schema(
         typer.Argument(help=f"One of: {', '.join(SHIPPED_SCHEMAS)}.", autocompletion=_complete_schema),
     ],
     fmt: FormatOption = None,
-) -> int:
+) -> None:
     """Print a shipped JSON Schema, for an editor or check-jsonschema, from any install."""
     fmt = check_format(fmt, ("text", "json"))
     if name not in SHIPPED_SCHEMAS:
@@ -277,9 +281,9 @@ def schema(
     text = resources.schema_text(name)
     if fmt == "json":
         # The schema itself, as the result of the one document every command prints with --format json.
-        return output.say_json("schema", {"name": name, "schema": json.loads(text)})
-    output.say_block(text)
-    return EXIT_OK
+        output.say_json("schema", {"name": name, "schema": json.loads(text)})
+    else:
+        output.say_block(text)
 
 
 @commands.command()
@@ -287,7 +291,7 @@ def site(
     out: Annotated[Path, typer.Argument(help="Folder for the site: new, empty, or a site freezer built before.")],
     registry: RegistryOption = None,
     fmt: FormatOption = None,
-) -> int:
+) -> Outcome:
     """Render the registry as a static HTML site (no JavaScript, relative links, byte-identical rebuilds)."""
     # start-up time: loaded by the command that runs it (freezer.cli.app)
     from freezer.site import site as site_mod
@@ -304,4 +308,5 @@ def site(
     output.say(
         f"✓ wrote {pages} page(s) and index.json to {display_path(out)}; open {display_path(out / 'index.html')}"
     )
-    return EXIT_INVALID if _say_log(known) else EXIT_OK
+    _say_log(known)
+    return built

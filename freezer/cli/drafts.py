@@ -10,7 +10,8 @@ import typer
 from freezer.cli import hooks, output
 from freezer.cli.options import FormatOption, RegistryOption, SuiteOption, check_format, complete_next
 from freezer.cli.terminal import ProgressBar
-from freezer.domain.errors import EXIT_INVALID, EXIT_OK, UsageError
+from freezer.domain.errors import UsageError
+from freezer.domain.outcome import Outcome
 from freezer.domain.problems import display_path
 from freezer.domain.steps import Step, StepLog, told
 from freezer.registry import config as config_mod
@@ -36,7 +37,7 @@ def init(
         ),
     ] = None,
     fmt: FormatOption = None,
-) -> int:
+) -> Outcome:
     """Start a registry: freezer.yaml, a suite's drafts, a pre-commit hook, a CI workflow, editor schemas."""
     from freezer.freeze import scaffold  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
@@ -57,7 +58,7 @@ def init(
     if result.git_initialized:
         output.say("  initialized a git repository there")
     output.say("next: edit the drafts (every TODO), then freezer validate, freezer cut v1, git commit")
-    return EXIT_OK
+    return result
 
 
 @commands.command()
@@ -68,13 +69,13 @@ def validate(
     registry: RegistryOption = None,
     suite: SuiteOption = None,
     fmt: FormatOption = None,
-) -> int:
+) -> Outcome:
     """Check drafts in three layers: YAML syntax, the JSON Schemas, and the semantic rules."""
     return hooks.run_validate(list(paths) if paths else None, registry, suite, check_format(fmt))
 
 
 @commands.command()
-def status(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> int:
+def status(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> Outcome:
     """What a cut would do now: drafts valid, what moved since the latest version, undeclared commits."""
     # start-up time: loaded by the command that runs it (freezer.cli.app)
     from freezer.freeze import status as status_mod
@@ -85,38 +86,37 @@ def status(suite: SuiteOption = None, registry: RegistryOption = None, fmt: Form
     report = status_mod.status_of(suites, cfg)
     if fmt == "json":
         return output.say_outcome("status", report)
-    else:
-        for one in report.suites:
-            if one.problems:
-                drafts = f"{one.problems} problem(s) (freezer validate)"
-            elif one.cut_ok:
-                drafts = "valid"
-            elif one.cut.startswith("skipped"):
-                drafts = "valid by freezer validate; the cut's own checks were not run"
-            else:
-                drafts = "NOT ready: freezer validate passes, but the cut would refuse them"
-            output.say(f"{one.suite}: next version v{one.next_version}; drafts say v{one.drafts_version}, {drafts}")
-            if one.latest:
-                moved = ", ".join(f"{len(ids)} {kind}" for kind, ids in one.fixtures.items())
-                output.say(f"  fixtures vs {one.latest}: {moved}")
-                output.say(f"  version.yaml vs {one.latest}: {', '.join(one.record) or 'unchanged'}")
-                if one.pinned_sha:
-                    before, after = one.pinned_sha["before"], one.pinned_sha["after"]
-                    moved = "unchanged" if before.startswith(after.lower()) else f"{before[:8]} → {after[:8]}"
-                    output.say(f"  pinned SHA vs {one.latest}: {moved}")
-            output.say(f"  tool-surface commits declared: {one.declared}; code: {one.code}")
-            for commit in one.undeclared:
-                output.say(f"  undeclared: {commit['sha'][:12]} {commit['subject']} ({', '.join(commit['paths'][:5])})")
-            output.say(f"  cut v{one.next_version} --dry-run: {one.cut}")
-            for line in output.problem_lines(one.cut_problems, "text"):
-                output.say(f"    {line}")
-            for warning in one.cut_warnings:
-                output.say(f"    ⚠ {warning}")
-    return EXIT_OK if report.ok else EXIT_INVALID
+    for one in report.suites:
+        if one.problems:
+            drafts = f"{one.problems} problem(s) (freezer validate)"
+        elif one.cut_ok:
+            drafts = "valid"
+        elif one.cut.startswith("skipped"):
+            drafts = "valid by freezer validate; the cut's own checks were not run"
+        else:
+            drafts = "NOT ready: freezer validate passes, but the cut would refuse them"
+        output.say(f"{one.suite}: next version v{one.next_version}; drafts say v{one.drafts_version}, {drafts}")
+        if one.latest:
+            moved = ", ".join(f"{len(ids)} {kind}" for kind, ids in one.fixtures.items())
+            output.say(f"  fixtures vs {one.latest}: {moved}")
+            output.say(f"  version.yaml vs {one.latest}: {', '.join(one.record) or 'unchanged'}")
+            if one.pinned_sha:
+                before, after = one.pinned_sha["before"], one.pinned_sha["after"]
+                moved = "unchanged" if before.startswith(after.lower()) else f"{before[:8]} → {after[:8]}"
+                output.say(f"  pinned SHA vs {one.latest}: {moved}")
+        output.say(f"  tool-surface commits declared: {one.declared}; code: {one.code}")
+        for commit in one.undeclared:
+            output.say(f"  undeclared: {commit['sha'][:12]} {commit['subject']} ({', '.join(commit['paths'][:5])})")
+        output.say(f"  cut v{one.next_version} --dry-run: {one.cut}")
+        for line in output.problem_lines(one.cut_problems, "text"):
+            output.say(f"    {line}")
+        for warning in one.cut_warnings:
+            output.say(f"    ⚠ {warning}")
+    return report
 
 
 @commands.command("next")
-def next_version(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> int:
+def next_version(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatOption = None) -> Outcome:
     """Start the drafts of the next version from the latest frozen one (versions/ is never touched)."""
     from freezer.freeze import nextdraft  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
@@ -136,10 +136,10 @@ def next_version(suite: SuiteOption = None, registry: RegistryOption = None, fmt
     if one.code_repo is None:  # no pinned SHA nor tool-surface commits to reset
         output.say(f"✓ {where}/version.yaml now says version {result.number}")
         output.say("  next: edit the fixtures (and sources: revisions), then freezer validate and freezer cut")
-        return EXIT_OK
+        return result
     output.say(f"✓ {where}/version.yaml now says version {result.number}; tool-surface commits emptied")
     output.say("  next: set pinned_sha (marked TODO), edit the fixtures, then freezer validate and freezer cut")
-    return EXIT_OK
+    return result
 
 
 @commands.command()
@@ -151,7 +151,7 @@ def cut(
     ] = False,
     registry: RegistryOption = None,
     fmt: FormatOption = None,
-) -> int:
+) -> Outcome:
     """Freeze the drafts as versions/<suite>_vN: validate, verify at the pinned SHA, check provenance, write."""
     from freezer.freeze import cut as cut_mod  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
@@ -192,7 +192,7 @@ def cut(
         output.say(f"✓ {result.name} already frozen with identical inputs; nothing changed")
     else:
         output.say(f"✓ froze {result.name} at {display_path(result.path)} (manifest sha256 {result.manifest_sha256})")
-    return EXIT_OK
+    return result
 
 
 def _next_version_hint(cfg: config_mod.RegistryConfig, suite: str | None) -> str | None:
@@ -213,7 +213,7 @@ def demo(
         Optional[Path], typer.Argument(help="Folder to create (must be new or empty). Default: a new temporary folder.")
     ] = None,
     fmt: FormatOption = None,
-) -> int:
+) -> Outcome:
     """Build a sample code repository and a registry, cut graph v1 and v2, and audit them."""
     # start-up time: loaded by the command that runs it (freezer.cli.app)
     from freezer.demo.registry import COMPARE_HINT, LOOK_AT, run_demo
@@ -228,7 +228,7 @@ def demo(
     for audited in result.audits:
         output.say(f"{'✓' if audited.ok else '✗'} audit {audited.name}: {told(audited.checks)}; code: {audited.code}")
     if not result.ok:
-        return EXIT_INVALID
+        return result
     root = display_path(result.root)
     output.say()
     output.say(f"The demo registry is {root} (a git repository). Look at:")
@@ -236,4 +236,4 @@ def demo(
     for path, what in LOOK_AT:
         output.say(f"  {root}/{path.ljust(width)}   {what}")
     output.say(f"Then try: cd {root} && freezer audit && {COMPARE_HINT}")
-    return EXIT_OK
+    return result

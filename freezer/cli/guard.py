@@ -10,7 +10,8 @@ from freezer.cli import hooks, output
 from freezer.cli.options import FormatOption, RegistryOption, SuiteOption, check_format, complete_frozen
 from freezer.cli.signing import status_line
 from freezer.cli.terminal import ProgressBar
-from freezer.domain.errors import EXIT_INVALID, EXIT_OK, UsageError
+from freezer.domain.errors import UsageError
+from freezer.domain.outcome import Outcome
 from freezer.domain.problems import display_path
 from freezer.domain.steps import no_progress, told
 from freezer.registry import config as config_mod
@@ -66,7 +67,7 @@ def audit(
     ] = False,
     registry: RegistryOption = None,
     fmt: FormatOption = None,
-) -> int:
+) -> Outcome:
     """Prove frozen versions are intact: hashes, chain, METHOD.md; and re-verify them against the code."""
     # start-up time: loaded by the command that runs it (freezer.cli.app)
     from freezer.guard import audit as audit_mod
@@ -147,7 +148,7 @@ def audit(
             "the status log or the checkpoint does not verify" if log_problems else "",
         ]
         output.say(f"✗ audited {len(results)} version(s): {', '.join(r for r in reasons if r)}")
-    return EXIT_INVALID if failed else EXIT_OK
+    return report
 
 
 @commands.command()
@@ -172,7 +173,7 @@ def check(
     ] = False,
     registry: RegistryOption = None,
     fmt: FormatOption = None,
-) -> int:
+) -> Outcome:
     """Pre-merge guard: drafts validate, frozen files are untouched, new versions verify, chain and pass
     audit's code checks when the code repository is reachable."""
     return hooks.run_check(base, registry, check_format(fmt), code=not no_code, strict=strict)

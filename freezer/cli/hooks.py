@@ -16,8 +16,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from freezer.cli import flags, output
+from freezer.cli.exits import Invocation
 from freezer.cli.terminal import ProgressBar
-from freezer.domain.errors import EXIT_INVALID, EXIT_OK, FreezerError, UsageError
+from freezer.domain.errors import UsageError
+from freezer.domain.outcome import Outcome
 from freezer.domain.problems import display_path
 from freezer.domain.steps import no_progress
 from freezer.registry import config as config_mod
@@ -65,26 +67,22 @@ def _read_options(
     return at
 
 
-def fast_path(args: list[str]) -> int | None:
+def fast_path(args: list[str], asked: Invocation) -> Outcome | None:
     """Run a plain ``check`` or ``validate``; None if typer must handle ``args``."""
     parsed = parse(args)
     if parsed is None:
         return None
     command, values = parsed
     if "directory" in values:
-        flags.enter_directory(values["directory"])
+        flags.enter_directory(values["directory"])  # refused: said as before any command, never in JSON
+    asked.command, asked.fmt = command, output.resolve_format(values.get("fmt"))
     registry = Path(values["registry"]) if "registry" in values else None
-    fmt = output.resolve_format(values.get("fmt"))
-    try:
-        if command == "check":
-            return run_check(values.get("base"), registry, fmt)
-        return run_validate(None, registry, values.get("suite"), fmt)
-    except FreezerError as exc:
-        output.say_failure(exc, command if fmt == "json" else None)
-        return exc.exit_code
+    if command == "check":
+        return run_check(values.get("base"), registry, asked.fmt)
+    return run_validate(None, registry, values.get("suite"), asked.fmt)
 
 
-def run_check(base: str | None, registry: Path | None, fmt: str, *, code: bool = True, strict: bool = False) -> int:
+def run_check(base: str | None, registry: Path | None, fmt: str, *, code: bool = True, strict: bool = False) -> Outcome:
     # start-up time: the guard (git reading, the audit) is check's alone; validate runs without it
     from freezer.guard import check as check_mod
 
@@ -103,12 +101,12 @@ def run_check(base: str | None, registry: Path | None, fmt: str, *, code: bool =
         summary += f"; new: {', '.join(report.new_versions)}"
     if report.ok:
         output.say(f"✓ frozen versions untouched {summary}; drafts valid")
-        return EXIT_OK
-    output.say(f"✗ {len(report.problems)} problem(s) {summary}")
-    return EXIT_INVALID
+    else:
+        output.say(f"✗ {len(report.problems)} problem(s) {summary}")
+    return report
 
 
-def run_validate(paths: list[Path] | None, registry: Path | None, suite: str | None, fmt: str) -> int:
+def run_validate(paths: list[Path] | None, registry: Path | None, suite: str | None, fmt: str) -> Outcome:
     for path in paths or ():
         # A path that does not exist was never checked: a usage error (exit 2), as the README's exit codes say.
         if not path.exists() and not path.is_symlink():
@@ -143,9 +141,9 @@ def run_validate(paths: list[Path] | None, registry: Path | None, suite: str | N
         output.say(f"  note: {note}")
     if report.ok:
         output.say(f"✓ {report.files} file(s) valid")
-        return EXIT_OK
-    output.say(f"✗ {len(report.problems)} problem(s) in {report.files} file(s)")
-    return EXIT_INVALID
+    else:
+        output.say(f"✗ {len(report.problems)} problem(s) in {report.files} file(s)")
+    return report
 
 
 def _optional_config(registry: Path | None) -> config_mod.RegistryConfig | None:

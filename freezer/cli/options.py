@@ -7,7 +7,6 @@ come from :mod:`freezer.cli.flags`, which the typer-free readers of argv use too
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -15,24 +14,9 @@ import typer
 from typer.core import TyperGroup
 
 from freezer.cli import flags, output
+from freezer.cli.exits import Invocation
 from freezer.domain.errors import FreezerError
 from freezer.registry import config as config_mod
-
-
-@dataclass
-class Invocation:
-    """What click parsed, for the answer around a command: the top-level command it resolved (the
-    JSON document's "command"), the ``--format`` it read, and the arguments the innermost group handed
-    to its command (read again, leniently, when click refused them before reaching ``--format``)."""
-
-    command: str | None = None
-    fmt: str | None = None
-    args: list[str] = field(default_factory=list)
-
-    @property
-    def json_command(self) -> str | None:
-        """The command's name when JSON output was asked for, so that even an error answers in JSON."""
-        return self.command if self.command is not None and self.fmt == "json" else None
 
 
 def invocation(ctx: typer.Context) -> Invocation:
@@ -49,7 +33,15 @@ ClickUsageError: Any = next(c for c in typer.BadParameter.__mro__ if c.__name__ 
 
 class Group(TyperGroup):
     """A typer group that records, as click resolves them, the command (the JSON document's name)
-    and the arguments it hands on."""
+    and the arguments it hands on; and lets an interrupt reach freezer's handler."""
+
+    def invoke(self, ctx: Any) -> Any:  # ctx: click's Context
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            # typer's runner turns an interrupt into a bare code (130) and says nothing; click's Abort
+            # passes it unchanged, and freezer.cli.app.run raises the interrupt again.
+            raise typer.Abort() from exc
 
     def resolve_command(self, ctx: Any, args: list[str]) -> tuple[Any, Any, list[str]]:  # ctx: click's Context
         name, found, rest = super().resolve_command(ctx, args)

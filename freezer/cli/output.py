@@ -1,4 +1,5 @@
-"""Turning results into text, JSON or GitHub annotations. Nothing here decides exit codes."""
+"""Turning results into text, JSON or GitHub annotations. The exit code a JSON document states
+comes from :func:`freezer.cli.exits.exit_code`, as the process's own does."""
 
 from __future__ import annotations
 
@@ -6,11 +7,12 @@ import json
 import os
 import sys
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from freezer.cli import flags
+from freezer.cli.exits import exit_code
 from freezer.cli.terminal import colour_marks, plain_marks
-from freezer.domain.errors import EXIT_INVALID, EXIT_OK, FreezerError
+from freezer.domain.errors import FreezerError
 from freezer.domain.escape import github_data, github_property, json_safe, visible, visible_block
 from freezer.domain.outcome import Outcome
 from freezer.domain.problems import Problem, format_json_path
@@ -19,6 +21,7 @@ from freezer.domain.release import __version__
 FORMATS = ("text", "json", "github")
 # The version of the JSON document every command prints with --format json (schemas/output.schema.json).
 OUTPUT_FORMAT = 1
+Said = TypeVar("Said", bound=Outcome)
 
 
 def resolve_format(requested: str | None) -> str:
@@ -118,21 +121,23 @@ def document(command: str, result: Any, *, exit_code: int, error: FreezerError |
     }
 
 
-def say_json(command: str, result: Any, *, ok: bool = True) -> int:
-    """Print a command's result as the JSON document; returns the exit code it states."""
-    code = EXIT_OK if ok else EXIT_INVALID
-    say_block(dumps(document(command, result, exit_code=code)))
-    return code
+def say_json(command: str, result: Any) -> None:
+    """Print the result of a command that judges nothing (it succeeded) as the JSON document."""
+    say_block(dumps(document(command, result, exit_code=exit_code(None))))
 
 
-def say_outcome(command: str, outcome: Outcome) -> int:
+def say_outcome(command: str, outcome: Said) -> Said:
     """Print a command's outcome as the JSON document (its ``to_json()`` as the result, the exit
-    code from ``ok``); returns that exit code."""
-    return say_json(command, outcome.to_json(), ok=outcome.ok)
+    code the outcome gets); returns the outcome, which the command returns in turn."""
+    say_block(dumps(document(command, outcome.to_json(), exit_code=exit_code(outcome))))
+    return outcome
 
 
-def say_json_error(command: str, error: FreezerError) -> None:
-    say_block(dumps(document(command, None, exit_code=error.exit_code, error=error)))
+def say_json_error(command: str, error: FreezerError, *, code: int | None = None) -> None:
+    """The JSON document of a command that stopped with ``error`` (its exit code, unless ``code`` says
+    the failure was another one, freezer's own)."""
+    stated = exit_code(error) if code is None else code
+    say_block(dumps(document(command, None, exit_code=stated, error=error)))
 
 
 def say_failure(error: FreezerError, json_command: str | None) -> None:

@@ -10,7 +10,8 @@ import typer
 
 from freezer.cli import output
 from freezer.cli.options import FormatOption, Group, RegistryOption, check_format, complete_frozen
-from freezer.domain.errors import EXIT_INVALID, EXIT_OK, UsageError
+from freezer.domain.errors import UsageError
+from freezer.domain.outcome import Outcome
 from freezer.registry import config as config_mod
 
 if TYPE_CHECKING:
@@ -60,11 +61,15 @@ def _import(
     return harness_mod.import_files(cfg, harness, files, version=version, arm=arm, metric=metric, run=run)
 
 
-def _say_refused(imported: Imported, fmt: str, files: int) -> int:
+def _say_refused(imported: Imported, fmt: str) -> Imported:
+    if fmt == "json":
+        return output.say_outcome("results", imported)
     for line in output.problem_lines(imported.problems, fmt):
         output.say(line)
-    output.say(f"✗ {len(imported.problems)} problem(s) in {files} {imported.harness} file(s); nothing imported")
-    return EXIT_INVALID
+    output.say(
+        f"✗ {len(imported.problems)} problem(s) in {imported.files} {imported.harness} file(s); nothing imported"
+    )
+    return imported
 
 
 def _say_unchecked(imported: Imported) -> None:
@@ -90,7 +95,7 @@ def check(
     arm: ArmOption = None,
     metric: MetricOption = None,
     run: RunOption = None,
-) -> int:
+) -> Outcome:
     """Refuse to pool scores across incomparable fixtures; re-aggregate each run on the common subset."""
     from freezer.query import results  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
@@ -100,9 +105,7 @@ def check(
     if harness is not None:
         imported = _import(registry, harness, files, version, arm, metric, run)
         if not imported.ok:
-            if fmt == "json":
-                return output.say_outcome("results", imported)
-            return _say_refused(imported, fmt, imported.files)
+            return _say_refused(imported, fmt)
         if fmt != "json":
             _say_unchecked(imported)
         lines = tuple(json.dumps(row, ensure_ascii=False).encode("utf-8") for row in imported.rows)
@@ -130,10 +133,9 @@ def check(
             output.say(f"  {one.version}  {one.run}: {one.passed}/{one.fixtures} passed, mean score {one.mean:.3f}")
     if report.ok:
         output.say(f"✓ {report.rows} row(s) can be compared as they are")
-        return EXIT_OK
-    if report.problems:
+    elif report.problems:
         output.say(f"✗ {report.problem_count} problem(s) in {len(files)} file(s)")
-    return EXIT_INVALID
+    return report
 
 
 @results_app.command("import")
@@ -151,19 +153,17 @@ def import_(
     run: RunOption = None,
     registry: RegistryOption = None,
     fmt: FormatOption = None,
-) -> int:
+) -> Outcome:
     """Write freezer's result rows for a harness's scores; refuse a run the frozen version contradicts."""
     fmt = check_format(fmt)
     imported = _import(registry, harness, files, version, arm, metric, run)
     if not imported.ok:
-        if fmt == "json":
-            return output.say_outcome("results", imported)
-        return _say_refused(imported, fmt, imported.files)
+        return _say_refused(imported, fmt)
     text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in imported.rows)
     if out is None and fmt != "json":
         output.say_block(text)
         _say_unchecked(imported)
-        return EXIT_OK
+        return imported
     if out is not None:
         try:
             out.write_text(text, encoding="utf-8")
@@ -178,4 +178,4 @@ def import_(
         f"{imported.harness} file(s) written to {out}"
     )
     _say_unchecked(imported)
-    return EXIT_OK
+    return imported

@@ -12,7 +12,8 @@ import typer
 
 from freezer.cli import output
 from freezer.cli.options import FormatOption, RegistryOption, SuiteOption, check_format, complete_frozen
-from freezer.domain.errors import EXIT_INVALID, EXIT_OK, UsageError
+from freezer.domain.errors import UsageError
+from freezer.domain.outcome import Outcome
 from freezer.domain.problems import display_path
 from freezer.query import browse
 from freezer.registry import config as config_mod
@@ -39,7 +40,7 @@ def attest(
     suite: SuiteOption = None,
     registry: RegistryOption = None,
     fmt: FormatOption = None,
-) -> int:
+) -> None:
     """Print the version's in-toto provenance statement (SLSA v1), re-derived from its verified files."""
     from freezer.trust import signing  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
@@ -52,13 +53,13 @@ def attest(
     if pae:
         sys.stdout.flush()
         sys.stdout.buffer.write(signing.signed_message(one, frozen))  # bytes, exactly: no escaping
-        return EXIT_OK
+        return
     statement = signing.statement_of(one, frozen)
     if fmt == "json":
         result = {"version": frozen.name, "sha256": hashlib.sha256(statement).hexdigest()}
-        return output.say_json("attest", {**result, "statement": json.loads(statement)})
-    output.say_block(statement.decode("utf-8"))
-    return EXIT_OK
+        output.say_json("attest", {**result, "statement": json.loads(statement)})
+    else:
+        output.say_block(statement.decode("utf-8"))
 
 
 @commands.command()
@@ -76,7 +77,7 @@ def sign(
     suite: SuiteOption = None,
     registry: RegistryOption = None,
     fmt: FormatOption = None,
-) -> int:
+) -> Outcome:
     """Add your signature to signatures/<version>.dsse.json (the frozen folder is not touched)."""
     from freezer.trust import signing  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
@@ -84,16 +85,17 @@ def sign(
     one = config_mod.suite_of_label(cfg, version, suite)
     frozen = browse.find(one, version)
     fmt = check_format(fmt, ("text", "json"))
-    keyid = signing.sign(cfg, one, frozen, key, signature)
+    signed = Signed(frozen.name, signing.sign(cfg, one, frozen, key, signature), signing.verify(cfg, one, frozen))
     if fmt == "json":
-        return output.say_outcome("sign", Signed(frozen.name, keyid, signing.verify(cfg, one, frozen)))
-    output.say(f"✓ signed {frozen.name} with {keyid}: {display_path(signing.envelope_path(cfg.root, frozen.name))}")
-    status = signing.verify(cfg, one, frozen)
+        return output.say_outcome("sign", signed)
+    where = display_path(signing.envelope_path(cfg.root, frozen.name))
+    output.say(f"✓ signed {frozen.name} with {signed.keyid}: {where}")
+    status = signed.signature
     if status.ok:
         output.say(f"  verified: signed by {', '.join(status.signers)}")
     else:
         output.say(f"  ⚠ not yet counted as signed ({status.status}): {'; '.join(status.problems) or 'more signers'}")
-    return EXIT_OK
+    return signed
 
 
 @commands.command()
@@ -104,7 +106,7 @@ def verify(
     suite: SuiteOption = None,
     registry: RegistryOption = None,
     fmt: FormatOption = None,
-) -> int:
+) -> Outcome:
     """Check each version's signatures against allowed_signers; exit 1 unless every one is signed."""
     # start-up time: loaded by the command that runs it (freezer.cli.app)
     from freezer.trust import allowed_signers, signing
@@ -120,18 +122,17 @@ def verify(
         suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
         chosen = [(one, frozen) for one in suites for frozen in Suite.of(one).versions()]
     verified = Verified([signing.verify(cfg, one, frozen) for one, frozen in chosen])
-    ok = verified.ok
     if fmt == "json":
         return output.say_outcome("verify", verified)
     for status in verified.versions:
         output.say(status_line(status))
         for problem in status.problems:
             output.say(f"    ✗ {problem}")
-    if ok:
+    if verified.ok:
         # Lines of allowed_signers that ssh-keygen skips (an unsigned version lists them already).
         for line in allowed_signers.read(cfg.root).problems:
             output.say(f"  ⚠ {line.location()}: {line.message} (ssh-keygen skips this line too)")
-    return EXIT_OK if ok else EXIT_INVALID
+    return verified
 
 
 def status_line(status: SignatureStatus) -> str:
@@ -149,7 +150,7 @@ def yank(
     suite: SuiteOption = None,
     registry: RegistryOption = None,
     fmt: FormatOption = None,
-) -> int:
+) -> Outcome:
     """Withdraw a version: a signed event in status.jsonl; the frozen folder is not touched."""
     return _status_event("yank", version, key, suite, registry, check_format(fmt, ("text", "json")), reason=reason)
 
@@ -165,7 +166,7 @@ def deprecate(
     suite: SuiteOption = None,
     registry: RegistryOption = None,
     fmt: FormatOption = None,
-) -> int:
+) -> Outcome:
     """Mark a version as superseded: a signed event in status.jsonl; it still loads."""
     fmt = check_format(fmt, ("text", "json"))
     return _status_event("deprecate", version, key, suite, registry, fmt, reason=reason, superseded_by=superseded_by)
@@ -180,7 +181,7 @@ def _status_event(
     fmt: str,
     reason: str | None = None,
     superseded_by: str | None = None,
-) -> int:
+) -> Outcome:
 
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, version, suite)
@@ -199,7 +200,7 @@ def _status_event(
     output.say(f"✓ {frozen.name} {done}: recorded in {lifecycle.LOG}")
     for problem in problems:
         output.say(f"  ⚠ {problem}")
-    return EXIT_OK
+    return recorded
 
 
 @commands.command()
@@ -207,7 +208,7 @@ def checkpoint(
     key: Annotated[Path, typer.Option("--key", "-k", help="An OpenSSH Ed25519 key of allowed_signers.")],
     registry: RegistryOption = None,
     fmt: FormatOption = None,
-) -> int:
+) -> Outcome:
     """Sign each suite's chain head (version count, latest manifest) into checkpoint.json; it only grows."""
     cfg = config_mod.load(registry)
     fmt = check_format(fmt, ("text", "json"))
@@ -220,4 +221,4 @@ def checkpoint(
         output.say(f"✓ {suite}: {head['versions']} version(s) up to {head['latest']}")
     for problem in problems:
         output.say(f"  ⚠ {problem}")
-    return EXIT_OK if written.ok else EXIT_INVALID
+    return written

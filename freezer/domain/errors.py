@@ -1,7 +1,9 @@
 """The one error hierarchy of freezer.
 
 Every failure a user can cause is a :class:`FreezerError`. The CLI maps the
-class to an exit code in one place (``freezer.cli``); the core never prints.
+class to an exit code in one place (:func:`freezer.cli.exits.exit_code`: a
+:class:`UsageError` is 2, every other one 1); the core never prints nor picks
+an exit code.
 Invalid *content* is reported as collected :class:`~freezer.domain.problems.Problem`
 records instead, so a user sees every mistake at once.
 """
@@ -14,17 +16,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from freezer.domain.problems import Problem
 
-EXIT_OK = 0
-EXIT_INVALID = 1
-EXIT_USAGE = 2
-# The reader of stdout went away (freezer audit | head): what a shell reports for SIGPIPE (128 + 13).
-EXIT_BROKEN_PIPE = 141
-
 
 class FreezerError(Exception):
-    """Base class: a message meant for the user, and an exit code."""
-
-    exit_code = EXIT_INVALID
+    """Base class: a message meant for the user, and a hint of what to do."""
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)
@@ -39,8 +33,6 @@ class FreezerError(Exception):
 
 class UsageError(FreezerError):
     """The command line itself is wrong (unknown suite, bad version label...)."""
-
-    exit_code = EXIT_USAGE
 
 
 class ConfigError(FreezerError):
