@@ -215,9 +215,24 @@ class RegistryGit:
             )
         return self._merge_base(tip, label), f"merge-base of HEAD and {label}: this push creates {pushed}"
 
-    def at(self, ref: str) -> BaseTree:
-        """Files and folders of commit ``ref``, read through one ``git cat-file --batch``."""
-        return BaseTree(self.root, ref)
+    def at(self, ref: str, place: str) -> BaseTree:
+        """Files and folders of commit ``ref`` under ``place`` (``""``, the repository's top, or
+        ``"a/b/"``), read through one ``git cat-file --batch``."""
+        return BaseTree(self.root, ref, place)
+
+    def top(self) -> Path:
+        """The repository's top folder, every link resolved (as git resolves it)."""
+        return Path(self._run("rev-parse", "--show-toplevel").rstrip("\n"))
+
+    def places_of(self, ref: str, name: str) -> list[str]:
+        """Every folder of commit ``ref`` (``""`` or ``"a/b/"``) that holds an entry called ``name``:
+        where the base kept registries, whatever the working tree now holds there."""
+        out = self._run("ls-tree", "-r", "-z", "--full-tree", "--name-only", check_ref(ref))
+        return sorted(path[: -len(name)] for path in out.split("\0") if path == name or path.endswith(f"/{name}"))
+
+    def left_out(self, path: str) -> bool:
+        """Does a sparse checkout leave ``path`` (from the top) out of the working tree on purpose?"""
+        return any(entry.skip_worktree for entry in self._staged([f":(top,literal){path}"]).values())
 
     def changes(self, base: str, folders: list[str]) -> list[Change]:
         """Every difference under ``folders`` between ``base`` and what the change holds: its index
@@ -282,8 +297,9 @@ class BaseTree:
     """Read blobs and folder listings of one commit through a single ``git cat-file --batch``:
     the pre-merge check reads a config and a folder or two, and each git process costs ~4 ms."""
 
-    def __init__(self, root: Path, ref: str) -> None:
+    def __init__(self, root: Path, ref: str, place: str) -> None:
         self._ref = check_ref(ref)
+        self._place = place  # from the repository's top, never the working folder: see freezer.git.place
         self._objects = CatFile(root)
 
     def __enter__(self) -> BaseTree:
@@ -299,9 +315,10 @@ class BaseTree:
         if "\n" in path:
             return None
         try:
-            return self._objects.get(f"{self._ref}:./{path}".encode("utf-8", "surrogateescape"))
+            full = f"{self._place}{path}".rstrip("/")
+            return self._objects.get(f"{self._ref}:{full}".encode("utf-8", "surrogateescape"))
         except Unreadable:
-            shown = f"{path} at {self._ref[:8]}"
+            shown = f"{self._place}{path} at {self._ref[:8]}"
             raise GitError(
                 f"git cannot read {shown} in the registry repository (an object missing from a partial or "
                 "shallow clone?); freezer never fetches, and cannot tell what was frozen without it",
