@@ -8,6 +8,7 @@ the working tree is read by :mod:`freezer.git.worktree`, never through git.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +56,12 @@ def _index_status(was: Entry | None, now: Staged | None) -> str | None:
     if mode != now.mode:
         return "T" if mode[:2] != now.mode[:2] else "M"
     return None if object_id == now.object_id else "M"
+
+
+def _fetch_command(branch: str) -> str:
+    """The git command that fetches ``branch`` from origin, for a shell: the name comes from the CI job's
+    environment or its event payload, so it is quoted, and one that looks like an option follows ``--``."""
+    return "git fetch origin " + ("-- " if branch.startswith("-") else "") + shlex.quote(branch)
 
 
 def _not_fetched(base: str, fetch: str | None, more: str = "") -> UsageError:
@@ -161,7 +168,7 @@ class RegistryGit:
             return EMPTY_TREE, "nothing committed yet: every version is new"
         if event.in_ci:
             if event.base_ref:
-                raise _not_fetched(f"origin/{event.base_ref}", f"git fetch origin {event.base_ref}")
+                raise _not_fetched(f"origin/{event.base_ref}", _fetch_command(event.base_ref))
             if candidates:
                 raise _not_fetched(f"{candidates[0][0][:12]} (the pull request's base commit)", None)
             raise UsageError(
@@ -211,7 +218,7 @@ class RegistryGit:
                 return None
             raise _not_fetched(
                 f"{label} (the default branch {pushed.removeprefix('refs/heads/')} was pushed from)",
-                f"git fetch origin {default}" if default else None,
+                _fetch_command(default) if default else None,
             )
         return self._merge_base(tip, label), f"merge-base of HEAD and {label}: this push creates {pushed}"
 
