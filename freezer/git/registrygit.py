@@ -64,6 +64,15 @@ def _fetch_command(branch: str) -> str:
     return "git fetch origin " + ("-- " if branch.startswith("-") else "") + shlex.quote(branch)
 
 
+def _unreadable(shown: str) -> GitError:
+    """The one message for a base object git cannot read: never "absent", which would pass any change."""
+    return GitError(
+        f"git cannot read {shown} in the registry repository (an object missing from a partial or "
+        "shallow clone?); freezer never fetches, and cannot tell what was frozen without it",
+        hint="check in a full clone (actions/checkout: no filter, fetch-depth: 0), or fetch the base first",
+    )
+
+
 def _not_fetched(base: str, fetch: str | None, more: str = "") -> UsageError:
     """The one message for a base the job has not fetched: a pull request's, a push's, a new branch's."""
     return UsageError(
@@ -234,7 +243,10 @@ class RegistryGit:
     def places_of(self, ref: str, name: str) -> list[str]:
         """Every folder of commit ``ref`` (``""`` or ``"a/b/"``) that holds an entry called ``name``:
         where the base kept registries, whatever the working tree now holds there."""
-        out = self._run("ls-tree", "-r", "-z", "--full-tree", "--name-only", check_ref(ref))
+        try:
+            out = self._run("ls-tree", "-r", "-z", "--full-tree", "--name-only", check_ref(ref))
+        except GitError:
+            raise _unreadable(f"the folders of {ref[:8]}") from None
         return sorted(path[: -len(name)] for path in out.split("\0") if path == name or path.endswith(f"/{name}"))
 
     def left_out(self, path: str) -> bool:
@@ -325,12 +337,7 @@ class BaseTree:
             full = f"{self._place}{path}".rstrip("/")
             return self._objects.get(f"{self._ref}:{full}".encode("utf-8", "surrogateescape"))
         except Unreadable:
-            shown = f"{self._place}{path} at {self._ref[:8]}"
-            raise GitError(
-                f"git cannot read {shown} in the registry repository (an object missing from a partial or "
-                "shallow clone?); freezer never fetches, and cannot tell what was frozen without it",
-                hint="check in a full clone (actions/checkout: no filter, fetch-depth: 0), or fetch the base first",
-            ) from None
+            raise _unreadable(f"{self._place}{path} at {self._ref[:8]}") from None
 
     def blob(self, path: str) -> bytes | None:
         found = self._object(path)
