@@ -27,8 +27,20 @@ suite=${FREEZER_SUITE:-}
 event=${GITHUB_EVENT_NAME:-}
 
 say() { printf 'freezer action: %s\n' "$*"; }
+# escaped KIND TEXT: TEXT as freezer escapes what it prints (freezer/domain/escape.py, the one owner):
+# KIND line for a log line (visible), github for a workflow command's message (github_data). A value
+# from the job (an input, the event, GITHUB_BASE_REF) may hold ESC, C1 controls, bidi overrides,
+# newlines that would start a workflow command of their own, or bytes that are not UTF-8.
+escaped() {
+  "$python" -c '
+import sys
+sys.stdout.reconfigure(errors="backslashreplace")  # a lone surrogate is shown escaped, never a traceback
+from freezer.domain.escape import github_data, visible
+print((github_data if sys.argv[1] == "github" else visible)(sys.argv[2]), end="")
+' "$1" "$2" 2>/dev/null || printf '(a value the action cannot show: FREEZER_PYTHON cannot import freezer)'
+}
 refuse() {
-  printf '::error title=freezer action::%s\n' "$1"
+  printf '::error title=freezer action::%s\n' "$(escaped github "$1")"
   exit 2
 }
 
@@ -36,41 +48,63 @@ flag() { # flag INPUT VALUE VARIABLE: true or false, as GitHub gives boolean inp
   case "$2" in
     true | True | TRUE) printf -v "$3" true ;;
     false | False | FALSE | "") printf -v "$3" false ;;
-    *) refuse "input $1 is '$2'; set it to true or false" ;;
+    *) refuse "input $1 is '$(escaped line "$2")'; set it to true or false" ;;
   esac
 }
 flag require-signature "${FREEZER_REQUIRE_SIGNATURE:-false}" require_signature
 flag reach-code "${FREEZER_REACH_CODE:-false}" reach_code
 
-[ -d "$registry" ] || refuse "input registry is '$registry', which is not a folder of the checkout; set it to the folder holding freezer.yaml"
+[ -d "$registry" ] || refuse "input registry is '$(escaped line "$registry")', which is not a folder of the checkout; set it to the folder holding freezer.yaml"
 
-# The payload's fields this step needs, one a line; an unreadable payload gives empty lines, and
-# freezer check then says what is wrong with it. Only full object ids and plain branch names pass.
+# The event's values this step needs, one a line: those it acts on only as full object ids and plain
+# branch names (else empty), those it shows (the pushed ref, the event's name, GITHUB_BASE_REF) escaped
+# as freezer escapes every value it prints. An unreadable payload gives empty values, and freezer check
+# then says what is wrong with it; no payload makes this print a traceback (a lone surrogate in a JSON
+# string is shown escaped).
 fields() {
   "$python" - "${GITHUB_EVENT_PATH:-}" <<'PY'
 import json
+import os
 import re
 import sys
+
+sys.stdout.reconfigure(errors="backslashreplace")
+try:
+    from freezer.domain.escape import visible
+except ImportError:  # not the install step's Python: every value is left out, and none is shown raw
+    def visible(text: str) -> str:
+        return "(a value the action cannot show: FREEZER_PYTHON cannot import freezer)" if text else ""
 
 def get(data, *keys):
     for key in keys:
         data = data.get(key) if isinstance(data, dict) else None
     return data if isinstance(data, str) else ""
 
-try:
-    with open(sys.argv[1], encoding="utf-8") as handle:
-        data = json.load(handle)
-except (OSError, ValueError, RecursionError):
-    data = {}
+data = {}
+if sys.argv[1] and os.environ.get("GITHUB_EVENT_NAME"):
+    try:
+        with open(sys.argv[1], encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError, RecursionError):
+        pass
 sha = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 branch = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/-]{0,254}")
+
+def plain_branch(name):
+    return name if branch.fullmatch(name) and ".." not in name else ""
+
 before = get(data, "before")
 base = get(data, "pull_request", "base", "sha") or get(data, "merge_group", "base_sha")
-default, ref = get(data, "repository", "default_branch"), get(data, "ref")
+default, ref = plain_branch(get(data, "repository", "default_branch")), get(data, "ref")
+base_ref = os.environ.get("GITHUB_BASE_REF", "")
 print(before if sha.fullmatch(before) else "")
 print(base if sha.fullmatch(base) else "")
-print(default if branch.fullmatch(default) and ".." not in default else "")
-print(ref if ref.startswith("refs/") and "\n" not in ref else "")
+print(default)
+print("yes" if default and ref == f"refs/heads/{default}" else "")
+print(visible(ref))
+print(plain_branch(base_ref))
+print(visible(base_ref))
+print(visible(os.environ.get("GITHUB_EVENT_NAME", "")))
 PY
 }
 
@@ -101,15 +135,16 @@ fetch_commit() { # fetch_commit SHA [history]: one commit and its tree (what a p
   has_commit "$1"
 }
 
-before="" base_sha="" default="" pushed=""
-if [ -n "$event" ] && [ -n "${GITHUB_EVENT_PATH:-}" ]; then
-  { read -r before; read -r base_sha; read -r default; read -r pushed; } < <(fields)
-fi
-base_ref=${GITHUB_BASE_REF:-}
-case "$base_ref" in
-  "" | [A-Za-z0-9_]*) ;;
-  *) base_ref="" ;;
-esac
+{
+  read -r before
+  read -r base_sha
+  read -r default
+  read -r creates_default
+  read -r pushed
+  read -r base_ref
+  read -r base_ref_shown
+  read -r event_shown
+} < <(fields)
 
 case "$event" in
   pull_request | pull_request_target | merge_group)
@@ -119,7 +154,7 @@ case "$event" in
     elif [ -n "$base_sha" ] && fetch_commit "$base_sha" history; then
       say "$event: check compares with the merge-base of HEAD and the base commit ${base_sha:0:12}"
     else
-      say "$event: its base (${base_ref:-${base_sha:-not named}}) could not be fetched; check says what it needs"
+      say "$event: its base (${base_ref_shown:-${base_sha:-not named}}) could not be fetched; check says what it needs"
     fi
     ;;
   push)
@@ -127,7 +162,7 @@ case "$event" in
       say "push: the event names no commit before the push; check says what it needs (or pass a base)"
     elif [ -z "${before//0/}" ]; then
       # A new branch: nothing was pushed before it, so it is checked from where it left the default branch.
-      if [ -n "$default" ] && [ "$pushed" = "refs/heads/$default" ]; then
+      if [ "$creates_default" = yes ]; then
         say "push creates $default, the default branch: there is no commit before it, so every version is new"
       elif [ -n "$default" ] && fetch_branch "$default"; then
         say "push creates ${pushed:-a branch} (no commit before it): check compares with where it left origin/$default"
@@ -141,7 +176,7 @@ case "$event" in
     fi
     ;;
   "") say "no GitHub event (GITHUB_EVENT_NAME is not set): check chooses its base as it does locally" ;;
-  *) say "$event: not a push or a pull request, so the event names no base; check says what it needs" ;;
+  *) say "$event_shown: not a push or a pull request, so the event names no base; check says what it needs" ;;
 esac
 
 code_options=(--no-code)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 
 from freezer.domain.errors import UsageError
+from freezer.git.place import logical_cwd
 
 DIRECTORY = ("--directory", "-C")  # before the command: run as if started in DIR (as git -C does)
 REGISTRY = ("--registry", "-C")  # after the command; before it, only the long spelling (-C is DIRECTORY there)
@@ -39,8 +40,12 @@ def by_spelling(table: dict[str, tuple[str, ...]]) -> dict[str, str]:
 def enter_directory(directory: str) -> None:
     """``freezer -C DIR COMMAND``: run as if started in DIR, as ``git -C`` does (then the registry is
     found from there). The typer root callback and the hooks' fast path both call this."""
+    # As a shell's cd does, PWD keeps the folder as named: check reads it to see a link inside the
+    # repository that the chdir resolves away (freezer.git.place).
+    named = os.path.normpath(os.path.join(logical_cwd(), directory))
     try:
         os.chdir(directory)
+        os.environ["PWD"] = named
     except OSError as exc:
         raise UsageError(
             f"cannot run in {directory!r}: {exc.strerror or exc}", hint="name an existing folder"

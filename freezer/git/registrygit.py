@@ -8,6 +8,7 @@ the working tree is read by :mod:`freezer.git.worktree`, never through git.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +56,21 @@ def _index_status(was: Entry | None, now: Staged | None) -> str | None:
     if mode != now.mode:
         return "T" if mode[:2] != now.mode[:2] else "M"
     return None if object_id == now.object_id else "M"
+
+
+def _fetch_command(branch: str) -> str:
+    """The git command that fetches ``branch`` from origin, for a shell: the name comes from the CI job's
+    environment or its event payload, so it is quoted, and one that looks like an option follows ``--``."""
+    return "git fetch origin " + ("-- " if branch.startswith("-") else "") + shlex.quote(branch)
+
+
+def _unreadable(shown: str) -> GitError:
+    """The one message for a base object git cannot read: never "absent", which would pass any change."""
+    return GitError(
+        f"git cannot read {shown} in the registry repository (an object missing from a partial or "
+        "shallow clone?); freezer never fetches, and cannot tell what was frozen without it",
+        hint="check in a full clone (actions/checkout: no filter, fetch-depth: 0), or fetch the base first",
+    )
 
 
 def _not_fetched(base: str, fetch: str | None, more: str = "") -> UsageError:
@@ -161,7 +177,7 @@ class RegistryGit:
             return EMPTY_TREE, "nothing committed yet: every version is new"
         if event.in_ci:
             if event.base_ref:
-                raise _not_fetched(f"origin/{event.base_ref}", f"git fetch origin {event.base_ref}")
+                raise _not_fetched(f"origin/{event.base_ref}", _fetch_command(event.base_ref))
             if candidates:
                 raise _not_fetched(f"{candidates[0][0][:12]} (the pull request's base commit)", None)
             raise UsageError(
@@ -211,13 +227,31 @@ class RegistryGit:
                 return None
             raise _not_fetched(
                 f"{label} (the default branch {pushed.removeprefix('refs/heads/')} was pushed from)",
-                f"git fetch origin {default}" if default else None,
+                _fetch_command(default) if default else None,
             )
         return self._merge_base(tip, label), f"merge-base of HEAD and {label}: this push creates {pushed}"
 
-    def at(self, ref: str) -> BaseTree:
-        """Files and folders of commit ``ref``, read through one ``git cat-file --batch``."""
-        return BaseTree(self.root, ref)
+    def at(self, ref: str, place: str) -> BaseTree:
+        """Files and folders of commit ``ref`` under ``place`` (``""``, the repository's top, or
+        ``"a/b/"``), read through one ``git cat-file --batch``."""
+        return BaseTree(self.root, ref, place)
+
+    def top(self) -> Path:
+        """The repository's top folder, every link resolved (as git resolves it)."""
+        return Path(self._run("rev-parse", "--show-toplevel").rstrip("\n"))
+
+    def places_of(self, ref: str, name: str) -> list[str]:
+        """Every folder of commit ``ref`` (``""`` or ``"a/b/"``) that holds an entry called ``name``:
+        where the base kept registries, whatever the working tree now holds there."""
+        try:
+            out = self._run("ls-tree", "-r", "-z", "--full-tree", "--name-only", check_ref(ref))
+        except GitError:
+            raise _unreadable(f"the folders of {ref[:8]}") from None
+        return sorted(path[: -len(name)] for path in out.split("\0") if path == name or path.endswith(f"/{name}"))
+
+    def left_out(self, path: str) -> bool:
+        """Does a sparse checkout leave ``path`` (from the top) out of the working tree on purpose?"""
+        return any(entry.skip_worktree for entry in self._staged([f":(top,literal){path}"]).values())
 
     def changes(self, base: str, folders: list[str]) -> list[Change]:
         """Every difference under ``folders`` between ``base`` and what the change holds: its index
@@ -282,8 +316,9 @@ class BaseTree:
     """Read blobs and folder listings of one commit through a single ``git cat-file --batch``:
     the pre-merge check reads a config and a folder or two, and each git process costs ~4 ms."""
 
-    def __init__(self, root: Path, ref: str) -> None:
+    def __init__(self, root: Path, ref: str, place: str) -> None:
         self._ref = check_ref(ref)
+        self._place = place  # from the repository's top, never the working folder: see freezer.git.place
         self._objects = CatFile(root)
 
     def __enter__(self) -> BaseTree:
@@ -299,14 +334,10 @@ class BaseTree:
         if "\n" in path:
             return None
         try:
-            return self._objects.get(f"{self._ref}:./{path}".encode("utf-8", "surrogateescape"))
+            full = f"{self._place}{path}".rstrip("/")
+            return self._objects.get(f"{self._ref}:{full}".encode("utf-8", "surrogateescape"))
         except Unreadable:
-            shown = f"{path} at {self._ref[:8]}"
-            raise GitError(
-                f"git cannot read {shown} in the registry repository (an object missing from a partial or "
-                "shallow clone?); freezer never fetches, and cannot tell what was frozen without it",
-                hint="check in a full clone (actions/checkout: no filter, fetch-depth: 0), or fetch the base first",
-            ) from None
+            raise _unreadable(f"{self._place}{path} at {self._ref[:8]}") from None
 
     def blob(self, path: str) -> bytes | None:
         found = self._object(path)

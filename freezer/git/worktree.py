@@ -22,6 +22,8 @@ import os
 import stat
 from pathlib import Path
 
+from freezer.domain.escape import visible
+
 _CHUNK = 1 << 20
 # (mode, object id) of a tree entry, as ``git ls-tree`` lists it.
 Entry = tuple[str, str]
@@ -117,3 +119,28 @@ class WorkingTree:
         finally:
             os.close(fd)
         return digest.hexdigest()
+
+    def displaced(self, path: str) -> str | None:
+        """Why ``path`` is not a regular file reached through real folders (a link on the way, a
+        folder or the file gone, another kind of file), as words for a message; None when it is."""
+        walked = ""
+        parts = path.split("/")
+        for index, part in enumerate(parts):
+            walked += part
+            try:
+                info = os.lstat(self._path(os.fsencode(walked)))
+            except OSError:
+                return visible(f"{walked} is gone")
+            if stat.S_ISLNK(info.st_mode):
+                try:
+                    target = os.fsdecode(os.readlink(self._path(os.fsencode(walked))))
+                except OSError:
+                    target = "?"
+                return visible(f"{walked} is a link (to {target})")
+            last = index == len(parts) - 1
+            if not last and not stat.S_ISDIR(info.st_mode):
+                return visible(f"{walked} is not a folder")
+            if last and not stat.S_ISREG(info.st_mode):
+                return visible(f"{walked} is not a regular file")
+            walked += "/"
+        return None

@@ -28,6 +28,7 @@ from freezer.domain.problems import Problem, display_path
 from freezer.git.registrygit import BaseTree, RegistryGit
 from freezer.guard import audit
 from freezer.guard.drift import drift
+from freezer.guard.place import frozen_in_base, registry_place
 from freezer.registry import registry
 from freezer.registry.config import CONFIG_NAME, FrozenLayout, RegistryConfig, SuiteConfig, frozen_layouts
 from freezer.registry.model import Suite
@@ -128,10 +129,6 @@ def _config_changes(
                 "record: keep the globs",
             )
         )
-
-
-def _frozen_in_base(tree: BaseTree, layout: FrozenLayout) -> list[str]:
-    return sorted(name for name in tree.names(layout.versions) if registry.number_in_name(layout.name, name))
 
 
 def _guard_frozen(git: RegistryGit, base: str, frozen: dict[str, list[str]], root: Path, report: CheckReport) -> None:
@@ -272,14 +269,18 @@ def check(config: RegistryConfig, base: str | None, code: CodeChecks | None = No
     git = RegistryGit(config.root)
     base_sha, source = git.default_base() if base is None else (git.resolve(base), base)
     report = CheckReport(base_sha, source)
+    place, misplaced = registry_place(git, base_sha, config)
+    if misplaced:
+        report.problems.extend(misplaced)  # nothing read at another place than the base's would mean anything
+        return report
     for suite in config.suites.values():
         drafts = validate_suite(suite)
         report.drafts_checked += drafts.files
         report.problems.extend(drafts.problems)
     frozen_by_folder: dict[str, set[str]] = {}
-    with git.at(base_sha) as tree:
+    with git.at(base_sha, place) as tree:
         layouts = _base_layouts(tree, base_sha, report)
-        frozen_by_layout = {name: _frozen_in_base(tree, layout) for name, layout in layouts.items()}
+        frozen_by_layout = {name: frozen_in_base(tree, layout) for name, layout in layouts.items()}
         status_log_before = tree.blob(lifecycle.LOG)
         checkpoint_before = tree.blob(checkpoint.FILE)
         envelopes_before = {name: tree.blob(f"{SIGNATURES}/{name}") for name in tree.names(SIGNATURES)}
