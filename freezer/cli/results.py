@@ -12,6 +12,7 @@ from freezer.cli import output
 from freezer.cli.options import FormatOption, Group, RegistryOption, check_format, complete_frozen
 from freezer.domain.errors import EXIT_INVALID, EXIT_OK, UsageError
 from freezer.registry import config as config_mod
+from freezer.runtime import writing
 
 if TYPE_CHECKING:
     from freezer.query.harness import Imported
@@ -165,12 +166,9 @@ def import_(
         _say_unchecked(imported)
         return EXIT_OK
     if out is not None:
-        try:
-            out.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(
-                f"{out}: cannot write the rows: {exc.strerror or exc}", hint="name a writable file"
-            ) from None
+        cfg = config_mod.load(registry)
+        kept = [folder for suite in cfg.suites.values() for folder in (suite.drafts, suite.versions)]
+        writing.write_output(out, text, "the rows", registry_root=cfg.root, protected=kept)
     if fmt == "json":
         return output.say_outcome("results", imported)
     output.say(
