@@ -74,11 +74,18 @@ def import_files(
             raise UsageError(f"{display_path(path)}: is a folder", hint=f"name {harness}'s result files in it")
     frozen = target(config, version, arm)
     scores = Scores(frozen, harness)
-    files = [file for path in paths for file in (harbor.files_of(path) if harness == "harbor" else [path])]
-    if not files:
+    files: list[tuple[Path, Path | None]] = []
+    for path in paths:
+        if harness != "harbor":
+            files.append((path, None))
+            continue
+        found, refused = harbor.files_of(path)
+        scores.problems.extend(refused)
+        files.extend((file, None if file == path else path) for file in found)
+    if not files and not scores.problems:
         raise UsageError(f"{', '.join(display_path(p) for p in paths)}: no trial result.json in the job folder")
-    for file in files:
-        reader(file, scores, metric=metric, run=run)
+    for file, below in files:
+        reader(file, scores, metric=metric, run=run, below=below)
     imported = Imported(harness, frozen.name, frozen.arm, len(files), problems=scores.problems)
     imported.unchecked = sorted(scores.unchecked)
     if not scores.problems:

@@ -20,14 +20,17 @@ records no version and is reported as not checked. Inspect records no hash of a 
 
 from __future__ import annotations
 
+import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from freezer.domain.errors import UsageError
 from freezer.domain.escape import quoted
 from freezer.domain.problems import Problem, display_path
-from freezer.query.harness import jsondoc
+from freezer.query.harness import archive, jsondoc
 from freezer.query.harness.target import Scores, run_name, score_value
+from freezer.runtime.reading import ReadRefused
 
 HARNESS = "inspect"
 EXTRA = "pip install 'freezer-bench[inspect]'"
@@ -63,27 +66,34 @@ def _reader() -> Any:
     return log
 
 
-def _refused(path: Path, exc: Exception) -> Problem:
-    """Why Inspect could not read the log; for a .json log, where its JSON breaks."""
+def _refused(path: Path, copy: Path, exc: Exception) -> Problem:
+    """Why Inspect could not read the log (its copy); for a .json log, where its JSON breaks."""
     if path.suffix == ".json":
         try:
-            jsondoc.load(path)
+            jsondoc.load(copy)
         except jsondoc.DocumentRefused as refused:
-            return refused.problem
-    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            return replace(refused.problem, file=display_path(path))
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0].replace(str(copy), display_path(path))
     return jsondoc.file_problem(path, f"Inspect cannot read it as an eval log: {_clip(first, 160)}")
 
 
-def read(path: Path, scores: Scores, *, metric: str | None, run: str | None) -> None:
-    """Add the samples' scores of one eval log to ``scores``, or its problems."""
+def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, below: Path | None = None) -> None:
+    """Add the samples' scores of one eval log to ``scores``, or its problems. Inspect reads a
+    private copy, made and checked by :mod:`.archive`, never the path itself."""
     log = _reader()
     shown = display_path(path)
-    try:
-        header = log.read_eval_log(str(path), header_only=True)
-        samples = log.read_eval_log_sample_summaries(str(path))
-    except Exception as exc:  # noqa: BLE001 - a third-party reader's failures are the user's file, reported
-        scores.problems.append(_refused(path, exc))
-        return
+    with tempfile.TemporaryDirectory(prefix="freezer-inspect-") as folder:
+        try:
+            copy = archive.private_copy(path, Path(folder))
+        except (ReadRefused, archive.ArchiveRefused) as exc:
+            scores.problems.append(jsondoc.file_problem(path, f"{exc}; not handed to Inspect's reader"))
+            return
+        try:
+            header = log.read_eval_log(str(copy), header_only=True)
+            samples = log.read_eval_log_sample_summaries(str(copy))
+        except Exception as exc:  # noqa: BLE001 - a third-party reader's failures are the user's file, reported
+            scores.problems.append(_refused(path, copy, exc))
+            return
     target = scores.target
 
     def refuse(where: str, message: str) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from freezer.domain.problems import JsonPath, Problem, display_path
 from freezer.parse import strictjson
-from freezer.runtime.reading import MAX_METADATA_BYTES, ReadRefused, read_bounded
+from freezer.runtime.reading import MAX_METADATA_BYTES, ReadRefused, read_below, read_bounded
 
 LAYER = "import"
 
@@ -53,11 +53,20 @@ def _line_col(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-def load(path: Path) -> JsonDocument:
-    """The strict JSON document of ``path``, or :class:`DocumentRefused` with its place."""
+def read_file(path: Path, below: Path | None, limit: int) -> bytes:
+    """The bytes of a harness's file, bounded and never through a link: the file itself when the
+    user named it, else every folder from ``below`` (the folder they named) down to it as well."""
+    if below is None:
+        return read_bounded(path, limit)
+    return read_below(below, path.relative_to(below).parts, limit)
+
+
+def load(path: Path, below: Path | None = None) -> JsonDocument:
+    """The strict JSON document of ``path`` (read as :func:`read_file`), or :class:`DocumentRefused`
+    with its place."""
     shown = display_path(path)
     try:
-        raw = read_bounded(path, MAX_METADATA_BYTES)
+        raw = read_file(path, below, MAX_METADATA_BYTES)
     except ReadRefused as exc:
         raise DocumentRefused(file_problem(path, str(exc))) from None
     try:

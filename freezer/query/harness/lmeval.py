@@ -67,10 +67,10 @@ def _run(document: Mapping[str, Any]) -> str:
     return run_name(model if isinstance(model, str) else None, when)
 
 
-def read(path: Path, scores: Scores, *, metric: str | None, run: str | None) -> None:
+def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, below: Path | None = None) -> None:
     """Add the tasks' scores of one results file to ``scores``, or its problems."""
     try:
-        doc = jsondoc.load(path)
+        doc = jsondoc.load(path, below)
     except jsondoc.DocumentRefused as exc:
         scores.problems.append(exc.problem)
         return
