@@ -64,7 +64,9 @@ def _import(
 def _say_refused(imported: Imported, fmt: str, files: int) -> int:
     for line in output.problem_lines(imported.problems, fmt):
         output.say(line)
-    output.say(f"✗ {len(imported.problems)} problem(s) in {files} {imported.harness} file(s); nothing imported")
+    if imported.problems_not_shown:
+        output.say(f"  … and {imported.problems_not_shown} more problem(s), not shown")
+    output.say(f"✗ {imported.problem_count} problem(s) in {files} {imported.harness} file(s); nothing imported")
     return EXIT_INVALID
 
 

@@ -21,6 +21,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from freezer.domain.escape import quoted, quoted_names
 from freezer.domain.problems import Problem, display_path
 from freezer.query.harness import jsondoc
 from freezer.query.harness.target import Scores, run_name, score_value
@@ -87,13 +88,13 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, bel
     try:
         doc = jsondoc.load(path, below)
     except jsondoc.DocumentRefused as exc:
-        scores.problems.append(exc.problem)
+        scores.refuse(exc.problem)
         return
     value = doc.value
     named = _name(value) if isinstance(value, dict) else None
     if not isinstance(value, dict) or named is None:
         job = isinstance(value, dict) and ("n_total_trials" in value or "stats" in value)
-        scores.problems.append(
+        scores.refuse(
             doc.problem(
                 (),
                 "is Harbor's job result (totals only): name the job's folder or its trials' result.json"
@@ -106,13 +107,13 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, bel
     target = scores.target
     task = target.task_id(name)
     if task is None:
-        scores.problems.append(doc.problem(where, target.unknown(name)))
+        scores.refuse_at(doc, where, target.unknown(name))
         return
     checksum = value.get("task_checksum")
     if isinstance(checksum, str) and checksum:
         clash = scores.fingerprint(task, checksum, doc.shown)
         if clash is not None:
-            scores.problems.append(doc.problem(("task_checksum",), clash))
+            scores.refuse(doc.problem(("task_checksum",), clash))
             return
     else:
         scores.unchecked.add(f"{doc.shown}: no task_checksum")
@@ -122,22 +123,23 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, bel
         failure = value.get("exception_info")
         kind = failure.get("exception_type") if isinstance(failure, dict) else None
         why = f" (the trial raised {kind})" if isinstance(kind, str) else ""
-        scores.problems.append(
+        scores.refuse(
             doc.problem(("verifier_result",), f"trial of {name} has no reward{why}: rerun it or leave its file out")
         )
         return
     key = metric or ("reward" if "reward" in rewards or len(rewards) != 1 else next(iter(rewards)))
     if key not in rewards:
-        scores.problems.append(
+        scores.refuse(
             doc.problem(
-                ("verifier_result", "rewards"), f"has no reward {key!r}; its rewards: {', '.join(rewards)} (--metric)"
+                ("verifier_result", "rewards"),
+                f"has no reward {quoted(key)}; its rewards: {quoted_names(rewards)} (--metric)",
             )
         )
         return
     score = score_value(rewards[key])
     if score is None:
-        scores.problems.append(
-            doc.problem(("verifier_result", "rewards", key), f"reward {rewards[key]!r} is no score from 0 to 1")
+        scores.refuse(
+            doc.problem(("verifier_result", "rewards", key), f"reward {quoted(rewards[key])} is no score from 0 to 1")
         )
         return
     scores.add(run or _run(value, display_path(path)), task, score)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from freezer.domain.errors import UsageError
-from freezer.domain.escape import quoted
+from freezer.domain.escape import clipped, quoted, quoted_names
 from freezer.domain.problems import Problem, display_path
 from freezer.query.harness import archive, jsondoc
 from freezer.query.harness.target import Scores, run_name, score_value
@@ -37,10 +37,6 @@ EXTRA = "pip install 'freezer-bench[inspect]'"
 
 
 _LETTERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0, "yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _number(value: object) -> float | None:
@@ -74,7 +70,7 @@ def _refused(path: Path, copy: Path, exc: Exception) -> Problem:
         except jsondoc.DocumentRefused as refused:
             return replace(refused.problem, file=display_path(path))
     first = (str(exc).strip().splitlines() or [type(exc).__name__])[0].replace(str(copy), display_path(path))
-    return jsondoc.file_problem(path, f"Inspect cannot read it as an eval log: {_clip(first, 160)}")
+    return jsondoc.file_problem(path, f"Inspect cannot read it as an eval log: {clipped(first, 160)}")
 
 
 def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, below: Path | None = None) -> None:
@@ -86,18 +82,18 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, bel
         try:
             copy = archive.private_copy(path, Path(folder))
         except (ReadRefused, archive.ArchiveRefused) as exc:
-            scores.problems.append(jsondoc.file_problem(path, f"{exc}; not handed to Inspect's reader"))
+            scores.refuse(jsondoc.file_problem(path, f"{exc}; not handed to Inspect's reader"))
             return
         try:
             header = log.read_eval_log(str(copy), header_only=True)
             samples = log.read_eval_log_sample_summaries(str(copy))
         except Exception as exc:  # noqa: BLE001 - a third-party reader's failures are the user's file, reported
-            scores.problems.append(_refused(path, copy, exc))
+            scores.refuse(_refused(path, copy, exc))
             return
     target = scores.target
 
     def refuse(where: str, message: str) -> None:
-        scores.problems.append(Problem(shown, None, None, (), f"{where}: {message}", jsondoc.LAYER))
+        scores.refuse(Problem(shown, None, None, (), f"{where}: {message}", jsondoc.LAYER))
 
     if header.status != "success":
         refuse("status", f"the eval ended {header.status!r}, not 'success': finish it (inspect eval-retry)")
@@ -117,7 +113,7 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, bel
         refuse("samples", "the log holds no samples (was it written with --no-log-samples?)")
     for sample in samples:
         name = str(sample.id)
-        where = f"samples[id={_clip(name, 60)}, epoch={sample.epoch}]"
+        where = f"samples[id={clipped(name, 60)}, epoch={sample.epoch}]"
         task = target.task_id(name)
         if task is None:
             refuse(where, target.unknown(name))
@@ -127,13 +123,13 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, bel
             continue
         if metric is None and len(sample.scores) > 1:
             refuse(
-                where, f"has several scorers ({', '.join(sample.scores)}): name the one that scores it with --metric"
+                where, f"has several scorers ({quoted_names(sample.scores)}): name the one that scores it with --metric"
             )
             continue
         chosen = metric if metric is not None else next(iter(sample.scores))
         got = sample.scores.get(chosen)
         if got is None:
-            refuse(where, f"has no scorer {chosen!r}; its scorers: {', '.join(sample.scores)}")
+            refuse(where, f"has no scorer {quoted(chosen)}; its scorers: {quoted_names(sample.scores)}")
             continue
         if isinstance(got.value, (dict, list)):
             refuse(
