@@ -22,7 +22,7 @@ from typing import IO, Protocol, cast
 from freezer.runtime.reading import ReadRefused, open_regular
 from freezer.runtime.writing import write_all
 
-MAX_LOG_BYTES = 2 << 30  # the log file as it lies on disk
+MAX_LOG_BYTES = 2 << 30  # a .eval log as it lies on disk (a .json log: MAX_MEMBER_BYTES)
 MAX_MEMBER_BYTES = 256 << 20  # one member of a .eval, inflated
 MAX_TOTAL_BYTES = 4 << 30  # every member of a .eval, inflated
 MAX_MEMBERS = 100_000
@@ -39,7 +39,9 @@ def private_copy(path: Path, folder: Path) -> Path:
     """``path`` copied into ``folder`` (private to this process) under the same suffix, read without
     following a link and within :data:`MAX_LOG_BYTES`; :class:`ReadRefused` or :class:`ArchiveRefused`
     says why not. A ``.eval`` copy is checked with :func:`check_archive`."""
-    source, _ = open_regular(path, MAX_LOG_BYTES)
+    # Inspect reads a .json log whole into memory, as it inflates a .eval member: the same bound.
+    limit = MAX_MEMBER_BYTES if path.suffix == ".json" else MAX_LOG_BYTES
+    source, _ = open_regular(path, limit)
     copy = folder / f"log{path.suffix}"
     try:
         target = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
@@ -47,8 +49,8 @@ def private_copy(path: Path, folder: Path) -> Path:
             copied = 0
             while chunk := os.read(source, _CHUNK):
                 copied += len(chunk)
-                if copied > MAX_LOG_BYTES:  # it grew while it was copied
-                    raise ReadRefused(f"file is over the {MAX_LOG_BYTES}-byte limit", "large")
+                if copied > limit:  # it grew while it was copied
+                    raise ReadRefused(f"file is over the {limit}-byte limit", "large")
                 write_all(target, chunk)
         finally:
             os.close(target)
