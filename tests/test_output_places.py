@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_clean_failure, run_inprocess
 from freezer.domain.errors import FreezerError, UsageError
 from freezer.runtime.writing import write_new, write_output
+
+from conftest import assert_clean_failure, run_inprocess
 
 
 @pytest.fixture
