@@ -37,6 +37,7 @@ from workloads import (  # noqa: E402
     bench_gate_b,
     bench_ground_truth,
     bench_materialize,
+    bench_results_import,
     bench_validate,
     bench_version,
     c_loader_env,
@@ -58,6 +59,7 @@ class Sizes:
     scale_validate: tuple[int, ...]
     scale_check: tuple[int, ...]
     runs: int
+    lmeval_unknown: int  # tasks of an lm-eval results file that no version holds
 
 
 SIZES = {
@@ -75,6 +77,7 @@ SIZES = {
         scale_validate=(100, 1_000),
         scale_check=(10, 100),
         runs=2,
+        lmeval_unknown=1_000,
     ),
     # The large profile at 2,000 files: check-jsonschema takes about 30 s per run there.
     "full": Sizes(
@@ -90,6 +93,7 @@ SIZES = {
         scale_validate=(100, 1_000, 10_000),
         scale_check=(10, 100, 1_000),
         runs=5,
+        lmeval_unknown=6_000,
     ),
 }
 
@@ -125,6 +129,7 @@ def main() -> None:
             partial(bench_folders, work, size.folders),
             *(partial(bench_gate_b, work, count) for count in size.gate_b),
             partial(bench_materialize, work, *size.tree),
+            partial(bench_results_import, work, size.lmeval_unknown),
         ]
         workloads: list[Result] = []
         for build in builders:

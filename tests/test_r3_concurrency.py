@@ -236,7 +236,7 @@ def test_new_files_get_0644_less_the_umask(reg: tuple[Path, Path]) -> None:
 
 def test_write_atomically_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None:
     from freezer.domain.errors import FreezerError
-    from freezer.runtime.paths import replace_file, write_atomically
+    from freezer.runtime.writing import replace_file, write_atomically
 
     outside = tmp_path / "outside"
     outside.write_text("precious")

@@ -13,6 +13,7 @@ from freezer.cli.options import FormatOption, Group, RegistryOption, check_forma
 from freezer.domain.errors import UsageError
 from freezer.domain.outcome import Outcome
 from freezer.registry import config as config_mod
+from freezer.runtime import writing
 
 if TYPE_CHECKING:
     from freezer.query.harness import Imported
@@ -66,8 +67,10 @@ def _say_refused(imported: Imported, fmt: str) -> Imported:
         return output.say_outcome("results", imported)
     for line in output.problem_lines(imported.problems, fmt):
         output.say(line)
+    if imported.problems_not_shown:
+        output.say(f"  … and {imported.problems_not_shown} more problem(s), not shown")
     output.say(
-        f"✗ {len(imported.problems)} problem(s) in {imported.files} {imported.harness} file(s); nothing imported"
+        f"✗ {imported.problem_count} problem(s) in {imported.files} {imported.harness} file(s); nothing imported"
     )
     return imported
 
@@ -165,12 +168,9 @@ def import_(
         _say_unchecked(imported)
         return imported
     if out is not None:
-        try:
-            out.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(
-                f"{out}: cannot write the rows: {exc.strerror or exc}", hint="name a writable file"
-            ) from None
+        cfg = config_mod.load(registry)
+        kept = [folder for suite in cfg.suites.values() for folder in (suite.drafts, suite.versions)]
+        writing.write_output(out, text, "the rows", registry_root=cfg.root, protected=kept)
     if fmt == "json":
         return output.say_outcome("results", imported)
     output.say(

@@ -14,6 +14,7 @@ so none can reach a frozen version.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 _BIDI_AND_SEPARATORS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
 # Tab is the one control character that is harmless everywhere; newline is data's, not ours.
@@ -69,3 +70,17 @@ def quoted(value: object, limit: int = 60) -> str:
     """A value from data inside a message: its ``repr``, clipped to ``limit`` characters."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def clipped(text: str, limit: int) -> str:
+    """``text`` from data, cut to ``limit`` characters (the cut marked "...")."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def quoted_names(names: Iterable[object], shown: int = 6, limit: int = 40) -> str:
+    """Names from data inside a message (the keys of a file's object): the first ``shown``, each
+    :func:`clipped` to ``limit`` characters, then how many more were left out; "none" when there are none."""
+    items = list(names)
+    parts = [clipped(str(name), limit) for name in items[:shown]]
+    more = len(items) - len(parts)
+    return (", ".join(parts) or "none") + (f" and {more} more" if more > 0 else "")

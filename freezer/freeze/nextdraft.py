@@ -35,7 +35,7 @@ from freezer.registry.frozencopy import copy_verified, manifest_files
 from freezer.registry.model import Suite
 from freezer.runtime.lock import registry_lock, work_dir
 from freezer.runtime.paths import require_safe
-from freezer.runtime.writing import write_all
+from freezer.runtime.writing import replace_file, write_new
 from freezer.validate.drafts import RESERVED, VERSION_NAME
 
 __all__ = ["TODO", "NextResult", "start_next"]
@@ -57,18 +57,6 @@ class NextResult:
             "copied": self.copied,
             "title": {"before": self.title_before, "after": self.title_after},
         }
-
-
-def _new_file(path: Path, data: bytes, mode: int | None = None) -> None:
-    """A new file holding ``data``, with ``mode`` (default: what the umask gives a new file)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags, 0o666 if mode is None else 0o600)
-    try:
-        write_all(fd, data)
-        if mode is not None:
-            os.fchmod(fd, mode)
-    finally:
-        os.close(fd)
 
 
 def _sync_tree(folder: Path) -> None:
@@ -126,7 +114,7 @@ def _fill(
         upcoming,
     )
     os.unlink(version)
-    _new_file(version, edited.text)
+    write_new(version, edited.text)
     _sync_tree(staging)
     made: list[Path] = []
     try:
@@ -158,16 +146,7 @@ def _bump(root: Path, latest: registry.FrozenVersion, upcoming: int, drafts: Pat
         raise UsageError(f"{display}: is not a regular file (a FIFO, socket, device or folder)", hint="replace it")
     require_safe(root, version_file, "the drafts' version.yaml", folder=False)
     edited = next_version_text(_read_version(version_file, display), display, latest.number, latest.name, upcoming)
-    staging.mkdir()
-    temporary = staging / VERSION_NAME
-    _new_file(temporary, edited.text, stat.S_IMODE(info.st_mode))
-    FsOps().fsync_path(temporary)
-    require_safe(root, version_file, "the drafts' version.yaml", folder=False)
-    try:
-        os.replace(temporary, version_file)
-    except OSError as exc:
-        raise FreezerError(f"{display}: cannot be replaced ({exc.strerror or exc}); it was left as it is") from None
-    FsOps().fsync_path(drafts)
+    replace_file(root, version_file, edited.text, "the drafts' version.yaml", mode=stat.S_IMODE(info.st_mode))
     return NextResult(upcoming, drafts, 0, edited.title_before, edited.title_after)
 
 

@@ -27,7 +27,7 @@ from freezer.domain.errors import FreezerError
 from freezer.domain.manifest import EXECUTABLE
 from freezer.runtime.lock import work_dir
 from freezer.runtime.paths import require_safe
-from freezer.runtime.writing import write_all
+from freezer.runtime.writing import write_all, write_new
 
 READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
 # A frozen executable (git's 100755) stays one: read and execute, never write.
@@ -57,11 +57,7 @@ class FsOps:
         path.mkdir()
 
     def write(self, path: Path, data: bytes) -> None:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
-        try:
-            write_all(fd, data)
-        finally:
-            os.close(fd)
+        write_new(path, data, 0o644)
 
     def copy(self, source: Path, path: Path, sha256: str) -> None:
         """Copy ``source`` in bounded chunks, hashing as it goes; it must still hash to ``sha256``."""

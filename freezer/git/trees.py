@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 from typing import Protocol
 
 from freezer.domain.errors import UsageError
-from freezer.runtime.writing import write_all
+from freezer.runtime.writing import write_new
 
 _IGNORE_FILES = (".ignore", ".rgignore")
 _READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
@@ -103,11 +103,7 @@ class TreeCache:
             if mode == "120000":
                 os.symlink(os.fsdecode(data), where)
             else:
-                fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, _READ_ONLY)
-                try:
-                    write_all(fd, data)
-                finally:
-                    os.close(fd)
+                write_new(where, data, _READ_ONLY)
         self._written[sha] = target
         return target
 

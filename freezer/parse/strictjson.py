@@ -171,6 +171,42 @@ def value_column(text: str, path: JsonPath) -> int:
     return 1
 
 
+def member_offsets(text: str, pos: int) -> dict[str | int, int]:
+    """Where each member's value of the object or array at ``pos`` (in ``text``, which parsed) starts:
+    key or index → offset. One step per member, each value stepped over by the C scanner, so a caller
+    that locates many values of one container (a problem per member) reads it once, not once per value."""
+    opening = text[pos : pos + 1]
+    offsets: dict[str | int, int] = {}
+    if opening not in ("{", "["):
+        return offsets
+    pos = _skip(text, pos + 1)
+    index = 0
+    while pos < len(text) and text[pos] not in "]}":
+        name: str | int = index
+        if opening == "{":
+            try:
+                name, end = json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined]
+            except ValueError:
+                return offsets
+            pos = _skip(text, _skip(text, end) + 1)  # past the colon
+        offsets.setdefault(name, pos)
+        index += 1
+        try:
+            _, end = _PLAIN_SCAN(text, pos)
+        except (StopIteration, ValueError, RecursionError):
+            return offsets
+        pos = _skip(text, end)
+        if text[pos : pos + 1] != ",":
+            break
+        pos = _skip(text, pos + 1)
+    return offsets
+
+
+def skip_space(text: str, pos: int) -> int:
+    """The offset of the first character at or after ``pos`` that is not JSON whitespace."""
+    return _skip(text, pos)
+
+
 def _first_fault(text: str) -> LineRefused | None:
     for event in _walk(text):
         if isinstance(event, LineRefused):

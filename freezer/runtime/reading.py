@@ -8,6 +8,7 @@ and a file that grows while it is read is cut off at the bound.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -28,12 +29,12 @@ class ReadRefused(Exception):
         self.kind = kind
 
 
-def open_regular(path: Path | str, limit: int) -> tuple[int, os.stat_result]:
+def open_regular(path: Path | str, limit: int, *, dir_fd: int | None = None) -> tuple[int, os.stat_result]:
     """An open descriptor (and its stat) of a regular file of at most ``limit`` bytes, opened
-    without following a link or blocking on a FIFO or device; :class:`ReadRefused` says why not.
-    The caller closes the descriptor."""
+    without following a link or blocking on a FIFO or device (``dir_fd``: ``path`` is a name in that
+    open folder); :class:`ReadRefused` says why not. The caller closes the descriptor."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), dir_fd=dir_fd)
     except FileNotFoundError:
         raise ReadRefused("file not found (check the path)", "missing") from None
     except IsADirectoryError:
@@ -41,8 +42,9 @@ def open_regular(path: Path | str, limit: int) -> tuple[int, os.stat_result]:
     except PermissionError:
         raise ReadRefused("permission denied: the file is not readable") from None
     except OSError as exc:
-        kind = "link" if os.path.islink(path) else "unreadable"
-        raise ReadRefused(f"cannot open: {exc.strerror}", kind) from None
+        if _is_link(path, dir_fd):
+            raise ReadRefused("is a symbolic link; freezer never follows one out of the place named", "link") from None
+        raise ReadRefused(f"cannot open: {exc.strerror}") from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
@@ -57,10 +59,54 @@ def open_regular(path: Path | str, limit: int) -> tuple[int, os.stat_result]:
     return fd, info
 
 
-def read_bounded(path: Path | str, limit: int) -> bytes:
+def _is_link(path: Path | str, dir_fd: int | None) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(path, dir_fd=dir_fd).st_mode)
+    except OSError:
+        return False
+
+
+_FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+def open_folder(path: Path | str, *, dir_fd: int | None = None) -> int:
+    """An open descriptor of the folder ``path`` (a name in ``dir_fd``, when given), which is not a
+    link; :class:`ReadRefused` says why not. Walking down from it by descriptor, no folder can be
+    swapped for a link between a check and a read. The caller closes the descriptor."""
+    try:
+        return os.open(path, _FOLDER_FLAGS, dir_fd=dir_fd)
+    except FileNotFoundError:
+        raise ReadRefused("folder not found (check the path)", "missing") from None
+    except OSError as exc:
+        if _is_link(path, dir_fd):
+            raise ReadRefused("is a symbolic link; freezer never follows one out of the place named", "link") from None
+        if exc.errno == errno.ENOTDIR:
+            raise ReadRefused("is not a folder", "special") from None
+        raise ReadRefused(f"cannot open: {exc.strerror}") from None
+
+
+def read_below(place: Path, parts: tuple[str, ...], limit: int) -> bytes:
+    """:func:`read_bounded` of ``place/parts…``, where ``place`` is the folder the user named: it and
+    every folder below it are opened without following a link, each from the one above."""
+    fd = open_folder(place)
+    try:
+        for index, part in enumerate(parts[:-1]):
+            try:
+                below = open_folder(part, dir_fd=fd)
+            except ReadRefused as exc:
+                raise ReadRefused(f"{'/'.join(parts[: index + 1])} {exc}", exc.kind) from None
+            os.close(fd)
+            fd = below
+        return read_bounded(parts[-1], limit, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def read_bounded(path: Path | str, limit: int, *, dir_fd: int | None = None) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes, never blocking on a FIFO or device,
-    never following a link; :class:`ReadRefused` says why not."""
-    fd, _ = open_regular(path, limit)
+    never following a link (``dir_fd``: ``path`` is a name in that open folder); :class:`ReadRefused`
+    says why not."""
+    fd, _ = open_regular(path, limit, dir_fd=dir_fd)
     try:
         chunks = []
         remaining = limit + 1

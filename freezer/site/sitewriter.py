@@ -23,16 +23,14 @@ import stat
 import sys
 import tempfile
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.escape import visible
 from freezer.domain.problems import display_path
-from freezer.runtime.lock import WORK_DIR, registry_lock
-from freezer.runtime.paths import require_safe
 from freezer.runtime.relpaths import relative_parts
+from freezer.runtime.writing import output_place, write_new
 
 MARKER = ".freezer-site"
 
@@ -74,41 +72,18 @@ def check_site_paths(paths: Sequence[str]) -> None:
             )
 
 
-def _inside(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
-
-
-@contextmanager
-def _registry_guard(out: Path, registry_root: Path | None, protected: Sequence[Path]) -> Iterator[None]:
-    """The registry lock and path guard when ``out`` lies in the registry; nothing otherwise."""
-    lexical = Path(os.path.abspath(out))
-    resolved = out.resolve()
-    if registry_root is None or not (_inside(lexical, registry_root) or _inside(resolved, registry_root)):
-        yield
-        return
-    kept = [f for f in (*protected, registry_root / ".git", registry_root / WORK_DIR) if f != registry_root]
-    for candidate in (lexical, resolved):
-        owner = registry_root if candidate == registry_root else next((f for f in kept if _inside(candidate, f)), None)
-        if owner is not None:
-            where = "the registry" if owner == registry_root else f"inside {display_path(owner)}"
-            raise UsageError(
-                f"{display_path(out)} is {where}, where freezer keeps its own files",
-                hint="name a folder of its own for the site (for example site/ at the registry root)",
-            )
-    inside = lexical if _inside(lexical, registry_root) else resolved
-    require_safe(registry_root, inside, "the site folder")
-    with registry_lock(registry_root):
-        require_safe(registry_root, inside, "the site folder")  # again, now that no other writer runs
-        yield
-
-
 def _check_destination(out: Path) -> bool:
     """Whether ``out`` holds a site to replace; refuse a link, a file, or a folder freezer did not make."""
     try:
         info = os.lstat(out)
     except FileNotFoundError:
         return False
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+    if stat.S_ISLNK(info.st_mode):
+        raise UsageError(
+            f"{display_path(out)} is not a folder but a symbolic link; freezer never writes through one",
+            hint="name a new folder for the site, or remove the link",
+        )
+    if not stat.S_ISDIR(info.st_mode):
         raise UsageError(f"{display_path(out)} is not a folder", hint="name a new folder for the site")
     if not any(out.iterdir()):
         return True
@@ -138,14 +113,7 @@ def _write_new(root: Path, parts: tuple[str, ...], data: bytes) -> None:
     real_root, real_folder = os.path.realpath(root), os.path.realpath(folder)
     if real_folder != real_root and not real_folder.startswith(real_root + os.sep):
         raise UnsafeSitePath(f"{display_path(target)} would be written outside the site")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(target, flags, 0o666)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
+    write_new(target, data)
 
 
 def _exchange_function() -> Callable[[Path, Path], bool] | None:
@@ -195,7 +163,7 @@ def write_site(
 ) -> None:
     """Write ``files`` (relative POSIX path to bytes) as the folder ``out``, as a whole or not at all."""
     check_site_paths(list(files))
-    with _registry_guard(out, registry_root, protected):
+    with output_place(out, registry_root, protected, "the site", folder=True):
         replacing = _check_destination(out)
         try:
             out.parent.mkdir(parents=True, exist_ok=True)

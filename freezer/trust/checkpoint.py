@@ -29,8 +29,8 @@ from freezer.parse import strictjson
 from freezer.registry.config import RegistryConfig
 from freezer.registry.model import Suite
 from freezer.runtime.lock import lock_wait_seconds, registry_lock
-from freezer.runtime.paths import replace_file
 from freezer.runtime.reading import read_whole
+from freezer.runtime.writing import replace_file
 from freezer.trust import checkpointstate, sshsig
 from freezer.trust.checkpointformat import Malformed, check_payload, grew
 

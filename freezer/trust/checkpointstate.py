@@ -30,8 +30,8 @@ from freezer.domain.problems import display_path
 from freezer.parse import strictjson
 from freezer.registry.config import RegistryConfig
 from freezer.registry.model import Suite
-from freezer.runtime.paths import write_atomically
 from freezer.runtime.reading import ReadRefused, read_bounded
+from freezer.runtime.writing import write_atomically
 from freezer.trust.checkpointformat import Malformed, check_head, grew
 
 STATE_NAME = "checkpoints.json"

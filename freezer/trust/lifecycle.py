@@ -33,8 +33,9 @@ from freezer.domain.problems import Problem, display_path
 from freezer.parse import strictjson
 from freezer.registry import registry
 from freezer.runtime.lock import lock_wait_seconds, registry_lock
-from freezer.runtime.paths import replace_file, require_safe
+from freezer.runtime.paths import require_safe
 from freezer.runtime.reading import read_whole
+from freezer.runtime.writing import replace_file
 from freezer.trust import allowed_signers, sshsig
 
 LOG = "status.jsonl"

@@ -40,8 +40,9 @@ from freezer.render import attest
 from freezer.render.attest import SIGNATURES
 from freezer.runtime.filenames import safe_file_name
 from freezer.runtime.lock import lock_wait_seconds, registry_lock
-from freezer.runtime.paths import replace_file, require_safe, unsafe_folder_reason
+from freezer.runtime.paths import require_safe, unsafe_folder_reason
 from freezer.runtime.reading import ReadRefused, read_bounded, read_whole
+from freezer.runtime.writing import replace_file
 from freezer.trust import allowed_signers, sshsig
 
 NAMESPACE = "freezer"

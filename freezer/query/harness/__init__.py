@@ -35,6 +35,7 @@ class Imported:
     rows: list[dict[str, Any]] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)  # checks the files' format did not allow
+    problems_not_shown: int = 0  # found beyond target.MAX_PROBLEMS
 
     @property
     def ok(self) -> bool:
@@ -49,7 +50,12 @@ class Imported:
             "rows": len(self.rows),
             "unchecked": self.unchecked,
             "problems": [p.to_json() for p in self.problems],
+            "problems_not_shown": self.problems_not_shown,
         }
+
+    @property
+    def problem_count(self) -> int:
+        return len(self.problems) + self.problems_not_shown
 
 
 def import_files(
@@ -74,12 +80,21 @@ def import_files(
             raise UsageError(f"{display_path(path)}: is a folder", hint=f"name {harness}'s result files in it")
     frozen = target(config, version, arm)
     scores = Scores(frozen, harness)
-    files = [file for path in paths for file in (harbor.files_of(path) if harness == "harbor" else [path])]
-    if not files:
+    files: list[tuple[Path, Path | None]] = []
+    for path in paths:
+        if harness != "harbor":
+            files.append((path, None))
+            continue
+        found, refused = harbor.files_of(path)
+        for problem in refused:
+            scores.refuse(problem)
+        files.extend((file, None if file == path else path) for file in found)
+    if not files and not scores.problems:
         raise UsageError(f"{', '.join(display_path(p) for p in paths)}: no trial result.json in the job folder")
-    for file in files:
-        reader(file, scores, metric=metric, run=run)
+    for file, below in files:
+        reader(file, scores, metric=metric, run=run, below=below)
     imported = Imported(harness, frozen.name, frozen.arm, len(files), problems=scores.problems)
+    imported.problems_not_shown = scores.problems_not_shown
     imported.unchecked = sorted(scores.unchecked)
     if not scores.problems:
         imported.rows = scores.rows()

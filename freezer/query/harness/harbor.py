@@ -17,23 +17,46 @@ freezer does not recompute it against the frozen folder: it is kept in the row a
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
-from freezer.domain.problems import display_path
+from freezer.domain.escape import quoted, quoted_names
+from freezer.domain.problems import Problem, display_path
 from freezer.query.harness import jsondoc
 from freezer.query.harness.target import Scores, run_name, score_value
+from freezer.runtime.reading import ReadRefused, open_folder
 
 HARNESS = "harbor"
 MAX_TRIALS = 100_000
 
 
-def files_of(path: Path) -> list[Path]:
-    """A trial's result.json as named, or every trial's of a job folder."""
-    if path.is_dir() and not path.is_symlink():
-        found = sorted(p / "result.json" for p in path.iterdir() if (p / "result.json").is_file())
-        return found[:MAX_TRIALS]
-    return [path]
+def files_of(path: Path) -> tuple[list[Path], list[Problem]]:
+    """A trial's result.json as named, or every trial's of a job folder, listed from the folder
+    opened without following a link: a trial folder that is a link is refused, never read."""
+    if not path.is_dir() or path.is_symlink():
+        return [path], []
+    found: list[Path] = []
+    refused: list[Problem] = []
+    try:
+        fd = open_folder(path)
+    except ReadRefused as exc:
+        return [], [jsondoc.file_problem(path, str(exc))]
+    try:
+        with os.scandir(fd) as entries:
+            for entry in entries:
+                if entry.is_symlink():
+                    refused.append(jsondoc.file_problem(path / entry.name, _LINKED))
+                elif entry.is_dir(follow_symlinks=False):
+                    found.append(path / entry.name / "result.json")
+    finally:
+        os.close(fd)
+    # A trial folder without its result.json is a trial still running: read the ones that finished.
+    found = [file for file in sorted(found) if file.is_file() or file.is_symlink()]
+    return found[:MAX_TRIALS], refused[:MAX_TRIALS]
+
+
+_LINKED = "is a symbolic link: freezer reads only the job folder's own trial folders, never through a link"
 
 
 def _object(value: object) -> dict[str, Any]:
@@ -59,18 +82,19 @@ def _name(value: dict[str, Any]) -> tuple[str, tuple[str, ...]] | None:
     return None
 
 
-def read(path: Path, scores: Scores, *, metric: str | None, run: str | None) -> None:
-    """Add the reward of one trial's result.json to ``scores``, or its problems."""
+def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, below: Path | None = None) -> None:
+    """Add the reward of one trial's result.json to ``scores``, or its problems (``below``: the job
+    folder the user named, which the file is read inside)."""
     try:
-        doc = jsondoc.load(path)
+        doc = jsondoc.load(path, below)
     except jsondoc.DocumentRefused as exc:
-        scores.problems.append(exc.problem)
+        scores.refuse(exc.problem)
         return
     value = doc.value
     named = _name(value) if isinstance(value, dict) else None
     if not isinstance(value, dict) or named is None:
         job = isinstance(value, dict) and ("n_total_trials" in value or "stats" in value)
-        scores.problems.append(
+        scores.refuse(
             doc.problem(
                 (),
                 "is Harbor's job result (totals only): name the job's folder or its trials' result.json"
@@ -83,13 +107,13 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None) -> 
     target = scores.target
     task = target.task_id(name)
     if task is None:
-        scores.problems.append(doc.problem(where, target.unknown(name)))
+        scores.refuse_at(doc, where, target.unknown(name))
         return
     checksum = value.get("task_checksum")
     if isinstance(checksum, str) and checksum:
         clash = scores.fingerprint(task, checksum, doc.shown)
         if clash is not None:
-            scores.problems.append(doc.problem(("task_checksum",), clash))
+            scores.refuse(doc.problem(("task_checksum",), clash))
             return
     else:
         scores.unchecked.add(f"{doc.shown}: no task_checksum")
@@ -99,22 +123,23 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None) -> 
         failure = value.get("exception_info")
         kind = failure.get("exception_type") if isinstance(failure, dict) else None
         why = f" (the trial raised {kind})" if isinstance(kind, str) else ""
-        scores.problems.append(
+        scores.refuse(
             doc.problem(("verifier_result",), f"trial of {name} has no reward{why}: rerun it or leave its file out")
         )
         return
     key = metric or ("reward" if "reward" in rewards or len(rewards) != 1 else next(iter(rewards)))
     if key not in rewards:
-        scores.problems.append(
+        scores.refuse(
             doc.problem(
-                ("verifier_result", "rewards"), f"has no reward {key!r}; its rewards: {', '.join(rewards)} (--metric)"
+                ("verifier_result", "rewards"),
+                f"has no reward {quoted(key)}; its rewards: {quoted_names(rewards)} (--metric)",
             )
         )
         return
     score = score_value(rewards[key])
     if score is None:
-        scores.problems.append(
-            doc.problem(("verifier_result", "rewards", key), f"reward {rewards[key]!r} is no score from 0 to 1")
+        scores.refuse(
+            doc.problem(("verifier_result", "rewards", key), f"reward {quoted(rewards[key])} is no score from 0 to 1")
         )
         return
     scores.add(run or _run(value, display_path(path)), task, score)

@@ -20,24 +20,23 @@ records no version and is reported as not checked. Inspect records no hash of a 
 
 from __future__ import annotations
 
+import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from freezer.domain.errors import UsageError
-from freezer.domain.escape import quoted
+from freezer.domain.escape import clipped, quoted, quoted_names
 from freezer.domain.problems import Problem, display_path
-from freezer.query.harness import jsondoc
+from freezer.query.harness import archive, jsondoc
 from freezer.query.harness.target import Scores, run_name, score_value
+from freezer.runtime.reading import ReadRefused
 
 HARNESS = "inspect"
 EXTRA = "pip install 'freezer-bench[inspect]'"
 
 
 _LETTERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0, "yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _number(value: object) -> float | None:
@@ -63,31 +62,38 @@ def _reader() -> Any:
     return log
 
 
-def _refused(path: Path, exc: Exception) -> Problem:
-    """Why Inspect could not read the log; for a .json log, where its JSON breaks."""
+def _refused(path: Path, copy: Path, exc: Exception) -> Problem:
+    """Why Inspect could not read the log (its copy); for a .json log, where its JSON breaks."""
     if path.suffix == ".json":
         try:
-            jsondoc.load(path)
+            jsondoc.load(copy)
         except jsondoc.DocumentRefused as refused:
-            return refused.problem
-    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    return jsondoc.file_problem(path, f"Inspect cannot read it as an eval log: {_clip(first, 160)}")
+            return replace(refused.problem, file=display_path(path))
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0].replace(str(copy), display_path(path))
+    return jsondoc.file_problem(path, f"Inspect cannot read it as an eval log: {clipped(first, 160)}")
 
 
-def read(path: Path, scores: Scores, *, metric: str | None, run: str | None) -> None:
-    """Add the samples' scores of one eval log to ``scores``, or its problems."""
+def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, below: Path | None = None) -> None:
+    """Add the samples' scores of one eval log to ``scores``, or its problems. Inspect reads a
+    private copy, made and checked by :mod:`.archive`, never the path itself."""
     log = _reader()
     shown = display_path(path)
-    try:
-        header = log.read_eval_log(str(path), header_only=True)
-        samples = log.read_eval_log_sample_summaries(str(path))
-    except Exception as exc:  # noqa: BLE001 - a third-party reader's failures are the user's file, reported
-        scores.problems.append(_refused(path, exc))
-        return
+    with tempfile.TemporaryDirectory(prefix="freezer-inspect-") as folder:
+        try:
+            copy = archive.private_copy(path, Path(folder))
+        except (ReadRefused, archive.ArchiveRefused) as exc:
+            scores.refuse(jsondoc.file_problem(path, f"{exc}; not handed to Inspect's reader"))
+            return
+        try:
+            header = log.read_eval_log(str(copy), header_only=True)
+            samples = log.read_eval_log_sample_summaries(str(copy))
+        except Exception as exc:  # noqa: BLE001 - a third-party reader's failures are the user's file, reported
+            scores.refuse(_refused(path, copy, exc))
+            return
     target = scores.target
 
     def refuse(where: str, message: str) -> None:
-        scores.problems.append(Problem(shown, None, None, (), f"{where}: {message}", jsondoc.LAYER))
+        scores.refuse(Problem(shown, None, None, (), f"{where}: {message}", jsondoc.LAYER))
 
     if header.status != "success":
         refuse("status", f"the eval ended {header.status!r}, not 'success': finish it (inspect eval-retry)")
@@ -107,7 +113,7 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None) -> 
         refuse("samples", "the log holds no samples (was it written with --no-log-samples?)")
     for sample in samples:
         name = str(sample.id)
-        where = f"samples[id={_clip(name, 60)}, epoch={sample.epoch}]"
+        where = f"samples[id={clipped(name, 60)}, epoch={sample.epoch}]"
         task = target.task_id(name)
         if task is None:
             refuse(where, target.unknown(name))
@@ -117,13 +123,13 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None) -> 
             continue
         if metric is None and len(sample.scores) > 1:
             refuse(
-                where, f"has several scorers ({', '.join(sample.scores)}): name the one that scores it with --metric"
+                where, f"has several scorers ({quoted_names(sample.scores)}): name the one that scores it with --metric"
             )
             continue
         chosen = metric if metric is not None else next(iter(sample.scores))
         got = sample.scores.get(chosen)
         if got is None:
-            refuse(where, f"has no scorer {chosen!r}; its scorers: {', '.join(sample.scores)}")
+            refuse(where, f"has no scorer {quoted(chosen)}; its scorers: {quoted_names(sample.scores)}")
             continue
         if isinstance(got.value, (dict, list)):
             refuse(

@@ -8,14 +8,16 @@ regular file only (freezer.runtime.reading).
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from freezer.domain.problems import JsonPath, Problem, display_path
 from freezer.parse import strictjson
-from freezer.runtime.reading import MAX_METADATA_BYTES, ReadRefused, read_bounded
+from freezer.runtime.reading import MAX_METADATA_BYTES, ReadRefused, read_below, read_bounded
 
 LAYER = "import"
 
@@ -30,13 +32,35 @@ class DocumentRefused(Exception):
 
 @dataclass(frozen=True)
 class JsonDocument:
+    """A harness's file, parsed. Problems are located from indexes built once per document: the
+    members of each container a problem's path passes through, and the offsets of the newlines, so
+    that thousands of problems (a task per member) cost one pass over the text, not one each."""
+
     shown: str  # the file as the user names it
     text: str
     value: Any
+    _members: dict[JsonPath, dict[str | int, int]] = field(default_factory=dict, repr=False, compare=False)
+    _newlines: list[int] = field(default_factory=list, repr=False, compare=False)
 
     def where(self, path: JsonPath) -> tuple[int, int]:
         """The line and column where the value at ``path`` starts (1, 1 when it is not there)."""
-        return _line_col(self.text, strictjson.value_column(self.text, path) - 1)
+        offset: int | None = strictjson.skip_space(self.text, 0)
+        for depth, part in enumerate(path):
+            assert offset is not None
+            members = self._members.get(path[:depth])
+            if members is None:
+                members = self._members[path[:depth]] = strictjson.member_offsets(self.text, offset)
+            offset = members.get(part)
+            if offset is None:
+                return 1, 1
+        assert offset is not None
+        if not self._newlines:
+            # Each line's newline offset; the last "line" ends past the text: the list is never empty again.
+            self._newlines.extend(itertools.accumulate(len(line) + 1 for line in self.text.split("\n")))
+            self._newlines[:] = [end - 1 for end in self._newlines]
+        before = bisect.bisect_left(self._newlines, offset)
+        start = self._newlines[before - 1] + 1 if before else 0
+        return before + 1, offset - start + 1
 
     def problem(self, path: JsonPath, message: str) -> Problem:
         line, col = self.where(path)
@@ -53,11 +77,20 @@ def _line_col(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-def load(path: Path) -> JsonDocument:
-    """The strict JSON document of ``path``, or :class:`DocumentRefused` with its place."""
+def read_file(path: Path, below: Path | None, limit: int) -> bytes:
+    """The bytes of a harness's file, bounded and never through a link: the file itself when the
+    user named it, else every folder from ``below`` (the folder they named) down to it as well."""
+    if below is None:
+        return read_bounded(path, limit)
+    return read_below(below, path.relative_to(below).parts, limit)
+
+
+def load(path: Path, below: Path | None = None) -> JsonDocument:
+    """The strict JSON document of ``path`` (read as :func:`read_file`), or :class:`DocumentRefused`
+    with its place."""
     shown = display_path(path)
     try:
-        raw = read_bounded(path, MAX_METADATA_BYTES)
+        raw = read_file(path, below, MAX_METADATA_BYTES)
     except ReadRefused as exc:
         raise DocumentRefused(file_problem(path, str(exc))) from None
     try:

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from freezer.domain.escape import quoted
+from freezer.domain.escape import quoted, quoted_names
 from freezer.query.harness import jsondoc
 from freezer.query.harness.target import Scores, run_name, score_value
 
@@ -44,10 +44,9 @@ def _metric(values: Mapping[str, Any], frozen: Mapping[str, Any], metric: str | 
             chosen = [k for k in keys if k.split(",", 1)[0] == first]
     if len(chosen) == 1:
         return chosen[0], values[chosen[0]]
-    shown = ", ".join(keys) or "none"
     if not chosen:
-        return f"holds no metric {metric!r}; its metrics: {shown}"
-    return f"holds several metrics ({', '.join(chosen)}): name the task's score with --metric"
+        return f"holds no metric {quoted(metric)}; its metrics: {quoted_names(keys)}"
+    return f"holds several metrics ({quoted_names(chosen)}): name the task's score with --metric"
 
 
 def _same(recorded: object, frozen: object) -> bool:
@@ -67,17 +66,17 @@ def _run(document: Mapping[str, Any]) -> str:
     return run_name(model if isinstance(model, str) else None, when)
 
 
-def read(path: Path, scores: Scores, *, metric: str | None, run: str | None) -> None:
+def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, below: Path | None = None) -> None:
     """Add the tasks' scores of one results file to ``scores``, or its problems."""
     try:
-        doc = jsondoc.load(path)
+        doc = jsondoc.load(path, below)
     except jsondoc.DocumentRefused as exc:
-        scores.problems.append(exc.problem)
+        scores.refuse(exc.problem)
         return
     value = doc.value
     results = value.get("results") if isinstance(value, dict) else None
     if not isinstance(results, dict):
-        scores.problems.append(
+        scores.refuse(
             doc.problem(
                 (), "is not lm-eval's results JSON: it has no 'results' object (lm_eval --output_path writes one)"
             )
@@ -101,13 +100,13 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None) -> 
             continue
         task = target.task_id(name)
         if task is None:
-            scores.problems.append(doc.problem(("results", name), target.unknown(name)))
+            scores.refuse_at(doc, ("results", name), target.unknown(name))
             continue
         frozen = target.documents[task]
-        problems = len(scores.problems)
+        problems = scores.problem_count
 
         def refuse(where: tuple[str | int, ...], message: str) -> None:
-            scores.problems.append(doc.problem(where, message))
+            scores.refuse_at(doc, where, message)
 
         frozen_version = (
             (frozen.get("metadata") or {}).get("version") if isinstance(frozen.get("metadata"), dict) else None
@@ -115,7 +114,8 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None) -> 
         if name in versions and frozen_version is not None and not _same(versions[name], frozen_version):
             refuse(
                 ("versions", name),
-                f"{name} ran at version {versions[name]!r}; {target.name} froze it at version {frozen_version!r}",
+                f"{name} ran at version {quoted(versions[name])}; "
+                f"{target.name} froze it at version {quoted(frozen_version)}",
             )
         elif name not in versions:
             scores.unchecked.add(f"{doc.shown}: no versions entry for {name}")
@@ -131,17 +131,19 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None) -> 
         if name in shots and "num_fewshot" in frozen and not _same(shots[name], frozen["num_fewshot"]):
             refuse(
                 ("n-shot", name),
-                f"{name} ran {shots[name]!r}-shot; {target.name} froze num_fewshot {frozen['num_fewshot']!r}",
+                f"{name} ran {quoted(shots[name])}-shot; "
+                f"{target.name} froze num_fewshot {quoted(frozen['num_fewshot'])}",
             )
         count = counts.get(name)
         if isinstance(count, dict) and count.get("effective") != count.get("original"):
             refuse(
                 ("n-samples", name),
-                f"{name} scored {count.get('effective')!r} of its {count.get('original')!r} samples (--limit): "
+                f"{name} scored {quoted(count.get('effective'))} of its {quoted(count.get('original'))} samples "
+                "(--limit): "
                 "not the frozen task's score; run it whole",
             )
         elif limit is not None and not isinstance(count, dict):
-            refuse(("config", "limit"), f"the run was limited to {limit!r} samples per task: run it whole")
+            refuse(("config", "limit"), f"the run was limited to {quoted(limit)} samples per task: run it whole")
         if name in hashes:
             clash = scores.fingerprint(task, str(hashes[name]), doc.shown)
             if clash is not None:
@@ -158,8 +160,8 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None) -> 
         if score is None:
             refuse(
                 ("results", name, key),
-                f"{name}'s {key} is {raw!r}: a score is a number from 0 to 1; name another with --metric",
+                f"{name}'s {quoted(key)} is {quoted(raw)}: a score is a number from 0 to 1; name another with --metric",
             )
             continue
-        if len(scores.problems) == problems:
+        if scores.problem_count == problems:
             scores.add(this_run, task, score)

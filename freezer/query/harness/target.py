@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from freezer.domain.errors import UsageError
-from freezer.domain.escape import quoted
+from freezer.domain.escape import clipped, quoted
 from freezer.domain.problems import JsonPath, Problem
 from freezer.query import browse
+from freezer.query.harness.jsondoc import JsonDocument
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig
 from freezer.registry.model import Registry
@@ -26,6 +27,8 @@ from freezer.registry.record import arms_of, read
 from freezer.schema.resultrow import is_row
 
 MAX_RUN = 200  # the schema's longest run name
+MAX_PROBLEMS = 200  # kept and printed; the rest are counted
+_HASH_SHOWN = 130  # a SHA-512 in hex, whole; a longer 'hash' is data, cut
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,25 @@ class Scores:
     problems: list[Problem] = field(default_factory=list)
     fingerprints: dict[str, tuple[str, str]] = field(default_factory=dict)  # task id → (hash, where)
     unchecked: set[str] = field(default_factory=set)  # checks a file's format did not allow
+    problems_not_shown: int = 0  # found beyond MAX_PROBLEMS
+
+    @property
+    def problem_count(self) -> int:
+        return len(self.problems) + self.problems_not_shown
+
+    def refuse(self, problem: Problem) -> None:
+        """Keep ``problem``, or only count it once :data:`MAX_PROBLEMS` are kept."""
+        if len(self.problems) < MAX_PROBLEMS:
+            self.problems.append(problem)
+        else:
+            self.problems_not_shown += 1
+
+    def refuse_at(self, doc: JsonDocument, where: JsonPath, message: str) -> None:
+        """:meth:`refuse` a problem at ``where`` in ``doc``, located only when it is kept."""
+        if len(self.problems) < MAX_PROBLEMS:
+            self.problems.append(doc.problem(where, message))
+        else:
+            self.problems_not_shown += 1
 
     def add(self, run: str, task: str, score: float) -> None:
         self.gathered.setdefault((run, task), []).append(score)
@@ -139,7 +161,11 @@ class Scores:
         seen = self.fingerprints.setdefault(task, (value, where))
         if seen[0] == value:
             return None
-        return f"ran {task} with content hash {value}, but {seen[1]} ran it with {seen[0]}: two different tasks"
+        return (
+            f"ran {task} with content hash {clipped(value, _HASH_SHOWN)}, "
+            f"but {seen[1]} ran it with {clipped(seen[0], _HASH_SHOWN)}: "
+            "two different tasks"
+        )
 
     def rows(self) -> list[dict[str, Any]]:
         """freezer's result rows, valid against schemas/results.schema.json, in a stable order."""

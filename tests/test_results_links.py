@@ -1,0 +1,252 @@
+"""``results import --out`` never writes through a link or into a frozen version, and the harness
+readers never follow a link out of the place the user named (issue 34, items 2 and 3).
+
+The links are committed to a real git repository (``freezer demo``'s registry) and the real CLI runs
+in a subprocess, as a pull request's content would meet it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import zipfile
+import zlib
+from pathlib import Path
+
+import pytest
+from test_results_import import SWE, TB, _inspect, _lmeval, _trial
+
+from conftest import assert_clean_failure, run_cli, run_inprocess
+
+BBH = ["bbh_slice_boolean_logic"]
+VICTIM = b'{"precious": true}\n'
+
+
+@pytest.fixture
+def repo(tmp_path: Path, demo_build: Path) -> Path:
+    """The demo registry (a git repository) in tmp/demo, beside tmp/outside/victim.jsonl."""
+    root = tmp_path / "demo"
+    shutil.copytree(demo_build, root, symlinks=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "victim.jsonl").write_bytes(VICTIM)
+    return root
+
+
+def _commit(root: Path, message: str) -> None:
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True, capture_output=True)
+    subprocess.run(["git", "commit", "-qm", message], cwd=root, check=True, capture_output=True)
+
+
+def _committed_link(root: Path, link: str, target: str) -> Path:
+    path = root / link
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(target)
+    _commit(root, f"add {link}")
+    mode = subprocess.run(["git", "ls-files", "-s", link], cwd=root, capture_output=True, text=True, check=True)
+    assert mode.stdout.startswith("120000"), mode.stdout  # git holds it as a link
+    return path
+
+
+def _import(root: Path, *args: str) -> tuple[int, str]:
+    path = _lmeval(root.parent, BBH)
+    result = run_cli("results", "import", "--from", "lm-eval", str(path), "--version", "bbh_v2", *args, cwd=root)
+    return result.code, result.out + result.err
+
+
+def _clean(root: Path) -> None:
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True, check=True)
+    assert status.stdout == "", status.stdout
+
+
+def test_results_out_refuses_a_committed_link_to_a_file_outside(repo: Path) -> None:
+    _committed_link(repo, "runs/tb.jsonl", "../../outside/victim.jsonl")
+    code, text = _import(repo, "--out", "runs/tb.jsonl")
+    assert code == 1, text
+    assert "runs/tb.jsonl" in text and "symbolic link" in text and "Traceback" not in text
+    assert (repo.parent / "outside" / "victim.jsonl").read_bytes() == VICTIM
+    assert (repo / "runs" / "tb.jsonl").is_symlink()
+    _clean(repo)
+
+
+def test_results_out_refuses_a_committed_folder_link_on_the_way(repo: Path) -> None:
+    _committed_link(repo, "runs", "../outside")
+    code, text = _import(repo, "--out", "runs/victim.jsonl")
+    assert code == 1, text
+    assert "symbolic link" in text and "runs" in text
+    assert (repo.parent / "outside" / "victim.jsonl").read_bytes() == VICTIM
+    code, text = _import(repo, "--out", "runs/new.jsonl")
+    assert code == 1, text
+    assert not (repo.parent / "outside" / "new.jsonl").exists()
+    _clean(repo)
+
+
+@pytest.mark.parametrize("frozen", ["versions/tb_v1/version.yaml", "versions/bbh_v2/rows.jsonl", "versions/new.jsonl"])
+def test_results_out_refuses_the_frozen_versions_folder(repo: Path, frozen: str) -> None:
+    before = (repo / "versions/tb_v1/version.yaml").read_bytes()
+    code, text = _import(repo, "--out", frozen)
+    assert code == 2, text  # a usage error: a place freezer never writes to
+    assert frozen in text and "frozen" in text and "Traceback" not in text
+    assert (repo / "versions/tb_v1/version.yaml").read_bytes() == before
+    assert not (repo / "versions/bbh_v2/rows.jsonl").exists() and not (repo / "versions/new.jsonl").exists()
+    _clean(repo)
+
+
+def test_results_out_refuses_a_path_into_the_registry_through_an_outside_link(repo: Path) -> None:
+    alias = repo.parent / "alias"
+    alias.symlink_to(repo / "versions" / "tb_v1")
+    before = (repo / "versions/tb_v1/version.yaml").read_bytes()
+    code, text = _import(repo, "--out", str(alias / "version.yaml"))
+    assert code == 2, text
+    assert "versions" in text
+    assert (repo / "versions/tb_v1/version.yaml").read_bytes() == before
+
+
+def test_results_out_outside_the_registry_refuses_a_link_and_writes_a_real_file(repo: Path) -> None:
+    link = repo.parent / "rows.jsonl"
+    link.symlink_to(repo.parent / "outside" / "victim.jsonl")
+    code, text = _import(repo, "--out", str(link))
+    assert code == 1, text
+    assert str(link) in text and "symbolic link" in text
+    assert (repo.parent / "outside" / "victim.jsonl").read_bytes() == VICTIM
+    real = repo.parent / "outside" / "rows.jsonl"
+    code, text = _import(repo, "--out", str(real))
+    assert code == 0, text
+    assert json.loads(real.read_text().splitlines()[0])["task_id"] == BBH[0]
+    assert sorted(p.name for p in real.parent.iterdir()) == ["rows.jsonl", "victim.jsonl"]  # no temporary left
+
+
+def test_results_out_inside_the_registry_writes_atomically(repo: Path) -> None:
+    (repo / "runs").mkdir()
+    (repo / "runs" / "old.jsonl").write_text("old\n")
+    os.chmod(repo / "runs" / "old.jsonl", 0o640)
+    code, text = _import(repo, "--out", "runs/old.jsonl")
+    assert code == 0, text
+    assert json.loads((repo / "runs/old.jsonl").read_text().splitlines()[0])["task_id"] == BBH[0]
+    assert os.stat(repo / "runs/old.jsonl").st_mode & 0o777 == 0o640  # the file it replaced keeps its mode
+    assert sorted(p.name for p in (repo / "runs").iterdir()) == ["old.jsonl"]
+
+
+# -- readers -----------------------------------------------------------------------------------
+
+
+def test_harbor_job_folder_with_a_committed_trial_link_outside_is_refused(repo: Path) -> None:
+    job = repo / "jobs" / "job1"
+    _trial(job, TB[0], 1.0)
+    outside_job = repo.parent / "outside" / "job"
+    _trial(outside_job, "SECRET-OUTSIDE-TASK", 1.0)
+    _committed_link(repo, "jobs/job1/stolen__1", "../../../outside/job/SECRET-OUTSIDE-TASK__1")
+    for command in ("import", "check"):
+        result = run_cli("results", command, "--from", "harbor", "jobs/job1", "--version", "tb_v1", cwd=repo)
+        assert_clean_failure(result)
+        assert "SECRET-OUTSIDE-TASK" not in result.text
+        assert "stolen__1" in result.text and "symbolic link" in result.text
+
+
+def test_harbor_job_folder_that_is_a_link_is_refused(repo: Path) -> None:
+    _trial(repo.parent / "outside" / "job", "SECRET-OUTSIDE-TASK", 1.0)
+    _committed_link(repo, "jobs/job1", "../../outside/job")
+    result = run_cli("results", "import", "--from", "harbor", "jobs/job1", "--version", "tb_v1", cwd=repo)
+    assert_clean_failure(result)
+    assert "SECRET-OUTSIDE-TASK" not in result.text and "symbolic link" in result.text
+
+
+@pytest.mark.parametrize("suffix", [".eval", ".json"])
+def test_inspect_log_that_is_a_committed_link_is_refused(repo: Path, suffix: str) -> None:
+    pytest.importorskip("inspect_ai")
+    outside = repo.parent / "outside"
+    _inspect(outside, {SWE[0]: "C"}, suffix=suffix)
+    _committed_link(repo, f"logs/log{suffix}", f"../../outside/log{suffix}")
+    for command in ("import", "check"):
+        result = run_cli("results", command, "--from", "inspect", f"logs/log{suffix}", "--version", "swe_v1", cwd=repo)
+        assert_clean_failure(result)
+        assert "symbolic link" in result.text, result.text
+        assert '"manifest_sha256"' not in result.out
+
+
+def _rewrite(log: Path, replace: dict[str, bytes], *, method: int = zipfile.ZIP_DEFLATED) -> None:
+    with zipfile.ZipFile(log) as source:
+        members = {info.filename: source.read(info) for info in source.infolist()}
+    members.update(replace)
+    with zipfile.ZipFile(log, "w", method) as target:
+        for name, data in members.items():
+            target.writestr(name, data)
+
+
+def _lie_about_size(log: Path, member: str, declared: int) -> None:
+    """Set a member's recorded uncompressed size (local header and central directory) to ``declared``."""
+    data = bytearray(log.read_bytes())
+    with zipfile.ZipFile(log) as archive:
+        info = archive.getinfo(member)
+    data[info.header_offset + 22 : info.header_offset + 26] = declared.to_bytes(4, "little")
+    central = data.rfind(b"PK\x01\x02" + data[info.header_offset + 4 : info.header_offset + 6])
+    while central != -1:
+        name_length = int.from_bytes(data[central + 28 : central + 30], "little")
+        offset = int.from_bytes(data[central + 42 : central + 46], "little")
+        if offset == info.header_offset and data[central + 46 : central + 46 + name_length] == member.encode():
+            data[central + 24 : central + 28] = declared.to_bytes(4, "little")
+            break
+        central = data.rfind(b"PK\x01\x02", 0, central)
+    log.write_bytes(bytes(data))
+
+
+def _zeros(size: int) -> bytes:
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    block = bytes(1 << 20)
+    return b"".join(packer.compress(block) for _ in range(size >> 20)) + packer.flush()
+
+
+def test_inspect_archive_whose_members_inflate_past_the_limit_is_refused(tmp_path: Path, demo_build: Path) -> None:
+    pytest.importorskip("inspect_ai")
+    from freezer.query.harness.archive import MAX_MEMBER_BYTES, MAX_MEMBERS
+
+    big = MAX_MEMBER_BYTES + (1 << 20)
+    declared = _inspect(tmp_path, {SWE[0]: "C"})
+    _rewrite(declared, {"header.json": bytes(big)})  # a header that says it is over the limit
+    lying = tmp_path / "lying"
+    lying.mkdir()
+    small = _inspect(lying, {SWE[0]: "C"})
+    _rewrite(small, {"extra.bin": b"\0" * 1000})
+    raw = small.read_bytes()
+    with zipfile.ZipFile(small) as z:
+        info = z.getinfo("extra.bin")
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    bomb = _zeros(big)  # deflate data that inflates to more than it says, far past the limit
+    patched = raw[:start] + bomb + raw[start + info.compress_size :]
+    small.write_bytes(patched)
+    _fix_offsets(small, info, len(bomb) - info.compress_size)
+    _lie_about_size(small, "extra.bin", 1000)
+    many = tmp_path / "many"
+    many.mkdir()
+    crowded = _inspect(many, {SWE[0]: "C"})
+    _rewrite(crowded, {f"junk/{n}": b"" for n in range(MAX_MEMBERS + 1)}, method=zipfile.ZIP_STORED)
+    for log, text in ((declared, "header.json"), (small, "extra.bin"), (crowded, "members")):
+        result = run_inprocess("results", "import", "--from", "inspect", str(log), "--version", "swe_v1",
+                               cwd=demo_build)  # fmt: skip
+        assert_clean_failure(result)
+        assert str(log) in result.out and text in result.out, result.out
+        assert "limit" in result.out, result.out
+
+
+def _fix_offsets(log: Path, changed: zipfile.ZipInfo, delta: int) -> None:
+    """After ``changed``'s data grew by ``delta`` bytes: its compressed size, and every later offset."""
+    data = bytearray(log.read_bytes())
+    size = changed.compress_size + delta
+    data[changed.header_offset + 18 : changed.header_offset + 22] = size.to_bytes(4, "little")
+    end = data.rfind(b"PK\x05\x06")
+    directory = int.from_bytes(data[end + 16 : end + 20], "little") + delta
+    data[end + 16 : end + 20] = directory.to_bytes(4, "little")
+    pos = directory
+    while data[pos : pos + 4] == b"PK\x01\x02":
+        name_length, extra_length, comment_length = (
+            int.from_bytes(data[pos + at : pos + at + 2], "little") for at in (28, 30, 32)
+        )
+        offset = int.from_bytes(data[pos + 42 : pos + 46], "little")
+        if offset == changed.header_offset:
+            data[pos + 20 : pos + 24] = size.to_bytes(4, "little")
+        elif offset > changed.header_offset:
+            data[pos + 42 : pos + 46] = (offset + delta).to_bytes(4, "little")
+        pos += 46 + name_length + extra_length + comment_length
+    log.write_bytes(bytes(data))
