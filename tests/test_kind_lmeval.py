@@ -241,7 +241,7 @@ def _read_kind(root: Path) -> tuple[list[tuple[str, list[str], object]], list[st
     kind = kind_of(record)
     claimed = [rel for rel in every if kind.claims(rel)]
     others = [rel for rel in every if rel not in claimed]
-    found = kind.read(Files(claimed, lambda rel: (root / rel).read_bytes(), others=others))
+    found = kind.read(Files(claimed, lambda rel, _limit: (root / rel).read_bytes(), others=others))
     fixtures = [(f.task_id, f.data[FILES_FIELD], f.data.get("process_docs")) for f in found.fixtures]
     return fixtures, [str(p) for p in found.problems]
 

@@ -453,7 +453,7 @@ def _lmeval(root: Path) -> tuple[list[str], list[str]]:
     every = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
     kind = kind_of(record)
     claimed = [rel for rel in every if kind.claims(rel)]
-    found = kind.read(Files(claimed, lambda rel: (root / rel).read_bytes(), others=[]))
+    found = kind.read(Files(claimed, lambda rel, _limit: (root / rel).read_bytes(), others=[]))
     return [f.task_id for f in found.fixtures], [str(p) for p in found.problems]
 
 

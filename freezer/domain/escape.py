@@ -6,9 +6,11 @@ ESC and the other C0 and C1 controls, DEL, the bidirectional overrides and
 isolates that reorder what a reader sees (Trojan Source), the Unicode line
 and paragraph separators, and bytes that are not UTF-8. One rule shows each
 of them visibly (``\\x1b``, ``\\u202e``, ``\\n``) wherever freezer prints to a
-terminal; JSON output escapes the same characters as ``\\uXXXX``. Fixture
-data that holds any of them is refused at validation (:func:`unsafe_char`),
-so none can reach a frozen version.
+terminal; JSON output escapes the same characters as ``\\uXXXX``, and a page
+of the site shows them escaped too. JSON fixture data (a record) may hold them
+as escapes and is frozen as written; YAML and TOML data holding any of them is
+refused at validation (:func:`unsafe_char`). Either way none reaches an
+output raw.
 """
 
 from __future__ import annotations

@@ -40,8 +40,9 @@ from freezer.registry.record import (
     side,
 )
 from freezer.runtime import resources
+from freezer.runtime.limits import MAX_TEMPLATE_BYTES
 from freezer.runtime.lock import registry_lock
-from freezer.runtime.reading import MAX_TEMPLATE_BYTES, read_whole
+from freezer.runtime.reading import read_whole
 from freezer.validate.drafts import fixture_schema_record, hash_assets, read_drafts
 from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles
 from freezer.validate.validate import FixtureSet, validate_suite

@@ -7,8 +7,9 @@ from pathlib import Path, PurePosixPath
 
 from freezer.domain.errors import FreezerError
 from freezer.domain.images import ImageRef
-from freezer.resolve.images import MAX_DOCKERFILE_BYTES, dockerfile_images, is_dockerfile
+from freezer.resolve.images import dockerfile_images, is_dockerfile
 from freezer.resolve.images import fixture_images as images_of
+from freezer.runtime.limits import MAX_DOCKERFILE_BYTES
 from freezer.runtime.reading import read_whole
 from freezer.validate.fixtureset import FixtureSet
 from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles, entries, named_files

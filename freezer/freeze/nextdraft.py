@@ -28,11 +28,12 @@ from freezer.domain.errors import FreezerError, IntegrityError, InvalidInput, Us
 from freezer.domain.problems import display_path
 from freezer.freeze.snapshot import FsOps, clear_stale_staging
 from freezer.freeze.versionedit import TODO, next_version_text
-from freezer.parse.yamlload import MAX_BYTES, read_bytes
+from freezer.parse.yamlload import read_bytes
 from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
 from freezer.registry.frozencopy import copy_verified, manifest_files
 from freezer.registry.model import Suite
+from freezer.runtime.limits import MAX_DOCUMENT_BYTES
 from freezer.runtime.lock import registry_lock, work_dir
 from freezer.runtime.paths import require_safe
 from freezer.runtime.writing import replace_file, write_new
@@ -71,7 +72,7 @@ def _sync_tree(folder: Path) -> None:
 
 
 def _read_version(path: Path, display: str) -> bytes:
-    raw, problem = read_bytes(path, display, MAX_BYTES)
+    raw, problem = read_bytes(path, display, MAX_DOCUMENT_BYTES)
     if raw is None:
         assert problem is not None
         raise InvalidInput(f"{display}: cannot be read", [problem])

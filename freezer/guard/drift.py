@@ -32,8 +32,8 @@ from freezer.registry.dimensions import DEFAULT_DIMENSIONS
 from freezer.registry.model import Suite
 from freezer.registry.record import arms_of, default_arms, format_2_default_arms
 from freezer.registry.registry import FROZEN_SCHEMA
-from freezer.runtime.reading import MAX_TEMPLATE_BYTES, read_whole
-from freezer.schema.schemas import MAX_SCHEMA_BYTES
+from freezer.runtime.limits import MAX_SCHEMA_BYTES, MAX_TEMPLATE_BYTES
+from freezer.runtime.reading import read_whole
 
 HINT = "cut the next version in the same change: the next cut records this as moved (checks) in its delta"
 

@@ -20,6 +20,7 @@ from freezer.domain import canonical, taskid
 from freezer.domain.manifest import FixtureKindRecord
 from freezer.domain.problems import JsonPath, Problem
 from freezer.parse.document import YamlDocument
+from freezer.runtime.limits import MAX_LISTED_PROBLEMS
 
 # The field of a parsed fixture that lists the files it is made of (relative to the drafts folder,
 # which is the version folder once frozen): its digests and §Delta count each by its content.
@@ -49,10 +50,12 @@ class Unreadable(Exception):
 @dataclass(frozen=True)
 class Files:
     """The files a kind reads: their paths ('/'-separated, relative to the drafts or version folder),
-    how to read one (raising :class:`Unreadable`), and how to name one in a problem."""
+    how to read one (raising :class:`Unreadable`), and how to name one in a problem. ``read`` takes the
+    bound the kind parses that file under (:mod:`freezer.runtime.limits`): a file over it on disk is
+    refused by its size, before a byte of it is read."""
 
     paths: Sequence[str]
-    read: Callable[[str], bytes]
+    read: Callable[[str, int], bytes]
     display: Callable[[str], str] = str
     # The suite's other files (its assets), which ``read`` reads too: what a fixture depends on
     # without being one (an lm-eval task's included template, its utils.py).
@@ -61,9 +64,9 @@ class Files:
     # reported: a kind says nothing more of them (not that they are missing).
     refused: frozenset[str] = frozenset()
 
-    def bytes_of(self, rel: str) -> bytes | Problem:
+    def bytes_of(self, rel: str, limit: int) -> bytes | Problem:
         try:
-            return self.read(rel)
+            return self.read(rel, limit)
         except Unreadable as exc:
             return Problem(self.display(rel), None, None, (), f"cannot be read: {exc}", "file")
 
@@ -107,6 +110,32 @@ class KindFixture:
     def data(self) -> dict[str, Any]:
         data: dict[str, Any] = self.document.data
         return data
+
+
+class ListedProblems:
+    """One file's problems as every fixture reader reports them: the first MAX_LISTED_PROBLEMS
+    listed, the rest counted in one last problem placed at the first of them."""
+
+    def __init__(self) -> None:
+        self.listed: list[Problem] = []
+        self.unlisted = 0
+        self._first: Problem | None = None
+
+    def add(self, problem: Problem) -> None:
+        if len(self.listed) < MAX_LISTED_PROBLEMS:
+            self.listed.append(problem)
+            return
+        self.unlisted += 1
+        self._first = self._first or problem
+
+    def done(self) -> list[Problem]:
+        if self._first is None:
+            return self.listed
+        first = self._first
+        message = f"{self.unlisted:,} more problem(s) in this file, not listed, the first here (fix those above first)"
+        if self.unlisted == 1:
+            return [*self.listed, first]
+        return [*self.listed, Problem(first.file, first.line, first.col, (), message, first.layer)]
 
 
 @dataclass

@@ -17,6 +17,7 @@ from freezer.domain.problems import Problem
 from freezer.git.globs import compile_glob
 from freezer.kinds import taskfile
 from freezer.kinds.base import FILES_FIELD, Files, KindFixture, KindRead, LocatedDocument, identify
+from freezer.runtime.limits import MAX_DOCUMENT_BYTES
 
 
 class FoldersKind:
@@ -74,7 +75,7 @@ class FoldersKind:
                 found.problems.append(Problem(files.display(folder.rstrip("/")), None, None, (), message, "kind"))
                 continue
             display = files.display(task_file)
-            raw = files.bytes_of(task_file)
+            raw = files.bytes_of(task_file, MAX_DOCUMENT_BYTES)
             if isinstance(raw, Problem):
                 found.problems.append(raw)
                 continue

@@ -43,6 +43,7 @@ from freezer.kinds.base import FILES_FIELD, Files, KindFixture, KindRead, Locate
 from freezer.parse import lmeval
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import YAML_SUFFIXES
+from freezer.runtime.limits import MAX_DOCUMENT_BYTES
 
 _LAYER = "lm-eval"
 
@@ -77,7 +78,7 @@ class _FilesSource:
         return rel in self.known
 
     def read(self, rel: str) -> bytes | Problem:
-        return self.files.bytes_of(rel)
+        return self.files.bytes_of(rel, MAX_DOCUMENT_BYTES)
 
     def display(self, rel: str) -> str:
         return self.files.display(rel)

@@ -15,15 +15,16 @@ from freezer.domain.manifest import FixtureKindRecord
 from freezer.domain.problems import JsonPath, Problem
 from freezer.git.globs import compile_glob
 from freezer.kinds import taskfile
-from freezer.kinds.base import Files, KindFixture, KindRead, LocatedDocument, identify
+from freezer.kinds.base import Files, KindFixture, KindRead, ListedProblems, LocatedDocument, identify
 from freezer.parse import strictjson, yamlload
 from freezer.parse.document import YamlDocument
+from freezer.parse.yamllocate import Limits
+from freezer.runtime.limits import MAX_RECORD_BYTES, MAX_WHOLE_FILE_BYTES
+
+# A records file is a list of records, not one document of fields: bounded as a whole file is.
+_RECORDS_FILE = Limits(max_bytes=MAX_WHOLE_FILE_BYTES)
 
 JSONL_SUFFIXES = (".jsonl",)
-# A record is one line: a SWE-bench instance with its patches is tens of kilobytes; this leaves room.
-MAX_RECORD_BYTES = 16 << 20
-# Refused lines reported one by one up to here; a file of another format would give one per line.
-MAX_LINE_PROBLEMS = 20
 # A file in UTF-16 or UTF-32 splits at bytes that are half a character: one problem for the file,
 # not one per line (longest marks first: UTF-32-LE starts with UTF-16-LE's).
 _WIDE_BOMS = (
@@ -61,69 +62,62 @@ class RecordsKind:
         found = KindRead()
         for rel in sorted(files.paths):
             display = files.display(rel)
-            raw = files.bytes_of(rel)
+            raw = files.bytes_of(rel, MAX_WHOLE_FILE_BYTES)
+            listed = ListedProblems()
             located: list[tuple[YamlDocument, JsonPath]] = []
             if isinstance(raw, Problem):
-                problems = [raw]
+                listed.add(raw)
             elif rel.endswith(JSONL_SUFFIXES):
-                located, problems = _lines(raw, display)
+                located = _lines(raw, display, listed)
             elif rel.endswith((*taskfile.JSON_SUFFIXES, *yamlload.YAML_SUFFIXES)):
-                located, problems = _list(raw, display, rel)
+                located = _list(raw, display, rel, listed)
             else:
                 message = "records are read from .jsonl, .json and .yaml/.yml files; this one has another suffix"
-                problems = [Problem(display, None, None, (), message, "file")]
-            found.problems.extend(problems)
+                listed.add(Problem(display, None, None, (), message, "file"))
             for document, prefix in located:
                 fields = document.data if not prefix else document.data[prefix[0]]
                 identity = identify(self.record, fields, document, prefix, None)
                 if isinstance(identity, Problem):
-                    found.problems.append(identity)
+                    listed.add(identity)
                     continue
                 task_id, status, parsed, aliases = identity
                 fixture = LocatedDocument(display, parsed, document, prefix, aliases)
                 found.fixtures.append(KindFixture(task_id, status, (rel,), fields, fixture))
+            found.problems.extend(listed.done())
         return found
 
 
-def _lines(raw: bytes, display: str) -> tuple[list[tuple[YamlDocument, JsonPath]], list[Problem]]:
+def _lines(raw: bytes, display: str, listed: ListedProblems) -> list[tuple[YamlDocument, JsonPath]]:
     found: list[tuple[YamlDocument, JsonPath]] = []
-    problems: list[Problem] = []
     wide = next((name for bom, name in _WIDE_BOMS if raw.startswith(bom)), None)
     if wide is not None:
         message = f"is {wide} (it starts with a {wide} byte-order mark): JSON Lines is UTF-8; save the file as UTF-8"
-        return [], [Problem(display, None, None, (), message, "json")]
-    refused = unlisted = 0  # lines refused; the first of them not listed
+        listed.add(Problem(display, None, None, (), message, "json"))
+        return []
     for number, line in enumerate(raw.split(b"\n"), start=1):
         line = line.removesuffix(b"\r")
         if not line.strip():
             continue
         if len(line) > MAX_RECORD_BYTES:
             message = f"the line is {len(line):,} bytes, over the {MAX_RECORD_BYTES:,}-byte limit of one record"
-            refused += 1
-            if refused <= MAX_LINE_PROBLEMS:
-                problems.append(Problem(display, number, 1, (), message, "json"))
-            unlisted = unlisted or (number if refused > MAX_LINE_PROBLEMS else 0)
+            listed.add(Problem(display, number, 1, (), message, "json"))
             continue
         try:
             value = strictjson.parse_line(line)
         except strictjson.LineRefused as exc:
-            refused += 1
-            if refused <= MAX_LINE_PROBLEMS:
-                problems.append(Problem(display, number, exc.col, exc.path, exc.message, "json"))
-            unlisted = unlisted or (number if refused > MAX_LINE_PROBLEMS else 0)
+            listed.add(Problem(display, number, exc.col, exc.path, exc.message, "json"))
             continue
         found.append((_LineDocument(display, value, number, line.decode("utf-8")), ()))
-    if unlisted:
-        more = refused - MAX_LINE_PROBLEMS
-        message = f"this line and {more - 1:,} more after it are refused too, not listed; is this a JSON Lines file?"
-        problems.append(Problem(display, unlisted, 1, (), message, "json"))
-    return found, problems
+    return found
 
 
-def _list(raw: bytes, display: str, rel: str) -> tuple[list[tuple[YamlDocument, JsonPath]], list[Problem]]:
-    document, problems = taskfile.load(raw, display, rel)
+def _list(raw: bytes, display: str, rel: str, listed: ListedProblems) -> list[tuple[YamlDocument, JsonPath]]:
+    document, problems = taskfile.load(raw, display, rel, _RECORDS_FILE)
+    for problem in problems:
+        listed.add(problem)
     if document is None:
-        return [], problems
+        return []
     if not isinstance(document.data, list):
-        return [], [document.problem((), "holds no list of records: a .json or .yaml records file is a list", "kind")]
-    return [(document, (index,)) for index in range(len(document.data))], []
+        listed.add(document.problem((), "holds no list of records: a .json or .yaml records file is a list", "kind"))
+        return []
+    return [(document, (index,)) for index in range(len(document.data))]

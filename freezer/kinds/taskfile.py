@@ -5,21 +5,26 @@ from __future__ import annotations
 from freezer.domain.problems import Problem
 from freezer.parse import strictjson, tomlload, yamlload
 from freezer.parse.document import YamlDocument
+from freezer.parse.yamllocate import DEFAULT_LIMITS, Limits
 
 TOML_SUFFIXES = (".toml",)
 JSON_SUFFIXES = (".json",)
 SUFFIXES = (*TOML_SUFFIXES, *yamlload.YAML_SUFFIXES, *JSON_SUFFIXES)
 
 
-def load(raw: bytes, display: str, name: str) -> tuple[YamlDocument | None, list[Problem]]:
+def load(
+    raw: bytes, display: str, name: str, limits: Limits = DEFAULT_LIMITS
+) -> tuple[YamlDocument | None, list[Problem]]:
     """The document in ``raw`` (named ``name``, whose suffix says its format), or its problems."""
     if name.endswith(TOML_SUFFIXES):
-        loaded = tomlload.load_bytes(raw, display)
+        loaded = tomlload.load_bytes(raw, display, limits)
         return loaded.document, loaded.problems
     if name.endswith(JSON_SUFFIXES):
+        if (large := yamlload.too_large(raw, display, limits)) is not None:
+            return None, [large]
         return load_json(raw, display)
     if name.endswith(yamlload.YAML_SUFFIXES):
-        loaded = yamlload.load_bytes(raw, display)
+        loaded = yamlload.load_bytes(raw, display, limits)
         return loaded.document, loaded.problems
     message = f"freezer reads fields from {', '.join(SUFFIXES)} files; this one has another suffix"
     return None, [Problem(display, None, None, (), message, "file")]

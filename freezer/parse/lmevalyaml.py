@@ -73,6 +73,8 @@ class _FunctionBuilder(LocatedBuilder):
 
 def load_bytes(raw: bytes, display: str, limits: Limits = DEFAULT_LIMITS) -> yamlload.LoadResult:
     """:func:`freezer.parse.yamlload.load_bytes`, with ``!function`` scalars read as :class:`FunctionRef`."""
+    if (large := yamlload.too_large(raw, display, limits)) is not None:
+        return yamlload.LoadResult(None, [large])
     text, problem = yamlload.decode(raw, display)
     if text is None:
         assert problem is not None

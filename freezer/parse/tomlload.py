@@ -38,8 +38,9 @@ from typing import Any
 from freezer.domain.escape import unsafe_char
 from freezer.domain.problems import JsonPath, Problem
 from freezer.parse.document import YamlDocument
-from freezer.parse.yamlload import LoadResult
+from freezer.parse.yamlload import LoadResult, too_large
 from freezer.parse.yamllocate import DEFAULT_LIMITS, Limits
+from freezer.runtime.limits import MAX_LISTED_PROBLEMS
 from freezer.runtime.reading import ReadRefused, read_bounded
 
 if sys.version_info >= (3, 11):
@@ -51,7 +52,6 @@ else:  # pragma: no cover - the lead decides whether Python 3.10 stays supported
     _loads, _DecodeError = None, ValueError
 
 TOML_SUFFIXES = (".toml",)
-MAX_PROBLEMS = 100
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 _AT = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$")
 _LONG_DIGITS = re.compile(r"[0-9_]{4300,}")
@@ -83,9 +83,8 @@ def load_file(path: Path, display: str | None = None, limits: Limits = DEFAULT_L
 
 
 def load_bytes(raw: bytes, display: str, limits: Limits = DEFAULT_LIMITS) -> LoadResult:
-    if len(raw) > limits.max_bytes:
-        message = f"file is {len(raw)} bytes, over the {limits.max_bytes}-byte limit"
-        return LoadResult(None, [Problem(display, None, None, (), message, "file")])
+    if (large := too_large(raw, display, limits)) is not None:
+        return LoadResult(None, [large])
     if raw.startswith(b"\xef\xbb\xbf"):
         message = "starts with a byte-order mark: TOML is UTF-8 without one (tomllib refuses it); save it without"
         return LoadResult(None, [Problem(display, 1, 1, (), message, "toml")])
@@ -159,7 +158,7 @@ class _Walk:
 
     def add(self, path: JsonPath, message: str) -> bool:
         """Record a problem; False once there are too many to go on."""
-        if len(self.problems) >= MAX_PROBLEMS:
+        if len(self.problems) >= MAX_LISTED_PROBLEMS:
             return False
         self.problems.append(self.document.problem(path[: self.limits.max_depth + 1], message, "toml"))
         return True

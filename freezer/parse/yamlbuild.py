@@ -6,7 +6,7 @@ anchors, aliases, tags and directives (``freezer.parse.yamlhazards``) and scalar
 that YAML 1.1 and 1.2 read differently (``freezer.parse.yamlscalars``) where they
 are written; bound depth and size; and remember the line and column of each
 value for messages. Problems are collected, not raised, so one pass shows
-every mistake in a file (up to :data:`MAX_PROBLEMS`).
+every mistake in a file (up to :data:`MAX_LISTED_PROBLEMS`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ from freezer.domain.escape import unsafe_char
 from freezer.domain.problems import JsonPath, Problem
 from freezer.parse import yamlhazards
 from freezer.parse.yamlscalars import resolve
-
-MAX_PROBLEMS = 100
+from freezer.runtime.limits import MAX_LISTED_PROBLEMS
 
 
 class _Frame:
@@ -57,10 +56,10 @@ class LocatedBuilder:
         self.fatal = False
 
     def add(self, line: int | None, col: int | None, path: JsonPath, message: str) -> None:
-        if len(self.problems) > MAX_PROBLEMS:
+        if len(self.problems) > MAX_LISTED_PROBLEMS:
             return
-        if len(self.problems) == MAX_PROBLEMS:
-            message = f"more than {MAX_PROBLEMS} problems in this file; stopped here (fix those above first)"
+        if len(self.problems) == MAX_LISTED_PROBLEMS:
+            message = f"more than {MAX_LISTED_PROBLEMS} problems in this file; stopped here (fix those above first)"
             self.fatal = True
         self.problems.append(Problem(self.display, line, col, path, message, "yaml"))
 

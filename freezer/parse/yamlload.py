@@ -24,9 +24,6 @@ from freezer.domain.problems import Problem
 from freezer.parse import yamlfast, yamlhazards
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamllocate import DEFAULT_LIMITS, FastLoader, located
-from freezer.parse.yamllocate import MAX_BYTES as MAX_BYTES
-from freezer.parse.yamllocate import MAX_DEPTH as MAX_DEPTH
-from freezer.parse.yamllocate import MAX_NODES as MAX_NODES
 from freezer.parse.yamllocate import YAML_SUFFIXES as YAML_SUFFIXES
 from freezer.parse.yamllocate import Limits as Limits
 from freezer.parse.yamllocate import positions as positions
@@ -87,7 +84,18 @@ def load_file(path: Path, display: str | None = None, limits: Limits = DEFAULT_L
     return load_bytes(raw, display, limits)
 
 
+def too_large(raw: bytes, display: str, limits: Limits) -> Problem | None:
+    """The problem of a document over ``limits.max_bytes`` (read by the caller, whatever bound it read
+    with: the drafts and a frozen version are parsed alike), or None."""
+    if len(raw) <= limits.max_bytes:
+        return None
+    message = f"file is {len(raw):,} bytes, over the {limits.max_bytes:,}-byte limit of a document of fields"
+    return Problem(display, None, None, (), message, "file")
+
+
 def load_bytes(raw: bytes, display: str, limits: Limits = DEFAULT_LIMITS) -> LoadResult:
+    if (large := too_large(raw, display, limits)) is not None:
+        return LoadResult(None, [large])
     text, problem = decode(raw, display)
     if text is None:
         assert problem is not None

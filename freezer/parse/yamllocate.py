@@ -17,23 +17,21 @@ import yaml
 from freezer.domain.problems import JsonPath
 from freezer.parse import yamlhazards
 from freezer.parse.yamlbuild import LocatedBuilder
+from freezer.runtime.limits import MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_DOCUMENT_NODES
 
 # libyaml's C parser when PyYAML was built with it; the pure-Python one otherwise.
 FastLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 YAML_SUFFIXES = (".yaml", ".yml")
-MAX_BYTES = 1 << 20
-MAX_NODES = 100_000
-MAX_DEPTH = 64
 
 
 @dataclass(frozen=True)
 class Limits:
     """Bounds that keep a hostile file from exhausting time or memory."""
 
-    max_bytes: int = MAX_BYTES
-    max_nodes: int = MAX_NODES
-    max_depth: int = MAX_DEPTH
+    max_bytes: int = MAX_DOCUMENT_BYTES
+    max_nodes: int = MAX_DOCUMENT_NODES
+    max_depth: int = MAX_DOCUMENT_DEPTH
 
 
 DEFAULT_LIMITS = Limits()

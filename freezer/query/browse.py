@@ -30,6 +30,7 @@ from freezer.registry.record import (
     strictest_arms,
     strictest_groups,
 )
+from freezer.runtime.limits import MAX_WHOLE_FILE_BYTES
 from freezer.runtime.reading import read_whole
 from freezer.validate.namedfiles import AssetFiles
 
@@ -116,7 +117,7 @@ class _FrozenBytes(Mapping[str, bytes]):
             raise KeyError(rel)
         path = frozen_file(self._data.frozen, rel, self._checked)
         try:
-            return read_whole(path)
+            return read_whole(path, MAX_WHOLE_FILE_BYTES)
         except OSError as exc:
             raise IntegrityError(
                 f"{path}: cannot be read: {exc.strerror or exc}", hint="run freezer audit for the full report"

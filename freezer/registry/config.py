@@ -20,12 +20,12 @@ from freezer.parse.yamlload import load_bytes, load_file
 from freezer.registry.dimensions import DEFAULT_DIMENSIONS as DEFAULT_DIMENSIONS
 from freezer.registry.dimensions import default_dimensions
 from freezer.registry.registry import parse_label
+from freezer.runtime.limits import MAX_FILE_BYTES
 from freezer.runtime.paths import unsafe_folder_reason
 from freezer.schema import schemas
 
 CONFIG_NAME = "freezer.yaml"
 DEFAULT_VERSIONS = "versions"
-DEFAULT_MAX_FILE_BYTES = 4 << 30
 
 
 # What an arm can depend on besides the suite's tool-surface dimensions: the binary, the code
@@ -60,7 +60,7 @@ class SuiteConfig:
     task_id: str | None = None
     status_field: str | None = None
     dropped: tuple[str, ...] = ()
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    max_file_bytes: int = MAX_FILE_BYTES
     # Arm name -> the suite-level dimensions its scores depend on (see freezer.compare.comparability).
     arms: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # How many distinct allowed keys must sign a version for it to count as signed.
@@ -353,7 +353,7 @@ def load_config(path: Path) -> RegistryConfig:
             task_id=raw.get("task_id"),
             status_field=raw.get("status_field"),
             dropped=tuple(raw.get("dropped") or ()),
-            max_file_bytes=raw.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES),
+            max_file_bytes=raw.get("max_file_bytes", MAX_FILE_BYTES),
             origins=origins,
         )
     if problems:

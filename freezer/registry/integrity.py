@@ -24,6 +24,7 @@ from freezer.kinds.catalog import reads_assets
 from freezer.registry import registry
 from freezer.registry.verdict import Failure, VersionAudit
 from freezer.runtime import work
+from freezer.runtime.limits import MAX_WHOLE_FILE_BYTES
 from freezer.runtime.reading import read_whole
 from freezer.schema import schemas
 
@@ -64,7 +65,8 @@ def _walk(root: Path) -> tuple[dict[str, str], list[tuple[str, str]]]:
 
 
 def _read(path: str) -> bytes:
-    return read_whole(path)
+    # A fixture file may be as large as a kind reads (a records file); validate read it under the same bound.
+    return read_whole(path, MAX_WHOLE_FILE_BYTES)
 
 
 def _needed(manifest: Manifest) -> set[str]:

@@ -27,10 +27,11 @@ from freezer.parse.yamlload import YAML_SUFFIXES, load_bytes
 from freezer.registry.integrity import integrity, require_intact
 from freezer.registry.registry import FROZEN_SCHEMA, MANIFEST, FrozenVersion, frozen_fixture_files
 from freezer.runtime import resources
+from freezer.runtime.limits import MAX_SCHEMA_BYTES, MAX_WHOLE_FILE_BYTES
 from freezer.runtime.paths import unsafe_reason
 from freezer.runtime.reading import read_whole
 from freezer.runtime.relpaths import relative_parts
-from freezer.schema.schemas import MAX_SCHEMA_BYTES, frozen_custom_schema
+from freezer.schema.schemas import frozen_custom_schema
 from freezer.schema.suiteschema import SchemaRefused
 
 # What a version of manifest format 1 (freezer 0.1.0) was cut with: it did not record its dimensions.
@@ -102,7 +103,7 @@ def load_frozen_drafts(frozen: FrozenVersion, manifest: Manifest) -> tuple[dict[
     wanted = ["version.yaml", *frozen_fixture_files(manifest)]
     if manifest.fixture_kind is not None and reads_assets(manifest.fixture_kind):
         wanted.extend(manifest.asset_names())
-    files = {rel: read_whole(paths[rel]) for rel in wanted if rel in paths}
+    files = {rel: read_whole(paths[rel], MAX_WHOLE_FILE_BYTES) for rel in wanted if rel in paths}
     return load_yaml_files(files, manifest.fixture_names(), manifest.fixture_kind)
 
 

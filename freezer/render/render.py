@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from freezer.domain.errors import FreezerError
 from freezer.domain.escape import visible
 from freezer.runtime import resources, work
-from freezer.runtime.reading import MAX_TEMPLATE_BYTES
+from freezer.runtime.limits import MAX_TEMPLATE_BYTES
 
 if TYPE_CHECKING:
     from jinja2 import BaseLoader, Environment, Template

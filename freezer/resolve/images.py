@@ -16,11 +16,11 @@ from pathlib import PurePosixPath
 
 from freezer.domain.images import ImageRef
 from freezer.domain.model import Raw
+from freezer.runtime.limits import MAX_DOCKERFILE_BYTES
 
 # Fields naming an image, as JSON paths from the fixture's (or task file's) top level.
 IMAGE_FIELDS: tuple[tuple[str, ...], ...] = (("image",), ("environment", "docker_image"), ("environment", "image"))
 # A Dockerfile larger than this is not a Dockerfile anyone wrote by hand: it is not read for images.
-MAX_DOCKERFILE_BYTES = 1 << 20
 _DIGEST = re.compile(r"^(?P<name>[^@\s]+)@(?P<digest>sha256:[0-9a-f]{64})$")
 _FROM = re.compile(r"^\s*FROM\s+(?P<rest>.*)$", re.IGNORECASE)
 

@@ -15,9 +15,7 @@ from pathlib import Path
 
 from freezer.domain.errors import FreezerError
 from freezer.domain.problems import display_path
-
-MAX_METADATA_BYTES = 64 << 20
-MAX_TEMPLATE_BYTES = 1 << 20
+from freezer.runtime.limits import MAX_METADATA_BYTES
 
 
 class ReadRefused(Exception):

@@ -24,7 +24,6 @@ from freezer.domain.escape import quoted
 from freezer.domain.problems import JsonPath
 from freezer.runtime import resources
 from freezer.schema import suiteschema
-from freezer.schema.suiteschema import MAX_SCHEMA_BYTES
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
@@ -36,7 +35,6 @@ VERSION = "version"
 REGISTRY = "registry"
 MANIFEST = "manifest"
 SHAPE = "shape"  # derived: what freezer itself reads of a fixture (see freezer_shape)
-__all__ = ["MAX_SCHEMA_BYTES"]
 
 
 def _is_strict_integer(_checker: Any, instance: Any) -> bool:

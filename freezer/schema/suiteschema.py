@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 from freezer.domain.errors import FreezerError
 from freezer.domain.escape import quoted
 from freezer.domain.problems import JsonPath, display_path, format_json_path
+from freezer.runtime.limits import MAX_SCHEMA_BYTES
 from freezer.runtime.reading import read_whole
 from freezer.schema.suiteapply import compiled_pattern, extended, refusing_registry
 from freezer.schema.suiteapply import validator as validator
@@ -53,7 +54,6 @@ from freezer.schema.suiteapply import validator as validator
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
-MAX_SCHEMA_BYTES = 1 << 20
 MAX_DEPTH = 64
 MAX_SUBSCHEMAS = 5_000
 MAX_EXPANDED_DEPTH = 64

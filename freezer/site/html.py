@@ -15,13 +15,21 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
+from freezer.domain.escape import visible
+
 # Characters that reorder how text is displayed (the "Trojan Source" class): shown by name instead.
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def inert(text: str) -> str:
-    """``text`` with every bidirectional control shown as ``[U+202E]``, so none can reorder a page."""
-    return _BIDI.sub(lambda match: f"[U+{ord(match.group()):04X}]", text)
+    """``text`` with every bidirectional control shown as ``[U+202E]``, so none can reorder a page, and
+    ESC and the other C0 and C1 controls and DEL (tab and newline apart) shown escaped as a terminal
+    shows them (``\\x1b``): record data may hold them (a SWE-bench log's colour codes), and a page
+    saved or fetched with curl must not replay them. (The line separators are the search index's to
+    escape: in JSON they are ``\\u2028``.)"""
+    text = _BIDI.sub(lambda match: f"[U+{ord(match.group()):04X}]", text)
+    return _CONTROLS.sub(lambda match: visible(match.group()), text)
 
 
 def _finalize(value: Any) -> Any:

@@ -30,8 +30,8 @@ from freezer.registry.config import SuiteConfig
 from freezer.registry.model import Suite
 from freezer.registry.registry import DELTA_TEMPLATE_COPY, FROZEN_SCHEMA
 from freezer.runtime import resources, work
+from freezer.runtime.limits import MAX_SCHEMA_BYTES
 from freezer.runtime.reading import read_whole
-from freezer.schema.schemas import MAX_SCHEMA_BYTES
 from freezer.validate.fixtureset import FixtureSet
 
 # Files every version holds that freezer writes: a draft may not take their place.

@@ -19,6 +19,7 @@ from freezer.kinds.base import Files, KindFixture, Unreadable
 from freezer.kinds.catalog import canary_files, kind_of, read_fixtures
 from freezer.registry.config import CONFIG_NAME, SuiteConfig
 from freezer.runtime import work
+from freezer.runtime.limits import MAX_WHOLE_FILE_BYTES
 from freezer.runtime.reading import ReadRefused, read_bounded
 from freezer.schema import schemas
 from freezer.validate.fixtureset import FixtureSet
@@ -41,9 +42,9 @@ def kind_fixtures(
     display = _display(suite.drafts)
     readable = {**fixture_set.assets, **by_rel}  # a fixture may depend on an asset (an lm-eval template)
 
-    def read(rel: str) -> bytes:
+    def read(rel: str, limit: int) -> bytes:
         try:
-            return read_bounded(readable[rel], suite.max_file_bytes)
+            return read_bounded(readable[rel], limit)
         except ReadRefused as exc:
             raise Unreadable(str(exc)) from None
 
@@ -107,7 +108,7 @@ def kind_canary(suite: SuiteConfig, paths: list[Path]) -> list[Problem]:
     texts = {}
     for rel in canary_files(suite.fixture_kind, sorted(by_rel)):
         try:
-            texts[display(rel)] = read_bounded(by_rel[rel], suite.max_file_bytes)
+            texts[display(rel)] = read_bounded(by_rel[rel], MAX_WHOLE_FILE_BYTES)
         except ReadRefused:
             continue  # reported where the kind read it
     message = "does not carry the suite's canary string (freezer.yaml canary); add it, e.g. as a comment"

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from freezer.domain.errors import FreezerError
 from freezer.domain.problems import Problem, display_path
-from freezer.runtime.reading import MAX_TEMPLATE_BYTES, read_whole
+from freezer.runtime.limits import MAX_TEMPLATE_BYTES
+from freezer.runtime.reading import read_whole
 
 DELTA_BLOCK = "delta_block"
 PLACE_IT = "write {{ delta_block }} exactly once, alone, at the top level of the template"

@@ -17,7 +17,8 @@ from typing import Any
 
 from freezer.domain.problems import JsonPath, Problem, display_path
 from freezer.parse import strictjson
-from freezer.runtime.reading import MAX_METADATA_BYTES, ReadRefused, read_below, read_bounded
+from freezer.runtime.limits import MAX_METADATA_BYTES
+from freezer.runtime.reading import ReadRefused, read_below, read_bounded
 
 LAYER = "import"
 
