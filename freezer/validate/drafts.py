@@ -26,7 +26,7 @@ from freezer.domain.escape import visible
 from freezer.domain.problems import Problem, display_path
 from freezer.kinds.base import identity_schema_sha256
 from freezer.kinds.catalog import kind_of
-from freezer.registry.config import SuiteConfig
+from freezer.registry.config import CONFIG_NAME, SuiteConfig
 from freezer.registry.model import Suite
 from freezer.registry.registry import DELTA_TEMPLATE_COPY, FROZEN_SCHEMA
 from freezer.runtime import resources, work
@@ -74,6 +74,20 @@ def _refusal(info: os.stat_result, size_limit: int) -> str | None:
         return "is not a regular file (a FIFO, socket or device); remove it from the drafts"
     if info.st_size > size_limit:
         return f"is {info.st_size:,} bytes, over the suite's max_file_bytes ({size_limit:,}); raise it in freezer.yaml"
+    return None
+
+
+def linked_drafts(folder: Path) -> Path | None:
+    """The symbolic link on the way down from the registry root to the drafts ``folder`` (the
+    folder itself included), or None. A link above the registry (a checkout layout) is not the
+    registry's; one inside would make validate and cut read a folder the config does not name,
+    which ``validate drafts/x`` refuses, so every command refuses it alike."""
+    found = None
+    for path in (folder.absolute(), *folder.absolute().parents):
+        if (path / CONFIG_NAME).is_file() and path != folder.absolute():
+            return found
+        if found is None and path.is_symlink():
+            found = path
     return None
 
 

@@ -335,20 +335,29 @@ def _collect_result(result: FileResult, fixture_set: FixtureSet, report: Report)
         fixture_set.fixtures.append(result.document)
 
 
+def _drafts_problem(suite: SuiteConfig, why: str) -> Problem:
+    """A problem of the suite's drafts folder as a whole, at its line in freezer.yaml."""
+    origin, _, line = suite.origin("drafts").rpartition(":")
+    where = int(line) if line.isdigit() else None
+    return Problem(origin or CONFIG_NAME, where, None, ("suites", suite.name, "drafts"), why, "file")
+
+
 def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Report:
     """Validate a suite's drafts folder: one version.yaml at the top, the fixtures, and the assets."""
-    if not suite.drafts.is_dir():
-        origin, _, line = suite.origin("drafts").rpartition(":")
-        problem = Problem(
-            origin or CONFIG_NAME,
-            int(line) if line.isdigit() else None,
-            None,
-            ("suites", suite.name, "drafts"),
-            f"drafts folder {display_path(suite.drafts)} of suite {suite.name!r} does not exist; "
-            "create it (freezer next fills it from the latest version) or fix the path",
-            "file",
+    link = drafts.linked_drafts(suite.drafts)
+    if link is not None:
+        why = (
+            f"drafts folder {display_path(suite.drafts)} of suite {suite.name!r} passes through a symbolic link "
+            f"({display_path(link)}); drafts must be a real folder inside the registry, so what is validated is "
+            "what the config names: put the folder there instead of the link"
         )
-        return Report(problems=[problem])
+        return Report(problems=[_drafts_problem(suite, why)])
+    if not suite.drafts.is_dir():
+        why = (
+            f"drafts folder {display_path(suite.drafts)} of suite {suite.name!r} does not exist; "
+            "create it (freezer next fills it from the latest version) or fix the path"
+        )
+        return Report(problems=[_drafts_problem(suite, why)])
     collected = drafts.collect(suite)
     kind = suite.fixture_kind
     files = ([collected.version] if collected.version else []) + ([] if kind else collected.fixtures)
