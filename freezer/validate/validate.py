@@ -385,7 +385,7 @@ def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Repo
     else:  # a kind's fields are the benchmark's own (an `assets` field of theirs is not freezer's)
         report.problems.extend(kind_canary(suite, collected.fixtures))  # the files audit checks
     if suite.template is not None:
-        report.problems.extend(template_problems(suite.template))
+        report.problems.extend(template_problems(suite.template, suite.origin("template")))
     report.sets.append(fixture_set)
     if collected.version is None and VERSION_NAME not in collected.refused:  # a refused one is reported
         version_file = suite.drafts / VERSION_NAME
