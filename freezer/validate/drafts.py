@@ -9,7 +9,11 @@ Nothing in the drafts is dropped silently. Each entry is one of:
 * an asset: any other regular file, frozen byte for byte and hashed;
 * refused, with a message naming it: a link, a FIFO, a device or socket, a
   ``.git`` folder, a name holding a control or direction-changing character,
-  a file larger than the suite's ``max_file_bytes``, a folder that cannot be read.
+  a file larger than the suite's ``max_file_bytes``, a folder that cannot be read;
+* left out, and said in a note: a ``__pycache__`` folder. Python writes one beside any module it
+  imports (running lm-eval on a task folder, pip installing freezer's examples), holding
+  byte-compiled copies stamped with the machine's paths: derived from the ``.py`` files that are
+  frozen, different on every machine, so freezing it would only make two cuts of one draft differ.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ RESERVED = frozenset(
 )
 
 VERSION_NAME = "version.yaml"
+PYTHON_CACHE = "__pycache__"
 
 
 @dataclass
@@ -61,6 +66,18 @@ class DraftFiles:
     problems: list[Problem] = field(default_factory=list)
     # Files refused above (relative to the drafts folder): a kind does not report them missing too.
     refused: set[str] = field(default_factory=set)
+    derived: list[Path] = field(default_factory=list)  # __pycache__ folders, left out (see above)
+
+    def derived_notes(self) -> list[str]:
+        """What was left out as derived, for the user (nothing said when nothing was)."""
+        if not self.derived:
+            return []
+        shown = ", ".join(display_path(path) for path in self.derived[:3])
+        more = f" and {len(self.derived) - 3} more" if len(self.derived) > 3 else ""
+        return [
+            f"{shown}{more}: Python's byte-compiled cache, left out of the version (derived from the .py "
+            "files beside it, and different on every machine)"
+        ]
 
 
 def _problem(path: Path, message: str) -> Problem:
@@ -112,6 +129,8 @@ def collect(suite: SuiteConfig) -> DraftFiles:
             path = Path(folder, name)
             if path.is_symlink():
                 found.problems.append(_problem(path, "is a symbolic link; drafts must be regular files"))
+            elif name == PYTHON_CACHE:
+                found.derived.append(path)
             elif name == ".git":
                 found.problems.append(_problem(path, "a git folder inside the drafts; keep repositories as archives"))
             elif visible(name) != name:

@@ -49,6 +49,13 @@ class Report:
     def ok(self) -> bool:
         return not self.problems
 
+    def merge(self, part: Report) -> None:
+        """Take in the report of one suite validated as a whole."""
+        self.files += part.files
+        self.sets.extend(part.sets)
+        self.problems.extend(part.problems)
+        self.notes.extend(part.notes)
+
     def to_json(self) -> dict[str, object]:
         sets = [
             {
@@ -210,16 +217,10 @@ def validate_paths(
     whole = [] if suite else owners.whole_suites(paths)
     report = Report()
     for one in whole:
-        part = validate_suite(one, progress)
-        report.files += part.files
-        report.sets.extend(part.sets)
-        report.problems.extend(part.problems)
+        report.merge(validate_suite(one, progress))
     files, problems = collect_files(paths, skip=frozenset(one.drafts.resolve() for one in whole))
     for one in [] if suite else owners.kind_versions(files):
-        part = validate_suite(one, progress)
-        report.files += part.files
-        report.sets.extend(part.sets)
-        report.problems.extend(part.problems)
+        report.merge(validate_suite(one, progress))
         files = [file for file in files if not file.resolve().is_relative_to(one.drafts.resolve())]
     # A file of a folders or records suite is a part of a fixture, not a fixture: its suite is
     # validated as a whole (a task file alone says nothing of its folder, nor a record of its set).
@@ -235,10 +236,7 @@ def validate_paths(
     files = kept
     for one in owned.values():
         if one.drafts.resolve() not in {w.drafts.resolve() for w in whole}:
-            part = validate_suite(one, progress)
-            report.files += part.files
-            report.sets.extend(part.sets)
-            report.problems.extend(part.problems)
+            report.merge(validate_suite(one, progress))
     report.files += len(files)
     report.problems.extend(problems)
     by_schema: dict[str, list[Path]] = {}
@@ -362,6 +360,7 @@ def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Repo
     kind = suite.fixture_kind
     files = ([collected.version] if collected.version else []) + ([] if kind else collected.fixtures)
     report = Report(files=len(files), problems=list(collected.problems))
+    report.notes.extend(collected.derived_notes())
     fixture_set = FixtureSet(suite.drafts.resolve(), assets=collected.assets)
     for result in check_files(files, suite.schema_key, progress):
         _collect_result(result, fixture_set, report)
