@@ -67,26 +67,17 @@ def test_the_generated_table_matches_the_unicode_data_when_it_is_installed() -> 
     assert result.returncode == 0, result.stderr
 
 
-CONFIG = """\
-suites:
-  tb:
-    kind: folders
-    drafts: drafts/tb
-    fixtures: "tasks/*/"
-    task_file: task.toml
-    versions: versions
-  he:
-    kind: records
-    drafts: drafts/he
-    fixtures: "problems/*.jsonl"
-    task_id: task_id
-    versions: versions
-  lm:
-    kind: lm-eval
-    drafts: drafts/lm
-    fixtures: "tasks/*.yaml"
-    versions: versions
-"""
+# One suite of each native kind: (name, kind, fixtures glob, the kind's own keys).
+SUITES = (
+    ("tb", "folders", "tasks/*/", {"task_file": "task.toml"}),
+    ("he", "records", "problems/*.jsonl", {"task_id": "task_id"}),
+    ("lm", "lm-eval", "tasks/*.yaml", {}),
+)
+CONFIG = "suites:\n" + "".join(
+    f"  {name}:\n    kind: {kind}\n    drafts: drafts/{name}\n    fixtures: {glob!r}\n    versions: versions\n"
+    + "".join(f"    {key}: {value}\n" for key, value in keys.items())
+    for name, kind, glob, keys in SUITES
+)
 
 
 def _write(path: Path, text: str) -> None:
