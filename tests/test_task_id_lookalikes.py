@@ -68,7 +68,7 @@ def test_the_generated_table_matches_the_unicode_data_when_it_is_installed() -> 
 
 
 # One suite of each native kind: (name, kind, fixtures glob, the kind's own keys).
-SUITES = (
+SUITES: tuple[tuple[str, str, str, dict[str, str]], ...] = (
     ("tb", "folders", "tasks/*/", {"task_file": "task.toml"}),
     ("he", "records", "problems/*.jsonl", {"task_id": "task_id"}),
     ("lm", "lm-eval", "tasks/*.yaml", {}),
