@@ -19,6 +19,7 @@ from freezer.guard.audit import audit_suite
 from freezer.registry import config as config_mod
 from freezer.registry.verdict import VersionAudit
 from freezer.runtime import resources
+from freezer.validate.drafts import PYTHON_CACHE
 
 CONFIG = """\
 # A freezer registry made by `freezer demo`.
@@ -115,7 +116,10 @@ def _prepare(target: Path | None) -> Path:
 def _set_drafts(root: Path, version: str, suite: str = "graph", example: str = "graph") -> None:
     drafts = root / "drafts" / suite
     shutil.rmtree(drafts, ignore_errors=True)
-    shutil.copytree(resources.data_path("examples") / example / version, drafts)
+    # pip byte-compiles the examples' .py files where it installs them (tasks/__pycache__, holding
+    # the venv's path): the demo's drafts are the examples as shipped, not that cache.
+    source = resources.data_path("examples") / example / version
+    shutil.copytree(source, drafts, ignore=shutil.ignore_patterns(PYTHON_CACHE))
 
 
 def _commit(root: Path, message: str) -> None:

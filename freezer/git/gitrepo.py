@@ -68,7 +68,10 @@ class CodeRepo(History):
             raise GitError(f"{where} is not a folder", hint=hint)
         self._require_clone(where, hint)
         if not self._git("rev-list", "--all", "--max-count=1").strip():
-            raise GitError(f"{where} has no commits", hint=hint)
+            raise GitError(
+                f"{where} has no commits on any branch or tag, nor at HEAD",
+                hint="check out the branch that holds the pinned commit, or fetch it",
+            )
         self._trees: dict[str, dict[str, tuple[str, str]]] = {}
         self._names: dict[str, list[tuple[str, bytes]]] = {}
         self._blobs: dict[str, bytes] = {}
@@ -205,7 +208,10 @@ class CodeRepo(History):
         """What identifies the repository: its root commits and its origin URL, if any. A shallow
         clone has none to show: its cut-off commits only look like roots."""
         if self._identity is None:
-            roots = [] if self.shallow_boundary else self._git("rev-list", "--max-parents=0", "HEAD").split()
+            # An unborn HEAD (an orphan branch checked out, nothing committed on it) names no
+            # commit; the repository's branches and tags still say which history it is.
+            start = "HEAD" if self._peeled_commit("HEAD") is not None else "--all"
+            roots = [] if self.shallow_boundary else self._git("rev-list", "--max-parents=0", start).split()
             code, out, _ = git_status(["config", "--get", "remote.origin.url"], self.path)
             self._identity = {"root_commits": sorted(roots), "origin": out.strip() if code == 0 else None}
         return self._identity

@@ -258,6 +258,10 @@ def _describe(error: ValidationError, root: dict[str, Any]) -> list[tuple[JsonPa
             return [(path, f"give only one of {names}; found {', '.join(map(repr, present))}")]
         return [(path, f"needs one of {names}")]
     if kind == "not" and isinstance(expected, dict) and "required" in expected:
+        # JSON Schema's "required" holds for any non-object, so "not required" fails for a list or
+        # a string: that is the type error already reported, not a field it holds.
+        if not isinstance(instance, dict):
+            return []
         return [((*path, k), f"field {k!r} is not allowed here") for k in expected["required"]]
     message = error.message
     if len(message) > 300:

@@ -9,7 +9,11 @@ Nothing in the drafts is dropped silently. Each entry is one of:
 * an asset: any other regular file, frozen byte for byte and hashed;
 * refused, with a message naming it: a link, a FIFO, a device or socket, a
   ``.git`` folder, a name holding a control or direction-changing character,
-  a file larger than the suite's ``max_file_bytes``, a folder that cannot be read.
+  a file larger than the suite's ``max_file_bytes``, a folder that cannot be read;
+* left out, and said in a note: a ``__pycache__`` folder. Python writes one beside any module it
+  imports (running lm-eval on a task folder, pip installing freezer's examples), holding
+  byte-compiled copies stamped with the machine's paths: derived from the ``.py`` files that are
+  frozen, different on every machine, so freezing it would only make two cuts of one draft differ.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from freezer.domain.escape import visible
 from freezer.domain.problems import Problem, display_path
 from freezer.kinds.base import identity_schema_sha256
 from freezer.kinds.catalog import kind_of
-from freezer.registry.config import SuiteConfig
+from freezer.registry.config import CONFIG_NAME, SuiteConfig
 from freezer.registry.model import Suite
 from freezer.registry.registry import DELTA_TEMPLATE_COPY, FROZEN_SCHEMA
 from freezer.runtime import resources, work
@@ -51,6 +55,7 @@ RESERVED = frozenset(
 )
 
 VERSION_NAME = "version.yaml"
+PYTHON_CACHE = "__pycache__"
 
 
 @dataclass
@@ -61,6 +66,18 @@ class DraftFiles:
     problems: list[Problem] = field(default_factory=list)
     # Files refused above (relative to the drafts folder): a kind does not report them missing too.
     refused: set[str] = field(default_factory=set)
+    derived: list[Path] = field(default_factory=list)  # __pycache__ folders, left out (see above)
+
+    def derived_notes(self) -> list[str]:
+        """What was left out as derived, for the user (nothing said when nothing was)."""
+        if not self.derived:
+            return []
+        shown = ", ".join(display_path(path) for path in self.derived[:3])
+        more = f" and {len(self.derived) - 3} more" if len(self.derived) > 3 else ""
+        return [
+            f"{shown}{more}: Python's byte-compiled cache, left out of the version (derived from the .py "
+            "files beside it, and different on every machine)"
+        ]
 
 
 def _problem(path: Path, message: str) -> Problem:
@@ -74,6 +91,20 @@ def _refusal(info: os.stat_result, size_limit: int) -> str | None:
         return "is not a regular file (a FIFO, socket or device); remove it from the drafts"
     if info.st_size > size_limit:
         return f"is {info.st_size:,} bytes, over the suite's max_file_bytes ({size_limit:,}); raise it in freezer.yaml"
+    return None
+
+
+def linked_drafts(folder: Path) -> Path | None:
+    """The symbolic link on the way down from the registry root to the drafts ``folder`` (the
+    folder itself included), or None. A link above the registry (a checkout layout) is not the
+    registry's; one inside would make validate and cut read a folder the config does not name,
+    which ``validate drafts/x`` refuses, so every command refuses it alike."""
+    found = None
+    for path in (folder.absolute(), *folder.absolute().parents):
+        if (path / CONFIG_NAME).is_file() and path != folder.absolute():
+            return found
+        if found is None and path.is_symlink():
+            found = path
     return None
 
 
@@ -98,6 +129,8 @@ def collect(suite: SuiteConfig) -> DraftFiles:
             path = Path(folder, name)
             if path.is_symlink():
                 found.problems.append(_problem(path, "is a symbolic link; drafts must be regular files"))
+            elif name == PYTHON_CACHE:
+                found.derived.append(path)
             elif name == ".git":
                 found.problems.append(_problem(path, "a git folder inside the drafts; keep repositories as archives"))
             elif visible(name) != name:

@@ -9,11 +9,14 @@ beside the YAML is applied as a suite's own schema would be, vetted and bounded.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from freezer.domain.problems import display_path
+from freezer.runtime.limits import MAX_METADATA_BYTES
+from freezer.runtime.reading import ReadRefused, open_regular
 from freezer.schema import schemas
 
 _MODELINE = re.compile(r"^#\s*yaml-language-server:\s*\$schema=(\S+)\s*$")
@@ -29,11 +32,18 @@ class LooseSchema:
 
 
 def _target(file: Path) -> str | None:
+    # No-follow and non-blocking, regular files only: a FIFO named on the command line would block
+    # the open until a writer came, and a link's target is not the file named.
     try:
-        with open(file, "rb") as handle:
-            head = handle.read(_HEAD_BYTES)
+        fd, _ = open_regular(file, MAX_METADATA_BYTES)
+    except ReadRefused:
+        return None  # the YAML layer reports the file it will not read
+    try:
+        head = os.read(fd, _HEAD_BYTES)
     except OSError:
-        return None  # the YAML layer reports the unreadable file
+        return None
+    finally:
+        os.close(fd)
     for line in head.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()[:_HEAD_LINES]:
         found = _MODELINE.match(line.strip())
         if found:

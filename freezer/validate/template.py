@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from freezer.domain.errors import FreezerError
 from freezer.domain.problems import Problem, display_path
 from freezer.runtime.limits import MAX_TEMPLATE_BYTES
-from freezer.runtime.reading import read_whole
+from freezer.runtime.reading import ReadRefused, read_bounded
 
 DELTA_BLOCK = "delta_block"
 PLACE_IT = "write {{ delta_block }} exactly once, alone, at the top level of the template"
@@ -118,12 +117,23 @@ def _is_plain_output(tree: object, name: object) -> bool:
     return any(any(child is name for child in output.nodes) for output in tree.find_all(nodes.Output))
 
 
-def template_problems(template: Path) -> list[Problem]:
+def template_problems(template: Path, origin: str) -> list[Problem]:
     """Where a suite template places §Delta, as validate reports problems (file and line). A
-    template that cannot be read or parsed is left to the render, which reports it as it always has."""
-    try:
-        text = read_whole(template, MAX_TEMPLATE_BYTES).decode("utf-8")
-    except (FreezerError, OSError, UnicodeDecodeError):
-        return []
+    template cut could not read (a link, not a file, over the size limit, not UTF-8) is refused here,
+    at ``origin`` (freezer.yaml's line naming it), so a cut never runs every check to stop at the
+    render. A syntax error is left to the render, which names its line."""
     display = display_path(template)
+    try:
+        text = read_bounded(template, MAX_TEMPLATE_BYTES).decode("utf-8")
+    except ReadRefused as exc:
+        why = f"the suite template {display} cannot be used: {exc} (a template is at most {MAX_TEMPLATE_BYTES:,} bytes)"
+        return [_at_config(origin, why)]
+    except UnicodeDecodeError as exc:
+        why = f"the suite template {display} is not UTF-8 text (byte {exc.start + 1:,} is not): save it as UTF-8"
+        return [_at_config(origin, why)]
     return [Problem(display, m.line, None, (), m.message, "template") for m in placement(text) if not m.syntax]
+
+
+def _at_config(origin: str, why: str) -> Problem:
+    config, _, line = origin.rpartition(":")
+    return Problem(config or origin, int(line) if line.isdigit() else None, None, ("template",), why, "template")

@@ -49,6 +49,13 @@ class Report:
     def ok(self) -> bool:
         return not self.problems
 
+    def merge(self, part: Report) -> None:
+        """Take in the report of one suite validated as a whole."""
+        self.files += part.files
+        self.sets.extend(part.sets)
+        self.problems.extend(part.problems)
+        self.notes.extend(part.notes)
+
     def to_json(self) -> dict[str, object]:
         sets = [
             {
@@ -210,16 +217,10 @@ def validate_paths(
     whole = [] if suite else owners.whole_suites(paths)
     report = Report()
     for one in whole:
-        part = validate_suite(one, progress)
-        report.files += part.files
-        report.sets.extend(part.sets)
-        report.problems.extend(part.problems)
+        report.merge(validate_suite(one, progress))
     files, problems = collect_files(paths, skip=frozenset(one.drafts.resolve() for one in whole))
     for one in [] if suite else owners.kind_versions(files):
-        part = validate_suite(one, progress)
-        report.files += part.files
-        report.sets.extend(part.sets)
-        report.problems.extend(part.problems)
+        report.merge(validate_suite(one, progress))
         files = [file for file in files if not file.resolve().is_relative_to(one.drafts.resolve())]
     # A file of a folders or records suite is a part of a fixture, not a fixture: its suite is
     # validated as a whole (a task file alone says nothing of its folder, nor a record of its set).
@@ -235,10 +236,7 @@ def validate_paths(
     files = kept
     for one in owned.values():
         if one.drafts.resolve() not in {w.drafts.resolve() for w in whole}:
-            part = validate_suite(one, progress)
-            report.files += part.files
-            report.sets.extend(part.sets)
-            report.problems.extend(part.problems)
+            report.merge(validate_suite(one, progress))
     report.files += len(files)
     report.problems.extend(problems)
     by_schema: dict[str, list[Path]] = {}
@@ -335,24 +333,34 @@ def _collect_result(result: FileResult, fixture_set: FixtureSet, report: Report)
         fixture_set.fixtures.append(result.document)
 
 
+def _drafts_problem(suite: SuiteConfig, why: str) -> Problem:
+    """A problem of the suite's drafts folder as a whole, at its line in freezer.yaml."""
+    origin, _, line = suite.origin("drafts").rpartition(":")
+    where = int(line) if line.isdigit() else None
+    return Problem(origin or CONFIG_NAME, where, None, ("suites", suite.name, "drafts"), why, "file")
+
+
 def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Report:
     """Validate a suite's drafts folder: one version.yaml at the top, the fixtures, and the assets."""
-    if not suite.drafts.is_dir():
-        origin, _, line = suite.origin("drafts").rpartition(":")
-        problem = Problem(
-            origin or CONFIG_NAME,
-            int(line) if line.isdigit() else None,
-            None,
-            ("suites", suite.name, "drafts"),
-            f"drafts folder {display_path(suite.drafts)} of suite {suite.name!r} does not exist; "
-            "create it (freezer next fills it from the latest version) or fix the path",
-            "file",
+    link = drafts.linked_drafts(suite.drafts)
+    if link is not None:
+        why = (
+            f"drafts folder {display_path(suite.drafts)} of suite {suite.name!r} passes through a symbolic link "
+            f"({display_path(link)}); drafts must be a real folder inside the registry, so what is validated is "
+            "what the config names: put the folder there instead of the link"
         )
-        return Report(problems=[problem])
+        return Report(problems=[_drafts_problem(suite, why)])
+    if not suite.drafts.is_dir():
+        why = (
+            f"drafts folder {display_path(suite.drafts)} of suite {suite.name!r} does not exist; "
+            "create it (freezer next fills it from the latest version) or fix the path"
+        )
+        return Report(problems=[_drafts_problem(suite, why)])
     collected = drafts.collect(suite)
     kind = suite.fixture_kind
     files = ([collected.version] if collected.version else []) + ([] if kind else collected.fixtures)
     report = Report(files=len(files), problems=list(collected.problems))
+    report.notes.extend(collected.derived_notes())
     fixture_set = FixtureSet(suite.drafts.resolve(), assets=collected.assets)
     for result in check_files(files, suite.schema_key, progress):
         _collect_result(result, fixture_set, report)
@@ -376,7 +384,7 @@ def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Repo
     else:  # a kind's fields are the benchmark's own (an `assets` field of theirs is not freezer's)
         report.problems.extend(kind_canary(suite, collected.fixtures))  # the files audit checks
     if suite.template is not None:
-        report.problems.extend(template_problems(suite.template))
+        report.problems.extend(template_problems(suite.template, suite.origin("template")))
     report.sets.append(fixture_set)
     if collected.version is None and VERSION_NAME not in collected.refused:  # a refused one is reported
         version_file = suite.drafts / VERSION_NAME
