@@ -90,16 +90,16 @@ def test_harbor_reward_keys_on_one_line_are_listed_as_an_excerpt(demo: Path, tmp
 
 
 def test_lmeval_many_unknown_tasks_print_a_capped_count_each_at_its_line(demo: Path, tmp_path: Path) -> None:
-    from freezer.query.harness.target import MAX_PROBLEMS
+    from freezer.runtime.limits import MAX_RESULT_PROBLEMS
 
-    unknown = [f"task_{n:05}" for n in range(MAX_PROBLEMS + 400)]
+    unknown = [f"task_{n:05}" for n in range(MAX_RESULT_PROBLEMS + 400)]
     path = _lmeval(tmp_path, unknown)
     out = _refused(demo, "lm-eval", path, "bbh_v2")
     lines = out.splitlines()
-    assert len(lines) < MAX_PROBLEMS + 10, len(lines)
+    assert len(lines) < MAX_RESULT_PROBLEMS + 10, len(lines)
     assert "and 400 more problem(s), not shown" in out
     text = path.read_text().splitlines()
-    for task in (unknown[0], unknown[MAX_PROBLEMS // 2], unknown[MAX_PROBLEMS - 1]):
+    for task in (unknown[0], unknown[MAX_RESULT_PROBLEMS // 2], unknown[MAX_RESULT_PROBLEMS - 1]):
         shown = next(line for line in lines if f"$.results.{task}:" in line)
         place = shown.split(": $.results.")[0].removeprefix(f"{path}:")
         row, col = map(int, place.split(":"))
@@ -107,4 +107,4 @@ def test_lmeval_many_unknown_tasks_print_a_capped_count_each_at_its_line(demo: P
     as_json = run_inprocess("results", "import", "--from", "lm-eval", str(path), "--version", "bbh_v2",
                             "--format", "json", cwd=demo)  # fmt: skip
     result = json.loads(as_json.out)["result"]
-    assert len(result["problems"]) == MAX_PROBLEMS and result["problems_not_shown"] == 400
+    assert len(result["problems"]) == MAX_RESULT_PROBLEMS and result["problems_not_shown"] == 400

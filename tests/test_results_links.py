@@ -200,9 +200,9 @@ def _zeros(size: int) -> bytes:
 
 def test_inspect_archive_whose_members_inflate_past_the_limit_is_refused(tmp_path: Path, demo_build: Path) -> None:
     pytest.importorskip("inspect_ai")
-    from freezer.query.harness.archive import MAX_MEMBER_BYTES, MAX_MEMBERS
+    from freezer.runtime.limits import MAX_INSPECT_MEMBER_BYTES, MAX_INSPECT_MEMBERS
 
-    big = MAX_MEMBER_BYTES + (1 << 20)
+    big = MAX_INSPECT_MEMBER_BYTES + (1 << 20)
     declared = _inspect(tmp_path, {SWE[0]: "C"})
     _rewrite(declared, {"header.json": bytes(big)})  # a header that says it is over the limit
     lying = tmp_path / "lying"
@@ -221,7 +221,7 @@ def test_inspect_archive_whose_members_inflate_past_the_limit_is_refused(tmp_pat
     many = tmp_path / "many"
     many.mkdir()
     crowded = _inspect(many, {SWE[0]: "C"})
-    _rewrite(crowded, {f"junk/{n}": b"" for n in range(MAX_MEMBERS + 1)}, method=zipfile.ZIP_STORED)
+    _rewrite(crowded, {f"junk/{n}": b"" for n in range(MAX_INSPECT_MEMBERS + 1)}, method=zipfile.ZIP_STORED)
     for log, text in ((declared, "header.json"), (small, "extra.bin"), (crowded, "members")):
         result = run_inprocess("results", "import", "--from", "inspect", str(log), "--version", "swe_v1",
                                cwd=demo_build)  # fmt: skip

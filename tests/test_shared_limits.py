@@ -42,9 +42,9 @@ def _constants(module: Path) -> set[str]:
     return found
 
 
-def test_every_fixture_reader_takes_its_byte_limits_from_the_one_table() -> None:
-    """No module of the readers validate, cut, audit, show, compare and site share defines its own
-    byte limit: they are all in freezer/runtime/limits.py."""
+def test_every_reader_takes_its_byte_limits_from_the_one_table() -> None:
+    """No module of the readers validate, cut, audit, show, compare, site and the results readers share
+    defines its own byte limit: they are all in freezer/runtime/limits.py."""
     readers = [
         "runtime/reading.py",
         "kinds",
@@ -56,6 +56,7 @@ def test_every_fixture_reader_takes_its_byte_limits_from_the_one_table() -> None
         "guard",
         "site",
         "schema",
+        "query",
     ]
     owners = {}
     for part in readers:
@@ -63,12 +64,16 @@ def test_every_fixture_reader_takes_its_byte_limits_from_the_one_table() -> None
         for module in [root] if root.is_file() else sorted(root.rglob("*.py")):
             if "_compiled" in module.parts:
                 continue
-            if module.name != "jsonlines.py":  # results rows, not a version's files: the results readers own it
-                owners.update(dict.fromkeys(_constants(module), module.relative_to(FREEZER).as_posix()))
+            owners.update(dict.fromkeys(_constants(module), module.relative_to(FREEZER).as_posix()))
     assert owners == {}
-    assert {"MAX_WHOLE_FILE_BYTES", "MAX_DOCUMENT_BYTES", "MAX_RECORD_BYTES", "MAX_FILE_BYTES"} <= _constants(
-        FREEZER / "runtime/limits.py"
-    )
+    assert {
+        "MAX_WHOLE_FILE_BYTES",
+        "MAX_DOCUMENT_BYTES",
+        "MAX_RECORD_BYTES",
+        "MAX_FILE_BYTES",
+        "MAX_RESULTS_FILE_BYTES",
+        "MAX_INSPECT_MEMBER_BYTES",
+    } <= _constants(FREEZER / "runtime/limits.py")
 
 
 def _big_records(drafts: Path, size: int) -> int:

@@ -15,11 +15,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from freezer.runtime.limits import MAX_RESULT_ROW_BYTES, MAX_RESULT_ROWS, MAX_RESULTS_FILE_BYTES
 from freezer.runtime.reading import ReadRefused, open_regular
 
-MAX_FILE_BYTES = 1 << 30  # 1 GiB: ~6 million result rows
-MAX_LINE_BYTES = 1 << 20  # a result row is a short object; 1 MiB leaves room for extra fields
-MAX_LINES = 10_000_000
 _READ_CHUNK = 1 << 16  # small enough that a chunk of empty lines splits into few objects
 
 
@@ -36,7 +34,7 @@ class FileLines:
     _fd: int = field(repr=False)
 
     def __iter__(self) -> Iterator[tuple[int, bytes | None]]:
-        """(line number, the line without its LF or CRLF), or None for a line over :data:`MAX_LINE_BYTES`."""
+        """(line number, the line without its LF or CRLF), or None for a line over :data:`MAX_RESULT_ROW_BYTES`."""
         try:
             yield from _split(self._fd)
         finally:
@@ -58,7 +56,7 @@ _REFUSED = {
 def open_lines(path: Path) -> FileLines:
     """Open ``path`` for :class:`FileLines`; :class:`FileRefused` says why not."""
     try:
-        fd, info = open_regular(path, MAX_FILE_BYTES)
+        fd, info = open_regular(path, MAX_RESULTS_FILE_BYTES)
     except ReadRefused as exc:
         if exc.kind == "large":
             raise FileRefused(f"{exc} for a results file; split it") from None
@@ -79,26 +77,26 @@ def _split(fd: int) -> Iterator[tuple[int, bytes | None]]:
         if not chunk:
             break
         read += len(chunk)
-        if read > MAX_FILE_BYTES:
-            raise FileRefused(f"file grew past the {MAX_FILE_BYTES}-byte limit while it was read")
+        if read > MAX_RESULTS_FILE_BYTES:
+            raise FileRefused(f"file grew past the {MAX_RESULTS_FILE_BYTES}-byte limit while it was read")
         parts = chunk.split(b"\n")
         last = parts.pop()
         for part in parts:
             number += 1
-            if number > MAX_LINES:
-                raise FileRefused(f"more than {MAX_LINES} lines; split the file")
+            if number > MAX_RESULT_ROWS:
+                raise FileRefused(f"more than {MAX_RESULT_ROWS} lines; split the file")
             line = pending + part
             pending = b""
-            yield number, None if overlong or len(line) > MAX_LINE_BYTES else _without_cr(line)
+            yield number, None if overlong or len(line) > MAX_RESULT_ROW_BYTES else _without_cr(line)
             overlong = False
         if not overlong:
             pending += last
-            if len(pending) > MAX_LINE_BYTES:
+            if len(pending) > MAX_RESULT_ROW_BYTES:
                 overlong, pending = True, b""
     if pending or overlong:
         number += 1
-        if number > MAX_LINES:
-            raise FileRefused(f"more than {MAX_LINES} lines; split the file")
+        if number > MAX_RESULT_ROWS:
+            raise FileRefused(f"more than {MAX_RESULT_ROWS} lines; split the file")
         yield number, None if overlong else _without_cr(pending)
 
 

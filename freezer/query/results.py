@@ -12,7 +12,7 @@ Files are streamed (freezer.parse.jsonlines, freezer.parse.strictjson), and noth
 (version, arm, run) keeps a count, a pass count and a sum. Only when some
 fixture must be left out of the pool are the files read a second time, to
 total each run again on the common subset. So memory is bounded by the
-registry and :data:`MAX_RUNS`, whatever the size of the files.
+registry and :data:`MAX_RESULT_RUNS`, whatever the size of the files.
 """
 
 from __future__ import annotations
@@ -31,11 +31,9 @@ from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.model import Registry
 from freezer.registry.record import arms_of, read
+from freezer.runtime.limits import MAX_RESULT_PROBLEMS, MAX_RESULT_ROW_BYTES, MAX_RESULT_RUNS
 from freezer.schema.resultrow import is_row, row_problems
 from freezer.trust import verified
-
-MAX_PROBLEMS = 200  # kept and printed; the rest are counted
-MAX_RUNS = 10_000  # distinct (version, arm, run) in one check
 
 
 @dataclass
@@ -55,7 +53,7 @@ class RunSummary:
 class ResultsReport:
     rows: int = 0
     problems: list[Problem] = field(default_factory=list)
-    problems_not_shown: int = 0  # found beyond MAX_PROBLEMS
+    problems_not_shown: int = 0  # found beyond MAX_RESULT_PROBLEMS
     versions: list[str] = field(default_factory=list)
     common: dict[str, list[str]] = field(default_factory=dict)  # arm → comparable task ids
     excluded: dict[str, dict[str, str]] = field(default_factory=dict)  # arm → task id → reason
@@ -87,11 +85,11 @@ class ResultsReport:
 
     @property
     def has_room(self) -> bool:
-        return len(self.problems) < MAX_PROBLEMS
+        return len(self.problems) < MAX_RESULT_PROBLEMS
 
     def room(self) -> bool:
         """Whether another problem would be kept (if not, it is only counted, and costs no message)."""
-        if len(self.problems) < MAX_PROBLEMS:
+        if len(self.problems) < MAX_RESULT_PROBLEMS:
             return True
         self.problems_not_shown += 1
         return False
@@ -206,7 +204,7 @@ class _Rows:
 
     def _line(self, raw: bytes | None) -> None:
         if raw is None:
-            self._problem((), f"line is over the {jsonlines.MAX_LINE_BYTES}-byte limit for a result row", 1)
+            self._problem((), f"line is over the {MAX_RESULT_ROW_BYTES}-byte limit for a result row", 1)
             return
         try:
             data = strictjson.parse_line(raw, locate=self.common is None and self.report.has_room)
@@ -247,8 +245,8 @@ class _Rows:
                 tally.add(float(score) + 0.0)
             return
         if tally is None:
-            if len(self.tallies) >= MAX_RUNS:
-                self._problem(("run",), f"more than {MAX_RUNS} runs in these files; check them in parts")
+            if len(self.tallies) >= MAX_RESULT_RUNS:
+                self._problem(("run",), f"more than {MAX_RESULT_RUNS} runs in these files; check them in parts")
                 return
             tally = self.tallies[key] = _Tally()
             self.suites.add(version.suite.name)

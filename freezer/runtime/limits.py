@@ -44,3 +44,23 @@ MAX_DOCKERFILE_BYTES = 1 << 20
 # lm-eval); past this they are counted in one last problem, or the parse stops there: a file of
 # another format, or a list of 100,000 non-records, would otherwise give a line per line or item.
 MAX_LISTED_PROBLEMS = 100
+
+# -- Results from harnesses -----------------------------------------------------------------------
+
+# A results file in freezer's schema (JSON Lines): read line by line, never whole.
+MAX_RESULTS_FILE_BYTES = 1 << 30  # 1 GiB: ~6 million result rows
+MAX_RESULT_ROW_BYTES = 1 << 20  # a result row is a short object; 1 MiB leaves room for extra fields
+MAX_RESULT_ROWS = 10_000_000
+# Distinct (version, arm, run) in one check: the tallies stay bounded whatever the files hold.
+MAX_RESULT_RUNS = 10_000
+# An Inspect log: a .eval (a zip) as it lies on disk, each member and all of them once inflated, and
+# their number (Inspect's reader inflates every member whole); a .json log is read whole, so it is held
+# to one member's limit.
+MAX_INSPECT_LOG_BYTES = 2 << 30
+MAX_INSPECT_MEMBER_BYTES = 256 << 20
+MAX_INSPECT_TOTAL_BYTES = 4 << 30
+MAX_INSPECT_MEMBERS = 100_000
+# Trial folders read from one Harbor job folder.
+MAX_HARBOR_TRIALS = 100_000
+# The problems a results check or import keeps and prints; the rest are counted.
+MAX_RESULT_PROBLEMS = 200

@@ -35,7 +35,7 @@ class Imported:
     rows: list[dict[str, Any]] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)  # checks the files' format did not allow
-    problems_not_shown: int = 0  # found beyond target.MAX_PROBLEMS
+    problems_not_shown: int = 0  # found beyond MAX_RESULT_PROBLEMS
 
     @property
     def ok(self) -> bool:

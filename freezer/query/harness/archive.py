@@ -3,7 +3,7 @@ zip members are known to inflate within bounds.
 
 Inspect opens the path it is given by name, follows a link, and inflates a ``.eval`` (a zip) member
 whole into memory (a member that inflates to 1.2 GB is stopped only by the process's memory limit).
-So freezer opens the log itself, never through a link and within :data:`MAX_LOG_BYTES`, copies it
+So freezer opens the log itself, never through a link and within :data:`MAX_INSPECT_LOG_BYTES`, copies it
 from that descriptor into a folder only this process can write, and checks the copy: the number of
 members, each member's declared size, their total, and each member's real inflated size (a member
 can declare 1 KB and inflate to gigabytes; Inspect's reader inflates all its compressed data).
@@ -19,13 +19,15 @@ import zlib
 from pathlib import Path
 from typing import IO, Protocol, cast
 
+from freezer.runtime.limits import (
+    MAX_INSPECT_LOG_BYTES,
+    MAX_INSPECT_MEMBER_BYTES,
+    MAX_INSPECT_MEMBERS,
+    MAX_INSPECT_TOTAL_BYTES,
+)
 from freezer.runtime.reading import ReadRefused, open_regular
 from freezer.runtime.writing import write_all
 
-MAX_LOG_BYTES = 2 << 30  # a .eval log as it lies on disk (a .json log: MAX_MEMBER_BYTES)
-MAX_MEMBER_BYTES = 256 << 20  # one member of a .eval, inflated
-MAX_TOTAL_BYTES = 4 << 30  # every member of a .eval, inflated
-MAX_MEMBERS = 100_000
 _STORED, _DEFLATED, _ZSTANDARD = 0, 8, 93  # the methods Inspect writes (zstd since 0.3.2xx)
 _LOCAL_HEADER = struct.Struct("<4s22xHH")  # signature, then the name's and the extra field's lengths
 _CHUNK = 1 << 20
@@ -37,10 +39,10 @@ class ArchiveRefused(Exception):
 
 def private_copy(path: Path, folder: Path) -> Path:
     """``path`` copied into ``folder`` (private to this process) under the same suffix, read without
-    following a link and within :data:`MAX_LOG_BYTES`; :class:`ReadRefused` or :class:`ArchiveRefused`
+    following a link and within :data:`MAX_INSPECT_LOG_BYTES`; :class:`ReadRefused` or :class:`ArchiveRefused`
     says why not. A ``.eval`` copy is checked with :func:`check_archive`."""
     # Inspect reads a .json log whole into memory, as it inflates a .eval member: the same bound.
-    limit = MAX_MEMBER_BYTES if path.suffix == ".json" else MAX_LOG_BYTES
+    limit = MAX_INSPECT_MEMBER_BYTES if path.suffix == ".json" else MAX_INSPECT_LOG_BYTES
     source, _ = open_regular(path, limit)
     copy = folder / f"log{path.suffix}"
     try:
@@ -70,23 +72,26 @@ def check_archive(path: Path) -> None:
                 members = archive.infolist()
         except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError):
             return
-        if len(members) > MAX_MEMBERS:
-            raise ArchiveRefused(f"the archive holds {len(members)} members, over the limit of {MAX_MEMBERS}")
+        if len(members) > MAX_INSPECT_MEMBERS:
+            raise ArchiveRefused(f"the archive holds {len(members)} members, over the limit of {MAX_INSPECT_MEMBERS}")
         total = 0
         for member in members:
             name = member.filename[:80]
-            if member.file_size > MAX_MEMBER_BYTES:
+            if member.file_size > MAX_INSPECT_MEMBER_BYTES:
                 raise ArchiveRefused(
-                    f"member {name} declares {member.file_size} bytes inflated, over the {MAX_MEMBER_BYTES}-byte limit"
+                    f"member {name} declares {member.file_size} bytes inflated,"
+                    f" over the {MAX_INSPECT_MEMBER_BYTES}-byte limit"
                 )
             total += member.file_size
-            if total > MAX_TOTAL_BYTES:
-                raise ArchiveRefused(f"the members declare over {MAX_TOTAL_BYTES} bytes inflated, over the limit")
+            if total > MAX_INSPECT_TOTAL_BYTES:
+                raise ArchiveRefused(
+                    f"the members declare over {MAX_INSPECT_TOTAL_BYTES} bytes inflated, over the limit"
+                )
             inflated = _inflated_size(handle, member, member.file_size + 1)
             if inflated > member.file_size:
                 raise ArchiveRefused(
                     f"member {name} inflates past the {member.file_size} bytes it declares "
-                    f"(a forged size; the limit is {MAX_MEMBER_BYTES} bytes)"
+                    f"(a forged size; the limit is {MAX_INSPECT_MEMBER_BYTES} bytes)"
                 )
 
 

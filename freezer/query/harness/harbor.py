@@ -25,10 +25,10 @@ from freezer.domain.escape import quoted, quoted_names
 from freezer.domain.problems import Problem, display_path
 from freezer.query.harness import jsondoc
 from freezer.query.harness.target import Scores, run_name, score_value
+from freezer.runtime.limits import MAX_HARBOR_TRIALS
 from freezer.runtime.reading import ReadRefused, open_folder
 
 HARNESS = "harbor"
-MAX_TRIALS = 100_000
 
 
 def files_of(path: Path) -> tuple[list[Path], list[Problem]]:
@@ -53,7 +53,7 @@ def files_of(path: Path) -> tuple[list[Path], list[Problem]]:
         os.close(fd)
     # A trial folder without its result.json is a trial still running: read the ones that finished.
     found = [file for file in sorted(found) if file.is_file() or file.is_symlink()]
-    return found[:MAX_TRIALS], refused[:MAX_TRIALS]
+    return found[:MAX_HARBOR_TRIALS], refused[:MAX_HARBOR_TRIALS]
 
 
 _LINKED = "is a symbolic link: freezer reads only the job folder's own trial folders, never through a link"

@@ -24,10 +24,10 @@ from freezer.registry import registry
 from freezer.registry.config import RegistryConfig
 from freezer.registry.model import Registry
 from freezer.registry.record import arms_of, read
+from freezer.runtime.limits import MAX_RESULT_PROBLEMS
 from freezer.schema.resultrow import is_row
 
 MAX_RUN = 200  # the schema's longest run name
-MAX_PROBLEMS = 200  # kept and printed; the rest are counted
 _HASH_SHOWN = 130  # a SHA-512 in hex, whole; a longer 'hash' is data, cut
 
 
@@ -133,22 +133,22 @@ class Scores:
     problems: list[Problem] = field(default_factory=list)
     fingerprints: dict[str, tuple[str, str]] = field(default_factory=dict)  # task id → (hash, where)
     unchecked: set[str] = field(default_factory=set)  # checks a file's format did not allow
-    problems_not_shown: int = 0  # found beyond MAX_PROBLEMS
+    problems_not_shown: int = 0  # found beyond MAX_RESULT_PROBLEMS
 
     @property
     def problem_count(self) -> int:
         return len(self.problems) + self.problems_not_shown
 
     def refuse(self, problem: Problem) -> None:
-        """Keep ``problem``, or only count it once :data:`MAX_PROBLEMS` are kept."""
-        if len(self.problems) < MAX_PROBLEMS:
+        """Keep ``problem``, or only count it once :data:`MAX_RESULT_PROBLEMS` are kept."""
+        if len(self.problems) < MAX_RESULT_PROBLEMS:
             self.problems.append(problem)
         else:
             self.problems_not_shown += 1
 
     def refuse_at(self, doc: JsonDocument, where: JsonPath, message: str) -> None:
         """:meth:`refuse` a problem at ``where`` in ``doc``, located only when it is kept."""
-        if len(self.problems) < MAX_PROBLEMS:
+        if len(self.problems) < MAX_RESULT_PROBLEMS:
             self.problems.append(doc.problem(where, message))
         else:
             self.problems_not_shown += 1
