@@ -124,10 +124,7 @@ def run_validate(paths: list[Path] | None, registry: Path | None, suite: str | N
             suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
             report = validate_mod.Report()
             for one in suites:
-                part = validate_mod.validate_suite(one, progress)
-                report.files += part.files
-                report.sets.extend(part.sets)
-                report.problems.extend(part.problems)
+                report.merge(validate_mod.validate_suite(one, progress))
     finally:
         if bar is not None:
             bar.close()
