@@ -20,8 +20,12 @@ def _promises() -> list[str]:
     text = (REPO / "README.md").read_text(encoding="utf-8")
     assert HEADING in text, f"README.md has no section {HEADING!r}"
     section = text.split(HEADING, 1)[1]
-    section = re.split(r"^#{1,3} ", section, maxsplit=1, flags=re.MULTILINE)[0]
-    items = re.split(r"^\d+\. ", section, flags=re.MULTILINE)[1:]
+    first = re.search(r"^1\. ", section, flags=re.MULTILINE)
+    assert first, "the promise list has no first item"
+    # The list ends at the first paragraph that is neither an item nor an item's continued line.
+    end = re.search(r"\n\n(?![\d ])", section[first.start() :])
+    listed = section[first.start() : first.start() + end.start()] if end else section[first.start() :]
+    items = re.split(r"^\d+\. ", listed, flags=re.MULTILINE)[1:]
     return [" ".join(item.split()) for item in items]
 
 
@@ -31,7 +35,9 @@ def _test_names(path: Path) -> set[str]:
 
 
 def test_the_promise_list_has_items() -> None:
-    assert len(_promises()) >= 8
+    promises = _promises()
+    assert len(promises) >= 8
+    assert all(promise.startswith("…") for promise in promises), promises
 
 
 def test_every_promise_names_tests_that_exist() -> None:
