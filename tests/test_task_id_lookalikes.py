@@ -246,6 +246,7 @@ def test_the_confusable_table_is_loaded_only_when_ids_are_compared(tmp_path: Pat
     probe = (
         "import sys\n"
         "from freezer.cli import main\n"
+        "import freezer.kinds.base, freezer.validate.rules  # both read task ids\n"
         "code = main(['--version'])\n"
         "print(code, 'freezer.domain.unicodeconfusable' in sys.modules)\n"
         f"code = main(['-C', {str(root)!r}, 'validate'])\n"
