@@ -204,6 +204,8 @@ def test_confusable_ids_are_refused_together_in_every_kind(tmp_path: Path) -> No
     he = " ".join(p["message"] for p in problems if p["file"].startswith("drafts/he"))
     for one, two in CONFUSABLE:
         assert one in he and two in he, (one, two, he)
+    # The message says where they differ, since a reader cannot see it.
+    assert "character 1 is U+0440 (CYRILLIC SMALL LETTER ER) where 'pasta' has U+0070" in he, he
 
 
 def test_merely_different_ids_validate_in_every_kind(tmp_path: Path) -> None:

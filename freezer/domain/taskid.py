@@ -179,7 +179,7 @@ def page_stem(name: str) -> str:
 _CLASHES = (
     ("is the same text as {other} in another Unicode normalization form, and looks the same", "nfc"),
     ("looks the same as {other} (the same text in Unicode's compatibility form, blanks read as spaces)", "look"),
-    ("looks like {other}: Unicode's confusables (UTS #39) give both one skeleton", "skeleton"),
+    ("looks like {other}: Unicode's confusables (UTS #39) give both one skeleton ({where})", "skeleton"),
     ("maps to the same page name as {other}", "stem"),
 )
 
@@ -200,6 +200,18 @@ def _skeleton(text: str) -> str:
         mapped = text.translate(_prototypes())
         return mapped if mapped.isascii() else unicodedata.normalize("NFD", mapped)
     return unicodedata.normalize("NFD", unicodedata.normalize("NFD", text).translate(_prototypes()))
+
+
+def first_difference(task_id: str, other: str) -> str:
+    """Where two ids that look alike first differ, for a message (a reader cannot see it)."""
+    index = next((i for i, (mine, theirs) in enumerate(zip(task_id, other, strict=False)) if mine != theirs), None)
+    if index is None:
+        return f"one is {abs(len(task_id) - len(other))} character(s) longer"
+    mine, theirs = task_id[index], other[index]
+    return (
+        f"character {index + 1} is U+{ord(mine):04X} ({unicodedata.name(mine, 'unnamed')}) where {shown(other)} "
+        f"has U+{ord(theirs):04X} ({unicodedata.name(theirs, 'unnamed')})"
+    )
 
 
 def clash_keys(task_id: str) -> list[tuple[str, str]]:

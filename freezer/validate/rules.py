@@ -243,7 +243,9 @@ def _look_alike(fixtures: list[YamlDocument]) -> list[Problem]:
             other = seen.setdefault((reason, key), doc)
             if other.data["task_id"] != task_id:
                 line = other.locate(("task_id",))[0]
-                said = reason.format(other=f"{taskid.shown(other.data['task_id'])} ({other.display}:{line})")
+                other_id = other.data["task_id"]
+                where = taskid.first_difference(task_id, other_id)
+                said = reason.format(other=f"{taskid.shown(other_id)} ({other.display}:{line})", where=where)
                 found.append(doc.problem(("task_id",), f"task_id {taskid.shown(task_id)} {said}; rename one", "rule"))
                 break
     return found
