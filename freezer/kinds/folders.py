@@ -12,15 +12,17 @@ not, as a comment in a YAML fixture does not.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from freezer.domain.manifest import FixtureKindRecord
 from freezer.domain.problems import Problem
 from freezer.git.globs import compile_glob
 from freezer.kinds import taskfile
-from freezer.kinds.base import FILES_FIELD, Files, KindFixture, KindRead, LocatedDocument, identify
+from freezer.kinds.base import FILES_FIELD, BenchmarkKind, Files, KindFixture, KindRead, LocatedDocument, identify
 from freezer.runtime.limits import MAX_DOCUMENT_BYTES
 
 
-class FoldersKind:
+class FoldersKind(BenchmarkKind):
     def __init__(self, record: FixtureKindRecord) -> None:
         self.record = record
         self._glob = compile_glob(record.fixtures)
@@ -50,6 +52,10 @@ class FoldersKind:
 
     def claims(self, rel: str) -> bool:
         return self.folder_of(rel) is not None
+
+    def canary_files(self, fixture_files: Sequence[str]) -> list[str]:
+        """Each folder's task file (an image or a script need not carry the canary)."""
+        return [rel for rel in fixture_files if self.task_file_of(rel)]
 
     def task_file_of(self, rel: str) -> bool:
         """Whether ``rel`` is the task file of the fixture folder it lies in."""

@@ -39,7 +39,7 @@ from typing import Any
 from freezer.domain.manifest import FixtureKindRecord
 from freezer.domain.problems import JsonPath, Problem
 from freezer.git.globs import compile_glob
-from freezer.kinds.base import FILES_FIELD, Files, KindFixture, KindRead, LocatedDocument, identify
+from freezer.kinds.base import FILES_FIELD, BenchmarkKind, Files, KindFixture, KindRead, LocatedDocument, identify
 from freezer.parse import lmeval
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import YAML_SUFFIXES
@@ -87,7 +87,9 @@ class _FilesSource:
         return Path(rel)
 
 
-class LmEvalKind:
+class LmEvalKind(BenchmarkKind):
+    reads_assets = True  # a task merges the template it includes, an asset
+
     def __init__(self, record: FixtureKindRecord) -> None:
         self.record = record
         self._glob = compile_glob(record.fixtures)

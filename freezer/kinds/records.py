@@ -15,7 +15,7 @@ from freezer.domain.manifest import FixtureKindRecord
 from freezer.domain.problems import JsonPath, Problem
 from freezer.git.globs import compile_glob
 from freezer.kinds import taskfile
-from freezer.kinds.base import Files, KindFixture, KindRead, ListedProblems, LocatedDocument, identify
+from freezer.kinds.base import BenchmarkKind, Files, KindFixture, KindRead, ListedProblems, LocatedDocument, identify
 from freezer.parse import strictjson, yamlload
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamllocate import Limits
@@ -46,7 +46,7 @@ class _LineDocument(YamlDocument):
         return self.line, strictjson.value_column(self.text, path) if path else 1
 
 
-class RecordsKind:
+class RecordsKind(BenchmarkKind):
     def __init__(self, record: FixtureKindRecord) -> None:
         self.record = record
         self._glob = compile_glob(record.fixtures)

@@ -12,9 +12,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from freezer.domain.errors import InvalidInput, UsageError
+from freezer.domain.escape import quoted
+from freezer.domain.fixturekind import YAML_FILES
 from freezer.domain.manifest import FixtureKindRecord
 from freezer.domain.problems import Problem, display_path
 from freezer.git.globs import glob_problem
+from freezer.kinds.catalog import fixture_kind_name, suite_kinds
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import load_bytes, load_file
 from freezer.registry.dimensions import DEFAULT_DIMENSIONS as DEFAULT_DIMENSIONS
@@ -85,14 +88,12 @@ class SuiteConfig:
         return "generic" if self.kind == "generic" else "fixture"
 
     @property
-    def fixture_kind(self) -> FixtureKindRecord | None:
-        """How the next cut reads the suite's fixtures, for kinds folders and records (recorded in its
-        manifest); None for graph and generic, whose fixtures are one YAML file each."""
-        if self.kind not in KIND_NAMES or self.fixtures is None:
-            return None
+    def fixture_kind(self) -> FixtureKindRecord:
+        """How the next cut reads the suite's fixtures (recorded in its manifest unless they are
+        freezer's own YAML files: see :meth:`FixtureKindRecord.of_manifest`)."""
         return FixtureKindRecord(
-            "folders" if self.kind == "folders" else "lm-eval" if self.kind == "lm-eval" else "records",
-            self.fixtures,
+            fixture_kind_name(self.kind),
+            self.fixtures or "",
             self.task_file,
             self.task_id,
             self.status_field,
@@ -185,7 +186,6 @@ def _inside(
 
 
 _RESERVED = (".git", ".freezer")
-KIND_NAMES = ("folders", "records", "lm-eval")
 _KIND_KEYS = ("task_file", "task_id", "status_field", "dropped")
 
 
@@ -197,7 +197,12 @@ def _kind_problems(raw: Mapping[str, Any], doc: YamlDocument, name: str) -> list
     def refuse(key: str, message: str) -> None:
         found.append(doc.problem(("suites", name, key), message, "config"))
 
-    if kind not in KIND_NAMES:
+    if not isinstance(kind, str):
+        return found  # the schema says it is a name
+    if kind not in suite_kinds():
+        refuse("kind", f"{quoted(kind)} is not one of {', '.join(map(repr, suite_kinds()))}")
+        return found
+    if fixture_kind_name(kind) == YAML_FILES:
         for key in _KIND_KEYS:
             if key in raw:
                 refuse(key, f"{key} is for kinds folders and records; a {kind} fixture names itself (its task_id)")
