@@ -204,6 +204,21 @@ class Kind(Protocol):
         ...
 
 
+# A problem of a suite's freezer.yaml entry: the key it is at, and the message.
+ConfigProblem = tuple[str, str]
+
+
+class KindClass(Protocol):
+    """A kind as the catalog registers it: built from a record, and able to say what a suite's
+    freezer.yaml entry must hold for it before any record exists."""
+
+    def __call__(self, record: FixtureKindRecord) -> Kind: ...
+
+    def config_problems(self, kind: str, raw: Mapping[str, Any]) -> list[ConfigProblem]:
+        """What the suite's keys (``raw``) lack or hold wrongly for a suite of this kind (named ``kind``)."""
+        ...
+
+
 class BenchmarkKind:
     """What the kinds reading a benchmark's own files share: the fields are the benchmark's, so
     freezer checks its identity rule alone (:data:`IDENTITY_SCHEMA`), names no assets in them,
@@ -216,11 +231,43 @@ class BenchmarkKind:
     scaffolded = False
     made_of_files = True
 
+    # What a glob of this kind looks like, for the message asking for one.
+    glob_example = '"instances/*.jsonl"'
+    glob_names = "its fixture files"
+
     def canary_files(self, fixture_files: Sequence[str]) -> list[str]:
         return list(fixture_files)
 
     def builtin_schema(self, suite_kind: str) -> dict[str, Any]:
         return dict(IDENTITY_SCHEMA)
+
+    @classmethod
+    def config_problems(cls, kind: str, raw: Mapping[str, Any]) -> list[ConfigProblem]:
+        """A glob naming the fixtures, its shape (:meth:`glob_problems`), the kind's own keys
+        (:meth:`key_problems`), and dropped fixtures named one way."""
+        glob = raw.get("fixtures")
+        found: list[ConfigProblem] = []
+        if not glob:
+            found.append(
+                (
+                    "kind",
+                    f"kind {kind} needs a fixtures glob naming {cls.glob_names} (e.g. fixtures: {cls.glob_example})",
+                )
+            )
+        else:
+            found.extend(cls.glob_problems(glob))
+        found.extend(cls.key_problems(raw))
+        if "status_field" in raw and "dropped" in raw:
+            found.append(("dropped", "name the dropped fixtures one way: a status_field, or a dropped list, not both"))
+        return found
+
+    @classmethod
+    def glob_problems(cls, glob: str) -> list[ConfigProblem]:
+        return []
+
+    @classmethod
+    def key_problems(cls, raw: Mapping[str, Any]) -> list[ConfigProblem]:
+        return []
 
 
 def identify(

@@ -11,16 +11,17 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from freezer.domain.errors import IntegrityError
+from freezer.domain.escape import quoted
 from freezer.domain.fixturekind import YAML_FILES
 from freezer.domain.manifest import FixtureKindRecord
-from freezer.kinds.base import Files, Kind, KindRead
+from freezer.kinds.base import ConfigProblem, Files, Kind, KindClass, KindRead
 from freezer.kinds.folders import FoldersKind
 from freezer.kinds.lmeval import LmEvalKind, order_warnings
 from freezer.kinds.records import RecordsKind
 from freezer.kinds.yamlfiles import YamlFilesKind
 from freezer.parse.document import YamlDocument
 
-KINDS: dict[str, Callable[[FixtureKindRecord], Kind]] = {
+KINDS: dict[str, KindClass] = {
     YAML_FILES: YamlFilesKind,
     "folders": FoldersKind,
     "records": RecordsKind,
@@ -43,6 +44,14 @@ YAML_SUITE_KINDS = ("graph", "generic")
 def suite_kinds() -> tuple[str, ...]:
     """Every ``kind:`` a suite's freezer.yaml may name: graph, generic, and each kind of the catalog."""
     return (*YAML_SUITE_KINDS, *(name for name in KINDS if name != YAML_FILES))
+
+
+def config_problems(suite_kind: str, raw: Mapping[str, Any]) -> list[ConfigProblem]:
+    """What a suite's freezer.yaml entry of kind ``suite_kind`` lacks or holds wrongly for its kind
+    (key, message); an unknown kind is refused by its name alone."""
+    if suite_kind not in suite_kinds():
+        return [("kind", f"{quoted(suite_kind)} is not one of {', '.join(map(repr, suite_kinds()))}")]
+    return KINDS[fixture_kind_name(suite_kind)].config_problems(suite_kind, raw)
 
 
 def fixture_kind_name(suite_kind: str) -> str:

@@ -12,13 +12,23 @@ not, as a comment in a YAML fixture does not.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from freezer.domain.manifest import FixtureKindRecord
 from freezer.domain.problems import Problem
 from freezer.git.globs import compile_glob
 from freezer.kinds import taskfile
-from freezer.kinds.base import FILES_FIELD, BenchmarkKind, Files, KindFixture, KindRead, LocatedDocument, identify
+from freezer.kinds.base import (
+    FILES_FIELD,
+    BenchmarkKind,
+    ConfigProblem,
+    Files,
+    KindFixture,
+    KindRead,
+    LocatedDocument,
+    identify,
+)
 from freezer.runtime.limits import MAX_DOCUMENT_BYTES
 
 
@@ -52,6 +62,24 @@ class FoldersKind(BenchmarkKind):
 
     def claims(self, rel: str) -> bool:
         return self.folder_of(rel) is not None
+
+    glob_example = '"tasks/*/"'
+
+    @classmethod
+    def glob_problems(cls, glob: str) -> list[ConfigProblem]:
+        if glob.endswith("/"):
+            return []
+        return [
+            ("fixtures", f"kind folders names folders: end the glob in '/' (e.g. {glob.rstrip('/*') or 'tasks'}/*/)")
+        ]
+
+    @classmethod
+    def key_problems(cls, raw: Mapping[str, Any]) -> list[ConfigProblem]:
+        if raw.get("task_file"):
+            return []
+        return [
+            ("kind", "kind folders needs task_file: the file in each fixture folder holding its fields (task.toml)")
+        ]
 
     def canary_files(self, fixture_files: Sequence[str]) -> list[str]:
         """Each folder's task file (an image or a script need not carry the canary)."""

@@ -8,12 +8,12 @@ or its own) is applied to each file alone. A manifest records no kind for these 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from freezer.domain.manifest import FixtureKindRecord
 from freezer.git.globs import compile_glob
-from freezer.kinds.base import Files, KindFixture, KindRead
+from freezer.kinds.base import ConfigProblem, Files, KindFixture, KindRead
 from freezer.parse.yamlload import YAML_SUFFIXES, load_bytes
 from freezer.runtime import resources
 from freezer.runtime.limits import MAX_WHOLE_FILE_BYTES
@@ -68,6 +68,15 @@ class YamlFilesKind:
 
     def canary_files(self, fixture_files: Sequence[str]) -> list[str]:
         return list(fixture_files)
+
+    @classmethod
+    def config_problems(cls, kind: str, raw: Mapping[str, Any]) -> list[ConfigProblem]:
+        """A YAML fixture names itself: the keys of the identity rule are for the other kinds."""
+        return [
+            (key, f"{key} is for kinds folders and records; a {kind} fixture names itself (its task_id)")
+            for key in ("task_file", "task_id", "status_field", "dropped")
+            if key in raw
+        ]
 
     def builtin_schema(self, suite_kind: str) -> dict[str, Any]:
         return resources.schema("generic" if suite_kind == "generic" else "fixture")
