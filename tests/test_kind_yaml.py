@@ -60,3 +60,13 @@ def test_a_yaml_fixture_is_any_yaml_file_or_the_globs_and_never_a_version_file()
     globbed = kind_of(FixtureKindRecord(YAML_FILES, "tasks/*.json"))
     assert globbed.claims("tasks/one.json") and not globbed.claims("a.yaml")
     assert not kind_of(FixtureKindRecord(YAML_FILES, "**")).claims("tasks/version.yaml")
+
+
+def test_a_harness_names_a_yaml_fixture_by_its_task_id_and_a_folders_fixture_by_its_folder_too() -> None:
+    yaml = kind_of(FixtureKindRecord(YAML_FILES, ""))
+    folders = kind_of(FixtureKindRecord("folders", "tasks/*/", task_file="task.toml", task_id="name"))
+    fixture = {"task_id": "t-1", "status": "landed", "files": ["tasks/hello-world/task.toml", "tasks/hello-world/a.sh"]}
+    assert yaml.other_names(fixture) == []
+    assert folders.other_names(fixture) == ["hello-world"]
+    assert yaml.task_id_rule == "the task id"
+    assert "folder" in folders.task_id_rule

@@ -198,6 +198,15 @@ class Kind(Protocol):
         """The fixture files that must carry a suite's canary."""
         ...
 
+    @property
+    def task_id_rule(self) -> str:
+        """How a fixture of this kind is named, for a message saying a name matches none."""
+        ...
+
+    def other_names(self, fixture: Mapping[str, Any]) -> list[str]:
+        """The names a harness may record a (parsed) fixture by besides its task id (a Harbor task: its folder's)."""
+        ...
+
     def builtin_schema(self, suite_kind: str) -> dict[str, Any]:
         """The fixture schema of a suite of this kind that gives none of its own (``suite_kind``:
         the suite's ``kind:`` in freezer.yaml, as a manifest's ``fixture_schema`` records it)."""
@@ -231,6 +240,7 @@ class BenchmarkKind:
     scaffolded = False
     made_of_files = True
 
+    task_id_rule = "the task id"
     # What a glob of this kind looks like, for the message asking for one.
     glob_example = '"instances/*.jsonl"'
     glob_names = "its fixture files"
@@ -240,6 +250,9 @@ class BenchmarkKind:
 
     def builtin_schema(self, suite_kind: str) -> dict[str, Any]:
         return dict(IDENTITY_SCHEMA)
+
+    def other_names(self, fixture: Mapping[str, Any]) -> list[str]:
+        return []
 
     @classmethod
     def config_problems(cls, kind: str, raw: Mapping[str, Any]) -> list[ConfigProblem]:

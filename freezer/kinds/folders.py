@@ -64,6 +64,22 @@ class FoldersKind(BenchmarkKind):
         return self.folder_of(rel) is not None
 
     glob_example = '"tasks/*/"'
+    task_id_rule = "the task folder's name or the task file's task id field"
+
+    def other_names(self, fixture: Mapping[str, Any]) -> list[str]:
+        """The folder holding every file of the fixture (its parsed ``files``), by its name: what
+        Harbor names a task by."""
+        files = fixture.get(FILES_FIELD)
+        if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
+            return []
+        parts = [f.split("/")[:-1] for f in files]
+        common = parts[0]
+        for other in parts[1:]:
+            n = 0
+            while n < min(len(common), len(other)) and common[n] == other[n]:
+                n += 1
+            common = common[:n]
+        return [common[-1]] if common else []
 
     @classmethod
     def glob_problems(cls, glob: str) -> list[ConfigProblem]:

@@ -99,6 +99,7 @@ class _FilesSource:
 class LmEvalKind(BenchmarkKind):
     reads_assets = True  # a task merges the template it includes, an asset
     glob_example = '"tasks/*.yaml"'
+    task_id_rule = "the task file's task: key"
     glob_names = "its task files"
 
     @classmethod

@@ -57,6 +57,8 @@ class _LineDocument(YamlDocument):
 
 
 class RecordsKind(BenchmarkKind):
+    task_id_rule = "the record's task id field"
+
     @classmethod
     def glob_problems(cls, glob: str) -> list[ConfigProblem]:
         if not glob.endswith("/"):

@@ -32,6 +32,7 @@ class YamlFilesKind:
     # One document of freezer's: its mode was never frozen (manifests stay as they were), and its
     # assets: and graders: name assets alone.
     made_of_files = False
+    task_id_rule = "the task id"
 
     def __init__(self, record: FixtureKindRecord) -> None:
         self.record = record
@@ -68,6 +69,9 @@ class YamlFilesKind:
 
     def canary_files(self, fixture_files: Sequence[str]) -> list[str]:
         return list(fixture_files)
+
+    def other_names(self, fixture: Mapping[str, Any]) -> list[str]:
+        return []
 
     @classmethod
     def config_problems(cls, kind: str, raw: Mapping[str, Any]) -> list[ConfigProblem]:
