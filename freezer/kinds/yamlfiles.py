@@ -23,6 +23,11 @@ FILE_FIELDS = ("assets", "graders")
 VERSION_FILE = "version.yaml"
 
 
+def schema_name(suite_kind: str) -> str:
+    """The shipped schema (schemas/<name>.schema.json) a YAML fixture of a suite of ``suite_kind`` meets."""
+    return "generic" if suite_kind == "generic" else "fixture"
+
+
 class YamlFilesKind:
     asset_fields = FILE_FIELDS
     file_fields = FILE_FIELDS
@@ -83,4 +88,4 @@ class YamlFilesKind:
         ]
 
     def builtin_schema(self, suite_kind: str) -> dict[str, Any]:
-        return resources.schema("generic" if suite_kind == "generic" else "fixture")
+        return resources.schema(schema_name(suite_kind))

@@ -16,6 +16,7 @@ from freezer.domain.manifest import FixtureKindRecord
 from freezer.domain.problems import Problem, display_path
 from freezer.git.globs import glob_problem
 from freezer.kinds.catalog import config_problems, fixture_kind_name
+from freezer.kinds.yamlfiles import schema_name
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import load_bytes, load_file
 from freezer.registry.dimensions import DEFAULT_DIMENSIONS as DEFAULT_DIMENSIONS
@@ -83,7 +84,7 @@ class SuiteConfig:
         (a suite of kind folders or records without its own has none: see :attr:`fixture_kind`)."""
         if self.schema is not None:
             return f"file:{self.schema.resolve()}"
-        return "generic" if self.kind == "generic" else "fixture"
+        return schema_name(self.kind)
 
     @property
     def fixture_kind(self) -> FixtureKindRecord:
