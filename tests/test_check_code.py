@@ -45,7 +45,7 @@ def _forge_v3(reg: Path, hidden: str, dropped_glob: str) -> None:
     from freezer.parse.yamlload import load_file
     from freezer.registry import config as config_mod
     from freezer.registry.model import Suite
-    from freezer.registry.record import load_yaml_files, side
+    from freezer.registry.record import read_version_files, side
     from freezer.resolve.provenance import ResolvedProvenance
 
     version = _draft_v3(reg)
@@ -66,10 +66,10 @@ def _forge_v3(reg: Path, hidden: str, dropped_glob: str) -> None:
     assert doc is not None
     drafts = {p.relative_to(suite.drafts).as_posix(): p.read_bytes() for p in suite.drafts.rglob("*.yaml")}
     frozen_v2 = {rel: (v2.path / rel).read_bytes() for rel in v2.manifest()["files"]}
-    previous = side(before, *load_yaml_files(frozen_v2))
+    previous = side(before, *read_version_files(frozen_v2))
     template = (v2.path / "METHOD.md.j2").read_bytes()
     record = assemble_mod.record(suite, 3, doc.data, resolved, v2, template)
-    files = assemble_mod.assemble(record, drafts, template, previous, suite.dimensions, load_yaml_files(drafts))
+    files = assemble_mod.assemble(record, drafts, template, previous, suite.dimensions, read_version_files(drafts))
     write_version(cfg.root, suite.versions / "graph_v3", files)
     config.write_text(original, encoding="utf-8")
 

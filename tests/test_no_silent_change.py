@@ -125,7 +125,7 @@ def test_audit_reports_a_commit_hidden_by_narrowed_globs(v2_frozen: Path) -> Non
     from freezer.parse.yamlload import load_file
     from freezer.registry import config as config_mod
     from freezer.registry.model import Suite
-    from freezer.registry.record import load_yaml_files, side
+    from freezer.registry.record import read_version_files, side
     from freezer.resolve.provenance import ResolvedProvenance
 
     hidden = code_commit(v2_frozen, {".orbitignore": "target/\nvendor/\n"}, "ignore vendor/")
@@ -145,9 +145,9 @@ def test_audit_reports_a_commit_hidden_by_narrowed_globs(v2_frozen: Path) -> Non
     doc = load_file(version, "version.yaml").document
     assert doc is not None
     drafts = {p.relative_to(suite.drafts).as_posix(): p.read_bytes() for p in suite.drafts.rglob("*.yaml")}
-    parsed = load_yaml_files(drafts)
+    parsed = read_version_files(drafts)
     frozen_v2 = {rel: (v2.path / rel).read_bytes() for rel in v2.manifest()["files"]}
-    previous = side(v2.manifest_model(), *load_yaml_files(frozen_v2))
+    previous = side(v2.manifest_model(), *read_version_files(frozen_v2))
     template = (v2.path / "METHOD.md.j2").read_bytes()
     record = assemble_mod.record(suite, 3, doc.data, resolved, v2, template)
     files = assemble_mod.assemble(record, drafts, template, previous, suite.dimensions, parsed)

@@ -297,7 +297,7 @@ def test_audit_finds_a_link_target_commit_a_scan_record_left_out(linked: Path) -
     from freezer.parse.yamlload import load_file
     from freezer.registry import config as config_mod
     from freezer.registry.model import Suite
-    from freezer.registry.record import load_yaml_files, side
+    from freezer.registry.record import read_version_files, side
     from freezer.resolve.provenance import ResolvedProvenance
 
     changed = code_commit(linked, {"lib/rank.rs": "// ranking, second revision\n"}, "lib: rerank")
@@ -315,10 +315,10 @@ def test_audit_finds_a_link_target_commit_a_scan_record_left_out(linked: Path) -
     assert doc is not None
     drafts = {p.relative_to(suite.drafts).as_posix(): p.read_bytes() for p in suite.drafts.rglob("*.yaml")}
     frozen_v3 = {rel: (v3.path / rel).read_bytes() for rel in v3.manifest()["files"]}
-    previous = side(model, *load_yaml_files(frozen_v3))
+    previous = side(model, *read_version_files(frozen_v3))
     template = (v3.path / "METHOD.md.j2").read_bytes()
     record = assemble_mod.record(suite, 4, doc.data, resolved, v3, template)
-    files = assemble_mod.assemble(record, drafts, template, previous, suite.dimensions, load_yaml_files(drafts))
+    files = assemble_mod.assemble(record, drafts, template, previous, suite.dimensions, read_version_files(drafts))
     write_version(cfg.root, suite.versions / "graph_v4", files)
     assert run_inprocess("audit", "--no-code", cwd=linked).code == 0  # consistent files: only the code can tell
     result = run_inprocess("audit", "v4", cwd=linked)

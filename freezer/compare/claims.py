@@ -17,15 +17,16 @@ from dataclasses import dataclass
 from freezer.compare.deltamodel import AssetChanges, FilesChange
 from freezer.domain.manifest import Manifest
 from freezer.domain.model import Raw
-from freezer.kinds.catalog import file_fields
+from freezer.kinds.catalog import kind_of
+from freezer.kinds.yamlfiles import FILE_FIELDS
 from freezer.registry.record import Side
-from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles, changed_files, entries, named_files
+from freezer.validate.namedfiles import AssetFiles, changed_files, entries, named_files
 
 
 def file_fields_of(manifest: Manifest) -> tuple[str, ...]:
     """The fields of a version's parsed fixtures that list files counted by their content: assets
     and graders, or a kind's own (a folders fixture's ``files``: every file of its folder)."""
-    return FILE_FIELDS if manifest.fixture_kind is None else file_fields(manifest.fixture_kind)
+    return kind_of(manifest.fixture_kind).file_fields
 
 
 def moved_files(

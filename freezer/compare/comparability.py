@@ -40,8 +40,9 @@ from freezer.compare.fieldtext import same
 from freezer.domain.canonical import compact
 from freezer.domain.manifest import TouchingCommit
 from freezer.domain.model import Fixture, Raw
+from freezer.kinds.yamlfiles import FILE_FIELDS
 from freezer.registry.record import Side
-from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles, digest_form, entries
+from freezer.validate.namedfiles import AssetFiles, digest_form, entries
 
 GROUPS = ("input", "grading", "cosmetic")
 CLASSES = ("unchanged", "cosmetic", "changed", "added", "removed")

@@ -21,6 +21,7 @@ from freezer.compare.delta import file_fields_of
 from freezer.domain.errors import FreezerError
 from freezer.domain.manifest import Comparability, Manifest
 from freezer.domain.model import Raw
+from freezer.kinds.yamlfiles import FILE_FIELDS
 from freezer.registry.config import SuiteConfig
 from freezer.registry.model import Suite
 from freezer.registry.record import (
@@ -34,7 +35,7 @@ from freezer.registry.record import (
     strictest_groups,
 )
 from freezer.registry.record import read as read_verified
-from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles
+from freezer.validate.namedfiles import AssetFiles
 
 # 2: each pair is read the stricter way where the two versions disagree (an arm that depends on
 # more, a field in a stricter group). Format 1, which earlier versions froze, is still recomputed.

@@ -1,23 +1,35 @@
-"""How a version's fixtures are read from its files, for the kinds whose fixture is not one YAML file."""
+"""How a version's fixtures are read from its files: the record of a fixture kind.
+
+Every suite has a kind (:mod:`freezer.kinds`). freezer's own format, one YAML (or JSON) file per
+fixture holding its ``task_id`` and ``status`` (suites of kind graph and generic), is the kind named
+:data:`YAML_FILES`; the other kinds read a benchmark in its own format.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from freezer.domain.model import Raw
 
-FixtureKindName = Literal["folders", "records", "lm-eval"]
+# A kind's name, one the catalog of kinds knows (freezer.kinds.catalog.KINDS).
+FixtureKindName = str
+# freezer's own format: one YAML (or JSON) file per fixture. Never written into a manifest: a
+# manifest without a fixture_kind record (every graph and generic version, and every version cut
+# before kinds existed) is read as this kind, so those manifests stay byte for byte as they were.
+YAML_FILES = "yaml"
 
 
 @dataclass(frozen=True)
 class FixtureKindRecord:
-    """How the fixtures of a version of kind folders or records are read from its files: recorded
-    in the manifest (``fixture_kind``) so that a later freezer.yaml cannot change how a frozen version
-    is read. Absent from every graph and generic version, whose manifests stay as they were."""
+    """How the fixtures of a version are read from its files: recorded in the manifest
+    (``fixture_kind``) for the kinds that read a benchmark's own files, so that a later freezer.yaml
+    cannot change how a frozen version is read."""
 
     kind: FixtureKindName
-    fixtures: str  # the glob (for folders, ending in "/": it names the fixture folders)
+    # The glob (for folders, ending in "/": it names the fixture folders). Empty for kind yaml when
+    # the suite names none, and in every frozen yaml version: the manifest lists its fixture files.
+    fixtures: str
     task_file: str | None = None  # folders: the file in each folder holding the task's fields
     task_id: str | None = None  # the field naming a fixture; None (folders only): the folder's name
     status_field: str | None = None  # the field whose value is the status; None: landed
@@ -34,6 +46,17 @@ class FixtureKindRecord:
             tuple(data.get("dropped") or ()),
         )
 
+    @classmethod
+    def of_manifest(cls, data: Raw) -> FixtureKindRecord:
+        """The kind a manifest records, and the one place its absence is read: freezer's own YAML files."""
+        recorded = data.get("fixture_kind")
+        return cls.from_data(recorded) if recorded else YAML_FILES_RECORD
+
+    def manifest_entry(self) -> dict[str, Any] | None:
+        """What a manifest records of this kind: nothing for freezer's own YAML files (see
+        :meth:`of_manifest`), so a graph or generic version's manifest keeps its shape."""
+        return None if self.kind == YAML_FILES else self.to_json()
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind, "fixtures": self.fixtures}
         for key, value in (
@@ -46,3 +69,7 @@ class FixtureKindRecord:
         if self.dropped:
             out["dropped"] = list(self.dropped)
         return out
+
+
+# The record of freezer's own YAML files as a manifest implies it (no glob: the manifest lists the files).
+YAML_FILES_RECORD = FixtureKindRecord(YAML_FILES, "")

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from freezer.domain.fixturekind import FixtureKindName, FixtureKindRecord
+from freezer.domain.fixturekind import YAML_FILES_RECORD, FixtureKindName, FixtureKindRecord
 from freezer.domain.images import ImageRef
 from freezer.domain.manifestparts import (
     EXECUTABLE,
@@ -103,7 +103,8 @@ class Manifest:
     # The files that are not 100644 (executable ones: 100755), sorted by path. A manifest written
     # before modes were recorded lists none, and its frozen copy holds none: every file is 100644.
     modes: Mapping[str, str] = field(default_factory=dict)
-    fixture_kind: FixtureKindRecord | None = None  # None: one YAML (or JSON) file per fixture
+    # How the fixtures are read from the files (freezer's own YAML files unless the manifest records a kind).
+    fixture_kind: FixtureKindRecord = YAML_FILES_RECORD
     # Container images by task id (only fixtures that name one), each fixture's sorted.
     images: Mapping[str, tuple[ImageRef, ...]] = field(default_factory=dict)
     # The images of the suite's Dockerfiles that no fixture names (shared by every fixture), sorted.
@@ -172,7 +173,7 @@ class Manifest:
             comparability=Comparability.from_data(comparability) if comparability is not None else None,
             canary=data.get("canary"),
             modes=dict(sorted((data.get("modes") or {}).items())),
-            fixture_kind=FixtureKindRecord.from_data(data["fixture_kind"]) if data.get("fixture_kind") else None,
+            fixture_kind=FixtureKindRecord.of_manifest(data),
             images={task: tuple(ImageRef.from_data(i) for i in images[task]) for task in sorted(images)},
             suite_images=tuple(ImageRef.from_data(i) for i in data.get("suite_images") or ()),
             legacy_scan=legacy_scan,
@@ -215,8 +216,9 @@ class Manifest:
             out["canary"] = self.canary
         if self.modes:  # written only when a file is executable: no earlier manifest changes shape
             out["modes"] = dict(sorted(self.modes.items()))
-        if self.fixture_kind is not None:
-            out["fixture_kind"] = self.fixture_kind.to_json()
+        recorded = self.fixture_kind.manifest_entry()
+        if recorded is not None:
+            out["fixture_kind"] = recorded
         if self.images:
             out["environment_images"] = {task: [i.to_json() for i in refs] for task, refs in self.images.items()}
         if self.suite_images:

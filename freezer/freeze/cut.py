@@ -29,14 +29,14 @@ from freezer.freeze.environment import fixture_images, suite_images, suite_warni
 from freezer.freeze.scaffoldcheck import scaffold_problems
 from freezer.freeze.snapshot import FsOps, clear_stale_staging, source_modes, write_version
 from freezer.guard import audit
-from freezer.kinds.catalog import cut_warnings, file_fields
+from freezer.kinds.catalog import cut_warnings
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.model import Suite
 from freezer.registry.record import (
     Side,
     default_arms,
-    load_yaml_files,
+    read_version_files,
     side,
 )
 from freezer.runtime import resources
@@ -44,7 +44,7 @@ from freezer.runtime.limits import MAX_TEMPLATE_BYTES
 from freezer.runtime.lock import registry_lock
 from freezer.runtime.reading import read_whole
 from freezer.validate.drafts import fixture_schema_record, hash_assets, read_drafts
-from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles
+from freezer.validate.namedfiles import AssetFiles
 from freezer.validate.validate import FixtureSet, validate_suite
 
 
@@ -109,19 +109,22 @@ def _previous_side(
         )
     assert frozen_files is not None  # no failures: the integrity check read the drafts
     previous_manifest = previous.manifest_model()
-    version, fixtures = load_yaml_files(frozen_files, previous_manifest.fixture_names(), previous_manifest.fixture_kind)
+    fixture_files = registry.frozen_fixture_files(previous_manifest)
+    version, fixtures = read_version_files(frozen_files, fixture_files, previous_manifest.fixture_kind)
     return previous, side(previous_manifest, version, fixtures)
 
 
 def _digest_inputs(
     suite: SuiteConfig, drafts: dict[str, bytes], asset_hashes: dict[str, str]
 ) -> tuple[dict[str, str], tuple[str, ...]]:
-    """The file hashes and file fields a fixture's digests count: a folders fixture lists its own
-    files, which are fixture files, not assets (graph and generic: the assets, as before)."""
-    if suite.fixture_kind is None:
-        return asset_hashes, FILE_FIELDS
+    """The file hashes and file fields a fixture's digests count: a fixture made of files (a
+    folders task) lists its own files, which are fixture files, not assets; a YAML fixture's file
+    fields name assets alone, as before."""
+    kind = Suite.of(suite).kind
+    if not kind.made_of_files:
+        return asset_hashes, kind.file_fields
     hashed = {rel: hashlib.sha256(data).hexdigest() for rel, data in drafts.items()}
-    return {**asset_hashes, **hashed}, file_fields(suite.fixture_kind)
+    return {**asset_hashes, **hashed}, kind.file_fields
 
 
 def _template(suite: SuiteConfig) -> bytes:
@@ -250,7 +253,7 @@ def cut(
         raise fail("hash assets", unreadable)
     contents = Contents(tuple(fixture_rels), tuple(sorted(asset_hashes)))
     # A kind whose fixture is a folder keeps its files' modes too (an executable tests/test.sh).
-    kind_files = {rel: suite.drafts / rel for rel in fixture_rels} if suite.fixture_kind is not None else {}
+    kind_files = {rel: suite.drafts / rel for rel in fixture_rels} if Suite.of(suite).kind.made_of_files else {}
     modes = source_modes({**fixture_set.assets, **kind_files})
     template = _template(suite)
     # The documents validation read are the parse of these same bytes: no need to read them again.

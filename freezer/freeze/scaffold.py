@@ -26,6 +26,7 @@ from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.problems import display_path
 from freezer.domain.release import REPOSITORY, __version__, action_ref
 from freezer.git.gitrepo import git_status
+from freezer.kinds.yamlfiles import schema_name
 from freezer.runtime import resources
 from freezer.runtime.filenames import safe_file_name
 from freezer.runtime.lock import WORK_DIR, registry_lock
@@ -135,7 +136,7 @@ def plan(target: Path, suite: str, kind: str, code_repo: Path | None) -> tuple[d
         "action_repository": REPOSITORY,
         "action_ref": action_ref(),
     }
-    schema_names = ["registry", "version", "generic" if kind == "generic" else "fixture"]
+    schema_names = ["registry", "version", schema_name(kind)]
     files = {
         "freezer.yaml": _render("freezer.yaml.j2", values),
         f"{folder}/version.yaml": _render("version.yaml.j2", values),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from freezer.domain.problems import Problem
 from freezer.freeze.scaffold import EXAMPLE_TASK_ID, KINDS, MARKER, example_fixture
 from freezer.registry.config import SuiteConfig
+from freezer.registry.model import Suite
 from freezer.runtime.reading import read_whole
 from freezer.validate.validate import VERSION_NAME, FixtureSet
 
@@ -17,12 +18,9 @@ from freezer.validate.validate import VERSION_NAME, FixtureSet
 def scaffold_problems(suite: SuiteConfig, fixture_set: FixtureSet) -> list[Problem]:
     """Every ``TODO(freezer`` line of version.yaml and the YAML fixtures, and the untouched example."""
     found: list[Problem] = []
-    # A kind's own files (folders, records) are the benchmark's bytes, not freezer's scaffold.
-    checked = (
-        fixture_set.files
-        if suite.fixture_kind is None
-        else {display: path for display, path in fixture_set.files.items() if path.name == VERSION_NAME}
-    )
+    # A benchmark's own files (folders, records) are its bytes, not freezer's scaffold.
+    scaffolded = Suite.of(suite).kind.scaffolded
+    checked = {display: path for display, path in fixture_set.files.items() if scaffolded or path.name == VERSION_NAME}
     texts: dict[str, str] = {}
     for display, path in sorted(checked.items()):
         text = read_whole(path).decode("utf-8", errors="replace")
@@ -43,9 +41,7 @@ def scaffold_problems(suite: SuiteConfig, fixture_set: FixtureSet) -> list[Probl
                         "rule",
                     )
                 )
-    if suite.fixture_kind is not None:
-        return found
-    for doc in fixture_set.fixtures:
+    for doc in fixture_set.fixtures if scaffolded else ():
         if doc.data.get("task_id") != EXAMPLE_TASK_ID:
             continue
         untouched = suite.kind in KINDS and _is_the_example(suite.kind, doc.data, texts.get(doc.display))

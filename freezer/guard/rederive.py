@@ -17,7 +17,7 @@ from freezer.domain.manifest import Manifest
 from freezer.domain.problems import display_path
 from freezer.domain.release import __version__
 from freezer.domain.steps import Step
-from freezer.kinds.catalog import canary_files
+from freezer.kinds.catalog import kind_of
 from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
 from freezer.registry.model import ChainBroken, Suite
@@ -25,7 +25,7 @@ from freezer.registry.record import (
     FORMAT_1_DIMENSIONS,
     dimensions_of,
     load_frozen_drafts,
-    load_yaml_files,
+    read_version_files,
     side,
 )
 from freezer.registry.registry import STATEMENT, frozen_fixture_files
@@ -144,7 +144,7 @@ def _check_delta(
     """delta.json must be what the delta engine of its manifest format computes from the chain."""
     try:
         frozen_delta = json.loads(data[registry.DELTA])
-        version, fixtures = load_yaml_files(data, manifest.fixture_names(), manifest.fixture_kind)
+        version, fixtures = read_version_files(data, frozen_fixture_files(manifest), manifest.fixture_kind)
         current = side(manifest, version, fixtures)
         if manifest.format == 1:
             if previous is None:
@@ -183,7 +183,9 @@ def _check_delta(
             result.warnings.append(Failure(f"{display_path(result.path)}/{registry.DELTA}", warning))
     if manifest.canary:
         texts = {
-            rel: data[rel] for rel in canary_files(manifest.fixture_kind, frozen_fixture_files(manifest)) if rel in data
+            rel: data[rel]
+            for rel in kind_of(manifest.fixture_kind).canary_files(frozen_fixture_files(manifest))
+            if rel in data
         }
         for rel in missing_canary(manifest.canary, texts):
             result.failures.append(Failure(f"{display_path(result.path)}/{rel}", "does not carry the canary string"))

@@ -18,7 +18,6 @@ from freezer.domain.problems import display_path
 from freezer.domain.steps import Step
 from freezer.git.gitrepo import CodeRepo
 from freezer.kinds.catalog import read_frozen
-from freezer.parse.yamlload import load_bytes
 from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
 from freezer.registry.model import Suite, scan_globs
@@ -34,27 +33,17 @@ def _fixture_docs(
     data: dict[str, bytes],
     fixtures: list[str],
     result: VersionAudit,
-    kind: FixtureKindRecord | None = None,
+    kind: FixtureKindRecord,
 ) -> list[Any]:
-    docs = []
-    wanted = set(fixtures)
-    if kind is not None:  # read as its kind reads it (the integrity check already read it whole)
-        found = read_frozen(kind, dict(sorted(data.items())), wanted)
-        for problem in found.problems:
-            where = f"{display_path(frozen.path)}/{problem.file}"
-            result.code_failures.append(Failure(where, f"the frozen fixture cannot be re-checked: {problem.message}"))
-        return [fixture.document for fixture in found.fixtures if fixture.status == "landed"]
-    for rel in sorted(data):
-        if rel in wanted:
-            shown = f"{display_path(frozen.path)}/{rel}"
-            loaded = load_bytes(data[rel], shown)
-            if loaded.document is None:
-                # A fixture that cannot be read has ground truth nobody re-checks: that is a failure.
-                first = loaded.problems[0].message if loaded.problems else "cannot be read"
-                result.code_failures.append(Failure(shown, f"the frozen fixture cannot be re-checked: {first}"))
-            elif loaded.document.data.get("status") == "landed":
-                docs.append(loaded.document)
-    return docs
+    """The landed fixtures, read as their kind reads them (the integrity check already read them whole)."""
+    folder = display_path(frozen.path)
+    found = read_frozen(kind, dict(sorted(data.items())), set(fixtures), lambda rel: f"{folder}/{rel}")
+    # A fixture that cannot be read has ground truth nobody re-checks: that is a failure.
+    for problem in found.problems:
+        result.code_failures.append(
+            Failure(problem.file, f"the frozen fixture cannot be re-checked: {problem.message}")
+        )
+    return [fixture.document for fixture in found.fixtures if fixture.status == "landed"]
 
 
 def _previous_manifest(suite: SuiteConfig, frozen: registry.FrozenVersion, manifest: Manifest) -> Manifest | None:

@@ -11,12 +11,11 @@ listing them. Every problem a kind finds names a file and, where it can, a line.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from freezer.domain import canonical, taskid
+from freezer.domain import taskid
 from freezer.domain.manifest import FixtureKindRecord
 from freezer.domain.problems import JsonPath, Problem
 from freezer.parse.document import YamlDocument
@@ -37,10 +36,6 @@ IDENTITY_SCHEMA: dict[str, Any] = {
         "status": {"enum": list(STATUSES), "x-freezer-group": "identity"},
     },
 }
-
-
-def identity_schema_sha256() -> str:
-    return hashlib.sha256(canonical.spaced_ascii(IDENTITY_SCHEMA).encode("utf-8")).hexdigest()
 
 
 class Unreadable(Exception):
@@ -104,7 +99,7 @@ class KindFixture:
     status: str
     files: tuple[str, ...]
     fields: dict[str, Any]
-    document: LocatedDocument  # .data: the parsed fixture (fields + task_id + status [+ files])
+    document: YamlDocument  # .data: the parsed fixture (fields + task_id + status [+ files])
 
     @property
     def data(self) -> dict[str, Any]:
@@ -147,7 +142,8 @@ class KindRead:
 
 
 class Kind(Protocol):
-    """A fixture kind, built from the record a manifest or freezer.yaml holds."""
+    """A fixture kind, built from the record a manifest or freezer.yaml holds: everything freezer
+    needs to know of a fixture's files, fields and dependencies is asked of it."""
 
     record: FixtureKindRecord
 
@@ -163,6 +159,128 @@ class Kind(Protocol):
     def file_fields(self) -> tuple[str, ...]:
         """Fields of a parsed fixture that list files counted by their content (digests, §Delta)."""
         ...
+
+    @property
+    def asset_fields(self) -> tuple[str, ...]:
+        """Fields of a parsed fixture whose entries must name assets of the drafts (validate checks
+        each names one): freezer's ``assets`` and ``graders``; none where the fields are the
+        benchmark's own (a task's own ``assets`` field is not freezer's)."""
+        ...
+
+    @property
+    def reads_assets(self) -> bool:
+        """Whether reading the fixtures needs the suite's assets too (an lm-eval task merges the
+        template it includes), so a reader of a frozen version reads them with the fixtures."""
+        ...
+
+    @property
+    def files_stand_alone(self) -> bool:
+        """Whether each fixture file is a whole fixture, checked alone against the suite's schema
+        (validate checks such files one by one, and a file can be named alone); otherwise a file
+        is a part of a fixture, which only the kind reads, with the suite's whole drafts."""
+        ...
+
+    @property
+    def scaffolded(self) -> bool:
+        """Whether ``freezer init`` writes this kind's fixtures (an example, ``TODO(freezer`` lines),
+        so a cut refuses fixture files still holding the scaffold; a benchmark's own bytes are not."""
+        ...
+
+    @property
+    def made_of_files(self) -> bool:
+        """Whether a fixture is made of the benchmark's files: each frozen with its git mode (a task
+        folder's executable script) and counted by its content through the kind's file fields. A
+        YAML fixture is one document of freezer's: its mode was never frozen, and its file fields
+        name assets alone."""
+        ...
+
+    def canary_files(self, fixture_files: Sequence[str]) -> list[str]:
+        """The fixture files that must carry a suite's canary."""
+        ...
+
+    @property
+    def task_id_rule(self) -> str:
+        """How a fixture of this kind is named, for a message saying a name matches none."""
+        ...
+
+    def other_names(self, fixture: Mapping[str, Any]) -> list[str]:
+        """The names a harness may record a (parsed) fixture by besides its task id (a Harbor task: its folder's)."""
+        ...
+
+    def builtin_schema(self, suite_kind: str) -> dict[str, Any]:
+        """The fixture schema of a suite of this kind that gives none of its own (``suite_kind``:
+        the suite's ``kind:`` in freezer.yaml, as a manifest's ``fixture_schema`` records it)."""
+        ...
+
+
+# A problem of a suite's freezer.yaml entry: the key it is at, and the message.
+ConfigProblem = tuple[str, str]
+
+
+class KindClass(Protocol):
+    """A kind as the catalog registers it: built from a record, and able to say what a suite's
+    freezer.yaml entry must hold for it before any record exists."""
+
+    def __call__(self, record: FixtureKindRecord) -> Kind: ...
+
+    def config_problems(self, kind: str, raw: Mapping[str, Any]) -> list[ConfigProblem]:
+        """What the suite's keys (``raw``) lack or hold wrongly for a suite of this kind (named ``kind``)."""
+        ...
+
+
+class BenchmarkKind:
+    """What the kinds reading a benchmark's own files share: the fields are the benchmark's, so
+    freezer checks its identity rule alone (:data:`IDENTITY_SCHEMA`), names no assets in them,
+    a fixture is made of its files, and wants the canary in every fixture file."""
+
+    record: FixtureKindRecord
+    asset_fields: tuple[str, ...] = ()
+    reads_assets = False
+    files_stand_alone = False
+    scaffolded = False
+    made_of_files = True
+
+    task_id_rule = "the task id"
+    # What a glob of this kind looks like, for the message asking for one.
+    glob_example = '"instances/*.jsonl"'
+    glob_names = "its fixture files"
+
+    def canary_files(self, fixture_files: Sequence[str]) -> list[str]:
+        return list(fixture_files)
+
+    def builtin_schema(self, suite_kind: str) -> dict[str, Any]:
+        return dict(IDENTITY_SCHEMA)
+
+    def other_names(self, fixture: Mapping[str, Any]) -> list[str]:
+        return []
+
+    @classmethod
+    def config_problems(cls, kind: str, raw: Mapping[str, Any]) -> list[ConfigProblem]:
+        """A glob naming the fixtures, its shape (:meth:`glob_problems`), the kind's own keys
+        (:meth:`key_problems`), and dropped fixtures named one way."""
+        glob = raw.get("fixtures")
+        found: list[ConfigProblem] = []
+        if not glob:
+            found.append(
+                (
+                    "kind",
+                    f"kind {kind} needs a fixtures glob naming {cls.glob_names} (e.g. fixtures: {cls.glob_example})",
+                )
+            )
+        else:
+            found.extend(cls.glob_problems(glob))
+        found.extend(cls.key_problems(raw))
+        if "status_field" in raw and "dropped" in raw:
+            found.append(("dropped", "name the dropped fixtures one way: a status_field, or a dropped list, not both"))
+        return found
+
+    @classmethod
+    def glob_problems(cls, glob: str) -> list[ConfigProblem]:
+        return []
+
+    @classmethod
+    def key_problems(cls, raw: Mapping[str, Any]) -> list[ConfigProblem]:
+        return []
 
 
 def identify(

@@ -1,51 +1,74 @@
-"""The kinds by name: the one place a :class:`~freezer.domain.manifest.FixtureKindRecord` becomes a kind."""
+"""The kinds by name: the one place a :class:`~freezer.domain.manifest.FixtureKindRecord` becomes a kind.
+
+:data:`KINDS` is the one registration point: a kind's name maps to the class built from its record.
+Everything else about a kind (which files are a fixture's, its fields, what it depends on) is asked
+of the kind itself.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
 
+from freezer.domain.errors import IntegrityError
+from freezer.domain.escape import quoted
+from freezer.domain.fixturekind import YAML_FILES
 from freezer.domain.manifest import FixtureKindRecord
-from freezer.kinds.base import Files, Kind, KindRead
+from freezer.kinds.base import ConfigProblem, Files, Kind, KindClass, KindRead
 from freezer.kinds.folders import FoldersKind
 from freezer.kinds.lmeval import LmEvalKind, order_warnings
 from freezer.kinds.records import RecordsKind
+from freezer.kinds.yamlfiles import YamlFilesKind
 from freezer.parse.document import YamlDocument
+
+KINDS: dict[str, KindClass] = {
+    YAML_FILES: YamlFilesKind,
+    "folders": FoldersKind,
+    "records": RecordsKind,
+    "lm-eval": LmEvalKind,
+}
 
 
 def kind_of(record: FixtureKindRecord) -> Kind:
-    if record.kind == "folders":
-        return FoldersKind(record)
-    if record.kind == "lm-eval":
-        return LmEvalKind(record)
-    return RecordsKind(record)
+    made = KINDS.get(record.kind)
+    if made is None:  # a manifest of a later freezer, or one edited by hand
+        known = ", ".join(sorted(name for name in KINDS if name != YAML_FILES))
+        raise IntegrityError(f"fixture kind {record.kind!r} is not one this freezer reads ({known})")
+    return made(record)
 
 
-def file_fields(record: FixtureKindRecord) -> tuple[str, ...]:
-    """The fields of a kind's parsed fixture whose listed files count by their content (a task
-    field called ``assets`` is the benchmark's own, not a list of freezer's assets; graph and generic
-    fixtures have :data:`freezer.validate.rules.FILE_FIELDS`)."""
-    return kind_of(record).file_fields
+# The suites' kinds written in freezer's own YAML files, each with its built-in schema.
+YAML_SUITE_KINDS = ("graph", "generic")
 
 
-def reads_assets(record: FixtureKindRecord) -> bool:
-    """Whether reading the fixtures needs the suite's assets too (an lm-eval task merges the
-    template it includes, an asset), so a reader of a frozen version reads them with the fixtures."""
-    return record.kind == "lm-eval"
+def suite_kinds() -> tuple[str, ...]:
+    """Every ``kind:`` a suite's freezer.yaml may name: graph, generic, and each kind of the catalog."""
+    return (*YAML_SUITE_KINDS, *(name for name in KINDS if name != YAML_FILES))
+
+
+def config_problems(suite_kind: str, raw: Mapping[str, Any]) -> list[ConfigProblem]:
+    """What a suite's freezer.yaml entry of kind ``suite_kind`` lacks or holds wrongly for its kind
+    (key, message); an unknown kind is refused by its name alone."""
+    if suite_kind not in suite_kinds():
+        return [("kind", f"{quoted(suite_kind)} is not one of {', '.join(map(repr, suite_kinds()))}")]
+    return KINDS[fixture_kind_name(suite_kind)].config_problems(suite_kind, raw)
+
+
+def fixture_kind_name(suite_kind: str) -> str:
+    """The fixture kind of a suite's ``kind:`` in freezer.yaml: its own when it names one of
+    :data:`KINDS`, else (graph, generic) freezer's own YAML files."""
+    return suite_kind if suite_kind in KINDS and suite_kind != YAML_FILES else YAML_FILES
+
+
+def builtin_schema(suite_kind: str) -> dict[str, Any]:
+    """The fixture schema of a suite that gives none of its own: its kind's."""
+    return kind_of(FixtureKindRecord(fixture_kind_name(suite_kind), "")).builtin_schema(suite_kind)
 
 
 def cut_warnings(documents: Sequence[YamlDocument]) -> list[str]:
     """What a cut warns about in the fixtures a kind read (an lm-eval key whose value depends on
     the order of its includes); nothing for the other kinds."""
     return order_warnings(documents)
-
-
-def canary_files(record: FixtureKindRecord | None, fixture_files: Sequence[str]) -> list[str]:
-    """The fixture files that must carry a suite's canary: every one (one YAML file a fixture, a
-    records file), or for kind folders each folder's task file (an image or a script need not)."""
-    if record is None or record.kind != "folders":
-        return list(fixture_files)
-    kind = FoldersKind(record)
-    return [rel for rel in fixture_files if kind.task_file_of(rel)]
 
 
 def read_fixtures(kind: Kind, files: Files) -> KindRead:
@@ -58,14 +81,17 @@ def read_fixtures(kind: Kind, files: Files) -> KindRead:
 
 
 def read_frozen(
-    record: FixtureKindRecord, files: Mapping[str, bytes], fixtures: Collection[str] | None = None
+    record: FixtureKindRecord,
+    files: Mapping[str, bytes],
+    fixtures: Collection[str],
+    display: Callable[[str], str] = str,
 ) -> KindRead:
     """The fixtures of a frozen version's files (already read, and checked against their hashes):
-    of those among ``fixtures`` (the manifest's fixture files, when given) that the kind claims;
-    every other file is there for what a fixture depends on (an lm-eval task's template)."""
+    those among ``fixtures`` (the manifest's fixture files); every other file is there for what a
+    fixture depends on (an lm-eval task's template)."""
     kind = kind_of(record)
-    chosen = [rel for rel in files if (fixtures is None or rel in fixtures) and kind.claims(rel)]
+    chosen = [rel for rel in files if rel in fixtures]
     taken = set(chosen)
     others = [rel for rel in files if rel not in taken]
     # Already read (under MAX_WHOLE_FILE_BYTES); the kind's parser holds each file to its own bound.
-    return read_fixtures(kind, Files(chosen, lambda rel, _limit: files[rel], others=others))
+    return read_fixtures(kind, Files(chosen, lambda rel, _limit: files[rel], display, others=others))

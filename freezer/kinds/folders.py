@@ -12,15 +12,27 @@ not, as a comment in a YAML fixture does not.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from freezer.domain.manifest import FixtureKindRecord
 from freezer.domain.problems import Problem
 from freezer.git.globs import compile_glob
 from freezer.kinds import taskfile
-from freezer.kinds.base import FILES_FIELD, Files, KindFixture, KindRead, LocatedDocument, identify
+from freezer.kinds.base import (
+    FILES_FIELD,
+    BenchmarkKind,
+    ConfigProblem,
+    Files,
+    KindFixture,
+    KindRead,
+    LocatedDocument,
+    identify,
+)
 from freezer.runtime.limits import MAX_DOCUMENT_BYTES
 
 
-class FoldersKind:
+class FoldersKind(BenchmarkKind):
     def __init__(self, record: FixtureKindRecord) -> None:
         self.record = record
         self._glob = compile_glob(record.fixtures)
@@ -50,6 +62,44 @@ class FoldersKind:
 
     def claims(self, rel: str) -> bool:
         return self.folder_of(rel) is not None
+
+    glob_example = '"tasks/*/"'
+    task_id_rule = "the task folder's name or the task file's task id field"
+
+    def other_names(self, fixture: Mapping[str, Any]) -> list[str]:
+        """The folder holding every file of the fixture (its parsed ``files``), by its name: what
+        Harbor names a task by."""
+        files = fixture.get(FILES_FIELD)
+        if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
+            return []
+        parts = [f.split("/")[:-1] for f in files]
+        common = parts[0]
+        for other in parts[1:]:
+            n = 0
+            while n < min(len(common), len(other)) and common[n] == other[n]:
+                n += 1
+            common = common[:n]
+        return [common[-1]] if common else []
+
+    @classmethod
+    def glob_problems(cls, glob: str) -> list[ConfigProblem]:
+        if glob.endswith("/"):
+            return []
+        return [
+            ("fixtures", f"kind folders names folders: end the glob in '/' (e.g. {glob.rstrip('/*') or 'tasks'}/*/)")
+        ]
+
+    @classmethod
+    def key_problems(cls, raw: Mapping[str, Any]) -> list[ConfigProblem]:
+        if raw.get("task_file"):
+            return []
+        return [
+            ("kind", "kind folders needs task_file: the file in each fixture folder holding its fields (task.toml)")
+        ]
+
+    def canary_files(self, fixture_files: Sequence[str]) -> list[str]:
+        """Each folder's task file (an image or a script need not carry the canary)."""
+        return [rel for rel in fixture_files if self.task_file_of(rel)]
 
     def task_file_of(self, rel: str) -> bool:
         """Whether ``rel`` is the task file of the fixture folder it lies in."""

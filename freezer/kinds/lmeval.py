@@ -32,14 +32,23 @@ fixture's document (:class:`LmEvalDocument`) for the cut to warn about (:func:`o
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from freezer.domain.manifest import FixtureKindRecord
 from freezer.domain.problems import JsonPath, Problem
 from freezer.git.globs import compile_glob
-from freezer.kinds.base import FILES_FIELD, Files, KindFixture, KindRead, LocatedDocument, identify
+from freezer.kinds.base import (
+    FILES_FIELD,
+    BenchmarkKind,
+    ConfigProblem,
+    Files,
+    KindFixture,
+    KindRead,
+    LocatedDocument,
+    identify,
+)
 from freezer.parse import lmeval
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import YAML_SUFFIXES
@@ -87,7 +96,27 @@ class _FilesSource:
         return Path(rel)
 
 
-class LmEvalKind:
+class LmEvalKind(BenchmarkKind):
+    reads_assets = True  # a task merges the template it includes, an asset
+    glob_example = '"tasks/*.yaml"'
+    task_id_rule = "the task file's task: key"
+    glob_names = "its task files"
+
+    @classmethod
+    def glob_problems(cls, glob: str) -> list[ConfigProblem]:
+        if not glob.endswith("/"):
+            return []
+        return [("fixtures", "kind lm-eval names task YAML files: a glob ending in '/' names folders")]
+
+    @classmethod
+    def key_problems(cls, raw: Mapping[str, Any]) -> list[ConfigProblem]:
+        """A task is named by its own ``task:``, in no task file."""
+        return [
+            (key, f"kind lm-eval has no {key}: each task file is one fixture, named by its task: key")
+            for key in ("task_file", "task_id")
+            if key in raw
+        ]
+
     def __init__(self, record: FixtureKindRecord) -> None:
         self.record = record
         self._glob = compile_glob(record.fixtures)

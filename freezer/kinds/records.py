@@ -9,13 +9,23 @@ not the file holding it: an edit of one record changes that fixture and no other
 from __future__ import annotations
 
 import codecs
+from collections.abc import Mapping
 from typing import Any
 
 from freezer.domain.manifest import FixtureKindRecord
 from freezer.domain.problems import JsonPath, Problem
 from freezer.git.globs import compile_glob
 from freezer.kinds import taskfile
-from freezer.kinds.base import Files, KindFixture, KindRead, ListedProblems, LocatedDocument, identify
+from freezer.kinds.base import (
+    BenchmarkKind,
+    ConfigProblem,
+    Files,
+    KindFixture,
+    KindRead,
+    ListedProblems,
+    LocatedDocument,
+    identify,
+)
 from freezer.parse import strictjson, yamlload
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamllocate import Limits
@@ -46,7 +56,26 @@ class _LineDocument(YamlDocument):
         return self.line, strictjson.value_column(self.text, path) if path else 1
 
 
-class RecordsKind:
+class RecordsKind(BenchmarkKind):
+    task_id_rule = "the record's task id field"
+
+    @classmethod
+    def glob_problems(cls, glob: str) -> list[ConfigProblem]:
+        if not glob.endswith("/"):
+            return []
+        return [("fixtures", "kind records names the files holding the records: a glob ending in '/' names folders")]
+
+    @classmethod
+    def key_problems(cls, raw: Mapping[str, Any]) -> list[ConfigProblem]:
+        found: list[ConfigProblem] = []
+        if "task_file" in raw:
+            found.append(("task_file", "kind records has no task file: each record holds its fields"))
+        if not raw.get("task_id"):
+            found.append(
+                ("kind", "kind records needs task_id: the field of each record naming it (e.g. task_id: instance_id)")
+            )
+        return found
+
     def __init__(self, record: FixtureKindRecord) -> None:
         self.record = record
         self._glob = compile_glob(record.fixtures)

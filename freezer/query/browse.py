@@ -30,6 +30,7 @@ from freezer.registry.record import (
     strictest_arms,
     strictest_groups,
 )
+from freezer.registry.registry import frozen_fixture_files
 from freezer.runtime.limits import MAX_WHOLE_FILE_BYTES
 from freezer.runtime.reading import read_whole
 from freezer.validate.namedfiles import AssetFiles
@@ -136,13 +137,14 @@ def harbor_digests(data: VersionData) -> dict[str, HarborDigest] | None:
     (:mod:`freezer.domain.harbordigest`), named as Harbor names the task."""
     manifest = data.manifest
     kind = manifest.fixture_kind
-    if kind is None or kind.kind != "folders":
+    if kind.kind != "folders":
         return None
     landed = {f["task_id"] for f in data.fixtures if f["status"] == "landed"}
     files = _FrozenBytes(data)
-    found = read_frozen(kind, files, manifest.fixture_names())
+    found = read_frozen(kind, files, frozen_fixture_files(manifest))
     if found.problems:
-        raise IntegrityError(f"{found.problems[0]}: frozen fixture cannot be read")
+        first = found.problems[0]
+        raise IntegrityError(f"{first.file}: frozen file cannot be read: {first.message}")
     folders = FoldersKind(kind)
     out = {}
     for fixture in found.fixtures:

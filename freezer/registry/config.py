@@ -6,7 +6,7 @@ path in the config is resolved against it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -15,6 +15,8 @@ from freezer.domain.errors import InvalidInput, UsageError
 from freezer.domain.manifest import FixtureKindRecord
 from freezer.domain.problems import Problem, display_path
 from freezer.git.globs import glob_problem
+from freezer.kinds.catalog import config_problems, fixture_kind_name
+from freezer.kinds.yamlfiles import schema_name
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import load_bytes, load_file
 from freezer.registry.dimensions import DEFAULT_DIMENSIONS as DEFAULT_DIMENSIONS
@@ -82,17 +84,15 @@ class SuiteConfig:
         (a suite of kind folders or records without its own has none: see :attr:`fixture_kind`)."""
         if self.schema is not None:
             return f"file:{self.schema.resolve()}"
-        return "generic" if self.kind == "generic" else "fixture"
+        return schema_name(self.kind)
 
     @property
-    def fixture_kind(self) -> FixtureKindRecord | None:
-        """How the next cut reads the suite's fixtures, for kinds folders and records (recorded in its
-        manifest); None for graph and generic, whose fixtures are one YAML file each."""
-        if self.kind not in KIND_NAMES or self.fixtures is None:
-            return None
+    def fixture_kind(self) -> FixtureKindRecord:
+        """How the next cut reads the suite's fixtures (recorded in its manifest unless they are
+        freezer's own YAML files: see :meth:`FixtureKindRecord.of_manifest`)."""
         return FixtureKindRecord(
-            "folders" if self.kind == "folders" else "lm-eval" if self.kind == "lm-eval" else "records",
-            self.fixtures,
+            fixture_kind_name(self.kind),
+            self.fixtures or "",
             self.task_file,
             self.task_id,
             self.status_field,
@@ -185,56 +185,14 @@ def _inside(
 
 
 _RESERVED = (".git", ".freezer")
-KIND_NAMES = ("folders", "records", "lm-eval")
-_KIND_KEYS = ("task_file", "task_id", "status_field", "dropped")
 
 
 def _kind_problems(raw: Mapping[str, Any], doc: YamlDocument, name: str) -> list[Problem]:
-    """What kinds folders and records need of a suite's keys, and what the other kinds must not have."""
+    """What the suite's kind needs of its keys, and what it must not have (asked of the kind)."""
     kind = raw.get("kind", "graph")
-    found: list[Problem] = []
-
-    def refuse(key: str, message: str) -> None:
-        found.append(doc.problem(("suites", name, key), message, "config"))
-
-    if kind not in KIND_NAMES:
-        for key in _KIND_KEYS:
-            if key in raw:
-                refuse(key, f"{key} is for kinds folders and records; a {kind} fixture names itself (its task_id)")
-        return found
-    glob = raw.get("fixtures")
-    if kind == "lm-eval":
-        _lmeval_keys(raw, glob, refuse)
-        return found
-    if not glob:
-        example = '"tasks/*/"' if kind == "folders" else '"instances/*.jsonl"'
-        refuse("kind", f"kind {kind} needs a fixtures glob naming its fixture files (e.g. fixtures: {example})")
-    elif kind == "folders" and not glob.endswith("/"):
-        refuse("fixtures", f"kind folders names folders: end the glob in '/' (e.g. {glob.rstrip('/*') or 'tasks'}/*/)")
-    elif kind == "records" and glob.endswith("/"):
-        refuse("fixtures", "kind records names the files holding the records: a glob ending in '/' names folders")
-    if kind == "folders" and not raw.get("task_file"):
-        refuse("kind", "kind folders needs task_file: the file in each fixture folder holding its fields (task.toml)")
-    if kind == "records" and "task_file" in raw:
-        refuse("task_file", "kind records has no task file: each record holds its fields")
-    if kind == "records" and not raw.get("task_id"):
-        refuse("kind", "kind records needs task_id: the field of each record naming it (e.g. task_id: instance_id)")
-    if "status_field" in raw and "dropped" in raw:
-        refuse("dropped", "name the dropped fixtures one way: a status_field, or a dropped list, not both")
-    return found
-
-
-def _lmeval_keys(raw: Mapping[str, Any], glob: Any, refuse: Callable[[str, str], None]) -> None:
-    """Kind lm-eval: a glob of task files; a task is named by its own ``task:``, in no task file."""
-    if not glob:
-        refuse("kind", 'kind lm-eval needs a fixtures glob naming its task files (e.g. fixtures: "tasks/*.yaml")')
-    elif glob.endswith("/"):
-        refuse("fixtures", "kind lm-eval names task YAML files: a glob ending in '/' names folders")
-    for key in ("task_file", "task_id"):
-        if key in raw:
-            refuse(key, f"kind lm-eval has no {key}: each task file is one fixture, named by its task: key")
-    if "status_field" in raw and "dropped" in raw:
-        refuse("dropped", "name the dropped fixtures one way: a status_field, or a dropped list, not both")
+    if not isinstance(kind, str):
+        return []  # the schema says it is a name
+    return [doc.problem(("suites", name, key), message, "config") for key, message in config_problems(kind, raw)]
 
 
 def _layout_problems(root: Path, drafts: Path, versions: Path, doc: YamlDocument, name: str) -> list[Problem]:

@@ -20,7 +20,7 @@ from freezer.domain.errors import FreezerError, IntegrityError
 from freezer.domain.manifest import EXECUTABLE, REGULAR, Manifest
 from freezer.domain.problems import display_path
 from freezer.domain.steps import Step
-from freezer.kinds.catalog import reads_assets
+from freezer.kinds.catalog import kind_of
 from freezer.registry import registry
 from freezer.registry.verdict import Failure, VersionAudit
 from freezer.runtime import work
@@ -80,8 +80,7 @@ def _needed(manifest: Manifest) -> set[str]:
         registry.FROZEN_SCHEMA,
     )
     # A kind whose fixtures depend on assets (an lm-eval task's template) reads those too.
-    kind = manifest.fixture_kind
-    assets = manifest.asset_names() if kind is not None and reads_assets(kind) else ()
+    assets = manifest.asset_names() if kind_of(manifest.fixture_kind).reads_assets else ()
     return {"version.yaml", *registry.frozen_fixture_files(manifest), *derived, *assets}
 
 

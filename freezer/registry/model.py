@@ -16,15 +16,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from freezer.domain.errors import IntegrityError, UsageError
 from freezer.domain.manifest import Manifest
 from freezer.domain.problems import display_path
-from freezer.git.globs import compile_glob
 from freezer.kinds.catalog import kind_of
-from freezer.parse.yamlload import YAML_SUFFIXES
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.record import builtin_groups, field_groups
 from freezer.registry.registry import (
@@ -79,16 +77,9 @@ class Suite:
         self.name = config.name
         self.folder = config.versions
         self._listed: _Listing | None = None
-        # A folders or records suite's glob names folders or record files: its kind says which files
-        # are a fixture's (every file of a task folder), as validate's sorting of the drafts does.
-        record = config.fixture_kind
-        self._is_fixture: Callable[[str], object] | None = (
-            kind_of(record).claims
-            if record is not None
-            else compile_glob(config.fixtures).matches
-            if config.fixtures
-            else None
-        )
+        # The suite's kind says which files of the drafts are a fixture's (a glob's files, every
+        # file of a task folder, every YAML file), as validate's sorting of the drafts does.
+        self.kind = kind_of(config.fixture_kind)
 
     @classmethod
     def of(cls, config: SuiteConfig) -> Suite:
@@ -197,12 +188,10 @@ class Suite:
     # --- which files are fixtures, which globs are scanned ---------------------------------------
 
     def is_draft_fixture(self, rel: str) -> bool:
-        """Whether a file of the drafts (path relative to the drafts folder) is a fixture: the
-        configured ``fixtures`` glob, else every YAML file but version.yaml. A frozen version's
-        fixtures are the ones its manifest lists (:func:`freezer.registry.record.frozen_fixture_files`)."""
-        if self._is_fixture is not None:
-            return bool(self._is_fixture(rel))
-        return rel.rsplit("/", 1)[-1] != "version.yaml" and rel.endswith(YAML_SUFFIXES)
+        """Whether a file of the drafts (path relative to the drafts folder) is a fixture's, as the
+        suite's kind claims it. A frozen version's fixtures are the ones its manifest lists
+        (:func:`freezer.registry.record.frozen_fixture_files`)."""
+        return self.kind.claims(rel)
 
     def fixture_files(self, manifest: Manifest) -> list[str]:
         """The fixture files of a frozen version, as its manifest records them."""

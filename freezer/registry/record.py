@@ -11,22 +11,21 @@ no arms (one arm, ``all``, depending on the dimensions, the binary and the code)
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from freezer.domain.errors import FreezerError, IntegrityError
 from freezer.domain.escape import visible
+from freezer.domain.fixturekind import YAML_FILES_RECORD
 from freezer.domain.manifest import FixtureKindRecord, Manifest
 from freezer.domain.model import Raw
 from freezer.domain.problems import display_path
-from freezer.kinds.base import IDENTITY_SCHEMA
-from freezer.kinds.catalog import read_frozen, reads_assets
-from freezer.parse.yamlload import YAML_SUFFIXES, load_bytes
+from freezer.kinds.catalog import builtin_schema, kind_of, read_frozen
+from freezer.parse.yamlload import load_bytes
 from freezer.registry.integrity import integrity, require_intact
 from freezer.registry.registry import FROZEN_SCHEMA, MANIFEST, FrozenVersion, frozen_fixture_files
-from freezer.runtime import resources
 from freezer.runtime.limits import MAX_SCHEMA_BYTES, MAX_WHOLE_FILE_BYTES
 from freezer.runtime.paths import unsafe_reason
 from freezer.runtime.reading import read_whole
@@ -47,34 +46,24 @@ _STRICTNESS = {"input": 3, "grading": 2, "cosmetic": 1, "identity": 0}
 # --- the files of a frozen version -----------------------------------------------------------------
 
 
-def load_yaml_files(
-    files: dict[str, bytes], fixtures: list[str] | None = None, kind: FixtureKindRecord | None = None
+def read_version_files(
+    files: Mapping[str, bytes], fixtures: Collection[str] | None = None, kind: FixtureKindRecord = YAML_FILES_RECORD
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The version draft and the fixtures among a version's files (``fixtures`` names them, if
-    known); ``kind``, the manifest's ``fixture_kind``, says how fixtures of kinds folders and records
-    are read from their files (without it, each fixture file is one YAML document)."""
-    version: dict[str, Any] | None = None
-    found = []
-    wanted = set(fixtures) if fixtures is not None else None
-    if kind is not None:
-        read = read_frozen(kind, dict(sorted(files.items())), wanted or set())
-        if read.problems:
-            raise IntegrityError(f"{read.problems[0]}: frozen fixture cannot be read")
-        found = [fixture.data for fixture in read.fixtures]
-        wanted = set()
-    for rel in sorted(files):
-        if rel != "version.yaml" and (not rel.endswith(YAML_SUFFIXES) if wanted is None else rel not in wanted):
-            continue
-        loaded = load_bytes(files[rel], rel)
-        if loaded.document is None:
-            raise IntegrityError(f"{rel}: frozen file cannot be read: {loaded.problems[0].message}")
-        if rel == "version.yaml":
-            version = loaded.document.data
-        else:
-            found.append(loaded.document.data)
-    if version is None:
+    """The version draft and the parsed fixtures of a version's files, read as its kind reads them
+    (``kind``: the manifest's); ``fixtures`` names the fixture files (the manifest's list, see
+    :func:`frozen_fixture_files`), else those the kind claims."""
+    if "version.yaml" not in files:
         raise IntegrityError("version.yaml is missing from the frozen files")
-    return version, found
+    loaded = load_bytes(files["version.yaml"], "version.yaml")
+    if loaded.document is None:
+        raise IntegrityError(f"version.yaml: frozen file cannot be read: {loaded.problems[0].message}")
+    claims = kind_of(kind).claims
+    chosen = set(fixtures) if fixtures is not None else {rel for rel in files if claims(rel)}
+    read = read_frozen(kind, dict(sorted(files.items())), chosen)
+    if read.problems:
+        first = read.problems[0]
+        raise IntegrityError(f"{first.file}: frozen file cannot be read: {first.message}")
+    return loaded.document.data, [fixture.data for fixture in read.fixtures]
 
 
 def frozen_file(frozen: FrozenVersion, rel: str, checked: set[str]) -> Path:
@@ -100,11 +89,12 @@ def load_frozen_drafts(frozen: FrozenVersion, manifest: Manifest) -> tuple[dict[
     folders: set[str] = set()
     # Every listed path is checked, read or not: a manifest that names a file outside its version is refused.
     paths = {rel: frozen_file(frozen, rel, folders) for rel in manifest.files}
-    wanted = ["version.yaml", *frozen_fixture_files(manifest)]
-    if manifest.fixture_kind is not None and reads_assets(manifest.fixture_kind):
+    fixtures = frozen_fixture_files(manifest)
+    wanted = ["version.yaml", *fixtures]
+    if kind_of(manifest.fixture_kind).reads_assets:
         wanted.extend(manifest.asset_names())
     files = {rel: read_whole(paths[rel], MAX_WHOLE_FILE_BYTES) for rel in wanted if rel in paths}
-    return load_yaml_files(files, manifest.fixture_names(), manifest.fixture_kind)
+    return read_version_files(files, fixtures, manifest.fixture_kind)
 
 
 def fixture_schema_of(manifest: Manifest, files: Mapping[str, bytes]) -> dict[str, Any]:
@@ -120,14 +110,6 @@ def fixture_schema_of(manifest: Manifest, files: Mapping[str, bytes]) -> dict[st
         except SchemaRefused as exc:
             raise IntegrityError(f"{FROZEN_SCHEMA}: {exc.message}") from None
     return builtin_schema(kind)
-
-
-def builtin_schema(kind: str) -> dict[str, Any]:
-    """The built-in fixture schema of a kind: graph's, generic's, or freezer's identity rule alone
-    (kinds folders and records, whose fields are the benchmark's own)."""
-    if kind in ("folders", "records", "lm-eval"):
-        return dict(IDENTITY_SCHEMA)
-    return resources.schema("generic" if kind == "generic" else "fixture")
 
 
 # --- what a version says about itself ---------------------------------------------------------------
@@ -283,7 +265,7 @@ def read_checked(frozen: FrozenVersion, frozen_files: dict[str, bytes] | None) -
         manifest = Manifest.from_data(loaded)
         # A verified version's drafts were just read by the integrity check.
         version, fixtures = (
-            load_yaml_files(frozen_files, manifest.fixture_names(), manifest.fixture_kind)
+            read_version_files(frozen_files, frozen_fixture_files(manifest), manifest.fixture_kind)
             if frozen_files is not None
             else load_frozen_drafts(frozen, manifest)
         )

@@ -19,7 +19,7 @@ from freezer.domain.manifest import Manifest, Scan
 from freezer.domain.model import sources_of
 from freezer.parse.yamlload import YAML_SUFFIXES
 from freezer.registry import registry
-from freezer.registry.record import fixture_schema_of, load_yaml_files
+from freezer.registry.record import fixture_schema_of, read_version_files
 from freezer.registry.registry import frozen_fixture_files
 from freezer.render.render import RECORDED_MARKDOWN_RULES, TemplateProblem, render_delta_block, render_method
 from freezer.resolve.grep import rg_command
@@ -193,7 +193,9 @@ def method_from_files(
 
     manifest = Manifest.from_data(json.loads(manifest_bytes))
     version, fixtures = (
-        parsed if parsed is not None else load_yaml_files(files, manifest.fixture_names(), manifest.fixture_kind)
+        parsed
+        if parsed is not None
+        else read_version_files(files, frozen_fixture_files(manifest), manifest.fixture_kind)
     )
     fixture_schema = fixture_schema_of(manifest, files)
     fixture_files = set(frozen_fixture_files(manifest))

@@ -28,12 +28,11 @@ from typing import Any
 from freezer.domain import canonical
 from freezer.domain.escape import visible
 from freezer.domain.problems import Problem, display_path
-from freezer.kinds.base import identity_schema_sha256
-from freezer.kinds.catalog import kind_of
+from freezer.kinds.catalog import builtin_schema
 from freezer.registry.config import CONFIG_NAME, SuiteConfig
 from freezer.registry.model import Suite
 from freezer.registry.registry import DELTA_TEMPLATE_COPY, FROZEN_SCHEMA
-from freezer.runtime import resources, work
+from freezer.runtime import work
 from freezer.runtime.limits import MAX_SCHEMA_BYTES
 from freezer.runtime.reading import read_whole
 from freezer.validate.fixtureset import FixtureSet
@@ -112,8 +111,7 @@ def collect(suite: SuiteConfig) -> DraftFiles:
     """Sort every entry of the suite's drafts folder into version, fixtures, assets and refusals."""
     found = DraftFiles()
     root = suite.drafts
-    record = suite.fixture_kind
-    is_fixture = kind_of(record).claims if record is not None else Suite.of(suite).is_draft_fixture
+    is_fixture = Suite.of(suite).is_draft_fixture
 
     def unreadable(exc: OSError) -> None:
         where = Path(exc.filename) if exc.filename else root
@@ -156,7 +154,7 @@ def collect(suite: SuiteConfig) -> DraftFiles:
                 found.problems.append(_problem(path, f"{rel} is a name freezer writes into every version; rename it"))
             elif rel == VERSION_NAME:
                 found.version = path
-            elif record is not None and is_fixture(rel):  # a task folder may hold its own version.yaml
+            elif is_fixture(rel):  # a task folder may hold its own version.yaml (a YAML fixture is never one)
                 found.fixtures.append(path)
             elif name == VERSION_NAME:
                 found.problems.append(
@@ -166,8 +164,6 @@ def collect(suite: SuiteConfig) -> DraftFiles:
                         "move or delete this one",
                     )
                 )
-            elif is_fixture(rel):
-                found.fixtures.append(path)
             else:
                 found.assets[rel] = path
     return found
@@ -196,9 +192,8 @@ def fixture_schema_record(suite: SuiteConfig, drafts: dict[str, bytes]) -> dict[
         data = read_whole(suite.schema, MAX_SCHEMA_BYTES)
         drafts[FROZEN_SCHEMA] = data
         return {"kind": "custom", "sha256": hashlib.sha256(data).hexdigest()}
-    if suite.fixture_kind is not None:  # the benchmark's own fields: freezer's identity rule alone
-        return {"kind": suite.kind, "sha256": identity_schema_sha256()}
-    shipped = canonical.spaced_ascii(resources.schema("generic" if suite.kind == "generic" else "fixture"))
+    # The kind's built-in schema (a benchmark's own fields: freezer's identity rule alone).
+    shipped = canonical.spaced_ascii(builtin_schema(suite.kind))
     return {"kind": suite.kind, "sha256": hashlib.sha256(shipped.encode("utf-8")).hexdigest()}
 
 

@@ -16,8 +16,9 @@ from typing import Any
 
 from freezer.domain.problems import JsonPath, Problem, display_path
 from freezer.kinds.base import Files, KindFixture, Unreadable
-from freezer.kinds.catalog import canary_files, kind_of, read_fixtures
+from freezer.kinds.catalog import read_fixtures
 from freezer.registry.config import CONFIG_NAME, SuiteConfig
+from freezer.registry.model import Suite
 from freezer.runtime import work
 from freezer.runtime.limits import MAX_WHOLE_FILE_BYTES
 from freezer.runtime.reading import ReadRefused, read_bounded
@@ -36,8 +37,6 @@ def kind_fixtures(
 ) -> list[Problem]:
     """Read the fixtures of ``paths`` (every file the suite's kind claims) into ``fixture_set``;
     ``refused`` are the drafts' files already reported (a link, a FIFO), which a kind does not report again."""
-    record = suite.fixture_kind
-    assert record is not None
     by_rel = _by_rel(suite.drafts, paths)
     display = _display(suite.drafts)
     readable = {**fixture_set.assets, **by_rel}  # a fixture may depend on an asset (an lm-eval template)
@@ -49,7 +48,7 @@ def kind_fixtures(
             raise Unreadable(str(exc)) from None
 
     seen = Files(sorted(by_rel), read, display, others=sorted(fixture_set.assets), refused=refused)
-    found = read_fixtures(kind_of(record), seen)
+    found = read_fixtures(Suite.of(suite).kind, seen)
     problems = list(found.problems)
     fixture_set.files.update((display(rel), path) for rel, path in by_rel.items())
     fixture_set.fixtures.extend(fixture.document for fixture in found.fixtures)
@@ -106,7 +105,7 @@ def kind_canary(suite: SuiteConfig, paths: list[Path]) -> list[Problem]:
     by_rel = _by_rel(suite.drafts, paths)
     display = _display(suite.drafts)
     texts = {}
-    for rel in canary_files(suite.fixture_kind, sorted(by_rel)):
+    for rel in Suite.of(suite).kind.canary_files(sorted(by_rel)):
         try:
             texts[display(rel)] = read_bounded(by_rel[rel], MAX_WHOLE_FILE_BYTES)
         except ReadRefused:

@@ -16,9 +16,8 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from freezer.domain.manifest import Manifest
 from freezer.domain.model import Raw
 from freezer.git.globs import GlobError, compile_glob
+from freezer.kinds.yamlfiles import FILE_FIELDS
 
-# Fixture fields that name files of the drafts, which are frozen and hashed with the version.
-FILE_FIELDS = ("assets", "graders")
 _WILDCARDS = "*?[\\"
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.escape import visible
 from freezer.domain.problems import Problem, display_path
+from freezer.kinds.catalog import kind_of
 from freezer.parse.yamlload import YAML_SUFFIXES, load_file
 from freezer.registry.config import CONFIG_NAME, RegistryConfig, SuiteConfig, find_root, load_config
 from freezer.validate import drafts
@@ -174,6 +175,6 @@ class Owners:
             document = load_file(file).document if config is not None else None
             named = document.data.get("suite") if document is not None and isinstance(document.data, dict) else None
             one = config.suites.get(named) if config is not None and isinstance(named, str) else None
-            if one is not None and one.fixture_kind is not None:
+            if one is not None and not kind_of(one.fixture_kind).files_stand_alone:
                 found.setdefault(file.parent.resolve(), replace(one, drafts=file.parent))
         return list(found.values())

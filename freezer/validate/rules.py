@@ -6,16 +6,17 @@ data. Rules assume the schema layer passed for the documents they look at.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any
 
 from freezer.domain import taskid
 from freezer.domain.model import SITE_LISTS
 from freezer.domain.problems import JsonPath, Problem
 from freezer.git.globs import glob_problem
+from freezer.kinds.yamlfiles import FILE_FIELDS
 from freezer.parse.document import YamlDocument
 from freezer.resolve.grep import flag_problems
-from freezer.validate.namedfiles import FILE_FIELDS, AssetFiles
+from freezer.validate.namedfiles import AssetFiles
 
 
 def path_problem(value: str) -> str | None:
@@ -216,13 +217,15 @@ def _entry_problem(entry: object, files: AssetFiles) -> str | None:
     return None
 
 
-def asset_rules(fixtures: list[YamlDocument], assets: Collection[str]) -> list[Problem]:
-    """Every asset or grader entry a fixture names is a clean relative path to a file, a folder or a
-    glob of the drafts, naming at least one asset."""
+def asset_rules(
+    fixtures: list[YamlDocument], assets: Collection[str], fields: Sequence[str] = FILE_FIELDS
+) -> list[Problem]:
+    """Every entry of a fixture's asset ``fields`` (its kind's: freezer's ``assets`` and ``graders``)
+    is a clean relative path to a file, a folder or a glob of the drafts, naming at least one asset."""
     found: list[Problem] = []
     files = AssetFiles(dict.fromkeys(assets, ""))
     for doc in fixtures:
-        for key in FILE_FIELDS:
+        for key in fields:
             named = doc.data.get(key)
             for index, rel in enumerate(named if isinstance(named, list) else []):
                 why = _entry_problem(rel, files)

@@ -23,6 +23,7 @@ from freezer.domain.steps import Progress, no_progress
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import load_file
 from freezer.registry.config import CONFIG_NAME, RegistryConfig, SuiteConfig, load_config
+from freezer.registry.model import Suite
 from freezer.runtime import work
 from freezer.runtime.reading import read_whole
 from freezer.schema import schemas
@@ -222,14 +223,14 @@ def validate_paths(
     for one in [] if suite else owners.kind_versions(files):
         report.merge(validate_suite(one, progress))
         files = [file for file in files if not file.resolve().is_relative_to(one.drafts.resolve())]
-    # A file of a folders or records suite is a part of a fixture, not a fixture: its suite is
-    # validated as a whole (a task file alone says nothing of its folder, nor a record of its set).
+    # A file of a kind whose files do not stand alone (folders, records) is a part of a fixture: its
+    # suite is validated as a whole (a task file says nothing of its folder, nor a record of its set).
     owned: dict[str, SuiteConfig] = {}
     kept = []
     for file in files:
         owner = owners.of(file)
-        # The version file alone is checked alone, for a kind as for graph and generic.
-        if owner is not None and owner.fixture_kind is not None and not _is_suite_version(file, owner):
+        # The version file alone is checked alone, for every kind.
+        if owner is not None and not Suite.of(owner).kind.files_stand_alone and not _is_suite_version(file, owner):
             owned.setdefault(owner.name, owner)
         else:
             kept.append(file)
@@ -306,7 +307,7 @@ def _file_rules(owners: Owners, fixture_set: FixtureSet) -> list[Problem]:
         if owner is not None:
             by_suite.setdefault(owner.name, (owner, []))[1].append(doc)
     for owner, docs in by_suite.values():
-        found.extend(rules.asset_rules(docs, owners.assets_of(owner)))
+        found.extend(rules.asset_rules(docs, owners.assets_of(owner), Suite.of(owner).kind.asset_fields))
         found.extend(_canary_problems(owner, docs, fixture_set))
     return found
 
@@ -357,14 +358,15 @@ def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Repo
         )
         return Report(problems=[_drafts_problem(suite, why)])
     collected = drafts.collect(suite)
-    kind = suite.fixture_kind
-    files = ([collected.version] if collected.version else []) + ([] if kind else collected.fixtures)
+    kind = Suite.of(suite).kind
+    alone = collected.fixtures if kind.files_stand_alone else []
+    files = ([collected.version] if collected.version else []) + alone
     report = Report(files=len(files), problems=list(collected.problems))
     report.notes.extend(collected.derived_notes())
     fixture_set = FixtureSet(suite.drafts.resolve(), assets=collected.assets)
     for result in check_files(files, suite.schema_key, progress):
         _collect_result(result, fixture_set, report)
-    if kind is not None:
+    if not kind.files_stand_alone:
         report.files += len(collected.fixtures)
         report.problems.extend(
             kind_fixtures(
@@ -378,11 +380,9 @@ def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Repo
         report.problems.extend(source_rules(fixture_set.version))
     version = fixture_set.version if not fixture_set.unreadable else None
     report.problems.extend(rules.set_rules(version, fixture_set.fixtures))
-    if kind is None:
-        report.problems.extend(rules.asset_rules(fixture_set.fixtures, set(collected.assets)))
-        report.problems.extend(_canary_problems(suite, fixture_set.fixtures, fixture_set))
-    else:  # a kind's fields are the benchmark's own (an `assets` field of theirs is not freezer's)
-        report.problems.extend(kind_canary(suite, collected.fixtures))  # the files audit checks
+    report.problems.extend(rules.asset_rules(fixture_set.fixtures, set(collected.assets), kind.asset_fields))
+    read = set(fixture_set.files.values())  # a file that could not be read is reported as such, not for its canary
+    report.problems.extend(kind_canary(suite, [path for path in collected.fixtures if path in read]))
     if suite.template is not None:
         report.problems.extend(template_problems(suite.template, suite.origin("template")))
     report.sets.append(fixture_set)

@@ -18,6 +18,7 @@ from typing import Any
 from freezer.domain.errors import UsageError
 from freezer.domain.escape import clipped, quoted
 from freezer.domain.problems import JsonPath, Problem
+from freezer.kinds.catalog import kind_of
 from freezer.query import browse
 from freezer.query.harness.jsondoc import JsonDocument
 from freezer.registry import registry
@@ -38,7 +39,7 @@ class Target:
 
     name: str
     number: int
-    kind: str
+    rule: str  # how its kind names a fixture, for a message
     manifest_sha256: str
     arm: str
     documents: Mapping[str, Mapping[str, Any]]  # task id → the frozen fixture
@@ -55,7 +56,7 @@ class Target:
             return f"{quoted(name)} is a dropped fixture of {self.name}: its score is not part of the version"
         return (
             f"{quoted(name)} names no landed fixture of {self.name} (by its identity rule: "
-            f"{_RULES.get(self.kind, 'the task id')}); score the frozen version's own fixtures"
+            f"{self.rule}); score the frozen version's own fixtures"
         )
 
     def labels(self) -> frozenset[str]:
@@ -63,45 +64,24 @@ class Target:
         return frozenset({str(self.number), f"v{self.number}", self.name})
 
 
-_RULES = {
-    "lm-eval": "the task file's task: key",
-    "folders": "the task folder's name or the task file's task id field",
-    "records": "the record's task id field",
-}
-
-
-def _folder_of(document: Mapping[str, Any]) -> str | None:
-    files = document.get("files")
-    if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
-        return None
-    parts = [f.split("/")[:-1] for f in files]
-    common = parts[0]
-    for other in parts[1:]:
-        n = 0
-        while n < min(len(common), len(other)) and common[n] == other[n]:
-            n += 1
-        common = common[:n]
-    return common[-1] if common else None
-
-
 def target(config: RegistryConfig, version: str, arm: str | None) -> Target:
     """The frozen version named ``version`` (e.g. graph_v2); :class:`UsageError` when there is none,
     or when the arm is not given and the version was cut with several."""
-    found: tuple[str, registry.FrozenVersion] | None = None
+    found: registry.FrozenVersion | None = None
     names = []
-    for suite, frozen in Registry(config).every_version():
+    for _, frozen in Registry(config).every_version():
         names.append(frozen.name)
         if frozen.name == version:
-            found = (suite.config.kind, frozen)
+            found = frozen
     if found is None:
         known = ", ".join(names) or "none"
         raise UsageError(f"--version {version!r} names no frozen version of this registry; its versions: {known}")
-    kind, frozen = found
-    return _read(kind, frozen, arm)
+    return _read(found, arm)
 
 
-def _read(kind: str, frozen: registry.FrozenVersion, arm: str | None) -> Target:
+def _read(frozen: registry.FrozenVersion, arm: str | None) -> Target:
     data = read(frozen)
+    kind = kind_of(data.manifest.fixture_kind)  # as the version was cut, whatever freezer.yaml says today
     arms = arms_of(frozen.manifest_model())
     if arm is None:
         if len(arms) != 1:
@@ -111,14 +91,22 @@ def _read(kind: str, frozen: registry.FrozenVersion, arm: str | None) -> Target:
         raise UsageError(f"{frozen.name} has no arm {arm!r}; its arms: {', '.join(arms)}")
     documents = {f["task_id"]: f for f in data.fixtures if f["status"] == "landed"}
     by_name = {task: task for task in documents}
-    if kind == "folders":
-        for task, document in documents.items():
-            folder = _folder_of(document)
-            if folder is not None:
-                by_name.setdefault(folder, task)
+    for task, document in documents.items():
+        for name in kind.other_names(document):
+            by_name.setdefault(name, task)
     dropped = frozenset(f["task_id"] for f in data.fixtures if f["status"] != "landed")
     digests = browse.score_digests(data)
-    return Target(frozen.name, frozen.number, kind, frozen.manifest_sha256(), arm, documents, digests, by_name, dropped)
+    return Target(
+        frozen.name,
+        frozen.number,
+        kind.task_id_rule,
+        frozen.manifest_sha256(),
+        arm,
+        documents,
+        digests,
+        by_name,
+        dropped,
+    )
 
 
 @dataclass
