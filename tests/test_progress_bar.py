@@ -6,13 +6,10 @@ what reached the terminal.
 
 from __future__ import annotations
 
-import os
-import select
 import sys
 
 import pytest
-
-from freezer.cli.terminal import PROGRESS_AFTER_VARIABLE
+from terminal_helpers import on_terminal
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 
@@ -31,26 +28,8 @@ print(f"no-timer={alarm} threads={threads}", file=sys.stderr)
 
 
 def _on_terminal(counts: list[tuple[int, int]], after: str) -> bytes:
-    pid, fd = os.forkpty()
-    if pid == 0:  # pragma: no cover - the child's coverage is not collected
-        os.environ.pop("NO_COLOR", None)
-        os.environ[PROGRESS_AFTER_VARIABLE] = after
-        os.execv(sys.executable, [sys.executable, "-c", PROGRAM.replace("COUNTS", repr(counts))])
-    seen = b""
-    while True:
-        ready, _, _ = select.select([fd], [], [], 60)
-        if not ready:
-            break
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:  # the child closed the terminal
-            break
-        if not chunk:
-            break
-        seen += chunk
-    _, status = os.waitpid(pid, 0)
-    os.close(fd)
-    assert os.waitstatus_to_exitcode(status) == 0, seen
+    code, seen = on_terminal(["-c", PROGRAM.replace("COUNTS", repr(counts))], after)
+    assert code == 0, seen
     return seen
 
 

@@ -6,14 +6,13 @@ A real audit of a suite whose second version has 3,000 files, run under a pseudo
 
 from __future__ import annotations
 
-import os
-import select
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from terminal_helpers import on_terminal
 
 from freezer.cli.terminal import BAR_AFTER_SECONDS, PROGRESS_AFTER_VARIABLE, bar_after
 
@@ -39,29 +38,9 @@ def big(demo_build: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _in_terminal(args: list[str], cwd: Path) -> tuple[int, bytes]:
-    """Run freezer with stdin, stdout and stderr on a pseudo-terminal; what it wrote there. The bar
-    is asked for at once: an idle machine audits these 3,018 files in less than the default delay."""
-    pid, fd = os.forkpty()
-    if pid == 0:  # pragma: no cover - the child's coverage is not collected
-        os.chdir(cwd)
-        os.environ.pop("NO_COLOR", None)
-        os.environ[PROGRESS_AFTER_VARIABLE] = "0"
-        os.execv(sys.executable, [sys.executable, "-m", "freezer", *args])
-    seen = b""
-    while True:
-        ready, _, _ = select.select([fd], [], [], 120)
-        if not ready:
-            break
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:  # the child closed the terminal
-            break
-        if not chunk:
-            break
-        seen += chunk
-    _, status = os.waitpid(pid, 0)
-    os.close(fd)
-    return os.waitstatus_to_exitcode(status), seen
+    """freezer on a pseudo-terminal. The bar is asked for at once: an idle machine audits these
+    3,018 files in less than the default delay."""
+    return on_terminal(["-m", "freezer", *args], "0", cwd)
 
 
 @pytest.mark.parametrize("args", [["audit", "--suite", "tb"], ["audit", "--no-code", "--suite", "tb"]])
