@@ -56,8 +56,9 @@ def test_namespaces_that_leave_out_status_say_so(demo_root: Path, tmp_path: Path
     refused = run_inprocess("deprecate", "graph_v1", "--superseded-by", "graph_v2", "--key", str(key), cwd=root)
     assert_clean_failure(refused, code=2)
     assert "may not change a version's status" in refused.err
-    assert f"allowed_signers line 1 limits the key to namespaces {namespaces}" in refused.err
-    assert "needs namespace 'freezer-status'" in refused.err
+    # ssh-keygen's own reason, at the line it read, and the namespaces that would allow it.
+    assert 'allowed_signers:1: key is not permitted for use in signature namespace "freezer-status"' in refused.err
+    assert 'namespaces="freezer,freezer-status,freezer-checkpoint"' in refused.err
     assert "is not in allowed_signers" not in refused.err and "add a line for it" not in refused.err
     assert not (root / "status.jsonl").exists()
 

@@ -16,7 +16,6 @@ from freezer.domain.problems import display_path
 from freezer.domain.steps import no_progress, told
 from freezer.registry import config as config_mod
 from freezer.registry import registry as registry_mod
-from freezer.registry.model import Suite
 
 # The commands of this module; freezer.cli.app adds them to the application.
 commands = typer.Typer()
@@ -77,12 +76,8 @@ def audit(
     cfg = config_mod.load(registry)
     results = []
     for suite_name, names in _select_versions(cfg, versions or [], suite).items():
-        # The bar's own clock (a timer signal) only for one version, whose files are one count at its
-        # end; several versions report a count each. With the clock on, an audit of several versions
-        # under load once stopped with an internal KeyError in CI (not reproduced here): counts alone
-        # draw the bar there.
-        count = len(names) if names is not None else len(Suite.of(cfg.suites[suite_name]).versions())
-        bar = ProgressBar(f"auditing {suite_name}", tick=count == 1) if fmt == "text" else None
+        # One count per version audited: the bar advances as each version's result comes in.
+        bar = ProgressBar(f"auditing {suite_name}") if fmt == "text" else None
         try:
             results.extend(
                 audit_mod.audit_suite(

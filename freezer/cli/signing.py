@@ -131,7 +131,7 @@ def verify(
     if verified.ok:
         # Lines of allowed_signers that ssh-keygen skips (an unsigned version lists them already).
         for line in allowed_signers.read(cfg.root).problems:
-            output.say(f"  ⚠ {line.location()}: {line.message} (ssh-keygen skips this line too)")
+            output.say(f"  ⚠ {line.location()}: {line.message} (ssh-keygen skips this line)")
     return verified
 
 

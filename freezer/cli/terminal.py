@@ -16,7 +16,6 @@ import contextlib
 import os
 import re
 import sys
-import threading
 import time
 from functools import cache
 from typing import IO, Any
@@ -31,7 +30,6 @@ BAR_AFTER_SECONDS = 0.3
 # FREEZER_PROGRESS_AFTER=SECONDS: show the bar that much sooner or later (0: at once, as the tests
 # use it, since a fast machine audits a large version in less than the default).
 PROGRESS_AFTER_VARIABLE = "FREEZER_PROGRESS_AFTER"
-MAX_BAR_AFTER_SECONDS = 86_400.0
 
 
 def bar_after() -> float:
@@ -41,9 +39,8 @@ def bar_after() -> float:
         value = float(raw) if raw.strip() else BAR_AFTER_SECONDS
     except ValueError:
         value = BAR_AFTER_SECONDS
-    # A zero interval would disarm the timer rather than fire it at once, and the timer refuses a
-    # value past what time_t holds (inf, 1e300): a day is as good as never. NaN compares false.
-    return min(max(value, 0.001), MAX_BAR_AFTER_SECONDS) if value == value else BAR_AFTER_SECONDS
+    # NaN compares false with every elapsed time, which would draw at once: it is nonsense, so the default.
+    return max(value, 0.0) if value == value else BAR_AFTER_SECONDS
 
 
 _REDRAW_EVERY = 0.1
@@ -123,89 +120,37 @@ def colour_marks(line: str, stream: IO[str]) -> str:
 class ProgressBar:
     """Counts and a bar on stderr for one piece of long work; silent when stderr is not a terminal.
 
-    Call it with (done, total) as the work advances, and :meth:`close` it at the end. With
-    ``tick``, the bar also appears and advances its clock while no count comes in (one version of
-    thousands of files is one count, at its end): a timer signal redraws it from the main thread,
-    as a thread of its own would make freezer's forked workers unsafe.
+    Call it with (done, total) as the work advances, and :meth:`close` it at the end. Each count
+    is the only moment it draws: the bar appears at the first count after :func:`bar_after`
+    seconds (unless that count is the last), then redraws at most every :data:`_REDRAW_EVERY`
+    seconds and at the last count. No timer and no thread: freezer forks workers, and a signal
+    handler or a thread in the parent is what a forked child must not inherit mid-draw.
     """
 
-    def __init__(self, label: str, *, tick: bool = False) -> None:
+    def __init__(self, label: str) -> None:
         self.label = label
         self._started = time.monotonic()
         self._after = bar_after()
-        # A tick the parent's interpreter had not yet run when freezer forked a worker (a bounded
-        # METHOD.md render, a hashing pool) would run in the child: only the arming process draws.
-        self._pid = os.getpid()
         self._last_draw = 0.0
         self._live: Any = None
         self._task: Any = None
-        self._counts: tuple[int, int | None] = (0, None)
-        self._drawing = False
-        self._previous_handler: Any = None
-        self._armed = False
         try:
             self._shown = sys.stderr.isatty()
         except (ValueError, AttributeError):
             self._shown = False
-        if tick and self._shown:
-            self._arm()
 
     def __call__(self, done: int, total: int) -> None:
         if not self._shown:
             return
-        self._counts = (done, total)
         now = time.monotonic()
         if self._live is None:
             if now - self._started < self._after or done >= total:
                 return
-            self._drawing = True  # a tick landing while the bar starts must not start a second one
-            try:
-                self._start(total)
-            finally:
-                self._drawing = False
+            self._start(total)
         if now - self._last_draw >= _REDRAW_EVERY or done >= total:
-            self._draw(now)
-
-    def _draw(self, now: float) -> None:
-        self._drawing = True
-        try:
-            done, total = self._counts
             self._live.update(self._task, completed=done, total=total)
             self._live.refresh()
             self._last_draw = now
-        finally:
-            self._drawing = False
-
-    def _arm(self) -> None:
-        import signal  # start-up time: only a command that may run long (audit) arms a timer
-
-        if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-            return  # no interval timer here (Windows), or not the main thread: counts alone draw the bar
-        self._previous_handler = signal.signal(signal.SIGALRM, self._on_tick)
-        self._armed = True
-        signal.setitimer(signal.ITIMER_REAL, self._after, _REDRAW_EVERY)
-
-    def _on_tick(self, signum: int, frame: object) -> None:
-        if self._drawing or not self._armed or os.getpid() != self._pid:
-            return  # being drawn by a count right now, or a forked child's copy of the bar
-        try:
-            if self._live is None:
-                done, total = self._counts
-                if total is not None and done >= total:
-                    return
-                self._start(total)
-            self._draw(time.monotonic())
-        except Exception:  # noqa: BLE001 - a tick lands inside any code: it may never raise there
-            self._disarm()
-
-    def _disarm(self) -> None:
-        if not self._armed:
-            return
-        import signal  # as in _arm
-
-        self._armed = False
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, self._previous_handler)
 
     def _start(self, total: int | None) -> None:
         # start-up time: rich.progress costs about 80 ms to import; only work long enough for a bar pays it
@@ -213,8 +158,8 @@ class ProgressBar:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn  # as above
 
         console = Console(file=sys.stderr, no_color=not colour_enabled(sys.stderr))
-        # auto_refresh=False: a refresh thread would make freezer's forked workers unsafe, so they
-        # would not start; the bar is redrawn from this thread as results come in.
+        # auto_refresh=False: a refresh thread would make freezer's forked workers unsafe; the bar is
+        # redrawn from this thread as counts come in.
         self._live = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -230,7 +175,6 @@ class ProgressBar:
         self._task = self._live.add_task(self.label, total=total)
 
     def close(self) -> None:
-        self._disarm()
         if self._live is not None:
             self._live.stop()
             self._live = None

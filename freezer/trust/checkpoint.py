@@ -31,7 +31,7 @@ from freezer.registry.model import Suite
 from freezer.runtime.lock import lock_wait_seconds, registry_lock
 from freezer.runtime.reading import read_whole
 from freezer.runtime.writing import replace_file
-from freezer.trust import checkpointstate, sshsig
+from freezer.trust import allowed_signers, checkpointstate, sshsig
 from freezer.trust.checkpointformat import Malformed, check_payload, grew
 
 FILE = "checkpoint.json"
@@ -96,11 +96,11 @@ def _signed_by(root: Path, payload: dict[str, Any], signature: dict[str, Any]) -
     except (sshsig.SignatureError, ValueError) as exc:
         return f"the signature does not verify: {exc}"
     try:
-        allowed = sshsig.registry_signers(root)
+        allowed_signers.read(root).judge(public, blob, _canonical(payload), NAMESPACE, None)
     except FreezerError as exc:
         return f"the signature cannot be checked: {exc.message}"
-    if not sshsig.permits(allowed, public, NAMESPACE):
-        return f"signed by {sshsig.fingerprint(public)}, which allowed_signers does not allow"
+    except allowed_signers.NotAllowed as exc:
+        return f"signed by {sshsig.fingerprint(public)}, which allowed_signers does not allow ({exc.why})"
     return None
 
 

@@ -167,7 +167,7 @@ def _claimed_key(blob: bytes) -> bytes | None:
 
 
 def _signature_problem(
-    event: dict[str, Any], allowed: list[allowed_signers.AllowedSigner], when: float | None
+    event: dict[str, Any], allowed: allowed_signers.AllowedSigners, when: float | None
 ) -> str | None:
     try:
         blob = base64.b64decode(event["sig"], validate=True)
@@ -176,14 +176,20 @@ def _signature_problem(
     claimed = _claimed_key(blob)
     if claimed is None:
         return "the signature does not verify: not an SSH signature"
-    if not sshsig.permits(allowed, claimed, NAMESPACE, when):
+    if not allowed.lists(claimed):
         return f"signed by {sshsig.fingerprint(claimed)}, which allowed_signers does not allow to change status"
+    message = _canonical(_unsigned(event))
     try:
-        public = sshsig.verify(_canonical(_unsigned(event)), blob, NAMESPACE)
+        public = sshsig.verify(message, blob, NAMESPACE)
     except (sshsig.SignatureError, ValueError) as exc:
         return f"the signature does not verify: {exc}"
     if public != claimed:  # verify reads the key from the same place; belt and braces
         return "the signature does not verify: the key it names is not the key that signed"
+    try:
+        allowed.judge(public, blob, message, NAMESPACE, when)
+    except allowed_signers.NotAllowed as exc:
+        refused = f"signed by {sshsig.fingerprint(claimed)}, which allowed_signers does not allow to change status"
+        return f"{refused} ({exc.why})"
     return None
 
 
@@ -221,9 +227,8 @@ def _verified(root: Path, data: bytes, when: float | None) -> StatusLog:
         problem(f"no event can be verified: {exc.message}")
         problems.extend(getattr(exc, "problems", []))
         return StatusLog({}, tuple(problems), ())
-    # A line ssh-keygen skips allows nothing here either, and is reported beside the log's own problems.
+    # A line ssh-keygen skips is reported beside the log's own problems.
     problems.extend(signers.problems)
-    allowed = list(signers.entries)
     found: dict[str, VersionStatus] = {}
     events: list[dict[str, Any]] = []
     previous: str | None = None
@@ -237,7 +242,7 @@ def _verified(root: Path, data: bytes, when: float | None) -> StatusLog:
         if why is None and event["prev"] != expected:
             why = "the chain is broken: this line does not follow the one before it (the log was edited)"
         if why is None:
-            why = _signature_problem(event, allowed, when)
+            why = _signature_problem(event, signers, when)
         if why is not None:
             problem(why, number, event.get("version"))
             continue
@@ -296,12 +301,13 @@ def append(root: Path, key_path: Path, fields: dict[str, Any]) -> dict[str, Any]
             raise UsageError(f"the {fields.get('event')} event cannot be recorded: {why}")
         blob = sshsig.sign(_canonical(event), key, NAMESPACE)
         public = sshsig.verify(_canonical(event), blob, NAMESPACE)
-        signers = sshsig.registry_signers(root)
-        if not sshsig.permits(signers, public, NAMESPACE):
+        try:
+            allowed_signers.read(root).judge(public, blob, _canonical(event), NAMESPACE, None)
+        except allowed_signers.NotAllowed as exc:
             raise UsageError(
                 f"{display_path(key_path)}: key {sshsig.fingerprint(public)} may not change a version's status",
-                hint=allowed_signers.why_refused(signers, public, NAMESPACE, time.time()),
-            )
+                hint=exc.why,
+            ) from None
         event["sig"] = base64.b64encode(blob).decode()
         line = canonical.log_line(event) + b"\n"
         # Only an append: the bytes before stay as they are (check refuses anything else).

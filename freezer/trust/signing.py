@@ -6,7 +6,7 @@ version. Its payload is the version's provenance statement, re-derived from
 the frozen, hash-checked files; each signature is an SSHSIG (namespace
 ``freezer``) over DSSE's pre-authentication encoding, so ``ssh-keygen -Y
 verify`` checks it too. Who may sign is git's ``allowed_signers`` file at the
-registry root, read as ssh-keygen reads it (:mod:`freezer.trust.allowed_signers`); a
+registry root, judged by ssh-keygen itself (:mod:`freezer.trust.allowed_signers`); a
 suite may require several distinct signers (``signatures_required`` in
 freezer.yaml).
 
@@ -15,8 +15,9 @@ from a real ``signatures/`` folder inside the registry, never through a link,
 within a size bound derived from the statement, and with at most
 :data:`MAX_SIGNATURES` signatures. Who signed is checked against the allowed
 signers before any cryptography, so signatures by keys nobody allowed cost
-nothing to refuse. ``sign`` adds its signature under the registry lock, to the
-envelope as it is on disk then, and replaces the file in one rename.
+nothing to refuse, and ssh-keygen runs once per distinct key whose signature
+holds. ``sign`` adds its signature under the registry lock, to the envelope as
+it is on disk then, and replaces the file in one rename.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ import base64
 import json
 import os
 import stat
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,7 +46,7 @@ from freezer.runtime.writing import replace_file
 from freezer.trust import allowed_signers, sshsig
 
 NAMESPACE = "freezer"
-ALLOWED_SIGNERS = sshsig.ALLOWED_SIGNERS
+ALLOWED_SIGNERS = allowed_signers.ALLOWED_SIGNERS
 # k-of-n signing needs a handful of signatures; 150,000 in one envelope is an attack, refused unread.
 MAX_SIGNATURES = 256
 # An Ed25519 SSHSIG is about 400 base64 characters.
@@ -239,10 +239,9 @@ def verify(
     if signed != payload:
         return _invalid(result, f"{display_path(path)}: signs another statement than {frozen.name}'s")
     allowed = allowed_signers.read(config.root)
-    if not allowed.entries:
+    if allowed.empty:
         _invalid(result, f"no key in {ALLOWED_SIGNERS} at the registry root: nobody is allowed to sign")
         return _with_file_problems(result, allowed)
-    when = time.time() if now is None else now
     message = attest.pae(attest.PAYLOAD_TYPE, payload)
     valid_keys: set[bytes] = set()
     forged = False
@@ -254,22 +253,28 @@ def verify(
             forged = True
             result.problems.append(f"signature {number}: {exc}")
             continue
-        usable = allowed.usable(parsed.public, NAMESPACE, when)
-        if not usable:
-            # Refused by who signed, before any cryptography.
-            why = allowed.why_not(parsed.public, NAMESPACE, when)
+        if not allowed.lists(parsed.public):
+            # Refused by who signed, before any cryptography or any ssh-keygen.
             fingerprint = sshsig.fingerprint(parsed.public)
-            result.problems.append(f"signature {number}: key {fingerprint}: {why}")
+            result.problems.append(f"signature {number}: key {fingerprint}: {allowed_signers.NOT_LISTED}")
             continue
         try:
+            # Cheap and in-process, so ssh-keygen runs only for signatures that hold, once per key.
             sshsig.check(message, parsed, NAMESPACE)
         except sshsig.SignatureError as exc:
             forged = True
             result.problems.append(f"signature {number}: {exc}")
             continue
-        if parsed.public not in valid_keys:
-            valid_keys.add(parsed.public)
-            result.signers.append(",".join(usable[0].principals))
+        if parsed.public in valid_keys:
+            continue
+        try:
+            principal = allowed.judge(parsed.public, _blob(entry), message, NAMESPACE, now)
+        except allowed_signers.NotAllowed as exc:
+            fingerprint = sshsig.fingerprint(parsed.public)
+            result.problems.append(f"signature {number}: key {fingerprint}: {exc.why}")
+            continue
+        valid_keys.add(parsed.public)
+        result.signers.append(principal)
     if forged:
         result.status = "invalid"
     elif len(valid_keys) >= result.required:
@@ -279,12 +284,19 @@ def verify(
     return _with_file_problems(result, allowed)
 
 
+def _blob(entry: object) -> bytes:
+    """The SSHSIG bytes of an entry :func:`_entry_signature` has read."""
+    assert isinstance(entry, dict)
+    return base64.b64decode(entry["sig"], validate=True)
+
+
 def _with_file_problems(result: SignatureStatus, allowed: allowed_signers.AllowedSigners) -> SignatureStatus:
     """A version that is not signed also shows the lines of allowed_signers that ssh-keygen skips."""
     if not result.ok:
-        shown = [f"{p.location()}: {p.message} (ssh-keygen skips this line too)" for p in allowed.problems[:5]]
-        if len(allowed.problems) > 5:
-            shown.append(f"{ALLOWED_SIGNERS}: and {len(allowed.problems) - 5} more lines ssh-keygen skips")
+        problems = allowed.problems
+        shown = [f"{p.location()}: {p.message} (ssh-keygen skips this line)" for p in problems[:5]]
+        if len(problems) > 5:
+            shown.append(f"{ALLOWED_SIGNERS}: and {len(problems) - 5} more lines ssh-keygen skips")
         result.problems.extend(shown)
     return result
 

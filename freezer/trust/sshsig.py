@@ -4,8 +4,9 @@ The format is OpenSSH's PROTOCOL.sshsig, so a signature made here verifies with
 ``ssh-keygen -Y verify`` and one made by ``ssh-keygen -Y sign`` verifies here:
 the key developers already use for git signs benchmark versions, offline.
 Only Ed25519 is accepted; it is what ``ssh-keygen -t ed25519`` makes and what
-git's SSH signing recommends. Who may sign is read by :mod:`freezer.trust.allowed_signers`,
-exactly as ``ssh-keygen -Y verify`` reads the file.
+git's SSH signing recommends. Who may sign is decided by ``ssh-keygen`` itself
+(:mod:`freezer.trust.allowed_signers`); the cryptography here makes signatures and
+refuses forged ones before ssh-keygen is asked about them.
 """
 
 from __future__ import annotations
@@ -13,16 +14,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import struct
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from freezer.domain.errors import UsageError
 from freezer.domain.problems import display_path
 from freezer.runtime.reading import ReadRefused, read_bounded
-from freezer.trust import allowed_signers
-from freezer.trust.allowed_signers import ALLOWED_SIGNERS as ALLOWED_SIGNERS
-from freezer.trust.allowed_signers import AllowedSigner
 
 MAGIC = b"SSHSIG"
 HASH = "sha512"
@@ -201,15 +198,3 @@ def check(message: bytes, signature: Signature, namespace: str) -> bytes:
     except InvalidSignature:
         raise SignatureError("the signature does not match the signed data") from None
     return signature.public
-
-
-def registry_signers(root: Path) -> list[AllowedSigner]:
-    """The lines of the registry's ``allowed_signers`` that ssh-keygen reads (none without the file)."""
-    return list(allowed_signers.read(root).entries)
-
-
-def permits(signers: list[AllowedSigner], public: bytes, namespace: str, when: float | None = None) -> bool:
-    """Whether some line allows key ``public`` to sign in ``namespace`` at ``when`` (default: now),
-    as ``ssh-keygen -Y verify`` would for one of the line's principals."""
-    moment = time.time() if when is None else when
-    return any(entry.allows(public, namespace, moment) for entry in signers)
