@@ -4,7 +4,7 @@ For each text: when the fast path builds data, the located builder builds the
 same data and finds no problem; when the located builder finds a problem, the
 fast path gives up (so the problem is reported where it is written), and the
 loader reports exactly the located builder's problems, message and position.
-The texts include every hazard of issue 23's class 13 (tests/hostile/r3_yaml.py).
+The texts include every hazard of issue 23's class 13 (tests/hostile/yaml_hazards.py).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from hostile.corpus import YAML_TEXTS
-from hostile.r3_yaml import ACCEPTED, HAZARDS
+from hostile.yaml_hazards import ACCEPTED, HAZARDS
 
 from freezer.parse import yamlfast, yamlload
 from freezer.parse.yamlload import Limits

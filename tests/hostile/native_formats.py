@@ -1,4 +1,4 @@
-"""Round 4: the hostile-input limits for the benchmark-native formats of issue 26.
+"""The hostile-input limits for the benchmark-native formats (issue 26).
 
 One registry with three suites and no code under test: ``tb`` (kind folders, Harbor-like task
 folders with a ``task.toml``), ``swe`` (kind records, JSON Lines, JSON arrays and YAML lists of
