@@ -1,6 +1,6 @@
 """OpenSSH's text rules as freezer applies them to allowed_signers (fast; no ssh-keygen needed).
 
-The slow differential test (tests/test_r3_allowed_signers.py) checks the whole
+The slow differential test (tests/test_allowed_signers_differential.py) checks the whole
 reading against ssh-keygen itself; these pin the pieces, each value taken from
 what ssh-keygen 9.2 and glibc do, and fuzz the line reader: whatever the bytes,
 a line is an entry, a comment or a located refusal, never an exception.
@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from hostile.r3_signing import CASES, SignersCase
+from hostile.allowed_signers_files import CASES, SignersCase
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -3,7 +3,7 @@
 Issue 23, class 7. freezer said "signed" where ``ssh-keygen -Y verify`` (the
 README's own consumer check) refuses: a ``cert-authority`` line, a line with
 ``command="…"``; and ``valid-after="20261399"`` crashed it. Every case of
-``tests/hostile/r3_signing.py`` is one allowed_signers file; for each probe
+``tests/hostile/allowed_signers_files.py`` is one allowed_signers file; for each probe
 (principal, namespace, verify time) the test asks ``ssh-keygen -Y verify -I
 PRINCIPAL -n NAMESPACE -O verify-time=TIME`` over a real signature and
 freezer's reading of the same file, and requires the same answer; the lines
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hostile.r3_signing import CASES, NAMESPACES, PRINCIPALS, TIMES, SignersCase, generated
+from hostile.allowed_signers_files import CASES, NAMESPACES, PRINCIPALS, TIMES, SignersCase, generated
 
 from freezer.trust import allowed_signers, sshsig
 from freezer.trust.sshgrammar import absolute_time

@@ -1,4 +1,4 @@
-"""Hostile corpus, round 3: allowed_signers files, for the differential test against ssh-keygen.
+"""Hostile allowed_signers files (issue 23, class 7), for the differential test against ssh-keygen.
 
 Each case is a whole allowed_signers file. ``<A>`` is the signer's public key
 (``ssh-ed25519 AAAA…``), ``<A64>`` its base64 alone, ``<B>`` another Ed25519
