@@ -157,6 +157,8 @@ def _peak_kib(args: list[str], cwd: Path, out: Path) -> tuple[int, str, float, i
     return code, out.read_text(), time.monotonic() - start, peak
 
 
+# Slow lane: its point is size (tens of seconds of the default lane's wall on two cores).
+@pytest.mark.slow
 def test_a_million_empty_objects_stream_in_bounded_time_and_memory(demo: Path, tmp_path: Path) -> None:
     path = tmp_path / "empty.jsonl"
     path.write_text("{}\n" * 1_000_000)
