@@ -216,13 +216,14 @@ def test_a_folder_without_its_task_file_is_refused_located(reg: Path) -> None:
 
 def test_duplicate_task_ids_from_the_task_file_are_refused_located(reg: Path) -> None:
     drafts = _tb(reg, extra="    task_id: name\n")
-    for index, name in enumerate(TASKS):
+    for name in TASKS:
         toml = drafts / "tasks" / name / "task.toml"
         shown = "same" if name in ("fix-json", "sort-csv") else name
         toml.write_text(f'name = "{shown}"\n' + toml.read_text())
-        assert index >= 0
     problems = _problems(reg)
     [duplicate] = [p for p in problems if "already used" in p]
+    # The id is the task file's name field, not the folder's name (which differ for both tasks).
+    assert "task_id 'same' is already used" in duplicate, duplicate
     assert duplicate.startswith(str(drafts / "tasks/sort-csv/task.toml:1:")), duplicate
     assert "drafts/tb/tasks/fix-json/task.toml:1" in duplicate
     assert len(problems) == 1, problems

@@ -281,7 +281,7 @@ def test_a_lattice_of_includes_is_bounded(tmp_path: Path) -> None:
     files |= {f"l{n + 1}b.yaml": f"include: l{n + 1}.yaml\n" for n in range(12)} | {"l12.yaml": "x: 1\n"}
     files["l12b.yaml"] = "y: 1\n"
     task = read(tree(tmp_path, files), "l0.yaml")
-    # One problem, naming the limit the walk met first (it stops there: round-4 campaign).
+    # One problem, naming the limit the walk met first (it stops there).
     [message] = problems(task)
     assert "more than 256 files, repeats counted" in message or "nested deeper than 16 files" in message, message
     assert os.path.basename(str(task.path)) == "l0.yaml"

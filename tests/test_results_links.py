@@ -198,6 +198,8 @@ def _zeros(size: int) -> bytes:
     return b"".join(packer.compress(block) for _ in range(size >> 20)) + packer.flush()
 
 
+# Slow lane: its point is size (tens of seconds of the default lane's wall on two cores).
+@pytest.mark.slow
 def test_inspect_archive_whose_members_inflate_past_the_limit_is_refused(tmp_path: Path, demo_build: Path) -> None:
     pytest.importorskip("inspect_ai")
     from freezer.runtime.limits import MAX_INSPECT_MEMBER_BYTES, MAX_INSPECT_MEMBERS

@@ -12,7 +12,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from hostile.r3_status import last_hash, line_of, sign_event, yank_of
+from hostile.status_lines import last_hash, line_of, sign_event, yank_of
 
 import freezer
 from freezer.api import CheckpointWarning, StatusLogWarning, YankedWarning

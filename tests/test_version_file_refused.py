@@ -1,5 +1,5 @@
 """A version.yaml the drafts walk refuses (a link, a FIFO) is reported once, as what it is, and
-never a second time as missing (round-4 hostile campaign, case 9)."""
+never a second time as missing (the native-formats hostile campaign, case 9)."""
 
 from __future__ import annotations
 

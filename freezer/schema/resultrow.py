@@ -5,7 +5,7 @@ take minutes; this check takes about a microsecond a row. It decides exactly
 what the schema decides, with one deliberate difference: a ``pattern`` must
 match the whole value, as in JSON Schema's own (ECMA-262) regular
 expressions, so ``"arm": "all\\n"`` is refused where Python's jsonschema lets
-``$`` match before a final newline. tests/test_r3_results.py proves the
+``$`` match before a final newline. tests/test_results_check_hostile.py proves the
 agreement on mutations of a valid row. Messages follow freezer.schema.schemas's
 wording, and every quoted value is shortened.
 """

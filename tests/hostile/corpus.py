@@ -52,11 +52,16 @@ def base_registry(root: Path, code_repo: Path, drafts: str = "v1") -> None:
     )
 
 
-def _write(rel: str, data: bytes) -> Callable[[Path], None]:
+# A case's file content, or how to make it: the large ones are made when their case runs, not at
+# import, which every test worker pays at collection even when the hostile campaign is deselected.
+Data = bytes | Callable[[], bytes]
+
+
+def _write(rel: str, data: Data) -> Callable[[Path], None]:
     def build(root: Path) -> None:
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        path.write_bytes(data() if callable(data) else data)
 
     return build
 
@@ -70,7 +75,7 @@ def _bomb(levels: int, mapping: bool = False) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-YAML_TEXTS: dict[str, bytes] = {
+YAML_TEXTS: dict[str, Data] = {
     "unclosed-flow": b"task_id: [unclosed\n",
     "unclosed-single-quote": b"task_id: 'unclosed\n",
     "unclosed-double-quote": b'task_id: "unclosed\n',
@@ -91,9 +96,9 @@ YAML_TEXTS: dict[str, bytes] = {
     "infinity": b"task_id: x\ncost_usd: -.inf\n",
     "float-line": b"task_id: x\nclass: trace\nstatus: dropped\ndropped: {stage: drafting, reason: r}\n"
     b"ground_truth: [{file: a.rs, line: 268.0}]\n",
-    "alias-bomb-lists": _bomb(10),
+    "alias-bomb-lists": lambda: _bomb(10),
     "alias-bomb-maps": _bomb(8, mapping=True),
-    "deep-flow": b"a: " + b"[" * 20000 + b"]" * 20000 + b"\n",
+    "deep-flow": lambda: b"a: " + b"[" * 20000 + b"]" * 20000 + b"\n",
     "deep-block": b"- " * 3000 + b"x\n",
     "deep-flow-maps-70": b"a: " + b"{b: " * 70 + b"1" + b"}" * 70 + b"\n",
     "deep-block-maps": b"".join(b"  " * i + b"k:\n" for i in range(200)) + b"  " * 200 + b"v\n",
@@ -136,8 +141,8 @@ YAML_TEXTS: dict[str, bytes] = {
     "scalar-document": b"just a string\n",
     "list-document": b"- a\n- b\n",
     "null-document": b"~\n",
-    "long-line": b"task_id: " + b"x" * 900_000 + b"\n",
-    "many-items": b"a: [" + b"1," * 150_000 + b"1]\n",
+    "long-line": lambda: b"task_id: " + b"x" * 900_000 + b"\n",
+    "many-items": lambda: b"a: [" + b"1," * 150_000 + b"1]\n",
     "yaml-directive": b"%YAML 2.0\n---\ntask_id: x\n",
     "tag-directive": b"%TAG ! tag:evil.example,2000:\n---\ntask_id: !x y\n",
     "cr-only-endings": b"task_id: x\rclass: trace\rstatus: landed\r",
@@ -155,7 +160,7 @@ YAML_TEXTS: dict[str, bytes] = {
     "nan-line": b"task_id: x\nclass: locate\nstatus: dropped\ndropped: {stage: drafting, reason: .nan}\n",
     "bad-escape": b'task_id: "\\x"\n',
     "escaped-surrogate": b'task_id: "\\ud800"\n',
-    "random-binary": bytes(random.Random(5).getrandbits(8) for _ in range(4096)),
+    "random-binary": lambda: bytes(random.Random(5).getrandbits(8) for _ in range(4096)),
     "anchor-cycle-attempt": b"a: &a [*a]\n",
     "flow-in-key": b"{a: 1}: b\n",
     "tab-in-flow": b"task_id: [a,\tb]\n",
@@ -521,9 +526,13 @@ def _mutated_fixtures(per_version: int | None) -> Iterator[tuple[str, str, dict[
 
 def schema_cases(per_version: int | None = None) -> Iterator[tuple[str, str, bytes]]:
     """(case id, fixture file name, YAML bytes) for every mutation of every example fixture, or of the
-    first ``per_version`` fixtures of each example version (a smaller budget: every mutation kind still)."""
+    first ``per_version`` fixtures of each example version (a smaller budget: every mutation kind still).
+
+    Dumped through libyaml when PyYAML has it: the same bytes as the pure-Python dumper for every case
+    here, made 25 times faster (about 2 s instead of a minute)."""
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     for case_id, file_name, mutated in _mutated_fixtures(per_version):
-        yield case_id, file_name, yaml.safe_dump(mutated, sort_keys=False, allow_unicode=True).encode("utf-8")
+        yield case_id, file_name, yaml.dump(mutated, Dumper=dumper, sort_keys=False, allow_unicode=True).encode("utf-8")
 
 
 @functools.cache

@@ -1,6 +1,6 @@
 """Issue 25, the lead's held-out list, cases 3 (an asset's file mode), 4 (text that looks the same)
 and 5 (a fixture file's bytes without its fields): each got through when first written here (as
-a strict xfail) and holds now. The other cases are in test_heldout_25.py."""
+a strict xfail) and holds now. The other cases are in test_silent_change_cases.py."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from test_heldout_25 import (
+from test_silent_change_cases import (
     _cut,
     _delta,
     _draft_v3,

@@ -1,7 +1,7 @@
-"""Round 3, class 3 and class 11: what makes git run a program, or change bytes, on freezer's behalf.
+"""What makes git run a program, or change bytes, on freezer's behalf (issue 23, classes 3 and 11).
 
-Data only; ``tests/test_r3_git_attributes.py``, ``tests/test_r3_git_path.py`` and
-``tests/test_r3_git_calls.py`` materialise each case in a real repository, show
+Data only; ``tests/test_git_attributes.py``, ``tests/test_git_on_path.py`` and
+``tests/test_git_calls_read_only.py`` materialise each case in a real repository, show
 it live under plain git, then run freezer over it.
 """
 

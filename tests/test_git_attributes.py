@@ -17,7 +17,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hostile.r3_git import CONVERSIONS, DRIVERS, FROZEN, ID_FILE
+from hostile.git_programs import CONVERSIONS, DRIVERS, FROZEN, ID_FILE
 from test_git_policy import marker_program, plain_git
 
 from conftest import assert_clean_failure, run_cli, run_inprocess

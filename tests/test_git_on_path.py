@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hostile.r3_git import NO_GIT, SEARCHES
+from hostile.git_programs import NO_GIT, SEARCHES
 
 from conftest import assert_clean_failure, run_cli
 from registry_helpers import commit_all, make_registry

@@ -1,6 +1,6 @@
-"""Hostile input, round 3, class 6: what a registry clone can hold to make init or next write or read
+"""Hostile input for init and next (issue 23, class 6): what a registry clone can hold to make them write or read
 outside it, hang, or leave half-built drafts. Each case is data: a name, what to build, and what the
-one clear message must say. ``tests/test_r3_init_next.py`` runs them against real folders and links.
+one clear message must say. ``tests/test_init_next_hostile.py`` runs them against real folders and links.
 """
 
 from __future__ import annotations

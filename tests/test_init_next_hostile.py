@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hostile import r3_init_next as cases
+from hostile import init_next as cases
 from hostile.corpus import bind_socket
 
 from conftest import REPO, Run, assert_clean_failure, run_cli, run_inprocess
@@ -76,7 +76,7 @@ def outside_folder(tmp_path: Path) -> Path:
 @pytest.fixture(scope="module")
 def frozen_template(tmp_path_factory: pytest.TempPathFactory, cache_root: Path) -> Path:
     """A registry with graph_v1 cut from the v1 drafts plus an asset, committed (cut once per module)."""
-    root = make_registry(tmp_path_factory.mktemp("r3-next"), cache_root)
+    root = make_registry(tmp_path_factory.mktemp("init-next"), cache_root)
     config = root / "freezer.yaml"
     config.write_text(
         config.read_text().replace("    versions: versions\n", "    versions: versions\n    max_file_bytes: 1048576\n")

@@ -1,6 +1,6 @@
 """Issue 23, class 9: hostile results files for ``freezer results check``.
 
-The cases are data (tests/hostile/r3_results.py and r3_results_files/): each
+The cases are data (tests/hostile/results_cases.py and results_files/): each
 names the exit code and one line the output must hold. Every refusal is
 ``file:line:col: $.path: message``; no quoted value is longer than a short
 excerpt; the file is streamed, so a million rows take seconds and little memory.
@@ -22,7 +22,7 @@ from types import FrameType
 from typing import Any
 
 import pytest
-from hostile import r3_results
+from hostile import results_cases
 
 from freezer.schema.resultrow import is_row, row_problems
 
@@ -61,12 +61,12 @@ def _sha(root: Path, name: str = "graph_v2") -> str:
     return freezer.load(name, registry=root).manifest_sha256
 
 
-CASES = r3_results.cases()
+CASES = results_cases.cases()
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_each_hostile_results_file_gets_its_one_clear_answer(
-    case: r3_results.ResultsCase, demo: Path, tmp_path: Path
+    case: results_cases.ResultsCase, demo: Path, tmp_path: Path
 ) -> None:
     path = case.build(tmp_path, _sha(demo))
     text = run_inprocess("results", "check", str(path), cwd=demo)
@@ -91,7 +91,7 @@ def test_the_corpus_in_one_process_under_a_memory_limit(demo: Path, tmp_path: Pa
     """Every file case at once, as a user would run it, in a process limited to 1 GiB."""
     sha = _sha(demo)
     built = []
-    for case in r3_results.cases():
+    for case in results_cases.cases():
         if case.code == 1:
             folder = tmp_path / case.id
             folder.mkdir()
@@ -157,6 +157,8 @@ def _peak_kib(args: list[str], cwd: Path, out: Path) -> tuple[int, str, float, i
     return code, out.read_text(), time.monotonic() - start, peak
 
 
+# Slow lane: its point is size (tens of seconds of the default lane's wall on two cores).
+@pytest.mark.slow
 def test_a_million_empty_objects_stream_in_bounded_time_and_memory(demo: Path, tmp_path: Path) -> None:
     path = tmp_path / "empty.jsonl"
     path.write_text("{}\n" * 1_000_000)

@@ -1,7 +1,7 @@
 """Issue 25, the lead's held-out list (notes/heldout25.md): ten more ways a benchmark version
 could change while freezer says nothing. Each test builds a real registry over a real code
 repository in tmp_path and runs the CLI in-process. Cases 3 (the drafts' side), 4 and 5 are
-in test_heldout_25_more.py."""
+in test_silent_change_bytes.py."""
 
 from __future__ import annotations
 
@@ -179,7 +179,7 @@ def test_case2_audit_over_a_shallow_clone_does_not_say_verified(v2_frozen: Path)
     assert_clean_failure(strict)
 
 
-# 3 (asset modes), 4 (Unicode normalisation) and 5 (line endings): test_heldout_25_more.py.
+# 3 (asset modes), 4 (Unicode normalisation) and 5 (line endings): test_silent_change_bytes.py.
 
 
 # 6. Dropped then re-added changed: v1 and v3 are not comparable at that fixture.
@@ -365,7 +365,7 @@ def test_case10_a_duplicate_key_is_refused_where_it_is_written(
 
 # 3, the registry's side: a frozen file's execute bit flipped in the working tree (bytes unchanged) is a
 # modification to check, as it is to git status. (The drafts' side, modes recorded and shown in §Delta,
-# is in test_heldout_25_more.py.)
+# is in test_silent_change_bytes.py.)
 @pytest.mark.parametrize("rel", ["graph_v1/METHOD.md", "graph_v1/fixtures/locate-register-tools.yaml"])
 def test_case3_a_frozen_file_made_executable_is_a_modification_to_check(reg: Path, rel: str) -> None:
     _cut(reg, "v1")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile import r3_schemas
+from hostile import suite_schemas
 
 from freezer.schema import schemas, suiteschema
 
@@ -45,7 +45,7 @@ def _clean(result: Run, code: int) -> None:
 @pytest.mark.parametrize("case", SCHEMA_CASES, ids=[p.stem for p in SCHEMA_CASES])
 def test_schema_case(tmp_path: Path, case: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     spec: dict[str, Any] = json.loads(case.read_text())
-    root = r3_schemas.registry(tmp_path, spec)
+    root = suite_schemas.registry(tmp_path, spec)
     for name, value in spec.get("env", {}).items():
         monkeypatch.setenv(name, value)
     before = snapshot(root)
@@ -57,12 +57,12 @@ def test_schema_case(tmp_path: Path, case: Path, monkeypatch: pytest.MonkeyPatch
     assert seconds < spec.get("seconds", 5), f"{seconds:.1f} s"
     assert snapshot(root) == before
     if spec["exit"]:
-        assert r3_schemas.SCHEMA in result.text or r3_schemas.FIXTURE in result.text, result.text
+        assert suite_schemas.SCHEMA in result.text or suite_schemas.FIXTURE in result.text, result.text
 
 
 def test_refusals_name_the_schema_file_line_column_and_path(tmp_path: Path) -> None:
     spec = json.loads((REPO / "tests/cases/schemas/ref-under-items.json").read_text())
-    result, _, _ = _run(r3_schemas.registry(tmp_path, spec), "validate")
+    result, _, _ = _run(suite_schemas.registry(tmp_path, spec), "validate")
     line = next(line for line in result.text.splitlines() if "$ref" in line)
     assert line.startswith("  freezer.yaml:7:5: $.suites.api.schema: suite.schema.json:9:13: ")
     assert "$.properties.x.items.properties.y['$ref']: 'http://127.0.0.1:9/x.schema.json' is not a definition" in line
@@ -70,7 +70,7 @@ def test_refusals_name_the_schema_file_line_column_and_path(tmp_path: Path) -> N
 
 def test_a_refused_schema_stops_every_command_at_the_config(tmp_path: Path) -> None:
     spec = json.loads((REPO / "tests/cases/schemas/ref-file-secret.json").read_text())
-    root = r3_schemas.registry(tmp_path, spec)
+    root = suite_schemas.registry(tmp_path, spec)
     for args in (["validate"], ["cut", "api_v1", "--dry-run"], ["status"], ["list"], ["audit"], ["check"]):
         result, _, _ = _run(root, *args)
         _clean(result, 1)
@@ -82,11 +82,11 @@ def test_a_refused_schema_stops_every_command_at_the_config(tmp_path: Path) -> N
 def test_a_field_freezer_reads_keeps_freezers_shape(tmp_path: Path, case: Path) -> None:
     text = case.read_text()
     expected = text.splitlines()[0].removeprefix("# expect: ")
-    root = r3_schemas.registry(tmp_path, {"schema": {"type": "object", "required": ["task_id"]}, "fixture": text})
+    root = suite_schemas.registry(tmp_path, {"schema": {"type": "object", "required": ["task_id"]}, "fixture": text})
     result, _, caught = _run(root, "validate")
     _clean(result, 1)
     assert caught == []
-    assert f"{r3_schemas.FIXTURE}{expected}" in result.out, result.out
+    assert f"{suite_schemas.FIXTURE}{expected}" in result.out, result.out
     if case.stem != "not-a-mapping":  # that one the suite's own schema refuses first
         assert "whatever the suite's schema allows" in result.out
 
@@ -94,11 +94,11 @@ def test_a_field_freezer_reads_keeps_freezers_shape(tmp_path: Path, case: Path) 
 @pytest.mark.parametrize("name", ["metadata-list", "graph-tool-path-number", "ground-truth-number", "oracle-list"])
 def test_a_cut_under_a_loose_schema_stops_at_validate_with_the_place(tmp_path: Path, name: str) -> None:
     text = (REPO / "tests/cases/shapes" / f"{name}.yaml").read_text()
-    root = r3_schemas.registry(tmp_path, {"schema": {"required": ["task_id"]}, "fixture": text})
+    root = suite_schemas.registry(tmp_path, {"schema": {"required": ["task_id"]}, "fixture": text})
     result, _, _ = _run(root, "cut", "api_v1", "--dry-run")
     _clean(result, 1)
     assert "cut refused at step 'validate'" in result.text and "template failed to render" not in result.text
-    assert f"{r3_schemas.FIXTURE}{text.splitlines()[0].removeprefix('# expect: ')}" in result.text
+    assert f"{suite_schemas.FIXTURE}{text.splitlines()[0].removeprefix('# expect: ')}" in result.text
 
 
 def test_the_shape_is_the_shipped_definitions() -> None:
@@ -151,7 +151,7 @@ def test_a_custom_schema_never_reaches_fastjsonschema(tmp_path: Path, monkeypatc
     for name in ("compile", "compile_to_code"):
         monkeypatch.setattr(fastjsonschema, name, spy(name))
     spec = json.loads((REPO / "tests/cases/schemas/allowed-local-refs.json").read_text())
-    root = r3_schemas.registry(tmp_path, spec)
+    root = suite_schemas.registry(tmp_path, spec)
     for args in (["validate"], ["validate", "drafts/api"], ["status"], ["cut", "api_v1", "--dry-run"]):
         _run(root, *args)
     assert schemas.fast_validator(f"file:{root / 'suite.schema.json'}") is None
@@ -171,7 +171,7 @@ def test_a_frozen_schema_is_vetted_like_a_suites() -> None:
 
 def test_an_oversized_schema_is_refused_before_it_is_read(tmp_path: Path) -> None:
     spec = {"schema_text": '{"description": "' + "x" * (1 << 20) + '"}'}
-    result, _, _ = _run(r3_schemas.registry(tmp_path, spec), "validate")
+    result, _, _ = _run(suite_schemas.registry(tmp_path, spec), "validate")
     _clean(result, 1)
     assert "suite.schema.json: file is" in result.text and "over the 1048576-byte limit" in result.text
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile.r3_checkpoint import BAD_DOCUMENTS, BAD_HEADS, STATE_FILES
+from hostile.checkpoint_cases import BAD_DOCUMENTS, BAD_HEADS, STATE_FILES
 
 from conftest import assert_clean_failure, run_inprocess
 from registry_helpers import commit_all, demo_signed_by_alice
@@ -25,7 +25,7 @@ AT = "2026-01-02T03:04:05Z"
 
 @pytest.fixture(scope="module")
 def signed_demo(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> tuple[Path, Path]:
-    return demo_signed_by_alice(tmp_path_factory.mktemp("r3-checkpoint"), demo_build)
+    return demo_signed_by_alice(tmp_path_factory.mktemp("checkpoint"), demo_build)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from hostile.r3_status import FORGERIES, Forgery, Keys, last_hash, line_of, sign_event, yank_of
+from hostile.status_lines import FORGERIES, Forgery, Keys, last_hash, line_of, sign_event, yank_of
 
 from conftest import assert_clean_failure, run_inprocess
 from registry_helpers import commit_all
@@ -30,7 +30,7 @@ def _public(key: Path) -> str:
 @pytest.fixture(scope="module")
 def signed_demo(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> tuple[Path, Keys]:
     """The demo registry, alice in allowed_signers, and a real yank of api_v1 as line 1 of the log."""
-    base = tmp_path_factory.mktemp("r3-status")
+    base = tmp_path_factory.mktemp("status-log")
     root = base / "demo"
     shutil.copytree(demo_build, root, symlinks=True)
     keys = Keys(_key(base / "alice"), _key(base / "mallory"))

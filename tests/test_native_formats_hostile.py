@@ -1,4 +1,4 @@
-"""Issue 26: the hostile-input limits hold for the benchmark-native formats (tests/hostile/r4_formats.py).
+"""Issue 26: the hostile-input limits hold for the benchmark-native formats (tests/hostile/native_formats.py).
 
 Every case runs the real CLI in its own subprocess, under an address-space limit and a timeout, in
 a real registry of three suites (folders, records, lm-eval) with no code under test: ``validate``
@@ -24,16 +24,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile import r4_formats
+from hostile import native_formats
 from hostile.corpus import make_unreadable_dirs_traversable
-from hostile.r4_formats import SECRET, Case
+from hostile.native_formats import SECRET, Case
 
 from conftest import REPO, become_nobody, nobody_can_run_python
 
 MEMORY_LIMIT = 1 << 30
 TIME_LIMIT = 60.0
 
-CASES = r4_formats.all_cases()
+CASES = native_formats.all_cases()
 
 
 def _param(case: Case) -> Any:
@@ -119,7 +119,7 @@ def _assert_one_problem(case: Case, command: str, code: int, stdout: str, output
 
 def _registry(case: Case, tmp_path: Path) -> Path:
     root = tmp_path / "registry"
-    r4_formats.base_registry(root)
+    native_formats.base_registry(root)
     case.build(root)
     if case.as_nobody:
         if not nobody_can_run_python():
@@ -137,7 +137,7 @@ def _check_commands(case: Case, tmp_path: Path, commands: list[list[str]], audit
         first, _, output = _run(commands[0], root, case.as_nobody)
         assert first in (0, 1), output[-3000:]
         case = dataclasses.replace(case, expect=first, names=case.names if first else "")
-    outside = tmp_path / r4_formats.OUTSIDE
+    outside = tmp_path / native_formats.OUTSIDE
     drafts_before, outside_before = _state(root / "drafts"), _state(outside)
     for args in commands:
         code, stdout, output = _run(args, root, case.as_nobody)
@@ -166,14 +166,14 @@ def _check_commands(case: Case, tmp_path: Path, commands: list[list[str]], audit
 
 
 @pytest.mark.parametrize("case", [_param(case) for case in CASES])
-def test_r4_case(case: Case, tmp_path: Path) -> None:
+def test_native_format_case(case: Case, tmp_path: Path) -> None:
     """validate (text) and cut (JSON): the expected exit, one located problem, nothing written, nothing leaked."""
     _check_commands(case, tmp_path, [["validate"], ["cut", "v1", "--suite", case.suite, "--format", "json"]])
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", [_param(case) for case in CASES])
-def test_r4_case_dry_run(case: Case, tmp_path: Path) -> None:
+def test_native_format_case_dry_run(case: Case, tmp_path: Path) -> None:
     """cut --dry-run and validate as JSON say the same one problem."""
     _check_commands(
         case,

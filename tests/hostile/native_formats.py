@@ -1,4 +1,4 @@
-"""Round 4: the hostile-input limits for the benchmark-native formats of issue 26.
+"""The hostile-input limits for the benchmark-native formats (issue 26).
 
 One registry with three suites and no code under test: ``tb`` (kind folders, Harbor-like task
 folders with a ``task.toml``), ``swe`` (kind records, JSON Lines, JSON arrays and YAML lists of
@@ -69,6 +69,9 @@ purpose: >-
 """
 
 Build = Callable[[Path], None]
+# A case's file content, or how to make it: the large ones (up to 17 MiB) are made when their case runs,
+# not at import, which every test worker pays at collection even when the case is deselected.
+Data = bytes | Callable[[], bytes]
 
 
 @dataclass
@@ -114,11 +117,11 @@ def base_registry(root: Path) -> None:
 # -- builders ------------------------------------------------------------------------------------
 
 
-def write(rel: str, data: bytes) -> Build:
+def write(rel: str, data: Data) -> Build:
     def build(root: Path) -> None:
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        path.write_bytes(data() if callable(data) else data)
 
     return build
 
@@ -237,7 +240,7 @@ def _task_folder_link(target: str) -> Build:
 # -- TOML task files ------------------------------------------------------------------------------
 
 DEEP = 2000
-TOML_TEXTS: dict[str, tuple[bytes, int]] = {
+TOML_TEXTS: dict[str, tuple[Data, int]] = {
     # (text, exit): a syntax error, a duplicate, a value freezer cannot record are refused at their line
     "syntax-no-value": (b"version = \n", 1),
     "syntax-unclosed-string": (b'version = "1.0\n', 1),
@@ -255,8 +258,8 @@ TOML_TEXTS: dict[str, tuple[bytes, int]] = {
     "deep-table-header": (b"[" + b".".join([b"a"] * 500) + b"]\nx = 1\n", 1),
     "deep-dotted-key": (b".".join([b"k"] * 500) + b" = 1\n", 1),
     "deep-array-of-tables": (b"[[" + b".".join([b"a"] * 300) + b"]]\nx = 1\n", 1),
-    "huge-array": (b"a = [" + b"1," * 150_000 + b"1]\n", 1),
-    "many-keys": (b"".join(b"k%d = 1\n" % i for i in range(120_000)), 1),
+    "huge-array": (lambda: b"a = [" + b"1," * 150_000 + b"1]\n", 1),
+    "many-keys": (lambda: b"".join(b"k%d = 1\n" % i for i in range(120_000)), 1),
     "escape-control": (b'version = "a\\u001b[2Jb"\n', 1),
     "escape-nul": (b'version = "a\\u0000b"\n', 1),
     "raw-control": (b'version = "a\x07b"\n', 1),
@@ -281,7 +284,7 @@ TOML_TEXTS: dict[str, tuple[bytes, int]] = {
     "bom": (b'\xef\xbb\xbfversion = "1.0"\n', 1),
     "nul-byte": (b'version = "1"\x00\n', 1),
     "lone-cr": (b'version = "1"\rx = 2\n', 1),
-    "random-binary": (bytes(random.Random(26).getrandbits(8) for _ in range(4096)), 1),
+    "random-binary": (lambda: bytes(random.Random(26).getrandbits(8) for _ in range(4096)), 1),
     "reserved-files-field": (b'files = ["tests/test.sh"]\n', 1),
     "task-id-disagrees": (b'task_id = "another-task"\n', 1),
     # legitimately fine: CRLF, dates and times (kept as text), an empty task file, comments only
@@ -321,7 +324,7 @@ def _record(value: bytes) -> bytes:
     return b'{"instance_id": ' + value + b', "repo": "x/y"}\n'
 
 
-RECORD_TEXTS: dict[str, tuple[str, bytes, int | None]] = {
+RECORD_TEXTS: dict[str, tuple[str, Data, int | None]] = {
     # (file name under instances/, bytes, exit)
     "truncated-last-line": ("more.jsonl", GOOD + b'{"instance_id": "extra__two-2", "repo": ', 1),
     "no-final-newline": ("more.jsonl", GOOD.rstrip(b"\n"), 0),
@@ -359,7 +362,7 @@ RECORD_TEXTS: dict[str, tuple[str, bytes, int | None]] = {
     "id-absolute": ("more.jsonl", _record(b'"/etc/passwd"'), None),
     "id-nul": ("more.jsonl", _record(b'"a\\u0000b"'), 1),
     "id-escape": ("more.jsonl", _record(b'"a\\u001b[2Jb"'), 1),
-    "id-huge": ("more.jsonl", _record(b'"' + b"a" * 100_000 + b'"'), 1),
+    "id-huge": ("more.jsonl", lambda: _record(b'"' + b"a" * 100_000 + b'"'), 1),
     "id-201-chars": ("more.jsonl", _record(b'"' + b"a" * 201 + b'"'), 1),
     "id-200-chars": ("more.jsonl", _record(b'"' + b"a" * 200 + b'"'), 0),
     # not JSON Lines at all: one problem a line, up to 20, then one for the rest
@@ -375,7 +378,7 @@ RECORD_TEXTS: dict[str, tuple[str, bytes, int | None]] = {
     "two-objects-one-line": ("more.jsonl", GOOD.rstrip(b"\n") + GOOD, 1),
     "deep-nesting": (
         "more.jsonl",
-        b'{"instance_id": "extra__one-1", "x": ' + b"[" * 50_000 + b"]" * 50_000 + b"}\n",
+        lambda: b'{"instance_id": "extra__one-1", "x": ' + b"[" * 50_000 + b"]" * 50_000 + b"}\n",
         1,
     ),
     "deep-nesting-101": ("more.jsonl", b'{"instance_id": "extra__one-1", "x": ' + b"[" * 101 + b"]" * 101 + b"}\n", 1),
@@ -385,13 +388,17 @@ RECORD_TEXTS: dict[str, tuple[str, bytes, int | None]] = {
     "utf16": ("more.jsonl", GOOD.decode().encode("utf-16"), 1),
     "single-quotes": ("more.jsonl", b"{'instance_id': 'extra__one-1'}\n", 1),
     "comment-line": ("more.jsonl", b"// a comment\n" + GOOD, 1),
-    "random-binary": ("more.jsonl", bytes(random.Random(27).getrandbits(8) for _ in range(4096)), 1),
+    "random-binary": ("more.jsonl", lambda: bytes(random.Random(27).getrandbits(8) for _ in range(4096)), 1),
     "zero-bytes": ("more.jsonl", b"", 0),
-    "huge-line-2mb": ("more.jsonl", b'{"instance_id": "extra__one-1", "x": "' + b"y" * (2 * MB) + b'"}\n', 0),
-    "line-10mb": ("more.jsonl", b'{"instance_id": "extra__one-1", "x": "' + b"y" * (10 * MB) + b'"}\n', 0),
-    "line-17mb": ("more.jsonl", b'{"instance_id": "extra__one-1", "x": "' + b"y" * (17 * MB) + b'"}\n', 1),
-    "line-10mb-no-newline-truncated": ("more.jsonl", b'{"instance_id": "extra__one-1", "x": "' + b"y" * (10 * MB), 1),
-    "many-records": ("more.jsonl", b"".join(b'{"instance_id": "r%d"}\n' % i for i in range(20_000)), 0),
+    "huge-line-2mb": ("more.jsonl", lambda: b'{"instance_id": "extra__one-1", "x": "' + b"y" * (2 * MB) + b'"}\n', 0),
+    "line-10mb": ("more.jsonl", lambda: b'{"instance_id": "extra__one-1", "x": "' + b"y" * (10 * MB) + b'"}\n', 0),
+    "line-17mb": ("more.jsonl", lambda: b'{"instance_id": "extra__one-1", "x": "' + b"y" * (17 * MB) + b'"}\n', 1),
+    "line-10mb-no-newline-truncated": (
+        "more.jsonl",
+        lambda: b'{"instance_id": "extra__one-1", "x": "' + b"y" * (10 * MB),
+        1,
+    ),
+    "many-records": ("more.jsonl", lambda: b"".join(b'{"instance_id": "r%d"}\n' % i for i in range(20_000)), 0),
     # JSON arrays
     "json-array": ("more.json", b'[{"instance_id": "extra__one-1"}, {"instance_id": "extra__two-2"}]', 0),
     "json-empty-array": ("more.json", b"[]", 0),
@@ -400,7 +407,7 @@ RECORD_TEXTS: dict[str, tuple[str, bytes, int | None]] = {
     "json-truncated": ("more.json", b'[{"instance_id": "extra__one-1"}, {"instance_id": ', 1),
     "json-duplicate-key": ("more.json", b'[{"instance_id": "a-1", "instance_id": "a-2"}]', 1),
     "json-nan": ("more.json", b'[{"instance_id": "extra__one-1", "x": NaN}]', 1),
-    "json-deep": ("more.json", b"[" * 50_000 + b"]" * 50_000, 1),
+    "json-deep": ("more.json", lambda: b"[" * 50_000 + b"]" * 50_000, 1),
     "json-invalid-utf8": ("more.json", b'[{"instance_id": "\xff"}]', 1),
     "json-zero-bytes": ("more.json", b"", 1),
     "json-id-slash": ("more.json", b'[{"instance_id": "a/b"}]', None),

@@ -18,7 +18,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hostile.r3_git import CONTENT_OPTIONS, READING, WRITING
+from hostile.git_programs import CONTENT_OPTIONS, READING, WRITING
 from test_git_policy import marker_program, plain_git
 
 from conftest import run_cli

@@ -29,7 +29,7 @@ ALICE = "alice@example.org"
 
 @pytest.fixture(scope="module")
 def demo_root(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> Path:
-    root = tmp_path_factory.mktemp("r3-signing") / "demo"
+    root = tmp_path_factory.mktemp("signing") / "demo"
     shutil.copytree(demo_build, root, symlinks=True)
     return root
 

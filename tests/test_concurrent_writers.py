@@ -67,7 +67,7 @@ def race(
 
 @pytest.fixture(scope="module")
 def signed_demo(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> tuple[Path, Path]:
-    return demo_signed_by_alice(tmp_path_factory.mktemp("r3-concurrency"), demo_build)
+    return demo_signed_by_alice(tmp_path_factory.mktemp("concurrency"), demo_build)
 
 
 @pytest.fixture

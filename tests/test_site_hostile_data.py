@@ -21,7 +21,7 @@ from typing import Any
 import cmarkgfm  # type: ignore[import-untyped]
 import pytest
 import yaml
-from hostile.r3_site import (
+from hostile.site_data import (
     CASE_COLLIDING_PATHS,
     MARKDOWN,
     NORMALISATION_COLLIDING_PATHS,

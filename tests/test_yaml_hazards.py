@@ -1,6 +1,6 @@
 """Issue 23, class 13: YAML that reads other than it looks is refused where it is written.
 
-The hazards (tests/hostile/r3_yaml.py) through the loader, each problem at
+The hazards (tests/hostile/yaml_hazards.py) through the loader, each problem at
 its line, column and JSON path; the issue's own cases in a real registry with
 a real code repository (where the ground-truth check used to verify the
 weaker value); every file freezer reads (config, version.yaml, fixtures);
@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from hostile import corpus
-from hostile.r3_yaml import ACCEPTED, HAZARDS, yaml_cases
+from hostile.yaml_hazards import ACCEPTED, HAZARDS, yaml_cases
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -309,7 +309,7 @@ MEMORY_LIMIT = 1 << 30
 
 @pytest.fixture(scope="module")
 def code_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return sample_repo(tmp_path_factory.mktemp("r3-yaml-cache"))
+    return sample_repo(tmp_path_factory.mktemp("yaml-hazards-cache"))
 
 
 @pytest.mark.slow

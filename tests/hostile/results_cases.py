@@ -1,7 +1,7 @@
 """Hostile results files for ``freezer results check`` (issue 23, class 9), as data.
 
-Small cases are files in ``r3_results_files/``, listed with the exit code and
-one line the output must hold in ``r3_results_files/expected.tsv``. A row's
+Small cases are files in ``results_files/``, listed with the exit code and
+one line the output must hold in ``results_files/expected.tsv``. A row's
 ``manifest_sha256`` is written there as 64 ``@``, the same width as the real
 hash, so columns in the expected lines are the columns in the file; the test
 puts the registry's hash in. Cases too big, or not files at all (a FIFO, a
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-FILES = Path(__file__).resolve().parent / "r3_results_files"
+FILES = Path(__file__).resolve().parent / "results_files"
 PLACEHOLDER = b"@" * 64
 
 

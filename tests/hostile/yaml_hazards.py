@@ -1,4 +1,4 @@
-"""Round 3, class 13: YAML that reads other than it looks.
+"""YAML that reads other than it looks (issue 23, class 13).
 
 Each hazard is a text and every problem freezer must report for it, where it
 is written: ``(line, column, JSON path, a fragment of the message)``, kept as
@@ -70,4 +70,4 @@ ACCEPTED: dict[str, tuple[str, Any]] = {
 def yaml_cases() -> Iterator[Case]:
     """Each hazard as one fixture of a valid drafts folder, for the subprocess campaign."""
     for name, (text, _) in HAZARDS.items():
-        yield Case(f"r3-yaml-{name}", "yaml", _write(BAD, text.encode("utf-8")), BAD)
+        yield Case(f"yaml-hazard-{name}", "yaml", _write(BAD, text.encode("utf-8")), BAD)
