@@ -98,7 +98,8 @@ def test_folders_fifos_and_links_are_refused(tmp_path: Path) -> None:
     refused = {name: load_file(tmp_path / name, name).problems[0].message for name in ("dir.toml", "fifo.toml")}
     assert refused["dir.toml"] == "is a directory, expected a TOML file"
     assert "FIFO" in refused["fifo.toml"]
-    assert "cannot open" in load_file(tmp_path / "link.toml").problems[0].message
+    # A link is named as one (it read "cannot open: Too many levels of symbolic links" before reading.py said why).
+    assert "is a symbolic link" in load_file(tmp_path / "link.toml").problems[0].message
 
 
 @pytest.mark.parametrize("levels", [65, 200, 3000])
