@@ -255,7 +255,10 @@ def test_a_sparse_template_is_refused_by_its_size(reg: Path) -> None:
     config = reg / "freezer.yaml"
     config.write_text(config.read_text().replace("versions: versions", "versions: versions\n    template: method.j2"))
     result = run_cli("cut", "--dry-run", "v1", cwd=reg)
-    assert_clean_failure(result, code=2)
+    # Invalid input, refused by the validate step at the config line that names the template (it was
+    # an exit 2 from the render, after every other check, with no freezer.yaml line).
+    assert_clean_failure(result, code=1)
+    assert "freezer.yaml:7: $.template:" in result.err
     assert "over the 1048576-byte limit" in result.err
 
 
