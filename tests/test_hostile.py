@@ -14,7 +14,6 @@ import re
 import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -35,8 +34,8 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-def _run(args: list[str], cwd: Path, as_nobody: bool) -> tuple[int, str, float, int]:
-    """Run the CLI; return (exit status, output, seconds, peak RSS in KiB)."""
+def _run(args: list[str], cwd: Path, as_nobody: bool) -> tuple[int, str, int]:
+    """Run the CLI; return (exit status, output, peak RSS in KiB). A run past TIME_LIMIT fails as a hang."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("FREEZER_DEBUG", None)
 
@@ -45,7 +44,6 @@ def _run(args: list[str], cwd: Path, as_nobody: bool) -> tuple[int, str, float, 
         if as_nobody:
             become_nobody()
 
-    start = time.monotonic()
     proc = subprocess.Popen(
         [sys.executable, "-m", "freezer", *args],
         cwd=cwd,
@@ -62,7 +60,7 @@ def _run(args: list[str], cwd: Path, as_nobody: bool) -> tuple[int, str, float, 
         pytest.fail(f"timed out after {TIME_LIMIT}s: {output[-500:]!r}")
     # The address-space limit set above is the memory bound; this is the largest child seen so far.
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return proc.returncode, output.decode("utf-8", errors="replace"), time.monotonic() - start, int(peak)
+    return proc.returncode, output.decode("utf-8", errors="replace"), int(peak)
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +82,7 @@ def test_hostile_case(case: corpus.Case, code_repo: Path, tmp_path: Path) -> Non
             if not path.is_symlink() and path.name != "zz-hostile.yaml":
                 path.chmod(path.stat().st_mode | 0o005)
     before = snapshot(root / "versions")
-    code, output, seconds, peak_kib = _run(case.command, root, case.as_nobody)
+    code, output, peak_kib = _run(case.command, root, case.as_nobody)
     assert code in (1, 2), f"exit {code}: {output}"
     assert "Traceback" not in output and "internal error" not in output, output
     # YAML problems carry a line; a file-level problem is located at the file itself.
@@ -92,7 +90,6 @@ def test_hostile_case(case: corpus.Case, code_repo: Path, tmp_path: Path) -> Non
     assert re.search(location, output), f"no message naming {case.names} with a location:\n{output}"
     assert snapshot(root / "versions") == before
     assert not (root / "versions").exists()
-    assert seconds < TIME_LIMIT
     assert peak_kib * 1024 < MEMORY_LIMIT
 
 

@@ -16,7 +16,6 @@ import resource
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -137,12 +136,11 @@ with open(sys.argv[2], "w") as report:
 """
 
 
-def _peak_kib(args: list[str], cwd: Path, out: Path) -> tuple[int, str, float, int]:
-    """Run the CLI limited to 1 GiB, its output to ``out``; (exit code, output, seconds, its own peak RSS in KiB)."""
+def _peak_kib(args: list[str], cwd: Path, out: Path) -> tuple[int, str, int]:
+    """Run the CLI limited to 1 GiB, its output to ``out``; (exit code, output, its own peak RSS in KiB)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("FREEZER_DEBUG", None)
     report = out.with_suffix(".peak")
-    start = time.monotonic()
     with out.open("wb") as sink:
         launcher = [sys.executable, "-c", _LAUNCHER, str(MEMORY_LIMIT), str(report)]
         subprocess.run(
@@ -154,38 +152,36 @@ def _peak_kib(args: list[str], cwd: Path, out: Path) -> tuple[int, str, float, i
             check=True,
         )
     code, peak = (int(n) for n in report.read_text().split())
-    return code, out.read_text(), time.monotonic() - start, peak
+    return code, out.read_text(), peak
 
 
 # Slow lane: its point is size (tens of seconds of the default lane's wall on two cores).
 @pytest.mark.slow
-def test_a_million_empty_objects_stream_in_bounded_time_and_memory(demo: Path, tmp_path: Path) -> None:
+def test_a_million_empty_objects_stream_in_bounded_memory(demo: Path, tmp_path: Path) -> None:
     path = tmp_path / "empty.jsonl"
     path.write_text("{}\n" * 1_000_000)
-    code, output, seconds, peak = _peak_kib(["results", "check", str(path)], demo, tmp_path / "out")
+    code, output, peak = _peak_kib(["results", "check", str(path)], demo, tmp_path / "out")
     assert code == 1, output
     lines = output.splitlines()
     assert lines[-1] == "✗ 4000000 problem(s) in 1 file(s)"
     assert lines[-2] == "  … and 3999800 more problem(s), not shown"
     assert lines[0] == f"{path}:1:1: $: missing required field 'manifest_sha256'"
-    assert seconds < 60
     assert peak < 200 * 1024  # KiB; it was a MemoryError at 1 GiB
 
 
 @pytest.mark.slow
-def test_a_million_valid_rows_stream_in_bounded_time_and_memory(demo: Path, tmp_path: Path) -> None:
+def test_a_million_valid_rows_stream_in_bounded_memory(demo: Path, tmp_path: Path) -> None:
     row = {"manifest_sha256": _sha(demo), "task_id": "locate-loopaudit-variants", "arm": "grep-only", "score": 1}
     path = tmp_path / "valid.jsonl"
     with path.open("w") as out:
         line = json.dumps(row) + "\n"
         for _ in range(100):
             out.write(line * 10_000)
-    code, output, seconds, peak = _peak_kib(["results", "check", str(path), "-f", "json"], demo, tmp_path / "out")
+    code, output, peak = _peak_kib(["results", "check", str(path), "-f", "json"], demo, tmp_path / "out")
     assert code == 0, output
     result = json.loads(output)["result"]
     assert result["rows"] == 1_000_000
     assert result["runs"][0]["fixtures"] == 1_000_000
-    assert seconds < 60
     assert peak < 200 * 1024  # KiB: the 170 MB file is never held
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -114,15 +113,12 @@ def test_alias_bomb_is_refused_fast(tmp_path: Path) -> None:
         lines.append(f"{name}: &{name} [{','.join(['*' + prev] * 9)}]")
     bomb = tmp_path / "bomb.yaml"
     bomb.write_text("\n".join(lines) + "\n")
-    start = time.monotonic()
     result = run_inprocess("validate", str(bomb), timeout=20)
-    elapsed = time.monotonic() - start
     assert_clean_failure(result)
     # Aliases are refused outright now (issue 23), so a bomb is never expanded: each anchor and alias is
     # reported where it is written, up to the per-file cap.
     assert "bomb.yaml:1:4: $.a: YAML anchor &a is not allowed" in result.out
     assert "more than 100 problems in this file" in result.out
-    assert elapsed < 10  # generous: the refusal itself takes milliseconds; this only guards a hang
 
 
 def test_oversized_file_is_refused(tmp_path: Path) -> None:
