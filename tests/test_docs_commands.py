@@ -20,7 +20,8 @@ import typer.main
 
 from freezer.cli.app import app
 
-from doc_pages import page, pages
+from conftest import REPO
+from doc_pages import page, pages, section
 
 # Code blocks that hold commands a reader types (```text holds the signing recipes).
 SHELL_LANGUAGES = {"sh", "bash", "console", "shell", "text", ""}
@@ -201,3 +202,12 @@ def test_the_readme_command_table_names_every_command() -> None:
     listed = {re.match(r"\| `(freezer [a-z ]+)`", line).group(1) for line in table}  # type: ignore[union-attr]
     assert listed == _leaf_commands(_root())
     assert all(re.search(r"\]\((docs/[\w-]+\.md|#[\w-]+)\)", line) for line in table), table
+
+
+def test_the_readme_set_up_is_two_commands_and_ci_runs_the_test_one_verbatim() -> None:
+    blocks = re.findall(r"```sh\n(.*?)```", section("README.md", "## Set-up"), re.DOTALL)
+    assert [block.count("\n") for block in blocks] == [1, 1], blocks
+    install, run_tests = (block.strip() for block in blocks)
+    assert install.endswith("&& .venv/bin/freezer demo"), install
+    assert run_tests.endswith("&& .venv/bin/python -m pytest -q"), run_tests
+    assert run_tests in (REPO / ".ci/run").read_text(encoding="utf-8").split("\n")
