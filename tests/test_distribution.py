@@ -29,6 +29,7 @@ from freezer.domain.release import (
 from freezer.render.attest import statement
 
 from conftest import REPO, run_cli, run_inprocess
+from doc_pages import page
 
 # Spelled in pieces, so that this file does not match itself.
 _OLD = "free" + "zer"
@@ -114,7 +115,7 @@ def test_versions_cut_before_the_rename_keep_their_builder_id_and_new_cuts_name_
 
 
 def _yaml_blocks(text: str) -> list[object]:
-    """The README's YAML snippets that are whole documents (some are excerpts, with "...")."""
+    """A page's YAML snippets that are whole documents (some are excerpts, with "...")."""
     found = []
     for block in re.findall(r"```yaml\n(.*?)```", text, re.DOTALL):
         try:
@@ -135,7 +136,7 @@ def test_the_hooks_install_this_repository_and_run_the_freezer_command() -> None
 
 
 def test_the_readme_names_the_repository_and_a_release_tag_for_the_hooks() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = page("docs/guarding.md")
     remote = [
         repo
         for block in _yaml_blocks(readme)
@@ -156,7 +157,7 @@ def test_the_readme_names_the_repository_and_a_release_tag_for_the_hooks() -> No
 
 
 def test_the_readme_action_snippet_uses_the_inputs_action_yml_declares() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = page("docs/guarding.md")
     declared = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))["inputs"]
     uses = [
         step

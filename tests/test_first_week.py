@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, assert_clean_failure, run_inprocess
+from doc_pages import page
 from registry_helpers import commit_all, set_drafts
 
 
 def _readme_precommit_config() -> str:
-    readme = (REPO / "README.md").read_text()
+    readme = page("docs/guarding.md")
     section = readme[readme.index("pre-commit users run the hooks") :]
     return section.split("```yaml\n", 1)[1].split("```", 1)[0]
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, run_inprocess
+from conftest import run_inprocess
+from doc_pages import section
 
 GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "A Maintainer",
@@ -26,9 +27,7 @@ PRE_COMMIT = shutil.which("pre-commit") or str(BIN / "pre-commit")
 
 
 def _block() -> str:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Your first week") :]
-    return section.split("```sh\n", 1)[1].split("```", 1)[0]
+    return section("README.md", "## Your first week").split("```sh\n", 1)[1].split("```", 1)[0]
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
@@ -46,9 +45,8 @@ def test_the_first_week_names_its_tools_first() -> None:
     lines = [line for line in _block().splitlines() if line.strip()]
     assert lines[0] == "pip install pre-commit"
     assert lines[1] == "command -v freezer"  # the hooks need freezer on PATH; README step 1 says how
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Your first week") : readme.index("## A registry")]
-    assert "language: system" in section and "source .venv/bin/activate" in section and "pipx" in section
+    steps = section("README.md", "## Your first week")
+    assert "language: system" in steps and "source .venv/bin/activate" in steps and "pipx" in steps
 
 
 @pytest.mark.skipif(not Path(PRE_COMMIT).exists() or shutil.which("perl") is None, reason="needs pre-commit, perl")

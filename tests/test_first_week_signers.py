@@ -12,7 +12,8 @@ import pytest
 
 from freezer.trust import allowed_signers, checkpoint, lifecycle, signing
 
-from conftest import REPO, assert_clean_failure, run_inprocess
+from conftest import assert_clean_failure, run_inprocess
+from doc_pages import page
 from registry_helpers import commit_all
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-
 
 def test_the_namespaces_freezer_signs_in_are_the_ones_the_readme_lists() -> None:
     assert set(allowed_signers.FREEZER_NAMESPACES) == {signing.NAMESPACE, lifecycle.NAMESPACE, checkpoint.NAMESPACE}
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = page("docs/signing.md")
     listed = re.search(r'principals \[namespaces="([^"]+)"\]', readme)
     assert listed and set(listed.group(1).split(",")) == set(allowed_signers.FREEZER_NAMESPACES)
 

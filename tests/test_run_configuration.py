@@ -21,6 +21,7 @@ from freezer.registry.model import Suite
 from freezer.registry.record import VersionData, dimensions_of, read
 
 from conftest import EXAMPLES, REPO, assert_clean_failure, run_inprocess
+from doc_pages import page
 from registry_helpers import commit_all, compare_arms, cut_suite, ok, sample_repo
 
 FORMAT_3 = REPO / "tests/cases/format-3-registry"
@@ -300,7 +301,7 @@ def test_the_readme_run_block_is_a_valid_run_configuration() -> None:
 
     from freezer.schema import schemas
 
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = page("docs/compare.md")
     section = readme[readme.index("**The run configuration.**") :]
     block = yaml.safe_load(section.split("```yaml\n", 1)[1].split("```", 1)[0])
     version = yaml.safe_load((EXAMPLES / "graph/v2/version.yaml").read_text(encoding="utf-8"))

@@ -14,6 +14,7 @@ import jsonschema
 import pytest
 
 from conftest import REPO, assert_clean_failure, run_inprocess
+from doc_pages import section
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
 
@@ -72,9 +73,7 @@ def test_the_statement_validates_and_names_every_frozen_file(demo_root: Path) ->
 
 
 def _readme_recipe() -> str:
-    readme = (REPO / "README.md").read_text()
-    section = readme[readme.index("## Who signed what") :]
-    return section.split("```sh\n", 1)[1].split("```", 1)[0]
+    return section("docs/signing.md", "# Who signed what").split("```sh\n", 1)[1].split("```", 1)[0]
 
 
 def test_freezer_signs_and_ssh_keygen_verifies_with_the_readme_recipe(reg: Path, tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from freezer.registry import config as config_mod
 from freezer.registry.dimensions import DEFAULT_DIMENSIONS, SURFACE_DIMENSIONS
 
 from conftest import run_inprocess
+from doc_pages import section
 from registry_helpers import commit_all
 
 GRAPH_THREE = "    dimensions:\n" + "".join(
@@ -58,7 +59,6 @@ def test_a_version_cut_with_the_graph_default_still_rules_itself(api: Path) -> N
 
 
 def test_readme_documents_dimensions() -> None:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### `dimensions:`", 1)[1].split("\n## ", 1)[0]
+    documented = section("docs/registry.md", "## `dimensions:`")
     for said in ("indexer, descriptions, surface", "tool_surface", "kind", "manifest", "freezer check"):
-        assert said in section, said
+        assert said in documented, said

@@ -1,11 +1,11 @@
-"""Regenerate the README's screenshots of the static site from the demo registry: one of every
+"""Regenerate the screenshots of the static site (docs/site.md shows them) from the demo registry: one of every
 page kind (index, suite, version, its METHOD.md at §Delta, fixture, diff).
 
     python tools/site_screenshots.py              # writes docs/site-*.png
     python tools/site_screenshots.py --out DIR    # writes them into DIR (CI: proves the script runs)
 
 Each shot is checked before it is written: the page must show no escaped markup and must not be
-blank, so a broken page cannot become the README's picture. Needs Debian's chromium and
+blank, so a broken page cannot become docs/site.md's picture. Needs Debian's chromium and
 Playwright (the dev extras); nothing is downloaded.
 """
 
