@@ -4,9 +4,8 @@ grep oracle each recorded. Part of the delta (:mod:`freezer.compare.delta`)."""
 
 from __future__ import annotations
 
-from freezer.compare.fieldchange import json_list
 from freezer.compare.fieldlevel import field_changes
-from freezer.domain.jsontypes import JsonObject
+from freezer.domain.jsontypes import JsonObject, json_list
 from freezer.domain.manifest import Manifest
 from freezer.registry.record import arms_of
 

@@ -35,10 +35,10 @@ from freezer.compare.delta import compute as compute_delta
 from freezer.compare.delta import file_fields_of
 from freezer.compare.deltamodel import Delta
 from freezer.compare.environment import fixture_image_moves, fixture_unknowns, suite_environment
-from freezer.compare.fieldchange import FieldChange, json_list, json_object
+from freezer.compare.fieldchange import FieldChange
 from freezer.compare.fieldtext import same
 from freezer.domain.canonical import compact
-from freezer.domain.jsontypes import JsonObject
+from freezer.domain.jsontypes import JsonObject, json_list, json_object
 from freezer.domain.manifest import TouchingCommit
 from freezer.domain.model import Fixture, Raw
 from freezer.kinds.yamlfiles import FILE_FIELDS

@@ -17,9 +17,8 @@ from collections.abc import Mapping, Sequence
 
 from freezer.compare import comparability
 from freezer.compare.delta import file_fields_of
-from freezer.compare.fieldchange import json_list, json_object
 from freezer.domain.errors import FreezerError
-from freezer.domain.jsontypes import JsonObject
+from freezer.domain.jsontypes import JsonObject, json_list, json_object
 from freezer.domain.manifest import Comparability, Manifest
 from freezer.domain.model import Raw
 from freezer.kinds.yamlfiles import FILE_FIELDS

@@ -3,11 +3,11 @@ show it; :mod:`freezer.compare.deltamodel` builds the delta's sections from thes
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, cast
 
-from freezer.domain.jsontypes import JsonObject, JsonValue
+from freezer.domain.jsontypes import JsonObject, JsonValue, json_list
 from freezer.domain.model import Raw
 
 # How one JSON path differs: a leaf appeared, went, took another value, or (a list of scalars)
@@ -62,14 +62,3 @@ def changes_of(items: Sequence[Raw]) -> tuple[FieldChange, ...]:
 
 def listed(changes: tuple[FieldChange, ...]) -> list[JsonValue]:
     return [c.to_json() for c in changes]
-
-
-def json_list(items: Iterable[JsonValue]) -> list[JsonValue]:
-    """``items`` as a JSON array: a ``list[str]`` is not a ``list[JsonValue]`` to mypy (lists are
-    invariant), though every str is a JSON value."""
-    return list(items)
-
-
-def json_object(items: Mapping[str, JsonValue]) -> JsonObject:
-    """``items`` as a JSON object (a ``dict[str, int]`` is not a ``JsonObject`` to mypy, as above)."""
-    return dict(items)

@@ -21,9 +21,8 @@ import unicodedata
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
-from freezer.compare.fieldchange import json_list
 from freezer.domain.canonical import SPACED, compact, dumps
-from freezer.domain.jsontypes import JsonObject, JsonValue
+from freezer.domain.jsontypes import JsonObject, JsonValue, json_list
 
 SHOWN = 120  # the width delta_v1 clips a value to
 LINE_WIDTH = 160

@@ -14,9 +14,8 @@ from __future__ import annotations
 import hashlib
 import json
 
-from freezer.compare.fieldchange import json_list
 from freezer.domain import canonical
-from freezer.domain.jsontypes import JsonObject, JsonValue
+from freezer.domain.jsontypes import JsonObject, JsonValue, json_list
 from freezer.domain.manifest import Manifest
 from freezer.domain.release import distribution_of
 from freezer.registry import registry

@@ -13,9 +13,8 @@ import json
 import shlex
 from dataclasses import asdict
 
-from freezer.compare.fieldchange import json_list
 from freezer.domain.errors import IntegrityError
-from freezer.domain.jsontypes import JsonObject, JsonValue
+from freezer.domain.jsontypes import JsonObject, JsonValue, json_list, objects_in
 from freezer.domain.manifest import Manifest, Scan
 from freezer.domain.model import sources_of
 from freezer.parse.yamlload import YAML_SUFFIXES
@@ -33,11 +32,6 @@ def _object(value: JsonValue) -> JsonObject:
     return value if isinstance(value, dict) else {}
 
 
-def _objects(value: JsonValue) -> list[JsonObject]:
-    """The JSON objects of ``value`` if it is a list (a document the schema checked holds only those)."""
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
-
-
 def _where(site: JsonObject) -> str:
     if "line" in site:
         return str(site["line"])
@@ -51,7 +45,7 @@ def _where(site: JsonObject) -> str:
 def _gate_c_rows(fixtures: list[JsonObject]) -> list[JsonValue]:
     rows: list[JsonValue] = []
     for fixture in fixtures:
-        for run in _objects(fixture.get("gate_c")):
+        for run in objects_in(fixture.get("gate_c")):
             cost = "—" if run.get("cost_usd") is None else f"${run['cost_usd']:.2f}"
             if run.get("cost_note"):
                 cost += f" {run['cost_note']}"
@@ -81,7 +75,11 @@ def _shape(schema: JsonObject, root: JsonObject, depth: int = 0) -> Shape:
     if depth > 20:  # a recursive schema: values deeper than this are left as they are
         return _SCALAR
     properties = dict(_object(schema.get("properties")))
-    for branch in [*_objects(schema.get("oneOf")), *_objects(schema.get("anyOf")), *_objects(schema.get("allOf"))]:
+    for branch in [
+        *objects_in(schema.get("oneOf")),
+        *objects_in(schema.get("anyOf")),
+        *objects_in(schema.get("allOf")),
+    ]:
         properties.update(_object(branch.get("properties")))
     items = schema.get("items")
     return (
@@ -154,7 +152,7 @@ def _for_template(fixture: JsonObject, schema: JsonObject) -> JsonObject:
         shown["dropped"] = {}
     shown["gate_c_summary"] = ", ".join(
         f"{run['verdict']} ({run['provider']}/{run['model']} @ seed {run['seed']})"
-        for run in _objects(fixture.get("gate_c"))
+        for run in objects_in(fixture.get("gate_c"))
     )
     grep = fixture.get("naive_grep")
     shown["grep_command"] = (
@@ -164,7 +162,7 @@ def _for_template(fixture: JsonObject, schema: JsonObject) -> JsonObject:
     )
     for key in ("ground_truth", "traps"):
         if fixture.get(key):
-            pairs = zip(_objects(shown[key]), _objects(fixture[key]), strict=True)
+            pairs = zip(objects_in(shown[key]), objects_in(fixture[key]), strict=True)
             shown[key] = [{**site, "where": _where(original)} for site, original in pairs]
     return shown
 
@@ -188,7 +186,7 @@ def _complete_delta(delta: JsonObject) -> JsonObject:
         out[key] = changes(out.get(key) or [])
     fixtures = out.get("fixtures")
     if isinstance(fixtures, dict):
-        changed: list[JsonValue] = [{**f, "fields": changes(f["fields"])} for f in _objects(fixtures["changed"])]
+        changed: list[JsonValue] = [{**f, "fields": changes(f["fields"])} for f in objects_in(fixtures["changed"])]
         out["fixtures"] = {**fixtures, "changed": changed}
     return out
 

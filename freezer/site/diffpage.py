@@ -7,7 +7,7 @@ of each fixture is the one the newer version froze (:func:`freezer.site.versionp
 
 from __future__ import annotations
 
-from freezer.domain.jsontypes import JsonObject, JsonValue, as_object
+from freezer.domain.jsontypes import JsonObject, JsonValue, as_object, objects_in
 from freezer.site.fixturepage import history_field
 from freezer.site.names import fixture_file, version_file
 from freezer.site.versionpage import CLASS_ORDER
@@ -23,23 +23,19 @@ _FIELD_SECTIONS = (
 )
 
 
-def _objects(value: JsonValue) -> list[JsonObject]:
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
-
-
 def diff_context(delta: JsonObject, classes: dict[str, str]) -> JsonObject:
     """Everything diff.html.j2 shows of one delta (``Delta.to_json()``) and the newer version's classes."""
     fixtures = as_object(delta.get("fixtures")) or {}
     changed: dict[str, list[JsonValue]] = {
-        str(c["task_id"]): [history_field(f) for f in _objects(c.get("fields"))]
-        for c in _objects(fixtures.get("changed"))
+        str(c["task_id"]): [history_field(f) for f in objects_in(c.get("fields"))]
+        for c in objects_in(fixtures.get("changed"))
     }
-    briefs = {str(b["task_id"]): b for kind in ("added", "removed") for b in _objects(fixtures.get(kind))}
+    briefs = {str(b["task_id"]): b for kind in ("added", "removed") for b in objects_in(fixtures.get(kind))}
     named = dict(classes)
     for task in changed:
         named.setdefault(task, "changed")
     for kind in ("added", "removed"):
-        for brief in _objects(fixtures.get(kind)):
+        for brief in objects_in(fixtures.get(kind)):
             named.setdefault(str(brief["task_id"]), kind)
     groups: list[JsonValue] = []
     for kind in CLASS_ORDER:
@@ -59,7 +55,7 @@ def diff_context(delta: JsonObject, classes: dict[str, str]) -> JsonObject:
     for key, title in _FIELD_SECTIONS:
         value = delta.get(key)
         if isinstance(value, list) and value and all(isinstance(c, dict) and "path" in c for c in value):
-            sections.append({"title": title, "fields": [history_field(c) for c in _objects(value)]})
+            sections.append({"title": title, "fields": [history_field(c) for c in objects_in(value)]})
     assets = as_object(delta.get("assets")) or {}
     return {
         "delta": delta,
@@ -67,7 +63,7 @@ def diff_context(delta: JsonObject, classes: dict[str, str]) -> JsonObject:
         "after_page": f"../{version_file(str(delta['to']))}",
         "groups": groups,
         "sections": sections,
-        "tool_surface": [d for d in _objects(delta.get("tool_surface")) if d.get("commits")],
+        "tool_surface": [d for d in objects_in(delta.get("tool_surface")) if d.get("commits")],
         "assets": {kind: _list(assets.get(kind)) for kind in ("added", "changed", "removed")},
         "pinned": delta.get("pinned_sha") or {},
         "through_files": _list(fixtures.get("through_files")),

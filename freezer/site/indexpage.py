@@ -9,8 +9,7 @@ from __future__ import annotations
 import itertools
 from typing import TypedDict
 
-from freezer.compare.fieldchange import json_list
-from freezer.domain.jsontypes import JsonObject, JsonValue
+from freezer.domain.jsontypes import JsonObject, JsonValue, json_list
 from freezer.site.names import diff_file, fixture_file, suite_folder, version_file
 from freezer.site.versionpage import LogRow, VersionPage
 from freezer.trust.latest import latest_usable

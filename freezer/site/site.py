@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from freezer.compare.delta import compute as compute_delta
-from freezer.compare.fieldchange import json_list
 from freezer.domain import canonical
-from freezer.domain.jsontypes import JsonObject
+from freezer.domain.jsontypes import JsonObject, json_list
 from freezer.domain.release import __version__
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig

@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from typing import TypedDict
 
 from freezer.compare.comparability import compare
-from freezer.compare.fieldchange import json_list
-from freezer.domain.jsontypes import JsonObject, JsonValue, as_object
+from freezer.domain.jsontypes import JsonObject, JsonValue, as_object, json_list, objects_in
 from freezer.registry import registry
 from freezer.registry.record import Side, VersionData, arms_of, dimensions_of, groups_of
 from freezer.runtime.reading import read_whole
@@ -103,7 +102,7 @@ def frozen_classes(page: VersionPage, previous: str | None) -> dict[str, str]:
     delta = as_object((_frozen_json(page, registry.DELTA) or {}).get("fixtures")) or {}
     classes: dict[str, str] = {}
     for change in ("added", "removed", "changed"):
-        for item in _objects(delta.get(change)):
+        for item in objects_in(delta.get(change)):
             classes[str(item["task_id"])] = change
     # Older delta formats froze the unchanged fixtures as a count: every fixture not named above.
     present = {str(f["task_id"]) for f in page.data.fixtures}
@@ -112,8 +111,8 @@ def frozen_classes(page: VersionPage, previous: str | None) -> dict[str, str]:
     # The comparability record (format 3 on) tells cosmetic from changed, from the digests the version
     # froze; it names landed fixtures only, and "removed" there may mean dropped, which the delta says.
     record = _frozen_json(page, registry.COMPARABILITY) or {}
-    for entry in _objects(record.get("against")):
-        arms = _objects(entry.get("arms"))
+    for entry in objects_in(record.get("against")):
+        arms = objects_in(entry.get("arms"))
         first = arms[0].get("classes") if arms else None
         if entry.get("version") == previous and isinstance(first, dict):
             for task, kind in first.items():
@@ -121,11 +120,6 @@ def frozen_classes(page: VersionPage, previous: str | None) -> dict[str, str]:
                     classes[str(task)] = str(kind)
             break
     return classes
-
-
-def _objects(value: JsonValue) -> list[JsonObject]:
-    """The JSON objects in ``value`` when it is a list (what a frozen record holds there)."""
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
 def log_row(page: VersionPage) -> LogRow:
@@ -148,7 +142,7 @@ def comparisons(page: VersionPage, chain: list[Side]) -> list[Comparison]:
     one (manifest format 3), else computed by the same engine from the sides already read."""
     frozen = _frozen_json(page, registry.COMPARABILITY)
     if frozen is not None:
-        return [{"other": entry["version"], "arms": entry["arms"]} for entry in _objects(frozen["against"])]
+        return [{"other": entry["version"], "arms": entry["arms"]} for entry in objects_in(frozen["against"])]
     # No record (before manifest format 3): the arms, dimensions and groups the version was cut with.
     meanings = dimensions_of(chain[-1].manifest)
     arms = arms_of(chain[-1].manifest)
