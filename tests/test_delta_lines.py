@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from freezer.compare import fieldtext
 from freezer.compare.delta import field_changes
 from freezer.compare.deltamodel import FieldChange
+from freezer.domain.jsontypes import JsonObject
 from freezer.render.deltatext import change_lines, change_text
 
 from conftest import run_inprocess
@@ -43,7 +44,7 @@ ALIKE = [
 ]
 
 
-def _pair(change: dict[str, object]) -> tuple[str, str]:
+def _pair(change: JsonObject) -> tuple[str, str]:
     return str(change["old"]), str(change["new"])
 
 
@@ -155,7 +156,7 @@ def test_diff_text_of_raw_values_never_reads_x_to_x() -> None:
     st.one_of(st.text(max_size=300), st.integers(), st.none(), st.booleans()),
     st.one_of(st.text(max_size=300), st.integers(), st.none(), st.booleans()),
 )
-def test_no_two_different_values_render_alike(old: object, new: object) -> None:
+def test_no_two_different_values_render_alike(old: str | int | bool | None, new: str | int | bool | None) -> None:
     if fieldtext.same(old, new):
         return
     shown_old, shown_new = fieldtext.shown_pair(old, new)

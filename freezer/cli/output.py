@@ -14,6 +14,7 @@ from freezer.cli.exits import exit_code
 from freezer.cli.terminal import colour_marks, plain_marks
 from freezer.domain.errors import FreezerError
 from freezer.domain.escape import github_data, github_property, json_safe, visible, visible_block
+from freezer.domain.jsontypes import JsonObject
 from freezer.domain.outcome import Outcome
 from freezer.domain.problems import Problem, format_json_path
 from freezer.domain.release import __version__
@@ -102,7 +103,7 @@ def dumps(data: Any) -> str:
     return json_safe(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False, allow_nan=False))
 
 
-def document(command: str, result: Any, *, exit_code: int, error: FreezerError | None = None) -> dict[str, Any]:
+def document(command: str, result: Any, *, exit_code: int, error: FreezerError | None = None) -> JsonObject:
     """The one JSON shape of every command: who printed it, whether it passed, and what it found."""
     return {
         "output_format": OUTPUT_FORMAT,

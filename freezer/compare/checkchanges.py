@@ -4,31 +4,30 @@ grep oracle each recorded. Part of the delta (:mod:`freezer.compare.delta`)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from freezer.compare.fieldlevel import field_changes
+from freezer.domain.jsontypes import JsonObject, json_list
 from freezer.domain.manifest import Manifest
 from freezer.registry.record import arms_of
 
 
-def _comparability_changes(old: Manifest, new: Manifest, full: bool, delta_format: int) -> list[dict[str, Any]]:
+def _comparability_changes(old: Manifest, new: Manifest, full: bool, delta_format: int) -> list[JsonObject]:
     """Arms and field groups that moved between two versions that both recorded them (format 3)."""
     before, after = old.comparability, new.comparability
     if before is None or after is None:
         return []
-    changes: list[dict[str, Any]] = []
+    changes: list[JsonObject] = []
     old_arms = {arm: list(needs) for arm, needs in arms_of(old).items()}
     new_arms = {arm: list(needs) for arm, needs in arms_of(new).items()}
     for change in field_changes(old_arms, new_arms, full=full, delta_format=delta_format):
-        changes.append({**change, "path": "arm " + change["path"].removeprefix("$.")})
+        changes.append({**change, "path": "arm " + str(change["path"]).removeprefix("$.")})
     for change in field_changes(dict(before.groups), dict(after.groups), full=full, delta_format=delta_format):
-        changes.append({**change, "path": "field group " + change["path"].removeprefix("$.")})
+        changes.append({**change, "path": "field group " + str(change["path"]).removeprefix("$.")})
     return changes
 
 
-def check_changes(old: Manifest, new: Manifest, full: bool, delta_format: int) -> list[dict[str, Any]]:
+def check_changes(old: Manifest, new: Manifest, full: bool, delta_format: int) -> list[JsonObject]:
     hashed = 64 if full else 16
-    changes: list[dict[str, Any]] = []
+    changes: list[JsonObject] = []
     if old.checks.template_sha256 != new.checks.template_sha256:
         changes.append(
             {
@@ -43,8 +42,8 @@ def check_changes(old: Manifest, new: Manifest, full: bool, delta_format: int) -
             {
                 "path": "tool_surface globs",
                 "change": "items",
-                "added": [g for g in new.globs if g not in old.globs],
-                "removed": [g for g in old.globs if g not in new.globs],
+                "added": json_list(g for g in new.globs if g not in old.globs),
+                "removed": json_list(g for g in old.globs if g not in new.globs),
             }
         )
     before_kind, after_kind = old.checks.fixture_schema_kind, new.checks.fixture_schema_kind
@@ -62,7 +61,7 @@ def check_changes(old: Manifest, new: Manifest, full: bool, delta_format: int) -
     if old.checks.dimensions is not None and new.checks.dimensions is not None:
         dimensions = (dict(old.checks.dimensions), dict(new.checks.dimensions))
         for change in field_changes(*dimensions, full=full, delta_format=delta_format):
-            changes.append({**change, "path": "dimension " + change["path"].removeprefix("$.")})
+            changes.append({**change, "path": "dimension " + str(change["path"]).removeprefix("$.")})
     if delta_format >= 3:
         changes.extend(_comparability_changes(old, new, full, delta_format))
     return changes

@@ -38,6 +38,7 @@ from freezer.compare.environment import fixture_image_moves, fixture_unknowns, s
 from freezer.compare.fieldchange import FieldChange
 from freezer.compare.fieldtext import same
 from freezer.domain.canonical import compact
+from freezer.domain.jsontypes import JsonObject, json_list, json_object
 from freezer.domain.manifest import TouchingCommit
 from freezer.domain.model import Fixture, Raw
 from freezer.kinds.yamlfiles import FILE_FIELDS
@@ -86,7 +87,7 @@ def fixture_digests(
     """The sha256 of each group of ``fixture``'s fields (identity fields, task_id and status, are in
     none). ``file_fields`` are the fields listing files counted by content (a version's own:
     :func:`freezer.compare.delta.file_fields_of`)."""
-    parts: dict[str, dict[str, Any]] = {group: {} for group in GROUPS}
+    parts: dict[str, JsonObject] = {group: {} for group in GROUPS}
     for key, value in fixture.items():
         group = groups.get(key, "input")
         if group in parts:
@@ -174,17 +175,17 @@ class PairRecord:
         lines = "".join(f"{task} {self.digests[task]}\n" for task in self.comparable)
         return hashlib.sha256(lines.encode()).hexdigest()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "from": self.old,
             "to": self.new,
             "arm": self.arm,
             "depends_on": list(self.depends_on),
-            "moved": self.moved,
-            "classes": self.classes,
-            "comparable": self.comparable,
+            "moved": json_list(self.moved),
+            "classes": json_object(self.classes),
+            "comparable": json_list(self.comparable),
             "subset_sha256": self.subset_sha256,
-            "excluded": self.excluded,
+            "excluded": json_object(self.excluded),
         }
 
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from freezer.compare import comparability
 from freezer.compare.delta import file_fields_of
 from freezer.domain.errors import FreezerError
+from freezer.domain.jsontypes import JsonObject, json_list, json_object
 from freezer.domain.manifest import Comparability, Manifest
 from freezer.domain.model import Raw
 from freezer.kinds.yamlfiles import FILE_FIELDS
@@ -53,18 +53,18 @@ def manifest_entry(
     fixtures: Sequence[Raw],
     asset_hashes: Mapping[str, str],
     file_fields: Sequence[str] = FILE_FIELDS,
-) -> dict[str, Any]:
+) -> JsonObject:
     """What the manifest records: the arms, the field groups, and each landed fixture's digests
     (``file_fields``: the fields whose listed files count by content, a kind's own for its fixtures)."""
-    digests = {}
+    digests: JsonObject = {}
     for fixture in sorted(fixtures, key=lambda f: f["task_id"]):
         if fixture.get("status") == "landed":
             found = comparability.fixture_digests(fixture, groups, asset_hashes, file_fields)
             digests[fixture["task_id"]] = {**found, "score": comparability.score_digest(found)}
     return {
         # Canonical order: the manifest is written with sorted keys, and the record is recomputed from it.
-        "arms": {arm: list(arms[arm]) for arm in sorted(arms)},
-        "groups": dict(sorted(groups.items())),
+        "arms": {arm: json_list(arms[arm]) for arm in sorted(arms)},
+        "groups": json_object(dict(sorted(groups.items()))),
         "fixtures": digests,
     }
 
@@ -82,11 +82,11 @@ def environment_digest(manifest: Manifest, version: Raw | None = None) -> str:
     digest is unchanged. The suite's own images (``suite_images``) join only when there are some,
     which no manifest written before could record.
     """
-    environment: dict[str, Any] = {}
+    environment: JsonObject = {}
     if manifest.pinned is not None and manifest.binary is not None:
         environment["pinned_sha"] = manifest.pinned.full
         environment["binary"] = dict(manifest.binary.raw)
-        environment["tool_surface_commits"] = [c.sha for c in manifest.commits]
+        environment["tool_surface_commits"] = json_list(c.sha for c in manifest.commits)
     tag = b"freezer-environment-digest/1\n"
     if version is not None and "run" in version:
         environment["run"] = version["run"]
@@ -106,14 +106,14 @@ def record(
     current: Side,
     earlier: Sequence[Side],
     meanings: Mapping[str, str],
-    entry: Mapping[str, Any],
+    recorded: Comparability,
     record_format: int = RECORD_FORMAT,
 ) -> Raw:
     """comparability.json: ``current`` against every version in ``earlier`` (oldest first in the argument)."""
     against = []
     for index in reversed(range(len(earlier))):
         chain = [*earlier[index:], current]
-        arms, groups = entry["arms"], entry["groups"]
+        arms, groups = recorded.arms, recorded.groups
         if record_format >= 2:
             old = earlier[index].manifest
             arms = strictest_arms(arms_of(old), arms)
@@ -149,7 +149,7 @@ def recompute(suite: SuiteConfig, current: Side, record_format: int = RECORD_FOR
     entry = manifest_entry(recorded.arms, recorded.groups, fixtures, asset_hashes, file_fields_of(current.manifest))
     fresh = Comparability.from_data({**entry, "environment": environment_digest(current.manifest, current.version)})
     meanings = dimensions_of(current.manifest)
-    return fresh, record(current, earlier_sides(suite, current.manifest.number), meanings, entry, record_format)
+    return fresh, record(current, earlier_sides(suite, current.manifest.number), meanings, fresh, record_format)
 
 
 def frozen_differences(suite: SuiteConfig, current: Side, frozen_record: bytes) -> list[str]:

@@ -30,6 +30,7 @@ from freezer.compare.fieldlevel import field_changes as field_changes
 from freezer.compare.fieldlevel import fixture_delta as fixture_delta
 from freezer.compare.fieldlevel import version_record as version_record
 from freezer.compare.filechanges import asset_changes, assets_of, in_bytes
+from freezer.domain.jsontypes import JsonObject
 from freezer.registry.record import Side
 
 # 3: the checks also say when the arms or the field groups of the fixture schema moved (format 2,
@@ -52,7 +53,7 @@ RUN_CONFIGURATION = "run configuration"
 NO_CODE = "no code under test"
 
 
-def _typed(changes: list[dict[str, object]]) -> tuple[FieldChange, ...]:
+def _typed(changes: list[JsonObject]) -> tuple[FieldChange, ...]:
     return tuple(FieldChange.from_json(c) for c in changes)
 
 
@@ -63,7 +64,7 @@ def _fixtures_and_assets(
     fixtures changed through their files are named; from format 5 they are not also unchanged, no
     file of theirs is also a fixture file changed in bytes alone, each changed asset that fixtures
     claim names them, and only an unclaimed one moves the ``assets`` dimension."""
-    fixtures = FixtureDelta.from_json(fixture_delta(old.fixtures, new.fixtures, full=full, delta_format=delta_format))
+    fixtures = fixture_delta(old.fixtures, new.fixtures, full=full, delta_format=delta_format)
     assets = asset_changes(old.manifest, new.manifest, delta_format)
     if delta_format < 4:
         return fixtures, assets, assets.moved

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 # FieldChange and its kinds are read from here too, where the rest of the delta is.
 from freezer.compare.fieldchange import CHANGE_KINDS as CHANGE_KINDS
 from freezer.compare.fieldchange import ChangeKind as ChangeKind
 from freezer.compare.fieldchange import FieldChange as FieldChange
 from freezer.compare.fieldchange import changes_of, listed
+from freezer.domain.jsontypes import JsonObject
 from freezer.domain.manifest import TouchingCommit
 from freezer.domain.model import Raw
 
@@ -35,7 +36,7 @@ class FixtureBrief:
     def from_json(cls, data: Raw) -> FixtureBrief:
         return cls(data["task_id"], data["class"], data["status"])
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"task_id": self.task_id, "class": self.class_, "status": self.status}
 
 
@@ -44,7 +45,7 @@ class FixtureChange:
     task_id: str
     fields: tuple[FieldChange, ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"task_id": self.task_id, "fields": listed(self.fields)}
 
 
@@ -55,7 +56,7 @@ class FilesChange:
     task_id: str
     files: tuple[str, ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"task_id": self.task_id, "files": list(self.files)}
 
 
@@ -68,7 +69,7 @@ class ClassCounts:
     added: tuple[str, ...]
     removed: tuple[str, ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "before": dict(self.before),
             "after": dict(self.after),
@@ -123,8 +124,8 @@ class FixtureDelta:
             None if in_bytes is None else tuple(in_bytes),
         )
 
-    def to_json(self) -> dict[str, Any]:
-        out = {
+    def to_json(self) -> JsonObject:
+        out: JsonObject = {
             "added": [f.to_json() for f in self.added],
             "removed": [f.to_json() for f in self.removed],
             "changed": [c.to_json() for c in self.changed],
@@ -149,7 +150,7 @@ class ModeChange:
     def text(self) -> str:
         return f"mode {self.old} → {self.new}" + (", new sha256 in the manifest" if self.bytes_changed else "")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"old": self.old, "new": self.new, "bytes_changed": self.bytes_changed}
 
 
@@ -185,8 +186,8 @@ class AssetChanges:
         claimed = {rel: tuple(tasks) for rel, tasks in (data.get("claimed") or {}).items()}
         return cls(tuple(data["added"]), tuple(data["removed"]), tuple(data["changed"]), modes, claimed)
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"added": list(self.added), "removed": list(self.removed), "changed": list(self.changed)}
+    def to_json(self) -> JsonObject:
+        out: JsonObject = {"added": list(self.added), "removed": list(self.removed), "changed": list(self.changed)}
         if self.modes:  # only where a mode moved: every other delta.json keeps its shape
             out["modes"] = {rel: change.to_json() for rel, change in sorted(self.modes.items())}
         if self.claimed:  # format 5, only where a changed file is some fixture's: the same
@@ -209,7 +210,7 @@ class DeltaCommit:
     def from_json(cls, data: Raw) -> DeltaCommit:
         return cls(data["version"], data["sha"], data["declared_as"], data["task"], data["effect"], data["subject"])
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "version": self.version,
             "sha": self.sha,
@@ -232,7 +233,7 @@ class SurfaceEntry:
     def from_json(cls, data: Raw) -> SurfaceEntry:
         return cls(data["dimension"], data["meaning"], tuple(DeltaCommit.from_json(c) for c in data["commits"]))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"dimension": self.dimension, "meaning": self.meaning, "commits": [c.to_json() for c in self.commits]}
 
 
@@ -243,7 +244,7 @@ class Unknown:
     dimension: str
     why: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"dimension": self.dimension, "why": self.why}
 
 
@@ -259,7 +260,7 @@ class BeforeAfter:
     def moved(self) -> bool:
         return self.before != self.after
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"before": self.before, "after": self.after}
 
 
@@ -280,7 +281,7 @@ class CodeDelta:
         )
         return cls(data["recorded"], tuple(data["not_recorded_by"]), data["ahead"], data["behind"], touching)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "recorded": self.recorded,
             "not_recorded_by": list(self.not_recorded_by),
@@ -352,9 +353,9 @@ class Delta:
             environment=changes_of(data.get("environment") or ()),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The delta.json record (written sorted by freezer.domain.canonical)."""
-        out = {
+        out: JsonObject = {
             "delta_format": self.delta_format,
             "from": self.from_,
             "to": self.to,

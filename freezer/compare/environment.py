@@ -6,19 +6,19 @@ fixture leaves the environment unknown: a rebuild under the same tag changes it 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import Any
 
 from freezer.compare import fieldtext
 from freezer.compare.deltamodel import Unknown
+from freezer.domain.jsontypes import JsonObject
 from freezer.domain.manifest import Manifest
 from freezer.domain.model import Raw, sources_of
 from freezer.registry.record import Side
 
 
-def source_fields(version: Raw | None) -> dict[str, Any]:
+def source_fields(version: Raw | None) -> JsonObject:
     """version.yaml's sources flattened by name: ``"<name> revision"``, ``"<name> kind"``, ``"<name> notes"``
     (a name holds dots and slashes, so it is not a JSON path)."""
-    flat: dict[str, Any] = {}
+    flat: JsonObject = {}
     for source in sources_of(version or {}):
         for key in ("kind", "revision", "notes"):
             value = getattr(source, key)
@@ -27,7 +27,7 @@ def source_fields(version: Raw | None) -> dict[str, Any]:
     return flat
 
 
-def source_changes(old: Raw | None, new: Raw, *, full: bool = False) -> list[dict[str, Any]]:
+def source_changes(old: Raw | None, new: Raw, *, full: bool = False) -> list[JsonObject]:
     """The data sources field by field; a first version's (``old`` None) are each listed as added."""
     return fieldtext.field_changes(source_fields(old), source_fields(new), full=full)
 
@@ -36,7 +36,7 @@ def source_changes(old: Raw | None, new: Raw, *, full: bool = False) -> list[dic
 SUITE = "(suite)"
 
 
-def _image_fields(manifest: Manifest | None, tasks: Collection[str] | None) -> dict[str, str]:
+def _image_fields(manifest: Manifest | None, tasks: Collection[str] | None) -> JsonObject:
     images = manifest.images if manifest is not None else {}
     shared = manifest.suite_images if manifest is not None else ()
     return {
@@ -52,7 +52,7 @@ def _image_fields(manifest: Manifest | None, tasks: Collection[str] | None) -> d
 
 def image_changes(
     old: Manifest | None, new: Manifest, *, full: bool = False, kept: Collection[str] | None = None
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     """The container images the fixtures name, by fixture and place; a digest that changed is a change.
     ``kept``: the fixtures both versions hold. A fixture added or removed is a change of the fixture
     set, not of the environment the others run in."""

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Literal, cast
 
+from freezer.domain.jsontypes import JsonObject, JsonValue, json_list
 from freezer.domain.model import Raw
 
 # How one JSON path differs: a leaf appeared, went, took another value, or (a list of scalars)
@@ -26,10 +27,10 @@ class FieldChange:
 
     path: str
     change: ChangeKind
-    old: object = None
-    new: object = None
-    added: tuple[object, ...] = ()
-    removed: tuple[object, ...] = ()
+    old: JsonValue = None
+    new: JsonValue = None
+    added: tuple[JsonValue, ...] = ()
+    removed: tuple[JsonValue, ...] = ()
     lines: tuple[str, ...] = ()
 
     @classmethod
@@ -42,8 +43,8 @@ class FieldChange:
         lines = tuple(data.get("lines") or ())
         return cls(data["path"], cast(ChangeKind, kind), old=data.get("old"), new=data.get("new"), lines=lines)
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"path": self.path, "change": self.change}
+    def to_json(self) -> JsonObject:
+        out: JsonObject = {"path": self.path, "change": self.change}
         if self.change == "items":
             out.update(added=list(self.added), removed=list(self.removed))
         if self.change in ("removed", "changed"):
@@ -51,7 +52,7 @@ class FieldChange:
         if self.change in ("added", "changed"):
             out["new"] = self.new
         if self.lines:
-            out["lines"] = list(self.lines)
+            out["lines"] = json_list(self.lines)
         return out
 
 
@@ -59,5 +60,5 @@ def changes_of(items: Sequence[Raw]) -> tuple[FieldChange, ...]:
     return tuple(FieldChange.from_json(c) for c in items)
 
 
-def listed(changes: tuple[FieldChange, ...]) -> list[dict[str, Any]]:
+def listed(changes: tuple[FieldChange, ...]) -> list[JsonValue]:
     return [c.to_json() for c in changes]

@@ -20,9 +20,9 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 from difflib import SequenceMatcher
-from typing import Any
 
 from freezer.domain.canonical import SPACED, compact, dumps
+from freezer.domain.jsontypes import JsonObject, JsonValue, json_list
 
 SHOWN = 120  # the width delta_v1 clips a value to
 LINE_WIDTH = 160
@@ -34,7 +34,7 @@ _AUTOJUNK_OVER = 4000
 _SPACE_MARK = "␠"
 
 
-def same(a: Any, b: Any) -> bool:
+def same(a: JsonValue, b: JsonValue) -> bool:
     """Equal as frozen JSON: ``1`` and ``true`` and ``1.0`` differ here, though Python says equal."""
     if a is b:
         return True
@@ -87,16 +87,16 @@ def marked(text: str, *, leading: bool = True) -> str:
     return _mark_spaces(escaped, leading)
 
 
-def _plain(value: Any) -> str:
+def _plain(value: JsonValue) -> str:
     text = value if isinstance(value, str) else repr(value)
     return " ".join(str(text).split())
 
 
-def _marked(value: Any) -> str:
+def _marked(value: JsonValue) -> str:
     return marked(value) if isinstance(value, str) else _plain(value)
 
 
-def _json(value: Any) -> str:
+def _json(value: JsonValue) -> str:
     try:
         text = dumps(value, ascii_only=True, separators=SPACED, nan=True)
     except (TypeError, ValueError):  # no JSON value (a YAML date): unquoted, so it reads like no JSON text
@@ -160,7 +160,7 @@ def tellable(a: str, b: str) -> bool:
     return not ((_ascii_letters(da) and _other_letters(db)) or (_other_letters(da) and _ascii_letters(db)))
 
 
-def shown_pair(a: Any, b: Any, width: int | None = SHOWN) -> tuple[str, str]:
+def shown_pair(a: JsonValue, b: JsonValue, width: int | None = SHOWN) -> tuple[str, str]:
     """Two different values as texts a reader can tell apart, clipped to ``width``."""
     for style in STYLES:
         ra, rb = clip_pair(style(a), style(b), width)
@@ -169,7 +169,9 @@ def shown_pair(a: Any, b: Any, width: int | None = SHOWN) -> tuple[str, str]:
     raise AssertionError("unreachable: the JSON style is always returned")
 
 
-def shown_items(added: Sequence[Any], removed: Sequence[Any], width: int | None = SHOWN) -> tuple[list[str], list[str]]:
+def shown_items(
+    added: Sequence[JsonValue], removed: Sequence[JsonValue], width: int | None = SHOWN
+) -> tuple[list[str], list[str]]:
     """Items gained and lost, each shown so that no gained item reads like a lost one (or like another)."""
     for style in STYLES:
         ra = [_clip(style(x), 0, width) for x in added]
@@ -217,7 +219,7 @@ def _block(removed: list[str], added: list[str], width: int | None) -> list[str]
     return [f"-{s}" for s in shown_old] + [f"+{s}" for s in shown_new]
 
 
-def multiline(value: Any) -> bool:
+def multiline(value: JsonValue) -> bool:
     return isinstance(value, str) and "\n" in value
 
 
@@ -243,19 +245,23 @@ def line_diff(old: str | None, new: str | None, *, full: bool = False) -> tuple[
     return tuple(out)
 
 
-def _one(value: Any, full: bool) -> Any:
+def _one(value: JsonValue, full: bool) -> JsonValue:
     return value if full else _clip(_plain(value), 0, SHOWN)
 
 
-def _lines(old: Any, new: Any, full: bool) -> dict[str, Any]:
-    if (multiline(old) or multiline(new)) and all(v is None or isinstance(v, str) for v in (old, new)):
-        return {"lines": list(line_diff(old, new, full=full))}
+def _lines(old: JsonValue, new: JsonValue, full: bool) -> JsonObject:
+    if (
+        (multiline(old) or multiline(new))
+        and (old is None or isinstance(old, str))
+        and (new is None or isinstance(new, str))
+    ):
+        return {"lines": json_list(line_diff(old, new, full=full))}
     return {}
 
 
-def field_changes(before: dict[str, Any], after: dict[str, Any], *, full: bool = False) -> list[dict[str, Any]]:
+def field_changes(before: JsonObject, after: JsonObject, *, full: bool = False) -> list[JsonObject]:
     """Format 4's field-level differences of two flattened records (see the module's docstring)."""
-    changes: list[dict[str, Any]] = []
+    changes: list[JsonObject] = []
     for path in sorted(set(before) | set(after)):
         if path not in before:
             new = after[path]
@@ -270,7 +276,8 @@ def field_changes(before: dict[str, Any], after: dict[str, Any], *, full: bool =
                 removed = [x for x in a if not any(same(x, y) for y in b)]
                 if added or removed:
                     if not full:
-                        added, removed = shown_items(added, removed)
+                        shown_added, shown_removed = shown_items(added, removed)
+                        added, removed = json_list(shown_added), json_list(shown_removed)
                     changes.append({"path": path, "change": "items", "added": added, "removed": removed})
                     continue
                 # Only the order or the repeats moved: no item to name, so both lists are shown.

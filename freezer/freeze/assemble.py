@@ -165,7 +165,7 @@ def assemble(
                         current,
                         earlier if earlier is not None else ([previous] if previous else []),
                         meanings,
-                        manifest_record.comparability.entry(),
+                        manifest_record.comparability,
                     )
                 )
             }

@@ -124,15 +124,15 @@ def suite_status(suite: SuiteConfig) -> SuiteStatus:
         return status
     compared = fixture_delta({f["task_id"]: f for f in old_fixtures}, fixtures)
     status.fixtures = {
-        "added": [f["task_id"] for f in compared["added"]],
-        "removed": [f["task_id"] for f in compared["removed"]],
-        "changed": [f["task_id"] for f in compared["changed"]],
+        "added": [f.task_id for f in compared.added],
+        "removed": [f.task_id for f in compared.removed],
+        "changed": [f.task_id for f in compared.changed],
     }
     if version_doc is not None and manifest.pinned is not None and "pinned_sha" in version_doc.data:
         status.pinned_sha = {"before": manifest.pinned.full, "after": str(version_doc.data["pinned_sha"])}
     if version_doc is not None:
         status.record = [
-            c["path"] for c in field_changes(version_record(old_version), version_record(version_doc.data))
+            str(c["path"]) for c in field_changes(version_record(old_version), version_record(version_doc.data))
         ]
     _scan(suite, manifest, version_doc.data if version_doc is not None else None, status)
     return status

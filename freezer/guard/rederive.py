@@ -197,7 +197,7 @@ def _check_delta(
             result.checks.append(Step("comparability", "comparability recomputed"))
 
 
-def _v1_side(manifest: Manifest, fixtures: list[dict[str, Any]]) -> dict[str, Any]:
+def _v1_side(manifest: Manifest, fixtures: list[dict[str, Any]]) -> delta_v1.Side:
     """A version as 0.1.0's delta engine (kept unchanged in delta_v1) takes it."""
     commits = [c.to_json() for c in manifest.commits]
     binary = manifest.binary.raw if manifest.binary is not None else {}  # format 1 always recorded one

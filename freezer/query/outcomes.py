@@ -114,7 +114,7 @@ class Diff:
     ok: bool = True  # versions that cannot be read raise instead
 
     def to_json(self) -> dict[str, object]:
-        return self.delta.to_json()
+        return dict(self.delta.to_json())  # a JsonObject is not a dict[str, object] to mypy (dicts are invariant)
 
 
 def diff(suite: SuiteConfig, old: str, new: str) -> Diff:

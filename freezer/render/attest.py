@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
 
 from freezer.domain import canonical
+from freezer.domain.jsontypes import JsonObject, JsonValue, json_list
 from freezer.domain.manifest import Manifest
 from freezer.domain.release import distribution_of
 from freezer.registry import registry
@@ -35,8 +35,8 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _dependencies(manifest: Manifest) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
+def _dependencies(manifest: Manifest) -> list[JsonValue]:
+    found: list[JsonValue] = []
     binary = manifest.binary.raw if manifest.binary is not None else None
     if manifest.pinned is not None:
         found.append({"name": "code under test (pinned SHA)", "digest": {"gitCommit": manifest.pinned.full}})
@@ -53,27 +53,34 @@ def _dependencies(manifest: Manifest) -> list[dict[str, Any]]:
             }
         )
     for commit in manifest.commits:
-        entry: dict[str, Any] = {"name": f"tool surface: {commit.dimension}", "digest": {"gitCommit": commit.sha}}
-        entry["annotations"] = {
+        annotations: JsonObject = {
             key: value for key, value in (("task", commit.task), ("effect", commit.effect)) if value
         }
-        found.append(entry)
+        found.append(
+            {
+                "name": f"tool surface: {commit.dimension}",
+                "digest": {"gitCommit": commit.sha},
+                "annotations": annotations,
+            }
+        )
     if manifest.previous:
         name, digest = manifest.previous
         found.append({"name": f"{name}/{registry.MANIFEST}", "digest": {"sha256": digest}})
     return found
 
 
-def statement(manifest_bytes: bytes, method_bytes: bytes) -> dict[str, Any]:
+def statement(manifest_bytes: bytes, method_bytes: bytes) -> JsonObject:
     """The in-toto statement for a version, from its frozen manifest and METHOD.md."""
     manifest = Manifest.from_data(json.loads(manifest_bytes))
     name = manifest.name
-    subjects = [
+    subjects: list[JsonValue] = [
         {"name": f"{name}/{registry.MANIFEST}", "digest": {"sha256": _sha256(manifest_bytes)}},
         {"name": f"{name}/{registry.METHOD}", "digest": {"sha256": _sha256(method_bytes)}},
-        *({"name": f"{name}/{rel}", "digest": {"sha256": digest}} for rel, digest in sorted(manifest.files.items())),
     ]
-    drafts = {rel: digest for rel, digest in sorted(manifest.files.items()) if rel not in _DERIVED}
+    subjects += [
+        {"name": f"{name}/{rel}", "digest": {"sha256": digest}} for rel, digest in sorted(manifest.files.items())
+    ]
+    drafts: JsonObject = {rel: digest for rel, digest in sorted(manifest.files.items()) if rel not in _DERIVED}
     recorded = manifest.format >= 2  # format 1 recorded no checks
     return {
         "_type": STATEMENT_TYPE,
@@ -84,7 +91,7 @@ def statement(manifest_bytes: bytes, method_bytes: bytes) -> dict[str, Any]:
                 "buildType": BUILD_TYPE,
                 "externalParameters": {"suite": manifest.suite, "version": manifest.number, "drafts": drafts},
                 "internalParameters": {
-                    "tool_surface_globs": list(manifest.globs),
+                    "tool_surface_globs": json_list(manifest.globs),
                     "template_sha256": manifest.checks.template_sha256 if recorded else None,
                     "grep": manifest.checks.grep.to_json() if recorded and manifest.checks.grep else None,
                 },

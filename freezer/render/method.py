@@ -12,9 +12,9 @@ import hashlib
 import json
 import shlex
 from dataclasses import asdict
-from typing import Any
 
 from freezer.domain.errors import IntegrityError
+from freezer.domain.jsontypes import JsonObject, JsonValue, json_list, objects_in
 from freezer.domain.manifest import Manifest, Scan
 from freezer.domain.model import sources_of
 from freezer.parse.yamlload import YAML_SUFFIXES
@@ -27,18 +27,25 @@ from freezer.runtime.resources import schema as schemas_data
 from freezer.validate.template import PLACE_IT, placement
 
 
-def _where(site: dict[str, Any]) -> str:
+def _object(value: JsonValue) -> JsonObject:
+    """``value`` if it is a JSON object, else an empty one (a document the schema checked has one there)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _where(site: JsonObject) -> str:
     if "line" in site:
         return str(site["line"])
-    if "lines" in site:
-        return ", ".join(str(n) for n in site["lines"])
-    return f"{site['range']['start']}–{site['range']['end']}"
+    lines = site.get("lines")
+    if isinstance(lines, list):
+        return ", ".join(str(n) for n in lines)
+    where = _object(site["range"])
+    return f"{where['start']}–{where['end']}"
 
 
-def _gate_c_rows(fixtures: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    rows = []
+def _gate_c_rows(fixtures: list[JsonObject]) -> list[JsonValue]:
+    rows: list[JsonValue] = []
     for fixture in fixtures:
-        for run in fixture.get("gate_c") or []:
+        for run in objects_in(fixture.get("gate_c")):
             cost = "—" if run.get("cost_usd") is None else f"${run['cost_usd']:.2f}"
             if run.get("cost_note"):
                 cost += f" {run['cost_note']}"
@@ -58,18 +65,22 @@ def _gate_c_rows(fixtures: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 # The shape of a schema: its properties' shapes, and its items' shape (None for no array).
-Shape = tuple[dict[str, Any], Any]
+Shape = tuple[dict[str, "Shape"], "Shape | None"]
 _SCALAR: Shape = ({}, None)
 
 
-def _shape(schema: dict[str, Any], root: dict[str, Any], depth: int = 0) -> Shape:
+def _shape(schema: JsonObject, root: JsonObject, depth: int = 0) -> Shape:
     while "$ref" in schema:
-        schema = root["$defs"][schema["$ref"].rsplit("/", 1)[1]]
+        schema = _object(_object(root["$defs"])[str(schema["$ref"]).rsplit("/", 1)[1]])
     if depth > 20:  # a recursive schema: values deeper than this are left as they are
         return _SCALAR
-    properties = dict(schema.get("properties") or {})
-    for branch in schema.get("oneOf", []) + schema.get("anyOf", []) + schema.get("allOf", []):
-        properties.update(branch.get("properties") or {})
+    properties = dict(_object(schema.get("properties")))
+    for branch in [
+        *objects_in(schema.get("oneOf")),
+        *objects_in(schema.get("anyOf")),
+        *objects_in(schema.get("allOf")),
+    ]:
+        properties.update(_object(branch.get("properties")))
     items = schema.get("items")
     return (
         {key: _shape(sub, root, depth + 1) for key, sub in properties.items() if isinstance(sub, dict)},
@@ -83,12 +94,12 @@ def _merge(a: Shape, b: Shape) -> Shape:
     return merged, items
 
 
-def _fill(value: Any, shape: Shape) -> Any:
+def _fill(value: JsonValue, shape: Shape) -> JsonValue:
     """A copy of ``value`` with every property the shape names present (None when absent), so a
     template can name any field a schema accepts without failing on a document that omits it."""
     properties, items = shape
     if isinstance(value, dict):
-        out = dict.fromkeys(properties)
+        out: JsonObject = dict.fromkeys(properties)
         for key, item in value.items():
             out[key] = _fill(item, properties[key]) if key in properties else item
         return out
@@ -97,26 +108,26 @@ def _fill(value: Any, shape: Shape) -> Any:
     return value
 
 
-_SHAPES: dict[tuple[int, tuple[str, ...]], tuple[dict[str, Any], Shape]] = {}
+_SHAPES: dict[tuple[int, tuple[str, ...]], tuple[JsonObject, Shape]] = {}
 
 
-def _shape_of(root: dict[str, Any], *pointer: str) -> Shape:
+def _shape_of(root: JsonObject, *pointer: str) -> Shape:
     """The shape of ``root`` (or of its sub-schema at ``pointer``), worked out once per schema:
     an audit or a 10,000-fixture cut fills every fixture with it."""
     cached = _SHAPES.get((id(root), pointer))
     if cached is None or cached[0] is not root:
         schema = root
         for part in pointer:
-            schema = schema[part]
+            schema = _object(schema[part])
         cached = (root, _shape(schema, root))
         _SHAPES[(id(root), pointer)] = cached
     return cached[1]
 
 
-_TEMPLATE_SHAPES: dict[int, tuple[dict[str, Any], Shape]] = {}
+_TEMPLATE_SHAPES: dict[int, tuple[JsonObject, Shape]] = {}
 
 
-def _template_shape(schema: dict[str, Any]) -> Shape:
+def _template_shape(schema: JsonObject) -> Shape:
     """The fixture schema's shape merged with the built-in ones, which together name every field
     the shipped template shows, so the template can read any of them whatever the suite's schema."""
     cached = _TEMPLATE_SHAPES.get(id(schema))
@@ -127,59 +138,66 @@ def _template_shape(schema: dict[str, Any]) -> Shape:
     return cached[1]
 
 
-def _complete_as(value: Any, schema_name: str | dict[str, Any], *pointer: str) -> Any:
+def _complete_as(value: JsonValue, schema_name: str | JsonObject, *pointer: str) -> JsonValue:
     root = schemas_data(schema_name) if isinstance(schema_name, str) else schema_name
     return _fill(value, _shape_of(root, *pointer))
 
 
-def _for_template(fixture: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+def _for_template(fixture: JsonObject, schema: JsonObject) -> JsonObject:
     """A fixture with every optional key present and the derived fields the template shows."""
-    shown: dict[str, Any] = _fill(fixture, _template_shape(schema))
+    shown = _object(_fill(fixture, _template_shape(schema)))
     if fixture.get("status") == "dropped" and "dropped" not in fixture:
         # A fixture of kind folders or records is dropped by the suite's rule, with no dropped
         # record of freezer's (every graph and generic one has one: their schemas require it).
         shown["dropped"] = {}
     shown["gate_c_summary"] = ", ".join(
         f"{run['verdict']} ({run['provider']}/{run['model']} @ seed {run['seed']})"
-        for run in fixture.get("gate_c") or []
+        for run in objects_in(fixture.get("gate_c"))
     )
     grep = fixture.get("naive_grep")
-    shown["grep_command"] = rg_command(grep["pattern"], grep["paths"], grep.get("flags") or []) if grep else ""
+    shown["grep_command"] = (
+        rg_command(str(grep["pattern"]), _strings(grep["paths"]), _strings(grep.get("flags")))
+        if isinstance(grep, dict) and grep
+        else ""
+    )
     for key in ("ground_truth", "traps"):
         if fixture.get(key):
-            pairs = zip(shown[key], fixture[key], strict=True)
+            pairs = zip(objects_in(shown[key]), objects_in(fixture[key]), strict=True)
             shown[key] = [{**site, "where": _where(original)} for site, original in pairs]
     return shown
 
 
-_CHANGE_KEYS: dict[str, Any] = {"old": None, "new": None, "added": [], "removed": []}
+def _strings(value: JsonValue) -> list[str]:
+    return [str(item) for item in value] if isinstance(value, list) else []
 
 
-def _complete_delta(delta: dict[str, Any]) -> dict[str, Any]:
+def _complete_delta(delta: JsonObject) -> JsonObject:
     """Every field change with all of its keys, whichever kind of change it is."""
 
-    def changes(items: Any) -> Any:
-        return [{**_CHANGE_KEYS, **c} for c in items] if isinstance(items, list) else items
+    def changes(items: JsonValue) -> JsonValue:
+        if not isinstance(items, list):
+            return items
+        return [{"old": None, "new": None, "added": [], "removed": [], **_object(c)} for c in items]
 
     out = dict(delta)
     for key in ("binary", "version_record", "checks"):
         out[key] = changes(out.get(key))
     for key in ("sources", "environment"):  # delta format 4, absent when empty
         out[key] = changes(out.get(key) or [])
-    if isinstance(out.get("fixtures"), dict):
-        fixtures = dict(out["fixtures"])
-        fixtures["changed"] = [{**f, "fields": changes(f["fields"])} for f in fixtures["changed"]]
-        out["fixtures"] = fixtures
+    fixtures = out.get("fixtures")
+    if isinstance(fixtures, dict):
+        changed: list[JsonValue] = [{**f, "fields": changes(f["fields"])} for f in objects_in(fixtures["changed"])]
+        out["fixtures"] = {**fixtures, "changed": changed}
     return out
 
 
-def _scan(scan: Scan | None) -> dict[str, Any] | None:
+def _scan(scan: Scan | None) -> JsonObject | None:
     if scan is None:
         return None
     return {
         **scan.to_json(),
-        "tips_short": [t[:8] for t in scan.tips],
-        "excluded_short": [t[:8] for t in scan.excluded],
+        "tips_short": json_list(t[:8] for t in scan.tips),
+        "excluded_short": json_list(t[:8] for t in scan.excluded),
     }
 
 
@@ -187,7 +205,7 @@ def method_from_files(
     files: dict[str, bytes],
     manifest_bytes: bytes,
     template_name: str = registry.TEMPLATE_COPY,
-    parsed: tuple[dict[str, Any], list[dict[str, Any]]] | None = None,
+    parsed: tuple[JsonObject, list[JsonObject]] | None = None,
 ) -> str:
     """Render METHOD.md; ``parsed`` passes the drafts already read from these same bytes."""
 
@@ -206,12 +224,12 @@ def method_from_files(
         raise TemplateProblem(f"{template_name}: the template is not UTF-8 text (byte {exc.start})") from None
     ordered = [
         _for_template(f, fixture_schema)
-        for f in sorted(fixtures, key=lambda f: (f["status"] != "landed", f["task_id"]))
+        for f in sorted(fixtures, key=lambda f: (f["status"] != "landed", str(f["task_id"])))
     ]
     landed = [f for f in ordered if f["status"] == "landed"]
     binary = _complete_as(dict(manifest.binary.raw), "version", "properties", "binary") if manifest.binary else None
     previous = manifest.previous[0] if manifest.previous else None
-    context = {
+    context: JsonObject = {
         "name": manifest.name,
         "suite": manifest.suite,
         "version": manifest.number,
@@ -239,11 +257,11 @@ def method_from_files(
         "commits": _complete_as(
             [c.to_json() for c in manifest.commits], "version", "properties", "tool_surface_commits"
         ),
-        "fixtures": ordered,
-        "landed": landed,
-        "landed_classes": sorted({f["class"] for f in landed if f.get("class")}),
-        "assets": sorted(rel for rel in manifest.files if _is_asset(rel, fixture_files)),
-        "dropped": [f for f in ordered if f["status"] == "dropped"],
+        "fixtures": json_list(ordered),
+        "landed": json_list(landed),
+        "landed_classes": json_list(sorted({c for f in landed if isinstance(c := f.get("class"), str) and c})),
+        "assets": json_list(sorted(rel for rel in manifest.files if _is_asset(rel, fixture_files))),
+        "dropped": json_list(f for f in ordered if f["status"] == "dropped"),
         "gate_c_rows": _gate_c_rows(ordered),
         "delta": _complete_delta(delta),
         # Format 3: the comparability record against every earlier version (None before).
@@ -252,7 +270,7 @@ def method_from_files(
         "known_caveats": version.get("known_caveats") or [],
         "sweep_notes": version.get("sweep_notes") or [],
         "audit_command": f"freezer audit {manifest.name}",
-        "grep_commands": [f["grep_command"] for f in landed if f["grep_command"]],
+        "grep_commands": json_list(f["grep_command"] for f in landed if f["grep_command"]),
         "grep_oracle": manifest.checks.grep.to_json() if manifest.format >= 2 and manifest.checks.grep else None,
         "markdown_rules": markdown_rules(manifest.checks.markdown_rules, manifest.format),
         "directory": shlex.quote(manifest.name),
@@ -268,7 +286,7 @@ DELTA_BLOCKS = (1,)
 
 
 def _with_delta_block(
-    files: dict[str, bytes], template: str, context: dict[str, Any], template_name: str, recorded: object
+    files: dict[str, bytes], template: str, context: JsonObject, template_name: str, recorded: object
 ) -> str:
     """METHOD.md whose §Delta is the block freezer renders from its own frozen delta template:
     the METHOD.md template must place it once, and the result must hold it verbatim."""

@@ -8,7 +8,8 @@ delta.json says the surface moved is caught here.
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from freezer.domain.jsontypes import JsonValue
 
 # An ATX heading (CommonMark: up to three spaces, 1-6 #, then a space or the end of the line).
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
@@ -18,12 +19,13 @@ _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
 
 
-def recorded_dimensions(delta: Any) -> list[str]:
+def recorded_dimensions(delta: JsonValue) -> list[str]:
     """The dimensions ``delta`` (a delta.json of any format) records as moved or unknown, in its order."""
     if not isinstance(delta, dict):
         return []
-    named: list[str] = [d for d in delta.get("moved") or [] if isinstance(d, str)]
-    for entry in delta.get("unknown") or []:
+    moved, unknown = delta.get("moved"), delta.get("unknown")
+    named: list[str] = [d for d in moved if isinstance(d, str)] if isinstance(moved, list) else []
+    for entry in unknown if isinstance(unknown, list) else []:
         dimension = entry.get("dimension") if isinstance(entry, dict) else None
         if isinstance(dimension, str) and dimension not in named:
             named.append(dimension)
@@ -53,7 +55,7 @@ def _plain(markdown: str) -> str:
     return text
 
 
-def unnamed_dimensions(method: str, delta: Any) -> list[str]:
+def unnamed_dimensions(method: str, delta: JsonValue) -> list[str]:
     """The dimensions delta.json records as moved or unknown that no §Delta section of ``method`` names."""
     text = "\n".join(delta_sections(method))
     return [

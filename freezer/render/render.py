@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from freezer.domain.errors import FreezerError
 from freezer.domain.escape import visible
+from freezer.domain.jsontypes import JsonValue
 from freezer.runtime import resources, work
 from freezer.runtime.limits import MAX_TEMPLATE_BYTES
 
@@ -228,7 +230,7 @@ RENDER_SECONDS = float(os.environ.get("FREEZER_RENDER_SECONDS", "20"))
 RENDER_MEMORY = 512 << 20
 
 
-def render_method(template_text: str, context: dict[str, Any], template_name: str = "METHOD.md.j2") -> str:
+def render_method(template_text: str, context: Mapping[str, JsonValue], template_name: str = "METHOD.md.j2") -> str:
     """Render the template; a broken or runaway template raises :class:`TemplateProblem` naming it.
 
     The shipped template renders in-process. Any other runs in a forked child bounded in time
@@ -251,7 +253,7 @@ def render_method(template_text: str, context: dict[str, Any], template_name: st
     return rendered if rendered.endswith("\n") else rendered + "\n"
 
 
-def render_delta_block(template_text: str, context: dict[str, Any], template_name: str = "delta.md.j2") -> str:
+def render_delta_block(template_text: str, context: Mapping[str, JsonValue], template_name: str = "delta.md.j2") -> str:
     """The §Delta block, rendered from freezer's own delta template, exactly as it comes out:
     METHOD.md places it where its template writes ``{{ delta_block }}``."""
     if len(template_text) > MAX_TEMPLATE_BYTES:
@@ -278,7 +280,7 @@ def _compile_or_report(template_text: str, template_name: str) -> Template:
         raise TemplateProblem(f"{template_name}: the template nests too deeply to compile") from None
 
 
-def _render(template_text: str, context: dict[str, Any], template_name: str) -> str:
+def _render(template_text: str, context: Mapping[str, JsonValue], template_name: str) -> str:
     template = _compile_or_report(template_text, template_name)
     try:
         rendered: str = template.render(**context)

@@ -7,8 +7,7 @@ of each fixture is the one the newer version froze (:func:`freezer.site.versionp
 
 from __future__ import annotations
 
-from typing import Any
-
+from freezer.domain.jsontypes import JsonObject, JsonValue, as_object, objects_in
 from freezer.site.fixturepage import history_field
 from freezer.site.names import fixture_file, version_file
 from freezer.site.versionpage import CLASS_ORDER
@@ -24,24 +23,25 @@ _FIELD_SECTIONS = (
 )
 
 
-def diff_context(delta: dict[str, Any], classes: dict[str, str]) -> dict[str, Any]:
+def diff_context(delta: JsonObject, classes: dict[str, str]) -> JsonObject:
     """Everything diff.html.j2 shows of one delta (``Delta.to_json()``) and the newer version's classes."""
-    fixtures = delta.get("fixtures") or {}
-    changed = {
-        str(c["task_id"]): [history_field(f) for f in c.get("fields") or []] for c in fixtures.get("changed") or []
+    fixtures = as_object(delta.get("fixtures")) or {}
+    changed: dict[str, list[JsonValue]] = {
+        str(c["task_id"]): [history_field(f) for f in objects_in(c.get("fields"))]
+        for c in objects_in(fixtures.get("changed"))
     }
-    briefs = {str(b["task_id"]): b for kind in ("added", "removed") for b in fixtures.get(kind) or []}
+    briefs = {str(b["task_id"]): b for kind in ("added", "removed") for b in objects_in(fixtures.get(kind))}
     named = dict(classes)
     for task in changed:
         named.setdefault(task, "changed")
     for kind in ("added", "removed"):
-        for brief in fixtures.get(kind) or []:
+        for brief in objects_in(fixtures.get(kind)):
             named.setdefault(str(brief["task_id"]), kind)
-    groups = []
+    groups: list[JsonValue] = []
     for kind in CLASS_ORDER:
         tasks = sorted(task for task, k in named.items() if k == kind)
         if tasks:
-            rows = [
+            rows: list[JsonValue] = [
                 {
                     "task_id": task,
                     "path": f"../{fixture_file(task)}",
@@ -51,20 +51,24 @@ def diff_context(delta: dict[str, Any], classes: dict[str, str]) -> dict[str, An
                 for task in tasks
             ]
             groups.append({"kind": kind, "rows": rows})
-    sections = []
+    sections: list[JsonValue] = []
     for key, title in _FIELD_SECTIONS:
         value = delta.get(key)
         if isinstance(value, list) and value and all(isinstance(c, dict) and "path" in c for c in value):
-            sections.append({"title": title, "fields": [history_field(c) for c in value]})
-    assets = delta.get("assets") or {}
+            sections.append({"title": title, "fields": [history_field(c) for c in objects_in(value)]})
+    assets = as_object(delta.get("assets")) or {}
     return {
         "delta": delta,
         "before_page": f"../{version_file(str(delta['from']))}",
         "after_page": f"../{version_file(str(delta['to']))}",
         "groups": groups,
         "sections": sections,
-        "tool_surface": [d for d in delta.get("tool_surface") or [] if d.get("commits")],
-        "assets": {kind: list(assets.get(kind) or []) for kind in ("added", "changed", "removed")},
+        "tool_surface": [d for d in objects_in(delta.get("tool_surface")) if d.get("commits")],
+        "assets": {kind: _list(assets.get(kind)) for kind in ("added", "changed", "removed")},
         "pinned": delta.get("pinned_sha") or {},
-        "through_files": list(fixtures.get("through_files") or []),
+        "through_files": _list(fixtures.get("through_files")),
     }
+
+
+def _list(value: JsonValue) -> list[JsonValue]:
+    return list(value) if isinstance(value, list) else []

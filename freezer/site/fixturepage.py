@@ -11,21 +11,50 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TypedDict
 
 from freezer.compare import fieldtext
 from freezer.compare.delta import field_changes, file_fields_of
 from freezer.domain import canonical
+from freezer.domain.jsontypes import JsonObject, JsonValue
 from freezer.site.names import version_file
 from freezer.site.versionpage import VersionPage, fixture_title
+from freezer.trust.lifecycle import VersionStatus
 from freezer.validate.namedfiles import AssetFiles, entries, named_files
 
+# One row of a fixture's history (fixture.html.j2 reads these keys; "class" is not a Python name).
+HistoryRow = TypedDict(
+    "HistoryRow",
+    {
+        "version": str,
+        "path": str,
+        "status": JsonValue,
+        "class": str,
+        "yanked": bool,
+        "lifecycle": VersionStatus,
+        "fields": list[JsonObject],
+    },
+)
 
-def histories(versions: list[VersionPage], classes: list[dict[str, str]]) -> dict[str, list[dict[str, Any]]]:
+
+class FixtureContext(TypedDict):
+    """Everything fixture.html.j2 shows (its variables)."""
+
+    task_id: str
+    title: str
+    shown_in: str
+    shown_path: str
+    fixture: JsonObject
+    groups: dict[str, str]
+    files: list[JsonObject]
+    rows: list[HistoryRow]
+
+
+def histories(versions: list[VersionPage], classes: list[dict[str, str]]) -> dict[str, list[HistoryRow]]:
     """Per task id, one row per version that holds it: its frozen class against the previous version,
     and the field diff against the last version that held it."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    last: dict[str, dict[str, Any]] = {}
+    out: dict[str, list[HistoryRow]] = {}
+    last: dict[str, JsonObject] = {}
     for page, frozen in zip(versions, classes, strict=True):
         for fixture in page.data.fixtures:
             task = str(fixture["task_id"])
@@ -46,33 +75,35 @@ def histories(versions: list[VersionPage], classes: list[dict[str, str]]) -> dic
     return out
 
 
-def history_field(change: dict[str, Any]) -> dict[str, Any]:
+def history_field(change: JsonObject) -> JsonObject:
     """A field change as the page shows it: a line diff for multi-line text; two values that would
     read alike (a trailing space, another Unicode normal form) are shown apart (fieldtext)."""
     shown = {side: shown_value(change[side]) if side in change else "—" for side in ("old", "new")}
     if change["change"] == "changed" and not fieldtext.tellable(shown["old"], shown["new"]):
         shown["old"], shown["new"] = fieldtext.shown_pair(change["old"], change["new"], width=None)
-    lines = change.get("lines")
-    if lines is None and change["change"] in ("changed", "added", "removed"):
+    recorded = change.get("lines")
+    lines = [str(line) for line in recorded] if isinstance(recorded, list) else []
+    if recorded is None and change["change"] in ("changed", "added", "removed"):
         old, new = change.get("old"), change.get("new")
         if fieldtext.multiline(old) or fieldtext.multiline(new):
             texts = [v if isinstance(v, str) else None for v in (old, new)]
             lines = list(fieldtext.line_diff(texts[0], texts[1], full=True))
-    out = {**change, **shown}
-    out["lines"] = [diff_line(line) for line in lines or []]
+    out: JsonObject = {**change, **shown}
+    out["lines"] = [diff_line(line) for line in lines]
     if change["change"] == "items":
-        out["added"] = [shown_value(v) for v in change.get("added", [])]
-        out["removed"] = [shown_value(v) for v in change.get("removed", [])]
+        for side in ("added", "removed"):
+            values = change.get(side, [])
+            out[side] = [shown_value(v) for v in values] if isinstance(values, list) else []
     return out
 
 
-def diff_line(line: str) -> dict[str, str]:
+def diff_line(line: str) -> JsonObject:
     """One line of a unified-style diff and its kind, for the colour of its row."""
     kind = {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "same")
     return {"kind": kind, "text": line}
 
 
-def shown_value(value: Any) -> str:
+def shown_value(value: JsonValue) -> str:
     # Shown, never hashed: the canonical form only so that one value always reads the same.
     return (
         value
@@ -81,7 +112,7 @@ def shown_value(value: Any) -> str:
     )
 
 
-def fixture_files(page: VersionPage, fixture: dict[str, Any]) -> list[dict[str, Any]]:
+def fixture_files(page: VersionPage, fixture: JsonObject) -> list[JsonObject]:
     """The frozen files of one fixture, with their sizes and sha256: the file that holds it (when the
     version keeps one file per fixture) and every file its file fields name."""
     manifest = page.data.manifest
@@ -95,7 +126,7 @@ def fixture_files(page: VersionPage, fixture: dict[str, Any]) -> list[dict[str, 
     for key in file_fields_of(manifest):
         for entry in entries(fixture, key):
             wanted.extend(named_files(entry, files))
-    rows = []
+    rows: list[JsonObject] = []
     for rel in dict.fromkeys(wanted):
         digest = manifest.files.get(rel)
         rows.append({"path": rel, "sha256": digest, "size": _size(page, rel) if digest else None})
@@ -112,7 +143,7 @@ def _size(page: VersionPage, rel: str) -> int | None:
     return info.st_size if stat.S_ISREG(info.st_mode) else None
 
 
-def fixture_context(task_id: str, rows: list[dict[str, Any]], versions: list[VersionPage]) -> dict[str, Any]:
+def fixture_context(task_id: str, rows: list[HistoryRow], versions: list[VersionPage]) -> FixtureContext:
     """Everything fixture.html.j2 shows: the fixture as the newest version holding it froze it."""
     newest = next(page for page in reversed(versions) if page.frozen.name == rows[-1]["version"])
     fixture = next(f for f in newest.data.fixtures if str(f["task_id"]) == task_id)

@@ -7,12 +7,26 @@
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import TypedDict
 
+from freezer.domain.jsontypes import JsonObject, JsonValue, json_list
 from freezer.site.names import diff_file, fixture_file, suite_folder, version_file
-from freezer.site.versionpage import VersionPage
+from freezer.site.versionpage import LogRow, VersionPage
 from freezer.trust.latest import latest_usable
+from freezer.trust.lifecycle import VersionStatus
 from freezer.trust.verified import VerifiedView
+
+
+class VersionRow(TypedDict):
+    """A version as the index and the suite page list it (site templates read these keys)."""
+
+    page: VersionPage
+    name: str
+    path: str
+    title: JsonValue
+    status: VersionStatus
+    latest: bool
+    row: LogRow
 
 
 def latest_name(versions: list[VersionPage], known: VerifiedView) -> str | None:
@@ -21,8 +35,8 @@ def latest_name(versions: list[VersionPage], known: VerifiedView) -> str | None:
 
 
 def version_rows(
-    versions: list[VersionPage], log: dict[str, dict[str, Any]], latest: str | None, prefix: str
-) -> list[dict[str, Any]]:
+    versions: list[VersionPage], log: dict[str, LogRow], latest: str | None, prefix: str
+) -> list[VersionRow]:
     """The suite's versions newest first, as the index and the suite page list them."""
     return [
         {
@@ -40,7 +54,7 @@ def version_rows(
 
 def index_entry(
     name: str, versions: list[VersionPage], diffs: list[dict[str, str]], tasks: list[str], latest: str | None
-) -> dict[str, Any]:
+) -> JsonObject:
     """The suite as index.json describes it for programs (paths relative to the site's root)."""
     folder = suite_folder(name)
     return {
@@ -55,8 +69,8 @@ def index_entry(
                 "pinned_sha": v.data.manifest.pinned_full,
                 "status": v.status.to_json(),
                 "signature": v.signature.status,
-                "fixtures": sorted(f["task_id"] for f in v.data.fixtures),
-                **({"problems": list(v.against)} if v.against else {}),
+                "fixtures": json_list(sorted(str(f["task_id"]) for f in v.data.fixtures)),
+                **({"problems": json_list(v.against)} if v.against else {}),
             }
             for v in versions
         ],

@@ -24,6 +24,7 @@ from typing import Any
 
 from freezer.compare.delta import compute as compute_delta
 from freezer.domain import canonical
+from freezer.domain.jsontypes import JsonObject, json_list
 from freezer.domain.release import __version__
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
@@ -47,8 +48,9 @@ STYLESHEET = "site.css"
 
 def _suite_pages(
     config: RegistryConfig, suite: SuiteConfig, env: Any, known: verified.VerifiedView
-) -> tuple[dict[str, str], dict[str, Any], list[SearchEntry]]:
-    """Every page of one suite (paths relative to the suite's folder), its index.json entry and its search entries."""
+) -> tuple[dict[str, str], JsonObject, list[indexpage.VersionRow], list[SearchEntry]]:
+    """Every page of one suite (paths relative to the suite's folder), its index.json entry, its
+    versions as the root index lists them, and its search entries."""
     versions = [
         VersionPage(
             frozen,
@@ -72,19 +74,19 @@ def _suite_pages(
     # Each version was read (and hash-checked) once above; the diffs reuse those reads.
     for index, pair in enumerate(itertools.pairwise(sides), start=1):
         delta = compute_delta(list(pair), dimensions_of(pair[1].manifest), full=True)
-        context = diffpage.diff_context(delta.to_json(), classes[index])
+        diff = diffpage.diff_context(delta.to_json(), classes[index])
         rel = diff_file(names[index - 1], names[index])
-        pages[rel] = env.get_template("diff.html.j2").render(root="../../", here=_here(rel), **common, **context)
+        pages[rel] = env.get_template("diff.html.j2").render(root="../../", here=_here(rel), **common, **diff)
     methods = _methods_html([page.frozen.path / registry.METHOD for page in versions])
     for index, page in enumerate(versions):
         context = versionpage.version_context(page, previous[index], sides[: index + 1], markup(methods[index]))
         rel = version_file(page.frozen.name)
         pages[rel] = env.get_template("version.html.j2").render(root="../../", here=_here(rel), **common, **context)
     histories = fixturepage.histories(versions, classes)
-    for task_id, rows in sorted(histories.items()):
-        context = fixturepage.fixture_context(task_id, rows, versions)
+    for task_id, history in sorted(histories.items()):
+        shown = fixturepage.fixture_context(task_id, history, versions)
         rel = fixture_file(task_id)
-        pages[rel] = env.get_template("fixture.html.j2").render(root="../../", here=_here(rel), **common, **context)
+        pages[rel] = env.get_template("fixture.html.j2").render(root="../../", here=_here(rel), **common, **shown)
     diffs = indexpage.diff_rows(versions)
     search = _search_entries(suite.name, versions, histories)
     pages["index.html"] = env.get_template("suite.html.j2").render(
@@ -100,8 +102,8 @@ def _suite_pages(
         search=embedded(search, "../"),
     )
     entry = indexpage.index_entry(suite.name, versions, diffs, sorted(histories), latest)
-    entry["_rows"] = indexpage.version_rows(versions, log, latest, f"{suite_folder(suite.name)}/")
-    return pages, entry, search
+    listed = indexpage.version_rows(versions, log, latest, f"{suite_folder(suite.name)}/")
+    return pages, entry, listed, search
 
 
 def _here(rel: str) -> str:
@@ -109,13 +111,13 @@ def _here(rel: str) -> str:
     return rel.rsplit("/", 1)[-1]
 
 
-def _title(rows: list[dict[str, Any]], versions: list[VersionPage], task: str) -> str:
+def _title(rows: list[fixturepage.HistoryRow], versions: list[VersionPage], task: str) -> str:
     newest = next(v for v in reversed(versions) if v.frozen.name == rows[-1]["version"])
     return fixture_title(next(f for f in newest.data.fixtures if str(f["task_id"]) == task))
 
 
 def _search_entries(
-    suite: str, versions: list[VersionPage], histories: dict[str, list[dict[str, Any]]]
+    suite: str, versions: list[VersionPage], histories: dict[str, list[fixturepage.HistoryRow]]
 ) -> list[SearchEntry]:
     folder = suite_folder(suite)
     found = [
@@ -152,7 +154,7 @@ class SiteFiles(dict[str, bytes]):
     verified_view: verified.VerifiedView = verified.VerifiedView()
 
 
-def _root_common() -> dict[str, Any]:
+def _root_common() -> dict[str, str]:
     return {"stylesheet": STYLESHEET, "here": "index.html"}
 
 
@@ -163,14 +165,16 @@ def build(config: RegistryConfig) -> SiteFiles:
     files.registry_root = config.root
     files.protected = tuple(folder for suite in config.suites.values() for folder in (suite.drafts, suite.versions))
     known = files.verified_view = verified.view(config)
-    suites, search = [], []
+    suites: list[JsonObject] = []
+    rows: list[list[indexpage.VersionRow]] = []
+    search: list[SearchEntry] = []
     for name in sorted(config.suites):
-        pages, entry, found = _suite_pages(config, config.suites[name], env, known)
+        pages, entry, suite_rows, found = _suite_pages(config, config.suites[name], env, known)
         folder = suite_folder(name)
         files.update({f"{folder}/{rel}": text.encode("utf-8") for rel, text in pages.items()})
         suites.append(entry)
+        rows.append(suite_rows)
         search += found
-    rows = [s.pop("_rows") for s in suites]
     files["index.html"] = (
         env.get_template("index.html.j2")
         .render(
@@ -181,7 +185,7 @@ def build(config: RegistryConfig) -> SiteFiles:
         )
         .encode("utf-8")
     )
-    index = {"generator": f"freezer {__version__}", "site_format": 1, "suites": suites}
+    index: JsonObject = {"generator": f"freezer {__version__}", "site_format": 1, "suites": json_list(suites)}
     files["index.json"] = canonical.frozen_file(index)
     files[STYLESHEET] = (resources.data_dir("templates") / "site" / STYLESHEET).read_bytes()
     files[MARKER] = b"Built by freezer site; freezer replaces this folder as a whole.\n"

@@ -10,16 +10,67 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from freezer.compare.comparability import compare
+from freezer.domain.jsontypes import JsonObject, JsonValue, as_object, json_list, objects_in
 from freezer.registry import registry
-from freezer.registry.record import VersionData, arms_of, dimensions_of, groups_of
+from freezer.registry.record import Side, VersionData, arms_of, dimensions_of, groups_of
 from freezer.runtime.reading import read_whole
 from freezer.site.names import diff_file, fixture_file, version_file
 from freezer.trust import lifecycle, signing
 
 CLASS_ORDER = ("added", "changed", "cosmetic", "unchanged", "removed")
+
+
+class LogRow(TypedDict):
+    """What the timeline shows of a version (site templates read these keys)."""
+
+    cut_at: str
+    pinned_sha: str | None
+    landed: int
+    dropped: int
+    previous: JsonValue
+    moved: list[JsonValue]
+
+
+class Comparison(TypedDict):
+    """The version against an earlier one: that one's name, and each arm's record as comparability.json has it."""
+
+    other: JsonValue
+    arms: JsonValue
+
+
+class FixtureRow(TypedDict):
+    task_id: JsonValue
+    path: str
+    title: str
+    kind: JsonValue
+    change: str
+    status: JsonValue
+
+
+class RemovedRow(TypedDict):
+    task_id: str
+    path: str
+
+
+class VersionContext(TypedDict):
+    """Everything version.html.j2 shows of one version (its variables)."""
+
+    page: VersionPage
+    previous: str | None
+    previous_path: str | None
+    diff_path: str | None
+    manifest: JsonObject
+    manifest_sha256: str
+    title: str | None
+    method_html: str  # a markupsafe.Markup (a str): HTML the template inserts unescaped
+    statement: str | None
+    comparisons: list[Comparison]
+    fixtures: list[FixtureRow]
+    removed: list[RemovedRow]
+    counts: list[tuple[str, int]]
 
 
 @dataclass
@@ -35,7 +86,7 @@ class VersionPage:
     groups: dict[str, str] = field(default_factory=dict)
 
 
-def _frozen_json(page: VersionPage, name: str) -> dict[str, Any] | None:
+def _frozen_json(page: VersionPage, name: str) -> JsonObject | None:
     path = page.frozen.path / name
     if not path.is_file():
         return None
@@ -48,11 +99,11 @@ def frozen_classes(page: VersionPage, previous: str | None) -> dict[str, str]:
     as the version froze it; a removed fixture is named too."""
     if previous is None:
         return {str(f["task_id"]): "added" for f in page.data.fixtures}
-    delta = (_frozen_json(page, registry.DELTA) or {}).get("fixtures") or {}
+    delta = as_object((_frozen_json(page, registry.DELTA) or {}).get("fixtures")) or {}
     classes: dict[str, str] = {}
-    for kind in ("added", "removed", "changed"):
-        for item in delta.get(kind) or []:
-            classes[str(item["task_id"])] = kind
+    for change in ("added", "removed", "changed"):
+        for item in objects_in(delta.get(change)):
+            classes[str(item["task_id"])] = change
     # Older delta formats froze the unchanged fixtures as a count: every fixture not named above.
     present = {str(f["task_id"]) for f in page.data.fixtures}
     for task in sorted(present):
@@ -60,47 +111,52 @@ def frozen_classes(page: VersionPage, previous: str | None) -> dict[str, str]:
     # The comparability record (format 3 on) tells cosmetic from changed, from the digests the version
     # froze; it names landed fixtures only, and "removed" there may mean dropped, which the delta says.
     record = _frozen_json(page, registry.COMPARABILITY) or {}
-    for entry in record.get("against") or []:
-        arms = entry.get("arms") or []
-        if entry.get("version") == previous and arms and isinstance(arms[0].get("classes"), dict):
-            for task, kind in arms[0]["classes"].items():
+    for entry in objects_in(record.get("against")):
+        arms = objects_in(entry.get("arms"))
+        first = arms[0].get("classes") if arms else None
+        if entry.get("version") == previous and isinstance(first, dict):
+            for task, kind in first.items():
                 if str(task) in present and kind in ("unchanged", "cosmetic", "changed", "added"):
                     classes[str(task)] = str(kind)
             break
     return classes
 
 
-def log_row(page: VersionPage) -> dict[str, Any]:
+def log_row(page: VersionPage) -> LogRow:
     """What the timeline shows of a version, from its manifest and its frozen delta."""
     delta = _frozen_json(page, registry.DELTA) or {}
     landed = sum(1 for f in page.data.fixtures if f["status"] == "landed")
+    moved = delta.get("moved")
     return {
         "cut_at": page.data.manifest.cut_at,
         "pinned_sha": page.data.manifest.pinned_full,
         "landed": landed,
         "dropped": len(page.data.fixtures) - landed,
         "previous": delta.get("from"),
-        "moved": list(delta.get("moved") or []),
+        "moved": json_list(moved) if isinstance(moved, list) else [],
     }
 
 
-def comparisons(page: VersionPage, chain: list[Any]) -> list[dict[str, Any]]:
+def comparisons(page: VersionPage, chain: list[Side]) -> list[Comparison]:
     """The version against every earlier one, newest first: its frozen, audited record when it has
     one (manifest format 3), else computed by the same engine from the sides already read."""
     frozen = _frozen_json(page, registry.COMPARABILITY)
     if frozen is not None:
-        return [{"other": entry["version"], "arms": entry["arms"]} for entry in frozen["against"]]
+        return [{"other": entry["version"], "arms": entry["arms"]} for entry in objects_in(frozen["against"])]
     # No record (before manifest format 3): the arms, dimensions and groups the version was cut with.
     meanings = dimensions_of(chain[-1].manifest)
     arms = arms_of(chain[-1].manifest)
     groups = groups_of(page.frozen, chain[-1].manifest)
     return [
-        {"other": chain[start].name, "arms": [r.to_json() for r in compare(chain[start:], meanings, arms, groups)]}
+        {
+            "other": chain[start].name,
+            "arms": json_list(r.to_json() for r in compare(chain[start:], meanings, arms, groups)),
+        }
         for start in reversed(range(len(chain) - 1))
     ]
 
 
-def fixture_rows(page: VersionPage, classes: dict[str, str]) -> list[dict[str, Any]]:
+def fixture_rows(page: VersionPage, classes: dict[str, str]) -> list[FixtureRow]:
     """The version's fixture table: freezer needs only task_id and status, whatever the suite's schema,
     so every other field may be absent."""
     return [
@@ -116,7 +172,7 @@ def fixture_rows(page: VersionPage, classes: dict[str, str]) -> list[dict[str, A
     ]
 
 
-def removed_rows(classes: dict[str, str]) -> list[dict[str, Any]]:
+def removed_rows(classes: dict[str, str]) -> list[RemovedRow]:
     return [
         {"task_id": task, "path": f"../{fixture_file(task)}"} for task, kind in classes.items() if kind == "removed"
     ]
@@ -131,7 +187,7 @@ def class_counts(classes: dict[str, str]) -> list[tuple[str, int]]:
 _TITLE_FIELDS = ("title", "question", "prompt", "instruction", "problem_statement", "description")
 
 
-def fixture_title(fixture: dict[str, Any]) -> str:
+def fixture_title(fixture: JsonObject) -> str:
     """A fixture's first line of prose, clipped, for tables and the search index ("" when it has none)."""
     for key in _TITLE_FIELDS:
         value = fixture.get(key)
@@ -141,7 +197,7 @@ def fixture_title(fixture: dict[str, Any]) -> str:
     return ""
 
 
-def version_context(page: VersionPage, previous: str | None, chain: list[Any], method_html: Any) -> dict[str, Any]:
+def version_context(page: VersionPage, previous: str | None, chain: list[Side], method_html: str) -> VersionContext:
     """Everything version.html.j2 shows of one version."""
     classes = frozen_classes(page, previous)
     statement = (

@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Collection, Iterator, Mapping, Sequence
 
+from freezer.domain.jsontypes import JsonObject
 from freezer.domain.manifest import Manifest
 from freezer.domain.model import Raw
 from freezer.git.globs import GlobError, compile_glob
@@ -79,13 +80,16 @@ def named_files(entry: str, files: AssetFiles) -> tuple[str, ...]:
     return files.expand(entry) or (entry,)
 
 
-def digest_form(named: list[str], files: AssetFiles) -> dict[str, object]:
+def digest_form(named: list[str], files: AssetFiles) -> JsonObject:
     """What a fixture digest holds for a list of entries: each file entry by its state, as it always
     has, and each folder or glob by the state of every file it matches."""
-    out: dict[str, object] = {}
+    out: JsonObject = {}
     for entry in named:
         matched = files.expand(entry)
-        out[entry] = files.get(entry, "") if matched is None else {rel: files[rel] for rel in matched}
+        if matched is None:
+            out[entry] = files.get(entry, "")
+        else:
+            out[entry] = {rel: files[rel] for rel in matched}
     return out
 
 
