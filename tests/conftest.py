@@ -230,3 +230,30 @@ def _text(stream: io.TextIOWrapper) -> str:
     assert isinstance(buffer, io.BytesIO)
     # As run_cli reads a pipe (text=True): universal newlines.
     return buffer.getvalue().decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
+# FREEZER_TEST_COSTS=FILE appends one line per test phase: node id, phase, wall seconds, and the CPU
+# seconds of this process and of the processes it waited for (git, ssh-keygen, the CLI). CPU does
+# not grow when the machine is shared, so it shows which tests cost what even on a loaded machine.
+_COSTS = os.environ.get("FREEZER_TEST_COSTS")
+
+
+if _COSTS:
+    import resource
+    import time
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> object:
+        wall = time.monotonic()
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        try:
+            return (yield)
+        finally:
+            own_after = resource.getrusage(resource.RUSAGE_SELF)
+            children_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu_own = own_after.ru_utime + own_after.ru_stime - own.ru_utime - own.ru_stime
+            cpu_children = children_after.ru_utime + children_after.ru_stime - children.ru_utime - children.ru_stime
+            line = f"{item.nodeid}\t{time.monotonic() - wall:.3f}\t{cpu_own:.3f}\t{cpu_children:.3f}\n"
+            with open(_COSTS, "a", encoding="utf-8") as sink:
+                sink.write(line)
