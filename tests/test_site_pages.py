@@ -208,3 +208,15 @@ def test_every_kind_of_suite_gets_its_pages(reg: Path, tmp_path: Path) -> None:
     for rel, html in files.items():
         if rel.endswith(".html"):
             assert "&lt;h" not in html and "&lt;td" not in html, rel
+
+
+def test_the_diff_page_names_the_tasks_changed_through_their_files(tmp_path: Path, demo_build: Path) -> None:
+    """bbh_v2 changes only tasks/utils.py under three tasks: the diff page says which, through which file."""
+    root = tmp_path / "demo"
+    shutil.copytree(demo_build, root, symlinks=True)
+    recorded = json.loads((root / "versions/bbh_v2/delta.json").read_text())["fixtures"]["changed_through_files"]
+    assert recorded, "the demo's bbh_v2 changes tasks through their files"
+    page = _text(_site(root, tmp_path / "site")["bbh/diff/bbh_v1..bbh_v2.html"])
+    assert "Changed through their files only:" in page, page
+    for change in recorded:
+        assert f"{change['task_id']} ({', '.join(change['files'])})" in page, page

@@ -66,7 +66,7 @@ def diff_context(delta: JsonObject, classes: dict[str, str]) -> JsonObject:
         "tool_surface": [d for d in objects_in(delta.get("tool_surface")) if d.get("commits")],
         "assets": {kind: _list(assets.get(kind)) for kind in ("added", "changed", "removed")},
         "pinned": delta.get("pinned_sha") or {},
-        "through_files": _list(fixtures.get("through_files")),
+        "through_files": _list(fixtures.get("changed_through_files")),
     }
 
 
