@@ -65,13 +65,33 @@ def imports(source: bytes) -> list[Imported] | None:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     found: list[Imported] = []
-    for node in ast.walk(tree):
+    # An import is a statement: only statements are walked (a module's data, a long list or table,
+    # is most of its nodes and holds none), no recursion (nesting is bounded by the parser alone).
+    stack: list[ast.stmt] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
         if isinstance(node, ast.Import):
             found.extend(Imported(alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             names = tuple(alias.name for alias in node.names if alias.name != "*")
             found.append(Imported(node.module or "", node.level, names))
+        else:
+            stack.extend(reversed(_statements_in(node)))
     return found
+
+
+def _statements_in(node: ast.stmt) -> list[ast.stmt]:
+    """The statements directly inside ``node``: its bodies, branches, handlers and match cases."""
+    inner: list[ast.stmt] = []
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(node, name, None)
+        if isinstance(block, list):
+            inner.extend(item for item in block if isinstance(item, ast.stmt))
+    for handler in getattr(node, "handlers", None) or ():
+        inner.extend(handler.body)
+    for case in getattr(node, "cases", None) or ():
+        inner.extend(case.body)
+    return inner
 
 
 def resolve(importer: str, imported: Imported, exists: Callable[[str], bool]) -> Resolved:
