@@ -19,8 +19,13 @@ A task's identity is its ``task:`` name; its parsed form is the task merged with
 ``include:``s, as lm-eval merges it (:mod:`freezer.parse.lmeval` says how), with each
 ``!function module.name`` kept as ``{"!function": "module.name"}`` (never imported), and
 :data:`~freezer.kinds.base.FILES_FIELD` listing every file it depends on: each included file,
-recursively, and each module a ``!function`` names. Those count by their content, so a changed
-template or ``utils.py`` changes exactly the tasks that use it, in §Delta, ``compare`` and the digests.
+recursively, and each module a ``!function`` names. From the closure rules of
+:mod:`freezer.kinds.closure` on (a manifest's ``dependency_closure``), it lists the task's whole
+closure: also every module of the suite those modules import, and the modules a group entry
+``{task: name, process_results: !function m.f}`` overrides the task with (lm-eval runs the task with
+them); what they import from outside the suite is listed by name in ``external_imports``. Those
+count by their content, so a changed template, ``utils.py`` or a module it imports changes exactly
+the tasks that reach it, in §Delta, ``compare`` and the digests.
 
 Includes and modules are resolved by :class:`freezer.parse.lmeval.Reader`, the one resolver, here
 over the :class:`~freezer.kinds.base.Files` view (the drafts, or a frozen version's bytes, which are
