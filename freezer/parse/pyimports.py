@@ -26,6 +26,7 @@ every ``__init__.py`` of the packages on the way is loaded too, so it is listed.
 from __future__ import annotations
 
 import ast
+import hashlib
 import posixpath
 import warnings
 from collections.abc import Callable
@@ -55,9 +56,24 @@ class Resolved:
     external: str | None = None
 
 
-def imports(source: bytes) -> list[Imported] | None:
+def imports(source: bytes) -> tuple[Imported, ...] | None:
     """Every import of ``source``, in the order written; None when it does not parse as Python
-    (a caller says so: what it imports is then unknown, never "nothing")."""
+    (a caller says so: what it imports is then unknown, never "nothing"). Parsing is most of the
+    closure's cost and one command reads a suite's modules several times (validate, the cut, the
+    previous version), so each content is parsed once (by its sha256, a bounded number kept)."""
+    key = hashlib.sha256(source).digest()
+    if key not in _PARSED:
+        if len(_PARSED) >= _PARSED_KEPT:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[key] = _imports(source)
+    return _PARSED[key]
+
+
+_PARSED: dict[bytes, tuple[Imported, ...] | None] = {}
+_PARSED_KEPT = 4096
+
+
+def _imports(source: bytes) -> tuple[Imported, ...] | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # an invalid escape in a string is no concern of freezer's
@@ -77,7 +93,7 @@ def imports(source: bytes) -> list[Imported] | None:
             found.append(Imported(node.module or "", node.level, names))
         else:
             stack.extend(reversed(_statements_in(node)))
-    return found
+    return tuple(found)
 
 
 def _statements_in(node: ast.stmt) -> list[ast.stmt]:
