@@ -11,12 +11,14 @@ The family has the shape of upstream lm-evaluation-harness's ``ifeval`` (``utils
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 import test_kind_lmeval_groups as groups
-from test_delta_claims import _agree, _ok
+from test_delta_claims import FORMAT_4, _agree, _ok
+from test_demo_own_formats import MOVED_BY_UTILS
 
 from freezer.domain.manifest import FixtureKindRecord
 from freezer.kinds.base import FILES_FIELD
@@ -164,3 +166,19 @@ def test_a_version_cut_before_the_closure_is_read_by_its_own_rules(tmp_path: Pat
     named = _frozen_files(root, "bbh_v1", closure=0)
     assert named["ifeval"][FILES_FIELD] == ["tasks/utils.py"]
     assert named["boolean"][FILES_FIELD] == [] and EXTERNAL_FIELD not in named["ifeval"]
+
+
+def test_the_audit_of_a_version_cut_before_the_closure_says_once_that_its_record_stands(tmp_path: Path) -> None:
+    """freezer 0.4's bbh versions (tests/cases/format-4-registry): their tasks named utils.py, which
+    imports ``re``; today's rules would list it, so the audit passes and says so, once per version."""
+    root = tmp_path / "old"
+    shutil.copytree(FORMAT_4, root)
+    audited = json.loads(_ok(root, "audit", "--no-code", "--format", "json"))
+    versions = {v["name"]: v for v in audited["result"]["versions"]}
+    assert all(v["ok"] for v in versions.values()), versions
+    for name in ("bbh_v1", "bbh_v2"):
+        notes = [json.dumps(check) for check in versions[name]["checks"] if "followed Python imports" in str(check)]
+        assert len(notes) == 1, versions[name]["checks"]
+        assert all(task in notes[0] for task in MOVED_BY_UTILS), notes
+    for name in ("tb_v1", "tb_v2"):  # a kind whose tasks name every file they use: nothing to say
+        assert "followed Python imports" not in json.dumps(versions[name]["checks"])

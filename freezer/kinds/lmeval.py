@@ -104,6 +104,7 @@ class _FilesSource:
 
 class LmEvalKind(BenchmarkKind):
     reads_assets = True  # a task merges the template it includes, an asset
+    follows_closure = True  # a task depends on what its modules import and its groups' overrides
     glob_example = '"tasks/*.yaml"'
     task_id_rule = "the task file's task: key"
     glob_names = "its task files"
