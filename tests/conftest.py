@@ -255,5 +255,5 @@ if _COSTS:
             cpu_own = own_after.ru_utime + own_after.ru_stime - own.ru_utime - own.ru_stime
             cpu_children = children_after.ru_utime + children_after.ru_stime - children.ru_utime - children.ru_stime
             line = f"{item.nodeid}\t{time.monotonic() - wall:.3f}\t{cpu_own:.3f}\t{cpu_children:.3f}\n"
-            with open(_COSTS, "a", encoding="utf-8") as sink:
+            with open(os.environ["FREEZER_TEST_COSTS"], "a", encoding="utf-8") as sink:
                 sink.write(line)

@@ -4,8 +4,8 @@
 A fixture claims every file its file fields name (assets and graders, a folder or a glob entry:
 each file it matches; a folders task: every file of its folder; an lm-eval task: the files it
 includes and the modules its ``!function`` tags name). A claimed file that changes moves the
-fixtures that claim it (each is *changed through its files*); only a file that no fixture of
-either version claims (a harness script, a README) is the suite's own asset, and only its change
+fixtures that claim it (each is *changed through its files*); only a file that no landed fixture
+of either version claims (a harness script, a README) is the suite's own asset, and only its change
 moves the ``assets`` dimension of every fixture.
 """
 
@@ -59,12 +59,18 @@ class Claims:
 
 
 def claims_of(old: Side, new: Side) -> Claims:
-    """Which fixtures (landed or dropped, of either version) claim which files: each version's
-    fixtures read against that version's own files and file fields."""
+    """Which fixtures of either version claim which files: each version's fixtures read against
+    that version's own files and file fields. Only a landed fixture claims a file (a dropped one is
+    in no score, so the file it names is the suite's own and moves ``assets``), by the closure rules
+    of the newer version (:data:`~freezer.domain.fixturekind.CLOSURE_RULES`); a version cut before
+    them is re-derived as it was, its dropped fixtures claiming too."""
     found: dict[str, set[str]] = {}
+    landed_only = new.manifest.fixture_kind.closure >= 1
     for version in (old, new):
         files, fields = AssetFiles.of(version.manifest), file_fields_of(version.manifest)
         for task, fixture in version.fixtures.items():
+            if landed_only and fixture.get("status") != "landed":
+                continue
             for key in fields:
                 for entry in entries(fixture, key):
                     for rel in named_files(entry, files):

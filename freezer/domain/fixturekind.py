@@ -7,7 +7,7 @@ fixture holding its ``task_id`` and ``status`` (suites of kind graph and generic
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from freezer.domain.model import Raw
@@ -18,6 +18,11 @@ FixtureKindName = str
 # manifest without a fixture_kind record (every graph and generic version, and every version cut
 # before kinds existed) is read as this kind, so those manifests stay byte for byte as they were.
 YAML_FILES = "yaml"
+# The rules by which a fixture's dependency closure is computed (freezer.kinds.closure): 0, what a
+# fixture names (every version cut before the closure existed: a manifest without
+# "dependency_closure"); 1, also what its Python modules import and an lm-eval group's overrides.
+# A frozen version is read by the rules it was cut with, so its digests and delta stay as recorded.
+CLOSURE_RULES = 1
 
 
 @dataclass(frozen=True)
@@ -34,9 +39,10 @@ class FixtureKindRecord:
     task_id: str | None = None  # the field naming a fixture; None (folders only): the folder's name
     status_field: str | None = None  # the field whose value is the status; None: landed
     dropped: tuple[str, ...] = ()  # task ids dropped by the suite (instead of a status field)
+    closure: int = CLOSURE_RULES  # the dependency-closure rules (a manifest's "dependency_closure")
 
     @classmethod
-    def from_data(cls, data: Raw) -> FixtureKindRecord:
+    def from_data(cls, data: Raw, closure: int = 0) -> FixtureKindRecord:
         return cls(
             data["kind"],
             data["fixtures"],
@@ -44,13 +50,16 @@ class FixtureKindRecord:
             data.get("task_id"),
             data.get("status_field"),
             tuple(data.get("dropped") or ()),
+            closure,
         )
 
     @classmethod
     def of_manifest(cls, data: Raw) -> FixtureKindRecord:
-        """The kind a manifest records, and the one place its absence is read: freezer's own YAML files."""
+        """The kind a manifest records, and the one place its absence is read: freezer's own YAML files.
+        Its closure rules are the manifest's ``dependency_closure`` (absent: 0, before the closure)."""
+        closure = data.get("dependency_closure", 0)
         recorded = data.get("fixture_kind")
-        return cls.from_data(recorded) if recorded else YAML_FILES_RECORD
+        return cls.from_data(recorded, closure) if recorded else replace(YAML_FILES_RECORD, closure=closure)
 
     def manifest_entry(self) -> dict[str, Any] | None:
         """What a manifest records of this kind: nothing for freezer's own YAML files (see
@@ -72,4 +81,4 @@ class FixtureKindRecord:
 
 
 # The record of freezer's own YAML files as a manifest implies it (no glob: the manifest lists the files).
-YAML_FILES_RECORD = FixtureKindRecord(YAML_FILES, "")
+YAML_FILES_RECORD = FixtureKindRecord(YAML_FILES, "", closure=0)

@@ -219,6 +219,8 @@ class Manifest:
         recorded = self.fixture_kind.manifest_entry()
         if recorded is not None:
             out["fixture_kind"] = recorded
+        if self.fixture_kind.closure:  # absent: the rules of every version cut before (0)
+            out["dependency_closure"] = self.fixture_kind.closure
         if self.images:
             out["environment_images"] = {task: [i.to_json() for i in refs] for task, refs in self.images.items()}
         if self.suite_images:

@@ -17,7 +17,7 @@ from freezer.domain.manifest import Manifest
 from freezer.domain.problems import display_path
 from freezer.domain.release import __version__
 from freezer.domain.steps import Step
-from freezer.kinds.catalog import kind_of
+from freezer.kinds.catalog import closure_growth, kind_of
 from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
 from freezer.registry.model import ChainBroken, Suite
@@ -178,6 +178,7 @@ def _check_delta(
         )
     else:
         result.checks.append(Step("delta", "delta.json recomputed"))
+        _closure_note(manifest, data, result)
         warning = unchanged_yet_changed(frozen_delta)
         if warning:
             result.warnings.append(Failure(f"{display_path(result.path)}/{registry.DELTA}", warning))
@@ -195,6 +196,16 @@ def _check_delta(
         result.failures.extend(Failure(where, message) for message in found)
         if not found:
             result.checks.append(Step("comparability", "comparability recomputed"))
+
+
+def _closure_note(manifest: Manifest, data: dict[str, bytes], result: VersionAudit) -> None:
+    """Once per version cut before freezer followed imports and group overrides, if that changes any
+    task: the version stands as recorded (its digests and delta were derived by its own rules)."""
+    grown = closure_growth(manifest.fixture_kind, data, frozen_fixture_files(manifest))
+    if grown:
+        shown = ", ".join(grown[:5]) + (f" and {len(grown) - 5} more" if len(grown) > 5 else "")
+        why = "cut before freezer followed Python imports and group overrides; its record stands as cut"
+        result.checks.append(Step("closure", f"{why} (today {shown} would depend on more files or modules)"))
 
 
 def _v1_side(manifest: Manifest, fixtures: list[dict[str, Any]]) -> delta_v1.Side:

@@ -174,6 +174,12 @@ class Kind(Protocol):
         ...
 
     @property
+    def follows_closure(self) -> bool:
+        """Whether the kind's fixtures depend on more than the files they name under the closure
+        rules (:mod:`freezer.kinds.closure`): what they import, a group's overrides."""
+        ...
+
+    @property
     def files_stand_alone(self) -> bool:
         """Whether each fixture file is a whole fixture, checked alone against the suite's schema
         (validate checks such files one by one, and a file can be named alone); otherwise a file
@@ -236,6 +242,7 @@ class BenchmarkKind:
     record: FixtureKindRecord
     asset_fields: tuple[str, ...] = ()
     reads_assets = False
+    follows_closure = False
     files_stand_alone = False
     scaffolded = False
     made_of_files = True

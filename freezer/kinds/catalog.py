@@ -8,11 +8,12 @@ of the kind itself.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from freezer.domain.errors import IntegrityError
 from freezer.domain.escape import quoted
-from freezer.domain.fixturekind import YAML_FILES
+from freezer.domain.fixturekind import CLOSURE_RULES, YAML_FILES
 from freezer.domain.manifest import FixtureKindRecord
 from freezer.kinds.base import ConfigProblem, Files, Kind, KindClass, KindRead
 from freezer.kinds.folders import FoldersKind
@@ -95,3 +96,14 @@ def read_frozen(
     others = [rel for rel in files if rel not in taken]
     # Already read (under MAX_WHOLE_FILE_BYTES); the kind's parser holds each file to its own bound.
     return read_fixtures(kind, Files(chosen, lambda rel, _limit: files[rel], display, others=others))
+
+
+def closure_growth(record: FixtureKindRecord, files: Mapping[str, bytes], fixtures: Collection[str]) -> list[str]:
+    """The fixtures of a frozen version cut under older closure rules that today's rules would make
+    depend on more (an import, a group's override): its record stands as it was cut, and the audit
+    says which once. None for a version cut under today's rules, or of a kind that names all it uses."""
+    if record.closure >= CLOSURE_RULES or not kind_of(record).follows_closure:
+        return []
+    recorded = {fixture.task_id: fixture.data for fixture in read_frozen(record, files, fixtures).fixtures}
+    today = read_frozen(replace(record, closure=CLOSURE_RULES), files, fixtures).fixtures
+    return sorted(fixture.task_id for fixture in today if recorded.get(fixture.task_id) != fixture.data)

@@ -19,8 +19,13 @@ A task's identity is its ``task:`` name; its parsed form is the task merged with
 ``include:``s, as lm-eval merges it (:mod:`freezer.parse.lmeval` says how), with each
 ``!function module.name`` kept as ``{"!function": "module.name"}`` (never imported), and
 :data:`~freezer.kinds.base.FILES_FIELD` listing every file it depends on: each included file,
-recursively, and each module a ``!function`` names. Those count by their content, so a changed
-template or ``utils.py`` changes exactly the tasks that use it, in §Delta, ``compare`` and the digests.
+recursively, and each module a ``!function`` names. From the closure rules of
+:mod:`freezer.kinds.closure` on (a manifest's ``dependency_closure``), it lists the task's whole
+closure: also every module of the suite those modules import, and the modules a group entry
+``{task: name, process_results: !function m.f}`` overrides the task with (lm-eval runs the task with
+them); what they import from outside the suite is listed by name in ``external_imports``. Those
+count by their content, so a changed template, ``utils.py`` or a module it imports changes exactly
+the tasks that reach it, in §Delta, ``compare`` and the digests.
 
 Includes and modules are resolved by :class:`freezer.parse.lmeval.Reader`, the one resolver, here
 over the :class:`~freezer.kinds.base.Files` view (the drafts, or a frozen version's bytes, which are
@@ -49,6 +54,7 @@ from freezer.kinds.base import (
     LocatedDocument,
     identify,
 )
+from freezer.kinds.closure import EXTERNAL_FIELD, Closures
 from freezer.parse import lmeval
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import YAML_SUFFIXES
@@ -98,6 +104,7 @@ class _FilesSource:
 
 class LmEvalKind(BenchmarkKind):
     reads_assets = True  # a task merges the template it includes, an asset
+    follows_closure = True  # a task depends on what its modules import and its groups' overrides
     glob_example = '"tasks/*.yaml"'
     task_id_rule = "the task file's task: key"
     glob_names = "its task files"
@@ -120,6 +127,8 @@ class LmEvalKind(BenchmarkKind):
     def __init__(self, record: FixtureKindRecord) -> None:
         self.record = record
         self._glob = compile_glob(record.fixtures)
+        # freezer's own fields of a parsed task, which no task key may be named.
+        self._reserved = (FILES_FIELD, EXTERNAL_FIELD) if record.closure >= 1 else (FILES_FIELD,)
 
     @property
     def file_fields(self) -> tuple[str, ...]:
@@ -143,7 +152,7 @@ class LmEvalKind(BenchmarkKind):
                 found.problems.append(document.problem(where, _not_a_task(task.merged), _LAYER))
                 continue
             fields = as_json(task.merged)
-            identity = identify(self.record, fields, document, (), task.name, reserved=(FILES_FIELD,))
+            identity = identify(self.record, fields, document, (), task.name, reserved=self._reserved)
             if isinstance(identity, Problem):
                 found.problems.append(identity)
                 continue
@@ -153,11 +162,17 @@ class LmEvalKind(BenchmarkKind):
             located = LmEvalDocument(document.display, parsed, document, aliases, task.conflicts)
             found.fixtures.append(KindFixture(task_id, status, (rel,), fields, located))
         groups = [rel for rel in sorted(files.others) if _underscored(rel) and self._glob.matches(rel)]
-        _extend(found.problems, seen, self._groups(reader, groups, found.fixtures))
+        overrides: dict[str, set[str]] = {}
+        _extend(found.problems, seen, self._groups(reader, groups, found.fixtures, overrides))
+        if self.record.closure >= 1:
+            _close(found.fixtures, Closures(files), overrides)
         return found
 
-    def _groups(self, reader: lmeval.Reader, rels: list[str], fixtures: list[KindFixture]) -> list[Problem]:
-        """The problems of the ``_x.yaml`` files in the glob that are group files or name a task."""
+    def _groups(
+        self, reader: lmeval.Reader, rels: list[str], fixtures: list[KindFixture], overrides: dict[str, set[str]]
+    ) -> list[Problem]:
+        """The problems of the ``_x.yaml`` files in the glob that are group files or name a task;
+        ``overrides`` gains, by task id, the modules a group's entry for that task names."""
         problems: list[Problem] = []
         read: list[lmeval.LmEvalTask] = []
         for rel in rels:
@@ -183,7 +198,39 @@ class LmEvalKind(BenchmarkKind):
             problems.extend(group.problems)
             if group.document is not None and not group.problems:
                 problems.extend(_members(group, group.document, known))
+                _overrides(reader, group, fixtures, overrides)
         return problems
+
+
+def _overrides(
+    reader: lmeval.Reader, group: lmeval.LmEvalTask, fixtures: list[KindFixture], found: dict[str, set[str]]
+) -> None:
+    """The modules each ``{task: name, ...}`` entry of a group names with ``!function``, by the task
+    ids it applies to (the task so named, or each task carrying that tag): lm-eval runs the task
+    with them when it runs the group, so they are part of that task as run."""
+    rel = group.path.as_posix()  # the source names a file by its path relative to the suite (_FilesSource)
+    for entry in group.merged.get("task") or []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("task"), str):
+            continue
+        modules = {file for _, ref in lmeval.functions(entry) for file in reader.module_files(rel, ref)}
+        if not modules:
+            continue
+        named = entry["task"]
+        for fixture in fixtures:
+            if fixture.task_id == named or named in _tags(fixture.data.get("tag")):
+                found.setdefault(fixture.task_id, set()).update(modules)
+
+
+def _close(fixtures: list[KindFixture], closures: Closures, overrides: dict[str, set[str]]) -> None:
+    """Each task's files become its whole closure: what it includes and names, the modules a group
+    overrides it with, and every file of the suite those import; what they import from outside the
+    suite is listed by name (:data:`~freezer.kinds.closure.EXTERNAL_FIELD`)."""
+    for fixture in fixtures:
+        named = {*fixture.data[FILES_FIELD], *overrides.get(fixture.task_id, ())}
+        closure = closures.of(sorted(named))
+        fixture.data[FILES_FIELD] = sorted({*named, *closure.files})
+        if closure.external:
+            fixture.data[EXTERNAL_FIELD] = list(closure.external)
 
 
 def _members(group: lmeval.LmEvalTask, document: YamlDocument, known: set[str]) -> list[Problem]:

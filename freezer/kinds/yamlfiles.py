@@ -32,6 +32,7 @@ class YamlFilesKind:
     asset_fields = FILE_FIELDS
     file_fields = FILE_FIELDS
     reads_assets = False
+    follows_closure = False
     files_stand_alone = True
     scaffolded = True
     # One document of freezer's: its mode was never frozen (manifests stay as they were), and its

@@ -318,15 +318,24 @@ class Reader:
 
     def _module(self, rel: str, document: YamlDocument, where: JsonPath, ref: FunctionRef, visit: _Visit) -> None:
         """Record the Python file ``ref`` names, relative to the folder of the file it is written in."""
-        folder = posixpath.dirname(rel)
-        key = ("module", folder, ref.raw)
-        if key not in self._targets:
-            self._targets[key] = self._module_targets(folder, ref)
-        targets, refusal = self._targets[key]
+        targets, refusal = self._module_lookup(rel, ref)
         if refusal:  # "" : the module was refused and reported by the drafts walk already
             visit.refuse(document.problem(where, f"!function {ref.raw!r} {refusal}", _LAYER))
         for target in targets:
             visit.depend(Dependency(self.source.path(target), target, "module", rel, ref.raw))
+
+    def module_files(self, rel: str, ref: FunctionRef) -> tuple[str, ...]:
+        """The Python files ``ref``, written in the file ``rel``, names (none when it is refused:
+        reading ``rel`` reports why)."""
+        return self._module_lookup(rel, ref)[0]
+
+    def _module_lookup(self, rel: str, ref: FunctionRef) -> tuple[tuple[str, ...], str | None]:
+        """What a ``!function`` names from one folder: the same for every file there, looked up once."""
+        folder = posixpath.dirname(rel)
+        key = ("module", folder, ref.raw)
+        if key not in self._targets:
+            self._targets[key] = self._module_targets(folder, ref)
+        return self._targets[key]
 
     def _module_targets(self, folder: str, ref: FunctionRef) -> tuple[tuple[str, ...], str | None]:
         parts = ref.module.split(".") if ref.module else []

@@ -1,0 +1,80 @@
+"""A fixture's dependency closure: the files it names, plus what those files pull in when it runs.
+
+Every kind asks this one module (over the same :class:`~freezer.kinds.base.Files` view it reads its
+fixtures through, so the drafts and a frozen version give the same closure). What a Python file of
+the suite pulls in is its static imports (:mod:`freezer.parse.pyimports`: parsed, never imported
+or run), followed file by file through the suite; an import no file of the suite answers is kept by
+name as an external dependency, and a module that cannot be read or parsed is kept as one too
+(``unparsed:<path>``): what it imports is unknown, which is not the same as nothing.
+
+Which rules apply is the version's (:data:`freezer.domain.fixturekind.CLOSURE_RULES`): a version cut
+before the closure is read as it was cut, its fixtures depending on the files they name alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from freezer.kinds.base import Files
+from freezer.parse import pyimports
+from freezer.runtime.limits import MAX_DOCUMENT_BYTES
+
+# The field of a parsed fixture listing what its closure needs from outside the suite (sorted
+# top-level module names): part of what it runs, so a change of it is a change of the fixture.
+EXTERNAL_FIELD = "external_imports"
+
+
+@dataclass(frozen=True)
+class Closure:
+    """What a fixture's named files pull in: more files of the suite, and external dependencies."""
+
+    files: tuple[str, ...] = ()
+    external: tuple[str, ...] = ()
+
+
+class Closures:
+    """Closures over one view of a suite's files; each module is parsed once, however many fixtures
+    reach it (sixty lm-eval tasks naming one ``utils.py``)."""
+
+    def __init__(self, files: Files) -> None:
+        self.files = files
+        self._known = {*files.paths, *files.others} - files.refused
+        self._edges: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+    def of(self, named: Iterable[str]) -> Closure:
+        """What the files ``named`` pull in, beyond themselves (sorted)."""
+        start = list(dict.fromkeys(named))
+        seen = set(start)
+        stack = [rel for rel in start if rel.endswith(pyimports.PYTHON_SUFFIX)]
+        reached: list[str] = []
+        external: set[str] = set()
+        while stack:
+            targets, outside = self._imports_of(stack.pop())
+            external.update(outside)
+            for target in targets:
+                if target not in seen:
+                    seen.add(target)
+                    reached.append(target)
+                    stack.append(target)
+        return Closure(tuple(sorted(reached)), tuple(sorted(external)))
+
+    def _imports_of(self, rel: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The suite's files ``rel`` imports directly, and its external dependencies."""
+        if rel not in self._edges:
+            self._edges[rel] = self._read_imports(rel)
+        return self._edges[rel]
+
+    def _read_imports(self, rel: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        raw = self.files.bytes_of(rel, MAX_DOCUMENT_BYTES) if rel in self._known else None
+        written = pyimports.imports(raw) if isinstance(raw, bytes) else None
+        if written is None:
+            return (), (f"unparsed:{rel}",)
+        targets: list[str] = []
+        external: list[str] = []
+        for imported in written:
+            resolved = pyimports.resolve(rel, imported, self._known.__contains__)
+            targets.extend(resolved.files)
+            if resolved.external is not None:
+                external.append(resolved.external)
+        return tuple(dict.fromkeys(targets)), tuple(dict.fromkeys(external))
