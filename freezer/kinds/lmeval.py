@@ -34,9 +34,9 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from freezer.domain.manifest import FixtureKindRecord
+from freezer.domain.fixturekind import FixtureKindRecord
 from freezer.domain.problems import JsonPath, Problem
 from freezer.git.globs import compile_glob
 from freezer.kinds.base import (
@@ -49,10 +49,12 @@ from freezer.kinds.base import (
     LocatedDocument,
     identify,
 )
-from freezer.parse import lmeval
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import YAML_SUFFIXES
 from freezer.runtime.limits import MAX_DOCUMENT_BYTES
+
+if TYPE_CHECKING:
+    from freezer.parse import lmeval
 
 _LAYER = "lm-eval"
 
@@ -129,6 +131,10 @@ class LmEvalKind(BenchmarkKind):
         return not _underscored(rel) and self._glob.matches(rel)
 
     def read(self, files: Files) -> KindRead:
+        # start-up time: lm-eval's resolver is for lm-eval suites; the catalog, which every command
+        # loads, imports this kind
+        from freezer.parse import lmeval
+
         found = KindRead()
         seen: set[Problem] = set()
         reader = lmeval.Reader(_FilesSource(files))
@@ -246,6 +252,8 @@ def as_json(value: Any) -> Any:
     """``value`` with every :class:`FunctionRef` in it as ``{"!function": "module.name"}``: plain JSON,
     so a fixture's digests, its field changes and delta.json treat a reference as the text written,
     and a changed reference as a changed field (no recursion: lm-eval configs can nest deeply)."""
+    from freezer.parse import lmeval  # start-up time, as in LmEvalKind.read
+
     if isinstance(value, lmeval.FunctionRef):
         return value.as_json()
     if not isinstance(value, dict | list):
