@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -25,8 +26,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import generate  # noqa: E402
 import report  # noqa: E402
-from harness import REPO, Result, machine  # noqa: E402
+from harness import ENV, FREEZER, PY, REPO, Bar, Result, Sample, Side, machine, run_command  # noqa: E402
 from workloads import (  # noqa: E402
     bench_against,
     bench_audit,
@@ -43,6 +45,9 @@ from workloads import (  # noqa: E402
     c_loader_env,
     scaling_rows,
 )
+
+# The hooks' start-up budget (issue 35): what `python -X importtime` adds up for a pre-commit hook.
+IMPORT_BUDGET_S = 0.100
 
 
 @dataclass(frozen=True)
@@ -130,6 +135,8 @@ def main() -> None:
             *(partial(bench_gate_b, work, count) for count in size.gate_b),
             partial(bench_materialize, work, *size.tree),
             partial(bench_results_import, work, size.lmeval_unknown),
+            partial(bench_hook_imports, work, "validate"),
+            partial(bench_hook_imports, work, "check"),
         ]
         workloads: list[Result] = []
         for build in builders:
@@ -170,6 +177,36 @@ def main() -> None:
     print(f"audit --against: {against['median_s_by_versions']}")
     print(f"scaling: {scaling}")
     print(f"done in {results['seconds']} s")
+
+
+def import_seconds(command: list[str], cwd: Path) -> Sample:
+    """The sum of ``python -X importtime``'s self times for ``command``: every import the process
+    made, the interpreter's own included (``python -c pass`` reports those alone)."""
+    proc = subprocess.run([PY, "-X", "importtime", *command], cwd=cwd, env=ENV, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(command[:4])} failed in {cwd}: {proc.stderr[-800:]}")
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("import time:")][1:]  # [0]: the header
+    return Sample(sum(int(line[len("import time:") :].split("|")[0]) for line in lines) / 1e6, 0)
+
+
+def bench_hook_imports(work: Path, command: str) -> Result:
+    """What a pre-commit hook pays before it does anything: the import time of ``freezer validate``
+    on 10 fixtures or ``freezer check`` on a clean registry (``freezer demo``'s), beside the
+    interpreter's own start-up, held to the 100 ms budget."""
+    if command == "validate":
+        root = generate.registry(work / "hook-validate-10", 10)
+        workload = "import time of the validate hook, 10 fixtures"
+    else:
+        root = work / "hook-check-demo"
+        run_command([*FREEZER, "demo", str(root)], work)
+        workload = "import time of the check hook, clean registry (freezer demo)"
+    budget = f"{IMPORT_BUDGET_S * 1000:.0f} ms budget"
+    sides = [
+        Side("freezer", "freezer", partial(import_seconds, ["-m", "freezer", command], root)),
+        Side("python -c pass", "limit", partial(import_seconds, ["-c", "pass"], root)),
+        Side(budget, "limit", lambda: Sample(IMPORT_BUDGET_S, 0)),
+    ]
+    return Result(workload, sides, [Bar(f"≤ {budget} (python -X importtime, summed)", budget, 1.0)])
 
 
 def _builder_name(build: Callable[[], Result]) -> str:

@@ -19,6 +19,7 @@ conversion hides a change; only new versions are audited.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -26,7 +27,6 @@ from pathlib import Path
 from freezer.domain.errors import FreezerError
 from freezer.domain.problems import Problem, display_path
 from freezer.git.registrygit import BaseTree, RegistryGit
-from freezer.guard import audit
 from freezer.guard.drift import drift
 from freezer.guard.place import frozen_in_base, registry_place
 from freezer.registry import registry
@@ -181,14 +181,23 @@ def _new_versions(
                 report.problems.append(_frozen_problem(shown, f"not part of any version of suite {suite.name!r}"))
                 continue
             pending.append((suite, registry.FrozenVersion(suite.name, number, suite.versions / entry)))
+    if not pending:
+        return
+    # start-up time: the audit (re-rendering METHOD.md, the delta, the comparability record) is a new
+    # version's alone, so a check with nothing new (the pre-commit hook) never loads it; imported
+    # here, before the workers fork, so that each inherits it
+    from freezer.guard.audit import audit_one
+
     workers = work.cores(len(pending)) if code.run else 1
-    for result in work.map_on_cores(partial(_audit_new, code=code.run), pending, workers=workers):
+    for result in work.map_on_cores(partial(_audit_new, audit_one, code=code.run), pending, workers=workers):
         report.new_versions.append(result.name)
         _report_audit(result, code, report)
 
 
-def _audit_new(pair: tuple[SuiteConfig, registry.FrozenVersion], code: bool) -> VersionAudit:
-    return audit.audit_one(*pair, code=code, against=None)
+def _audit_new(
+    audit_one: Callable[..., VersionAudit], pair: tuple[SuiteConfig, registry.FrozenVersion], code: bool
+) -> VersionAudit:
+    return audit_one(*pair, code=code, against=None)
 
 
 def _report_audit(result: VersionAudit, code: CodeChecks, report: CheckReport) -> None:

@@ -13,8 +13,7 @@ from typing import Any
 
 from freezer.domain.errors import IntegrityError
 from freezer.domain.escape import quoted
-from freezer.domain.fixturekind import CLOSURE_RULES, YAML_FILES
-from freezer.domain.manifest import FixtureKindRecord
+from freezer.domain.fixturekind import CLOSURE_RULES, YAML_FILES, FixtureKindRecord
 from freezer.kinds.base import ConfigProblem, Files, Kind, KindClass, KindRead
 from freezer.kinds.folders import FoldersKind
 from freezer.kinds.lmeval import LmEvalKind, order_warnings

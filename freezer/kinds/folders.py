@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from freezer.domain.manifest import FixtureKindRecord
+from freezer.domain.fixturekind import FixtureKindRecord
 from freezer.domain.problems import Problem
 from freezer.git.globs import compile_glob
 from freezer.kinds import taskfile

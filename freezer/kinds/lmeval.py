@@ -39,9 +39,9 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from freezer.domain.manifest import FixtureKindRecord
+from freezer.domain.fixturekind import FixtureKindRecord
 from freezer.domain.problems import JsonPath, Problem
 from freezer.git.globs import compile_glob
 from freezer.kinds.base import (
@@ -55,10 +55,12 @@ from freezer.kinds.base import (
     identify,
 )
 from freezer.kinds.closure import EXTERNAL_FIELD, Closures
-from freezer.parse import lmeval
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import YAML_SUFFIXES
 from freezer.runtime.limits import MAX_DOCUMENT_BYTES
+
+if TYPE_CHECKING:
+    from freezer.parse import lmeval
 
 _LAYER = "lm-eval"
 
@@ -138,6 +140,10 @@ class LmEvalKind(BenchmarkKind):
         return not _underscored(rel) and self._glob.matches(rel)
 
     def read(self, files: Files) -> KindRead:
+        # start-up time: lm-eval's resolver is for lm-eval suites; the catalog, which every command
+        # loads, imports this kind
+        from freezer.parse import lmeval
+
         found = KindRead()
         seen: set[Problem] = set()
         reader = lmeval.Reader(_FilesSource(files))
@@ -208,6 +214,8 @@ def _overrides(
     """The modules each ``{task: name, ...}`` entry of a group names with ``!function``, by the task
     ids it applies to (the task so named, or each task carrying that tag): lm-eval runs the task
     with them when it runs the group, so they are part of that task as run."""
+    from freezer.parse import lmeval  # start-up time, as in LmEvalKind.read
+
     rel = group.path.as_posix()  # the source names a file by its path relative to the suite (_FilesSource)
     for entry in group.merged.get("task") or []:
         if not isinstance(entry, dict) or not isinstance(entry.get("task"), str):
@@ -293,6 +301,8 @@ def as_json(value: Any) -> Any:
     """``value`` with every :class:`FunctionRef` in it as ``{"!function": "module.name"}``: plain JSON,
     so a fixture's digests, its field changes and delta.json treat a reference as the text written,
     and a changed reference as a changed field (no recursion: lm-eval configs can nest deeply)."""
+    from freezer.parse import lmeval  # start-up time, as in LmEvalKind.read
+
     if isinstance(value, lmeval.FunctionRef):
         return value.as_json()
     if not isinstance(value, dict | list):

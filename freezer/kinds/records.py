@@ -12,7 +12,7 @@ import codecs
 from collections.abc import Mapping
 from typing import Any
 
-from freezer.domain.manifest import FixtureKindRecord
+from freezer.domain.fixturekind import FixtureKindRecord
 from freezer.domain.problems import JsonPath, Problem
 from freezer.git.globs import compile_glob
 from freezer.kinds import taskfile
@@ -26,7 +26,7 @@ from freezer.kinds.base import (
     LocatedDocument,
     identify,
 )
-from freezer.parse import strictjson, yamlload
+from freezer.parse import yamlload
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamllocate import Limits
 from freezer.runtime.limits import MAX_RECORD_BYTES, MAX_WHOLE_FILE_BYTES
@@ -53,6 +53,8 @@ class _LineDocument(YamlDocument):
         self.line, self.text = line, text
 
     def locate(self, path: JsonPath) -> tuple[int | None, int | None]:
+        from freezer.parse import strictjson  # start-up time: see _lines
+
         return self.line, strictjson.value_column(self.text, path) if path else 1
 
 
@@ -117,6 +119,10 @@ class RecordsKind(BenchmarkKind):
 
 
 def _lines(raw: bytes, display: str, listed: ListedProblems) -> list[tuple[YamlDocument, JsonPath]]:
+    # start-up time: strict JSON is for records suites; the catalog, which every command loads
+    # (validate and check as pre-commit hooks among them), imports this kind
+    from freezer.parse import strictjson
+
     found: list[tuple[YamlDocument, JsonPath]] = []
     wide = next((name for bom, name in _WIDE_BOMS if raw.startswith(bom)), None)
     if wide is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from freezer.domain.problems import Problem
-from freezer.parse import strictjson, tomlload, yamlload
+from freezer.parse import yamlload
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamllocate import DEFAULT_LIMITS, Limits
 
@@ -17,6 +17,10 @@ def load(
 ) -> tuple[YamlDocument | None, list[Problem]]:
     """The document in ``raw`` (named ``name``, whose suffix says its format), or its problems."""
     if name.endswith(TOML_SUFFIXES):
+        # start-up time: TOML is for folders suites (Harbor's task.toml); the catalog, which every
+        # command loads, imports this module through them
+        from freezer.parse import tomlload
+
         loaded = tomlload.load_bytes(raw, display, limits)
         return loaded.document, loaded.problems
     if name.endswith(JSON_SUFFIXES):
@@ -33,6 +37,8 @@ def load(
 def load_json(raw: bytes, display: str) -> tuple[YamlDocument | None, list[Problem]]:
     """Strict JSON (no duplicate keys, NaN or lone surrogates); positions, when a problem needs
     them, come from reading the same text as YAML, of which JSON is a subset."""
+    from freezer.parse import strictjson  # start-up time, as tomlload in load: a benchmark kind's alone
+
     try:
         data = strictjson.loads(raw)
     except strictjson.NotStrictJson as exc:

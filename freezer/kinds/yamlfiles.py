@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from freezer.domain.manifest import FixtureKindRecord
+from freezer.domain.fixturekind import FixtureKindRecord
 from freezer.git.globs import compile_glob
 from freezer.kinds.base import ConfigProblem, Files, KindFixture, KindRead
 from freezer.parse.yamlload import YAML_SUFFIXES, load_bytes

@@ -12,7 +12,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from freezer.domain.errors import InvalidInput, UsageError
-from freezer.domain.manifest import FixtureKindRecord
+from freezer.domain.fixturekind import FixtureKindRecord
 from freezer.domain.problems import Problem, display_path
 from freezer.git.globs import glob_problem
 from freezer.kinds.catalog import config_problems, fixture_kind_name

@@ -9,13 +9,15 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from freezer.domain.errors import IntegrityError, UsageError
-from freezer.domain.manifest import Manifest
 from freezer.domain.problems import display_path
 from freezer.parse.yamlload import YAML_SUFFIXES
 from freezer.runtime.reading import read_whole
+
+if TYPE_CHECKING:
+    from freezer.domain.manifest import Manifest
 
 MANIFEST = "manifest.json"
 SUMS = "SHA256SUMS"
@@ -120,4 +122,8 @@ class FrozenVersion:
 
     def manifest_model(self) -> Manifest:
         """The typed manifest; only for a version whose manifest passed its schema (audit checks that)."""
+        # start-up time: the manifest's two dozen dataclasses are for reading a frozen version, and
+        # validate (the pre-commit hook) imports this module for its file names alone
+        from freezer.domain.manifest import Manifest
+
         return Manifest.from_data(self.manifest())

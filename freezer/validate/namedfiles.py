@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Collection, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from freezer.domain.jsontypes import JsonObject
-from freezer.domain.manifest import Manifest
 from freezer.domain.model import Raw
 from freezer.git.globs import GlobError, compile_glob
 from freezer.kinds.yamlfiles import FILE_FIELDS
+
+if TYPE_CHECKING:
+    from freezer.domain.manifest import Manifest
 
 _WILDCARDS = "*?[\\"
 

@@ -1,0 +1,108 @@
+"""What the pre-commit hooks import: `freezer validate` and `freezer check` on a clean registry.
+
+A hook pays freezer's start-up on every commit, so neither command may import what it does not
+use: the command line's typer, the audit of a new version (METHOD.md, the delta, comparability),
+the site, the frozen-version records, or the parsers of kinds the registry does not have. Each
+command runs for real, as a subprocess under ``python -X importtime``, and the modules it
+imported are read from that report. How long the imports take is bench/run.py's to measure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import REPO
+
+# Never on either hook path.
+NEITHER = (
+    "typer",
+    "click",
+    "rich",
+    "jinja2",
+    "jsonschema",
+    "cryptography",
+    "multiprocessing",
+    "freezer.api",
+    "freezer.compare",
+    "freezer.freeze",
+    "freezer.guard.audit",
+    "freezer.guard.rederive",
+    "freezer.query",
+    "freezer.render.render",
+    "freezer.render.method",
+    "freezer.site",
+)
+# validate reads drafts, never a frozen version, and a graph suite is freezer's own YAML kind.
+NOT_IN_VALIDATE = (
+    *NEITHER,
+    "freezer.guard",
+    "freezer.trust",
+    "freezer.domain.manifest",
+    "freezer.registry.record",
+    "freezer.registry.integrity",
+    "freezer.parse.lmeval",
+    "freezer.parse.strictjson",
+    "freezer.parse.tomlload",
+    "tomllib",
+)
+
+
+def imported(command: list[str], cwd: Path) -> set[str]:
+    """The modules ``freezer COMMAND`` imported, from its ``-X importtime`` report (it must succeed)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("FREEZER_DEBUG", None)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "freezer", *command],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("import time:")]
+    names = {line.rsplit("|", 1)[1].strip() for line in lines[1:]}  # the first line is the header
+    assert "freezer.cli" in names, proc.stderr[-2000:]
+    return names
+
+
+def loaded(names: set[str], forbidden: tuple[str, ...]) -> list[str]:
+    """The modules of ``names`` that are, or are inside, one of ``forbidden``."""
+    return sorted(name for name in names if any(name == bad or name.startswith(bad + ".") for bad in forbidden))
+
+
+def test_validate_of_a_graph_suite_imports_neither_the_audit_nor_frozen_records(reg: Path) -> None:
+    names = imported(["validate"], reg)
+    assert "freezer.validate.validate" in names  # it did validate
+    assert loaded(names, NOT_IN_VALIDATE) == []
+
+
+def test_check_on_a_clean_registry_imports_no_audit_of_a_new_version(demo_build: Path, tmp_path: Path) -> None:
+    root = tmp_path / "demo"
+    shutil.copytree(demo_build, root, symlinks=True)
+    names = imported(["check"], root)
+    assert "freezer.guard.check" in names  # it did check
+    assert loaded(names, NEITHER) == []
+
+
+def test_check_with_a_new_version_still_audits_it(demo_build: Path, tmp_path: Path) -> None:
+    """The audit is imported when there is a new version: a copy of graph_v2 as graph_v3 is audited
+    as a new version (and refused: its manifest says it is v2), not waved through."""
+    root = tmp_path / "demo"
+    shutil.copytree(demo_build, root, symlinks=True)
+    shutil.copytree(root / "versions" / "graph_v2", root / "versions" / "graph_v3", symlinks=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "freezer", "check", "--no-code"],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "graph_v3" in proc.stdout, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
