@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from freezer.domain.jsontypes import JsonObject
 from freezer.domain.model import Raw
 
 # A kind's name, one the catalog of kinds knows (freezer.kinds.catalog.KINDS).
@@ -57,8 +58,8 @@ class FixtureKindRecord:
         :meth:`of_manifest`), so a graph or generic version's manifest keeps its shape."""
         return None if self.kind == YAML_FILES else self.to_json()
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "fixtures": self.fixtures}
+    def to_json(self) -> JsonObject:
+        out: JsonObject = {"kind": self.kind, "fixtures": self.fixtures}
         for key, value in (
             ("task_file", self.task_file),
             ("task_id", self.task_id),

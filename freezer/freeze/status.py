@@ -17,6 +17,7 @@ from typing import Any
 
 from freezer.compare.delta import field_changes, fixture_delta, version_record
 from freezer.domain.errors import FreezerError, InvalidInput
+from freezer.domain.jsontypes import JsonObject
 from freezer.domain.problems import Problem
 from freezer.freeze.cut import cut
 from freezer.git.gitrepo import CodeRepo
@@ -48,7 +49,7 @@ class SuiteStatus:
     def cut_ok(self) -> bool:
         return self.cut == "passes"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {**self.__dict__, "cut_problems": [p.to_json() for p in self.cut_problems]}
 
 

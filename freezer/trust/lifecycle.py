@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from freezer.domain import canonical
 from freezer.domain.errors import FreezerError, UsageError
+from freezer.domain.jsontypes import JsonObject
 from freezer.domain.problems import Problem, display_path
 from freezer.parse import strictjson
 from freezer.registry import registry
@@ -62,7 +63,7 @@ class VersionStatus:
     # Every yank of the version, (at, reason) in log order: a second yank adds its reason, never replaces the first.
     yanks: tuple[tuple[str, str | None], ...] = field(default=(), compare=False)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"status": self.status, "reason": self.reason, "superseded_by": self.superseded_by}
 
 

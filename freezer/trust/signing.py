@@ -32,6 +32,7 @@ from typing import Any
 
 from freezer.domain import canonical
 from freezer.domain.errors import IntegrityError, UsageError
+from freezer.domain.jsontypes import JsonObject
 from freezer.domain.problems import display_path
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
@@ -214,7 +215,7 @@ class SignatureStatus:
     def ok(self) -> bool:
         return self.status == "signed"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return dict(self.__dict__)
 
 
