@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -36,7 +36,7 @@ def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fm
     if fmt == "json":
         return output.say_outcome("list", listed)
     header = ("version", "pinned", "cut", "landed", "dropped", "classes", "hashes", "status")
-    table = [header] + [_list_cells(r) for r in rows]
+    table = [header] + [_list_cells(r, known) for r in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for row in table:
         output.say("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
@@ -46,30 +46,28 @@ def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fm
     return listed
 
 
-def _list_cells(row: dict[str, Any]) -> tuple[str, ...]:
+def _list_cells(row: browse.SummaryRow, known: verified.VerifiedView) -> tuple[str, ...]:
     """One row of ``list``: a version whose files cannot be read says so, never a value it lacks."""
-    readable = row["cut_at"] is not None
+    readable = row.readable
     return (
-        row["version"],
-        row["pinned_sha"][:8] if row["pinned_sha"] else ("no code" if readable else "?"),
-        row["cut_at"] if readable else "unreadable",
-        str(row["landed"]) if readable else "?",
-        str(row["dropped"]) if readable else "?",
-        ", ".join(row["classes"]),
-        row["hashes"],
-        _status_cell(row),
+        row.version,
+        row.pinned_sha[:8] if row.pinned_sha else ("no code" if readable else "?"),
+        row.cut_at if row.cut_at is not None else "unreadable",
+        str(row.landed) if readable else "?",
+        str(row.dropped) if readable else "?",
+        ", ".join(row.classes),
+        row.hashes,
+        _status_cell(row.version, known),
     )
 
 
-def _status_cell(row: dict[str, object]) -> str:
-    """A row's status word, and an error beside it when the view holds something against the version:
-    an unverified event is never shown as the status it claims."""
-    status = row["status"]
-    word = str(status["status"]) if isinstance(status, dict) else "?"
-    against = row.get("problems")
-    if not against or not isinstance(against, list):
+def _status_cell(version: str, known: verified.VerifiedView) -> str:
+    """A version's status word, and an error beside it when the view holds something against the
+    version: an unverified event is never shown as the status it claims."""
+    word = known.of(version).status
+    layers = {p.layer for p in known.version_problems(version)}
+    if not layers:
         return word
-    layers = {p.get("layer") for p in against if isinstance(p, dict)}
     said = [
         "✗ unverified event" if "status" in layers else "",
         "✗ contradicts the signed checkpoint" if "checkpoint" in layers else "",
@@ -235,26 +233,27 @@ def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatO
     if fmt == "json":
         return output.say_outcome("log", logged)
     for row in rows:
-        if "error" in row:
-            output.say(f"{row['version']}  cannot be read: {row['error']} (run freezer audit)")
+        if row.error is not None:
+            output.say(f"{row.version}  cannot be read: {row.error} (run freezer audit)")
             continue
         moved = _moved(row)
-        if row["status"]["status"] != "current":
-            moved += f"  [{row['status']['status']}]"
-        if row.get("problems"):
-            moved += f"  [{_status_cell(row).split(' ', 1)[1]}]"
+        status = known.of(row.version).status
+        if status != "current":
+            moved += f"  [{status}]"
+        if known.version_problems(row.version):
+            moved += f"  [{_status_cell(row.version, known).split(' ', 1)[1]}]"
         output.say(
-            f"{row['version']}  {row['cut_at'][:10]}  {row['pinned_sha'][:8] if row['pinned_sha'] else 'no code'}  "
-            f"{row['landed']} landed, {row['dropped']} dropped  {moved}"
+            f"{row.version}  {row.cut_at[:10]}  {row.pinned_sha[:8] if row.pinned_sha else 'no code'}  "
+            f"{row.landed} landed, {row.dropped} dropped  {moved}"
         )
     _say_log(known)
     return logged
 
 
-def _moved(row: dict[str, Any]) -> str:
-    if not row["previous"]:
+def _moved(row: browse.LogRow) -> str:
+    if not row.previous:
         return "first version"
-    return f"moved: {', '.join(row['moved'])}" if row["moved"] else "nothing moved"
+    return f"moved: {', '.join(row.moved)}" if row.moved else "nothing moved"
 
 
 # Every schema freezer ships, the one list `freezer schema` serves and names in its help: the
