@@ -8,7 +8,6 @@ fixture holding its ``task_id`` and ``status`` (suites of kind graph and generic
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from freezer.domain.jsontypes import JsonObject
 from freezer.domain.model import Raw
@@ -53,7 +52,7 @@ class FixtureKindRecord:
         recorded = data.get("fixture_kind")
         return cls.from_data(recorded) if recorded else YAML_FILES_RECORD
 
-    def manifest_entry(self) -> dict[str, Any] | None:
+    def manifest_entry(self) -> JsonObject | None:
         """What a manifest records of this kind: nothing for freezer's own YAML files (see
         :meth:`of_manifest`), so a graph or generic version's manifest keeps its shape."""
         return None if self.kind == YAML_FILES else self.to_json()

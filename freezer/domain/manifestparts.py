@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from freezer.domain.jsontypes import JsonObject, JsonValue
 from freezer.domain.model import Raw
@@ -155,7 +155,7 @@ class FixtureDigests:
     cosmetic: str
     score: str
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> JsonObject:
         return {"input": self.input, "grading": self.grading, "cosmetic": self.cosmetic, "score": self.score}
 
 
@@ -178,7 +178,7 @@ class Comparability:
             data["environment"],
         )
 
-    def entry(self) -> dict[str, Any]:
+    def entry(self) -> JsonObject:
         """The record without the environment digest (what is recomputed from the fixtures)."""
         return {
             "arms": {arm: list(needs) for arm, needs in self.arms.items()},
