@@ -40,6 +40,7 @@ def _forge_v3(reg: Path, hidden: str, dropped_glob: str) -> None:
     """A v3 whose files agree with each other but whose scan skipped ``hidden``: what a cut under
     narrowed globs wrote before the scan kept the previous version's globs (or a hand-made record)."""
     from freezer.domain.manifest import Scan
+    from freezer.domain.manifestparts import CodeRepoIdentity
     from freezer.freeze import assemble as assemble_mod
     from freezer.freeze.snapshot import write_version
     from freezer.parse.yamlload import load_file
@@ -60,7 +61,7 @@ def _forge_v3(reg: Path, hidden: str, dropped_glob: str) -> None:
     resolved = ResolvedProvenance(
         before.pinned_sha, hidden, [], Scan(before.scan_tips, (hidden,), suite.tool_surface, True)
     )
-    resolved.repo_identity = v2.manifest()["code_repo"]
+    resolved.repo_identity = CodeRepoIdentity.from_data(v2.manifest()["code_repo"])
     resolved.grep = v2.manifest()["checks"]["grep"]
     doc = load_file(version, "version.yaml").document
     assert doc is not None

@@ -62,7 +62,7 @@ def _heads(root: Path) -> dict[str, Any]:
     from freezer.registry import config
     from freezer.trust import checkpoint
 
-    return checkpoint.heads(config.load(root))
+    return {name: head.to_json() for name, head in checkpoint.heads(config.load(root)).items()}
 
 
 def _graph(root: Path, **change: Any) -> dict[str, Any]:

@@ -95,7 +95,7 @@ def test_parallel_yanks_and_deprecations_all_land_on_one_chain(reg: tuple[Path, 
     assert [code for code, _ in results] == [0] * len(commands), results
     view = lifecycle.status_log(root)
     assert not view.problems, view.problems
-    assert sorted(e["reason"] for e in view.events) == sorted(["one", "two", "three", "four", "five", "six"])
+    assert sorted(str(e.change.reason) for e in view.events) == sorted(["one", "two", "three", "four", "five", "six"])
     assert view.of("graph_v1").status == view.of("graph_v2").status == view.of("api_v1").status == "yanked"
     assert run_inprocess("audit", "--no-code", cwd=root).code == 0
     # The chain is whole, so the next writer is not refused.

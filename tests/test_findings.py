@@ -8,7 +8,7 @@ from pathlib import Path
 from freezer.domain.findings import Finding, Location
 from freezer.domain.problems import Problem
 from freezer.parse.yamlload import load_file
-from freezer.registry.verdict import Failure, VersionAudit
+from freezer.registry.verdict import CodeVerdict, Failure, VersionAudit
 
 
 def test_a_problem_is_a_finding_and_prints_as_before() -> None:
@@ -41,7 +41,7 @@ def test_a_failure_is_a_finding_and_prints_as_before(tmp_path: Path) -> None:
     assert isinstance(failure, Finding) and failure.where == Location("versions/g_v1/manifest.json")
     assert str(failure) == "versions/g_v1/manifest.json: does not match"
     assert pickle.loads(pickle.dumps(failure)) == failure  # audits come back from forked workers
-    audit = VersionAudit("g_v1", tmp_path, failures=[failure], code="failed: the sha is gone")
+    audit = VersionAudit("g_v1", tmp_path, failures=[failure], code=CodeVerdict("failed", "failed: the sha is gone"))
     assert audit.code_status == "failed"
     assert audit.to_json()["failures"] == [{"file": "versions/g_v1/manifest.json", "message": "does not match"}]
 

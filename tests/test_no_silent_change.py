@@ -120,6 +120,7 @@ def test_narrowed_globs_cannot_hide_a_commit_at_cut(v2_frozen: Path) -> None:
 
 def test_audit_reports_a_commit_hidden_by_narrowed_globs(v2_frozen: Path) -> None:
     from freezer.domain.manifest import Scan
+    from freezer.domain.manifestparts import CodeRepoIdentity
     from freezer.freeze import assemble as assemble_mod
     from freezer.freeze.snapshot import write_version
     from freezer.parse.yamlload import load_file
@@ -140,7 +141,7 @@ def test_audit_reports_a_commit_hidden_by_narrowed_globs(v2_frozen: Path) -> Non
     resolved = ResolvedProvenance(
         pinned, hidden, [], Scan(v2.manifest_model().scan_tips, (hidden,), suite.tool_surface, True)
     )
-    resolved.repo_identity = v2.manifest()["code_repo"]
+    resolved.repo_identity = CodeRepoIdentity.from_data(v2.manifest()["code_repo"])
     resolved.grep = v2.manifest()["checks"]["grep"]
     doc = load_file(version, "version.yaml").document
     assert doc is not None

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from freezer.domain.manifestparts import CodeRepoIdentity
 from freezer.git.gitrepo import DETERMINISTIC_ENV
 
 from conftest import assert_clean_failure, run_inprocess
@@ -309,7 +310,7 @@ def test_audit_finds_a_link_target_commit_a_scan_record_left_out(linked: Path) -
     # A scan record that claims rules 2 but followed nothing: what a cut that ignored the link would write.
     hollow = Scan(model.scan_tips, (changed,), model.scan_globs, True, rules=2)
     resolved = ResolvedProvenance(model.pinned_sha, changed, [], hollow)
-    resolved.repo_identity = v3.manifest()["code_repo"]
+    resolved.repo_identity = CodeRepoIdentity.from_data(v3.manifest()["code_repo"])
     resolved.grep = v3.manifest()["checks"]["grep"]
     doc = load_file(version, "version.yaml").document
     assert doc is not None

@@ -444,7 +444,8 @@ def test_freezer_own_fixture_formats_keep_their_rule(tmp_path: Path) -> None:
     from freezer.runtime import resources
 
     for name in ("fixture", "generic"):
-        rule = resources.schema(name)["properties"]["task_id"]
+        properties: Any = resources.schema(name)["properties"]  # Any: read by the shape it asserts
+        rule = properties["task_id"]
         assert rule["pattern"] == "^[a-z0-9][a-z0-9._-]*$" and rule["maxLength"] == 120, name
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -13,7 +12,6 @@ from freezer.cli import output
 from freezer.cli.options import FormatOption, RegistryOption, SuiteOption, check_format, complete_frozen
 from freezer.domain.errors import UsageError
 from freezer.domain.harbordigest import HarborDigest
-from freezer.domain.jsontypes import JsonValue
 from freezer.domain.outcome import Outcome
 from freezer.domain.problems import display_path
 from freezer.query import browse, outcomes
@@ -48,25 +46,24 @@ def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fm
     return listed
 
 
-def _list_cells(row: Mapping[str, JsonValue], known: verified.VerifiedView) -> tuple[str, ...]:
+def _list_cells(row: browse.SummaryRow, known: verified.VerifiedView) -> tuple[str, ...]:
     """One row of ``list``: a version whose files cannot be read says so, never a value it lacks."""
-    readable = row["cut_at"] is not None
-    version, pinned, classes = str(row["version"]), row["pinned_sha"], row["classes"]
+    readable = row.readable
     return (
-        version,
-        str(pinned)[:8] if pinned else ("no code" if readable else "?"),
-        str(row["cut_at"]) if readable else "unreadable",
-        str(row["landed"]) if readable else "?",
-        str(row["dropped"]) if readable else "?",
-        ", ".join(str(c) for c in classes) if isinstance(classes, list) else "",
-        str(row["hashes"]),
-        _status_cell(version, known),
+        row.version,
+        row.pinned_sha[:8] if row.pinned_sha else ("no code" if readable else "?"),
+        row.cut_at if row.cut_at is not None else "unreadable",
+        str(row.landed) if readable else "?",
+        str(row.dropped) if readable else "?",
+        ", ".join(row.classes),
+        row.hashes,
+        _status_cell(row.version, known),
     )
 
 
 def _status_cell(version: str, known: verified.VerifiedView) -> str:
-    """A version's status word, and an error beside it when the view holds something against it: an
-    unverified event is never shown as the status it claims."""
+    """A version's status word, and an error beside it when the view holds something against the
+    version: an unverified event is never shown as the status it claims."""
     word = known.of(version).status
     layers = {p.layer for p in known.version_problems(version)}
     if not layers:
@@ -236,29 +233,27 @@ def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatO
     if fmt == "json":
         return output.say_outcome("log", logged)
     for row in rows:
-        if "error" in row:
-            output.say(f"{row['version']}  cannot be read: {row['error']} (run freezer audit)")
+        if row.error is not None:
+            output.say(f"{row.version}  cannot be read: {row.error} (run freezer audit)")
             continue
-        version, pinned = str(row["version"]), row["pinned_sha"]
         moved = _moved(row)
-        status = known.of(version).status
+        status = known.of(row.version).status
         if status != "current":
             moved += f"  [{status}]"
-        if known.version_problems(version):
-            moved += f"  [{_status_cell(version, known).split(' ', 1)[1]}]"
+        if known.version_problems(row.version):
+            moved += f"  [{_status_cell(row.version, known).split(' ', 1)[1]}]"
         output.say(
-            f"{version}  {str(row['cut_at'])[:10]}  {str(pinned)[:8] if pinned else 'no code'}  "
-            f"{row['landed']} landed, {row['dropped']} dropped  {moved}"
+            f"{row.version}  {row.cut_at[:10]}  {row.pinned_sha[:8] if row.pinned_sha else 'no code'}  "
+            f"{row.landed} landed, {row.dropped} dropped  {moved}"
         )
     _say_log(known)
     return logged
 
 
-def _moved(row: Mapping[str, JsonValue]) -> str:
-    if not row["previous"]:
+def _moved(row: browse.LogRow) -> str:
+    if not row.previous:
         return "first version"
-    moved = row["moved"]
-    return f"moved: {', '.join(str(m) for m in moved)}" if isinstance(moved, list) and moved else "nothing moved"
+    return f"moved: {', '.join(row.moved)}" if row.moved else "nothing moved"
 
 
 # Every schema freezer ships, the one list `freezer schema` serves and names in its help: the

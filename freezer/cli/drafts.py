@@ -106,7 +106,7 @@ def status(suite: SuiteOption = None, registry: RegistryOption = None, fmt: Form
                 output.say(f"  pinned SHA vs {one.latest}: {moved}")
         output.say(f"  tool-surface commits declared: {one.declared}; code: {one.code}")
         for commit in one.undeclared:
-            output.say(f"  undeclared: {commit['sha'][:12]} {commit['subject']} ({', '.join(commit['paths'][:5])})")
+            output.say(f"  undeclared: {commit.sha[:12]} {commit.subject} ({', '.join(commit.paths[:5])})")
         output.say(f"  cut v{one.next_version} --dry-run: {one.cut}")
         for line in output.problem_lines(one.cut_problems, "text"):
             output.say(f"    {line}")

@@ -111,7 +111,7 @@ def check(
             return _say_refused(imported, fmt)
         if fmt != "json":
             _say_unchecked(imported)
-        lines = tuple(json.dumps(row, ensure_ascii=False).encode("utf-8") for row in imported.rows)
+        lines = tuple(json.dumps(row.to_json(), ensure_ascii=False).encode("utf-8") for row in imported.rows)
         sources = [results.MemoryRows(", ".join(str(f) for f in files), lines)]
     elif version is not None or arm is not None or metric is not None or run is not None:
         raise UsageError("--version, --arm, --metric and --run describe a harness's files: give --from too")
@@ -162,7 +162,7 @@ def import_(
     imported = _import(registry, harness, files, version, arm, metric, run)
     if not imported.ok:
         return _say_refused(imported, fmt)
-    text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in imported.rows)
+    text = "".join(json.dumps(row.to_json(), ensure_ascii=False) + "\n" for row in imported.rows)
     if out is None and fmt != "json":
         output.say_block(text)
         _say_unchecked(imported)

@@ -186,13 +186,14 @@ def _status_event(
     cfg = config_mod.load(registry)
     one = config_mod.suite_of_label(cfg, version, suite)
     frozen = browse.find(one, version)
-    fields = {"event": event, "suite": one.name, "version": frozen.name, "reason": reason}
+    successor_name = None
     if superseded_by is not None:
         successor = browse.find(one, superseded_by)
         if successor.number <= frozen.number:
             raise UsageError(f"{successor.name} does not supersede {frozen.name}: name a later version")
-        fields["superseded_by"] = successor.name
-    recorded = StatusEvent(event, lifecycle.append(cfg.root, key, fields), lifecycle.verify_log(cfg.root))
+        successor_name = successor.name
+    change = lifecycle.StatusChange(event, one.name, frozen.name, reason, successor_name)
+    recorded = StatusEvent(event, lifecycle.append(cfg.root, key, change), lifecycle.verify_log(cfg.root))
     problems = recorded.problems
     if fmt == "json":
         return output.say_outcome(event, recorded)
@@ -217,8 +218,8 @@ def checkpoint(
     problems = written.problems
     if fmt == "json":
         return output.say_outcome("checkpoint", written)
-    for suite, head in payload["suites"].items():
-        output.say(f"✓ {suite}: {head['versions']} version(s) up to {head['latest']}")
+    for suite, head in payload.suites.items():
+        output.say(f"✓ {suite}: {head.versions} version(s) up to {head.latest}")
     for problem in problems:
         output.say(f"  ⚠ {problem}")
     return written

@@ -8,8 +8,8 @@ fixture holding its ``task_id`` and ``status`` (suites of kind graph and generic
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
 
+from freezer.domain.jsontypes import JsonObject
 from freezer.domain.model import Raw
 
 # A kind's name, one the catalog of kinds knows (freezer.kinds.catalog.KINDS).
@@ -61,13 +61,13 @@ class FixtureKindRecord:
         recorded = data.get("fixture_kind")
         return cls.from_data(recorded, closure) if recorded else replace(YAML_FILES_RECORD, closure=closure)
 
-    def manifest_entry(self) -> dict[str, Any] | None:
+    def manifest_entry(self) -> JsonObject | None:
         """What a manifest records of this kind: nothing for freezer's own YAML files (see
         :meth:`of_manifest`), so a graph or generic version's manifest keeps its shape."""
         return None if self.kind == YAML_FILES else self.to_json()
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "fixtures": self.fixtures}
+    def to_json(self) -> JsonObject:
+        out: JsonObject = {"kind": self.kind, "fixtures": self.fixtures}
         for key, value in (
             ("task_file", self.task_file),
             ("task_id", self.task_id),

@@ -10,8 +10,8 @@ name until the build gives it one: it is unknown for that reason (``unresolved``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from freezer.domain.jsontypes import JsonObject
 from freezer.domain.model import Raw
 
 
@@ -36,8 +36,8 @@ class ImageRef:
     def from_data(cls, data: Raw) -> ImageRef:
         return cls(data["name"], data["digest"], data["where"], data.get("unresolved"))
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name, "digest": self.digest, "where": self.where}
+    def to_json(self) -> JsonObject:
+        out: JsonObject = {"name": self.name, "digest": self.digest, "where": self.where}
         if self.unresolved is not None:
             out["unresolved"] = self.unresolved
         return out

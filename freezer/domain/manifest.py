@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from freezer.domain.fixturekind import YAML_FILES_RECORD, FixtureKindName, FixtureKindRecord
 from freezer.domain.images import ImageRef
+from freezer.domain.jsontypes import JsonObject
 from freezer.domain.manifestparts import (
     EXECUTABLE,
     LEGACY_GREP_ENGINE,
@@ -179,11 +179,11 @@ class Manifest:
             legacy_scan=legacy_scan,
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The JSON record of this manifest, as a cut writes it (formats 2 and 3 only)."""
         if self.format < 2 or (self.scan is None and self.code_under_test):
             raise ValueError(f"manifest format {self.format} is read-only: freezer writes format 2 and later")
-        out: dict[str, Any] = {
+        out: JsonObject = {
             "manifest_format": self.format,
             "suite": self.suite,
             "version": self.number,

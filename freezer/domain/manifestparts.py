@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
+from freezer.domain.jsontypes import JsonObject, JsonValue
 from freezer.domain.model import Raw
 from freezer.domain.scan import TouchingCommit
 
@@ -39,7 +40,7 @@ class CodeHistory:
         touching = tuple(TouchingCommit.from_data(c) for c in data["touching_ground_truth"])
         return cls(data["from"], data["to"], data["ahead"], data["behind"], touching)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "from": self.from_sha,
             "to": self.to_sha,
@@ -56,7 +57,7 @@ class GrepOracle:
     engine: str
     version: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"engine": self.engine, "version": self.version}
 
     def __str__(self) -> str:
@@ -70,7 +71,7 @@ class FixtureSchemaRecord:
     kind: FixtureSchemaKind
     sha256: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"kind": self.kind, "sha256": self.sha256}
 
 
@@ -82,17 +83,17 @@ class Checks:
     grep: GrepOracle | None  # None: no code under test, so no Gate B ran
     dimensions: Mapping[str, str] | None  # None: not recorded (format 1); in their configured order
     fixture_schema: FixtureSchemaRecord | None = None  # None: the graph schema (before 0.2)
-    markdown_rules: object = None  # None: not recorded (before rules 3); render checks what it knows
+    markdown_rules: JsonValue = None  # None: not recorded (before rules 3); render checks what it knows
     # None: not recorded, the template rendered §Delta itself. 1: freezer rendered §Delta from its own
     # template (frozen as delta.md.j2) and the METHOD.md template placed it once, verbatim.
-    delta_block: object = None
+    delta_block: JsonValue = None
 
     @property
     def fixture_schema_kind(self) -> FixtureSchemaKind:
         return self.fixture_schema.kind if self.fixture_schema is not None else "graph"
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> JsonObject:
+        out: JsonObject = {
             "template_sha256": self.template_sha256,
             **({"grep": self.grep.to_json()} if self.grep is not None else {}),
             # A list: the order of the dimensions is the order §Delta shows them in, and JSON
@@ -114,7 +115,7 @@ class PinnedSha:
     short: str
     declared_as: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"full": self.full, "short": self.short, "declared_as": self.declared_as}
 
 
@@ -130,7 +131,7 @@ class CodeRepoIdentity:
     def from_data(cls, data: Raw) -> CodeRepoIdentity:
         return cls(tuple(data["root_commits"]), data["origin"], data["configured_path"])
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"root_commits": list(self.root_commits), "origin": self.origin, "configured_path": self.configured_path}
 
 
@@ -141,7 +142,7 @@ class Contents:
     fixtures: tuple[str, ...]
     assets: tuple[str, ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"fixtures": list(self.fixtures), "assets": list(self.assets)}
 
 
@@ -154,7 +155,7 @@ class FixtureDigests:
     cosmetic: str
     score: str
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> JsonObject:
         return {"input": self.input, "grading": self.grading, "cosmetic": self.cosmetic, "score": self.score}
 
 
@@ -177,7 +178,7 @@ class Comparability:
             data["environment"],
         )
 
-    def entry(self) -> dict[str, Any]:
+    def entry(self) -> JsonObject:
         """The record without the environment digest (what is recomputed from the fixtures)."""
         return {
             "arms": {arm: list(needs) for arm, needs in self.arms.items()},
@@ -185,5 +186,5 @@ class Comparability:
             "fixtures": {task: digests.to_json() for task, digests in self.fixtures.items()},
         }
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {**self.entry(), "environment": self.environment}

@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from freezer.domain.jsontypes import JsonObject
+
 Raw = Mapping[str, Any]
 # A fixture's status (the schemas' enum): landed fixtures are the benchmark; dropped ones are history.
 FixtureStatus = Literal["landed", "dropped"]
@@ -93,8 +95,8 @@ class SurfaceCommit:
         optional = (data.get("task"), data.get("declared_as"), data.get("subject"))
         return cls(data["sha"], data["dimension"], data["effect"], *optional)
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"sha": self.sha, "dimension": self.dimension, "effect": self.effect}
+    def to_json(self) -> JsonObject:
+        out: JsonObject = {"sha": self.sha, "dimension": self.dimension, "effect": self.effect}
         for key in ("task", "declared_as", "subject"):
             value = getattr(self, key)
             if value is not None:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
 
 from freezer.domain.escape import visible
 from freezer.domain.findings import Finding
 from freezer.domain.findings import JsonPath as JsonPath
 from freezer.domain.findings import format_json_path as format_json_path
+from freezer.domain.jsontypes import JsonObject
 
 
 def display_path(path: os.PathLike[str] | str) -> str:
@@ -44,7 +44,7 @@ class Problem(Finding):
 
     layer: str = "rule"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "file": self.file,
             "line": self.line,

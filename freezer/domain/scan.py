@@ -12,8 +12,8 @@ before audits as it was cut.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from freezer.domain.jsontypes import JsonObject
 from freezer.domain.model import Raw
 
 SCAN_RULES = 2
@@ -32,7 +32,7 @@ class TouchingCommit:
     def from_data(cls, data: Raw) -> TouchingCommit:
         return cls(data["sha"], data["subject"], tuple(data["paths"]))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"sha": self.sha, "subject": self.subject, "paths": list(self.paths)}
 
 
@@ -49,7 +49,7 @@ class Followed:
     def from_data(cls, data: Raw) -> Followed:
         return cls(data["path"], data["via"], data["target"])
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"path": self.path, "via": self.via, "target": self.target}
 
 
@@ -64,7 +64,7 @@ class ScanUnknown:
     def from_data(cls, data: Raw) -> ScanUnknown:
         return cls(data["path"], data["why"])
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"path": self.path, "why": self.why}
 
     def __str__(self) -> str:
@@ -87,7 +87,7 @@ class SubmoduleScan:
         commits = tuple(TouchingCommit.from_data(c) for c in data["commits"])
         return cls(data["path"], data["before"], data["after"], commits, data["unreadable"])
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "path": self.path,
             "before": self.before,
@@ -148,8 +148,8 @@ class Scan:
                 )
         return tuple(found)
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> JsonObject:
+        out: JsonObject = {
             "excluded": list(self.excluded),
             "tips": list(self.tips),
             "globs": list(self.globs),

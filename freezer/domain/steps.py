@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from freezer.domain.jsontypes import JsonObject
+
 # Called with (done, total) as work advances.
 Progress = Callable[[int, int], None]
 
@@ -26,7 +28,7 @@ class Step:
     def __str__(self) -> str:
         return self.detail
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> JsonObject:
         return {"step": self.name, "detail": self.detail}
 
 

@@ -20,7 +20,6 @@ from freezer.domain import canonical
 from freezer.domain.images import ImageRef
 from freezer.domain.manifest import (
     Checks,
-    CodeRepoIdentity,
     Comparability,
     Contents,
     FixtureSchemaRecord,
@@ -110,7 +109,7 @@ def record(
         pinned=PinnedSha(resolved.pinned_sha, resolved.pinned_sha[:8], version_data["pinned_sha"])
         if resolved
         else None,
-        code_repo=CodeRepoIdentity.from_data(resolved.repo_identity) if resolved else None,
+        code_repo=resolved.repo_identity if resolved else None,
         binary=Binary.from_data(_binary(version_data, resolved)) if resolved else None,
         globs=tuple(suite.tool_surface),
         commits=tuple(resolved.commits) if resolved else (),

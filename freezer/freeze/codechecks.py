@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from freezer.domain.errors import InvalidInput
 from freezer.domain.manifest import Manifest, Scan
+from freezer.domain.manifestparts import CodeRepoIdentity
 from freezer.domain.model import Fixture
 from freezer.domain.problems import Problem
 from freezer.domain.steps import Step, StepLog
@@ -242,6 +243,8 @@ def check_against_code(
                 f"the binary's build SHA is unknown: the scan stopped at {tips}; METHOD.md says the tool-surface "
                 "record may be incomplete"
             )
-        resolved.repo_identity = {**repo.identity, "configured_path": shown_repo_path(config, suite)}
+        resolved.repo_identity = CodeRepoIdentity.from_data(
+            {**repo.identity, "configured_path": shown_repo_path(config, suite)}
+        )
         resolved.grep = rg.describe()
     return resolved

@@ -17,7 +17,6 @@ from freezer.domain.errors import FreezerError, IntegrityError, InvalidInput, Us
 from freezer.domain.manifest import (
     REGULAR,
     Contents,
-    FixtureSchemaRecord,
     file_state,
 )
 from freezer.domain.problems import display_path
@@ -246,8 +245,7 @@ def cut(
 
     drafts = read_drafts(suite, fixture_set)
     fixture_rels = sorted(rel for rel in drafts if rel != "version.yaml")
-    schema_record = fixture_schema_record(suite, drafts)
-    fixture_schema = FixtureSchemaRecord(schema_record["kind"], schema_record["sha256"])
+    fixture_schema = fixture_schema_record(suite, drafts)
     asset_hashes, unreadable = hash_assets(fixture_set)
     if unreadable:
         raise fail("hash assets", unreadable)

@@ -17,7 +17,9 @@ from typing import Any
 
 from freezer.compare.delta import field_changes, fixture_delta, version_record
 from freezer.domain.errors import FreezerError, InvalidInput
+from freezer.domain.jsontypes import JsonObject
 from freezer.domain.problems import Problem
+from freezer.domain.scan import TouchingCommit
 from freezer.freeze.cut import cut
 from freezer.git.gitrepo import CodeRepo
 from freezer.registry.config import RegistryConfig, SuiteConfig
@@ -38,7 +40,7 @@ class SuiteStatus:
     record: list[str] = field(default_factory=list)  # version.yaml paths that differ
     pinned_sha: dict[str, str] | None = None  # {"before": latest's full SHA, "after": the drafts' SHA as written}
     declared: int = 0
-    undeclared: list[dict[str, Any]] = field(default_factory=list)
+    undeclared: list[TouchingCommit] = field(default_factory=list)
     code: str = "not checked"
     cut: str = "not run"  # "passes", "fails at …" or "skipped: why" (what cut --dry-run says now)
     cut_problems: list[Problem] = field(default_factory=list)
@@ -48,8 +50,12 @@ class SuiteStatus:
     def cut_ok(self) -> bool:
         return self.cut == "passes"
 
-    def to_json(self) -> dict[str, Any]:
-        return {**self.__dict__, "cut_problems": [p.to_json() for p in self.cut_problems]}
+    def to_json(self) -> JsonObject:
+        return {
+            **self.__dict__,
+            "undeclared": [commit.to_json() for commit in self.undeclared],
+            "cut_problems": [p.to_json() for p in self.cut_problems],
+        }
 
 
 @dataclass
@@ -138,7 +144,7 @@ def suite_status(suite: SuiteConfig) -> SuiteStatus:
     return status
 
 
-def _scan(suite: SuiteConfig, manifest: Any, draft: dict[str, Any] | None, status: SuiteStatus) -> None:
+def _scan(suite: SuiteConfig, manifest: Any, draft: JsonObject | None, status: SuiteStatus) -> None:
     """Tool-surface commits since the latest version's scan, up to the code repository's HEAD."""
     if suite.code_repo is None or not manifest.code_under_test:
         status.code = "no code under test"
@@ -146,9 +152,13 @@ def _scan(suite: SuiteConfig, manifest: Any, draft: dict[str, Any] | None, statu
     try:
         with CodeRepo(suite.code_repo, suite.origin("code_repo")) as repo:
             declared = set()
-            for commit in (draft or {}).get("tool_surface_commits") or []:
+            listed = draft.get("tool_surface_commits") if draft else None
+            for commit in listed if isinstance(listed, list) else []:
+                sha = commit.get("sha") if isinstance(commit, dict) else None
+                if sha is None:
+                    continue  # the draft's own problems say so
                 try:
-                    declared.add(repo.resolve_object(str(commit["sha"])))
+                    declared.add(repo.resolve_object(str(sha)))
                 except FreezerError:
                     continue
             head = repo.resolve("HEAD")
@@ -156,7 +166,7 @@ def _scan(suite: SuiteConfig, manifest: Any, draft: dict[str, Any] | None, statu
             # Through links and gitlinks too, as the cut's scan goes (scan rules 2).
             scan = follow_content(repo, scan_plan(head, head, [], manifest, suite.tool_surface))
             for commit in undeclared(repo, scan, declared):
-                status.undeclared.append({"sha": commit.sha, "subject": commit.subject, "paths": list(commit.paths)})
+                status.undeclared.append(TouchingCommit(commit.sha, commit.subject, tuple(commit.paths)))
             status.code = f"scanned up to HEAD {head[:8]}"
     except FreezerError as exc:
         status.code = f"unreachable: {exc.message}"

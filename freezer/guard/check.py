@@ -204,7 +204,7 @@ def _report_audit(result: VersionAudit, code: CodeChecks, report: CheckReport) -
     entry = result.name
     for failure in result.failures + result.code_failures:
         report.problems.append(_frozen_problem(failure.file, f"new version {entry}: {failure.message}"))
-    detail = result.code
+    detail = result.code.detail
     if not code.run and result.code_status != "none":  # none: no code under test, nothing was skipped
         detail = "not checked (--no-code)"
     elif result.failures:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
 
 from freezer.compare import delta_v1
 from freezer.compare.comparerecord import frozen_differences
@@ -13,6 +12,7 @@ from freezer.compare.delta import DELTA_FORMAT
 from freezer.compare.delta import compute as compute_delta
 from freezer.compare.deltafindings import unchanged_yet_changed
 from freezer.domain.errors import FreezerError
+from freezer.domain.jsontypes import JsonObject
 from freezer.domain.manifest import Manifest
 from freezer.domain.problems import display_path
 from freezer.domain.release import __version__
@@ -152,7 +152,7 @@ def _check_delta(
             before = previous.manifest_model()
             _, old_fixtures = load_frozen_drafts(previous, before)
             meanings = {entry["dimension"]: entry["meaning"] for entry in frozen_delta.get("tool_surface") or []}
-            recomputed: dict[str, Any] = delta_v1.compute(
+            recomputed: JsonObject = delta_v1.compute(
                 _v1_side(before, old_fixtures), _v1_side(manifest, fixtures), meanings or FORMAT_1_DIMENSIONS
             )
         else:
@@ -208,7 +208,7 @@ def _closure_note(manifest: Manifest, data: dict[str, bytes], result: VersionAud
         result.checks.append(Step("closure", f"{why} (today {shown} would depend on more files or modules)"))
 
 
-def _v1_side(manifest: Manifest, fixtures: list[dict[str, Any]]) -> delta_v1.Side:
+def _v1_side(manifest: Manifest, fixtures: list[JsonObject]) -> delta_v1.Side:
     """A version as 0.1.0's delta engine (kept unchanged in delta_v1) takes it."""
     commits = [c.to_json() for c in manifest.commits]
     binary = manifest.binary.raw if manifest.binary is not None else {}  # format 1 always recorded one

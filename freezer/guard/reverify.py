@@ -22,7 +22,7 @@ from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
 from freezer.registry.model import Suite, scan_globs
 from freezer.registry.registry import frozen_fixture_files
-from freezer.registry.verdict import NO_CODE, Failure, VersionAudit
+from freezer.registry.verdict import FAILED, NO_CODE, Failure, VersionAudit, unreachable, verified_at
 from freezer.resolve.grep import ENGINE, locate
 from freezer.resolve.groundtruth import check_fixtures
 from freezer.resolve.provenance import follow_content, undeclared
@@ -155,38 +155,38 @@ def check_code(
         result.code = NO_CODE  # nothing of code was recorded, so there is nothing to re-check
         return
     if suite.code_repo is None:
-        result.code = "unreachable: the suite names no code_repo now, and this version has code under test"
+        result.code = unreachable("the suite names no code_repo now, and this version has code under test")
         return
     code_path = suite.code_repo
     try:
         repo = CodeRepo(code_path, suite.origin("code_repo"))
     except GitError as exc:
-        result.code = f"unreachable: {exc.message}"
+        result.code = unreachable(exc.message)
         return
     with repo:
         roots = set(manifest.code_repo.root_commits)
         try:
             cut = repo.shallow_boundary
             if cut:
-                result.code = (
-                    f"unreachable: the configured code repository is a shallow clone (its history is cut at "
+                result.code = unreachable(
+                    f"the configured code repository is a shallow clone (its history is cut at "
                     f"{cut[0][:12]}), so it cannot be told to be the same repository nor its history read; "
                     "fetch its whole history (git fetch --unshallow)"
                 )
                 return
             here = set(repo.identity["root_commits"])
         except GitError as exc:
-            result.code = f"unreachable: {exc.message}"
+            result.code = unreachable(exc.message)
             return
         if roots and not roots & here:
-            result.code = "unreachable: the configured code repository is a different repository (root commits differ)"
+            result.code = unreachable("the configured code repository is a different repository (root commits differ)")
             return
         pinned = manifest.pinned_sha
         try:
             repo.resolve_object(pinned, "pinned SHA")
         except GitError as exc:
             result.code_failures.append(Failure(display_path(code_path), exc.message))
-            result.code = "failed"
+            result.code = FAILED
             return
         result.pin_reach = repo.reachable_from(pinned)
         result.checks.append(
@@ -203,7 +203,7 @@ def check_code(
             for problem in problems:
                 result.code_failures.append(Failure(problem.location(), f"{problem.path_text()}: {problem.message}"))
         check_provenance(repo, suite, frozen, manifest, result)
-        result.code = f"verified at {pinned[:8]}" if not result.code_failures else "failed"
+        result.code = verified_at(pinned) if not result.code_failures else FAILED
         if against:
             try:
                 ref_sha = repo.resolve(against, "--against ref")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from freezer.compare import comparability
@@ -12,6 +13,7 @@ from freezer.compare.delta import file_fields_of
 from freezer.compare.deltamodel import Delta
 from freezer.domain.errors import FreezerError, IntegrityError, UsageError
 from freezer.domain.harbordigest import HarborDigest, harbor_digest
+from freezer.domain.jsontypes import JsonObject, as_object
 from freezer.domain.manifest import FixtureDigests, Manifest
 from freezer.kinds.catalog import read_frozen
 from freezer.kinds.folders import FoldersKind
@@ -39,30 +41,84 @@ from freezer.validate.namedfiles import AssetFiles
 Hashes = Literal["ok", "FAILED"]
 
 
+@dataclass(frozen=True)
+class SummaryRow:
+    """A row of ``freezer list``: what the manifest says of one version; a version whose files
+    cannot be read keeps its name and hashes verdict, and None (not a made-up value) for the rest."""
+
+    version: str
+    hashes: Hashes
+    pinned_sha: str | None = None  # None: no code under test, or unreadable (cut_at None)
+    cut_at: str | None = None
+    landed: int | None = None
+    dropped: int | None = None
+    classes: tuple[str, ...] = ()
+
+    @property
+    def readable(self) -> bool:
+        return self.cut_at is not None
+
+    def to_json(self) -> JsonObject:
+        return {
+            "version": self.version,
+            "hashes": self.hashes,
+            "pinned_sha": self.pinned_sha,
+            "cut_at": self.cut_at,
+            "landed": self.landed,
+            "dropped": self.dropped,
+            "classes": list(self.classes),
+        }
+
+
+@dataclass(frozen=True)
+class LogRow:
+    """A row of ``freezer log``: one version's cut, fixtures and what moved since the one before
+    it, by its manifest and frozen delta; or why they cannot be read (``error``)."""
+
+    version: str
+    error: str | None = None
+    cut_at: str = ""
+    pinned_sha: str | None = None
+    landed: int = 0
+    dropped: int = 0
+    previous: str | None = None  # None: the first version
+    moved: tuple[str, ...] = ()
+
+    def to_json(self) -> JsonObject:
+        if self.error is not None:
+            return {"version": self.version, "error": self.error}
+        return {
+            "version": self.version,
+            "cut_at": self.cut_at,
+            "pinned_sha": self.pinned_sha,
+            "landed": self.landed,
+            "dropped": self.dropped,
+            "previous": self.previous,
+            "moved": list(self.moved),
+        }
+
+
 def find(suite: SuiteConfig, label: str) -> registry.FrozenVersion:
     return Suite.of(suite).version(label)
 
 
-def summary_row(suite: SuiteConfig, frozen: registry.FrozenVersion) -> dict[str, Any]:
+def summary_row(suite: SuiteConfig, frozen: registry.FrozenVersion) -> SummaryRow:
     result, _ = integrity(frozen)
     hashes: Hashes = "ok" if result.ok else "FAILED"
-    row: dict[str, Any] = {"version": frozen.name, "hashes": hashes}
     try:
         data = read(frozen, verify=False)
     except Exception:  # noqa: BLE001 - a broken version still gets a row
-        row.update({"pinned_sha": None, "cut_at": None, "landed": None, "dropped": None, "classes": []})
-        return row
+        return SummaryRow(frozen.name, hashes)
     landed = [f for f in data.fixtures if f["status"] == "landed"]
-    row.update(
-        {
-            "pinned_sha": data.manifest.pinned_full,
-            "cut_at": data.manifest.cut_at,
-            "landed": len(landed),
-            "dropped": len(data.fixtures) - len(landed),
-            "classes": sorted({f["class"] for f in landed if f.get("class")}),
-        }
+    return SummaryRow(
+        frozen.name,
+        hashes,
+        pinned_sha=data.manifest.pinned_full,
+        cut_at=data.manifest.cut_at,
+        landed=len(landed),
+        dropped=len(data.fixtures) - len(landed),
+        classes=tuple(sorted({f["class"] for f in landed if f.get("class")})),
     )
-    return row
 
 
 def diff(suite: SuiteConfig, a: registry.FrozenVersion, b: registry.FrozenVersion, *, full: bool = False) -> Delta:
@@ -205,29 +261,30 @@ def compare(
     return comparability.compare(sides, meanings, arms, groups)
 
 
-def log_rows(suite: SuiteConfig) -> list[dict[str, Any]]:
+def log_rows(suite: SuiteConfig) -> list[LogRow]:
     """One row per frozen version, newest first, from the manifests and the frozen deltas alone
     (no audit: ``freezer audit`` proves them)."""
     rows = []
     for frozen in reversed(Suite.of(suite).versions()):
-        row: dict[str, Any] = {"version": frozen.name}
         try:
             data = read(frozen, verify=False)
-            delta = json.loads(read_whole(frozen.path / registry.DELTA))
+            delta = as_object(json.loads(read_whole(frozen.path / registry.DELTA)))
+            if delta is None:
+                raise ValueError(f"{registry.DELTA} is not a JSON object")
         except (IntegrityError, OSError, ValueError, RecursionError, FreezerError) as exc:
-            row["error"] = exc.message if isinstance(exc, FreezerError) else str(exc)
-            rows.append(row)
+            rows.append(LogRow(frozen.name, error=exc.message if isinstance(exc, FreezerError) else str(exc)))
             continue
         landed = [f for f in data.fixtures if f["status"] == "landed"]
-        row.update(
-            {
-                "cut_at": data.manifest.cut_at,
-                "pinned_sha": data.manifest.pinned_full,
-                "landed": len(landed),
-                "dropped": len(data.fixtures) - len(landed),
-                "previous": delta.get("from"),
-                "moved": list(delta.get("moved") or []),
-            }
+        previous, moved = delta.get("from"), delta.get("moved")
+        rows.append(
+            LogRow(
+                frozen.name,
+                cut_at=data.manifest.cut_at,
+                pinned_sha=data.manifest.pinned_full,
+                landed=len(landed),
+                dropped=len(data.fixtures) - len(landed),
+                previous=previous if isinstance(previous, str) else None,
+                moved=tuple(m for m in moved if isinstance(m, str)) if isinstance(moved, list) else (),
+            )
         )
-        rows.append(row)
     return rows

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from freezer.compare.deltamodel import Delta
+from freezer.domain.jsontypes import JsonObject, JsonValue
 from freezer.query import browse
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
@@ -31,19 +32,22 @@ def with_log(result: dict[str, object], known: verified.VerifiedView) -> dict[st
     return shown
 
 
-def mark(row: dict[str, Any], known: verified.VerifiedView, name: str) -> dict[str, Any]:
-    """``row`` with what the view holds against version ``name`` (absent when nothing)."""
-    against = known.version_problems(name)
-    if against:
-        row["problems"] = [p.to_json() for p in against]
-    return row
+def against(known: verified.VerifiedView, name: str) -> JsonObject:
+    """What the view holds against version ``name``, as the ``problems`` entry of its JSON (none when nothing)."""
+    found = known.version_problems(name)
+    return {"problems": [p.to_json() for p in found]} if found else {}
+
+
+Row = TypeVar("Row", browse.SummaryRow, browse.LogRow)
 
 
 @dataclass
-class VersionRows:
-    """``freezer list`` and ``freezer log``: one row per frozen version, its lifecycle status added."""
+class VersionRows(Generic[Row]):
+    """``freezer list`` and ``freezer log``: one row per frozen version; each row's status is the
+    verified events' (current unless yanked or deprecated), and beside it every unverified event
+    that names the version and a checkpoint that contradicts it (both in ``known``)."""
 
-    rows: Sequence[dict[str, Any]]
+    rows: Sequence[Row]
     known: verified.VerifiedView
     broken: bool  # a row says its version's files fail their hashes, or cannot be read
 
@@ -52,27 +56,21 @@ class VersionRows:
         return not self.broken and not self.known.problems
 
     def to_json(self) -> dict[str, object]:
-        return with_log({"versions": list(self.rows)}, self.known)
+        versions: list[JsonValue] = [
+            {**row.to_json(), "status": self.known.of(row.version).to_json(), **against(self.known, row.version)}
+            for row in self.rows
+        ]
+        return with_log({"versions": versions}, self.known)
 
 
-def _with_status(cfg: RegistryConfig, rows: Sequence[dict[str, Any]], broken: bool) -> VersionRows:
-    """Each row's status by the verified events of the status log (current unless yanked or deprecated),
-    and beside it every unverified event that names the version and a checkpoint that contradicts it."""
-    known = verified.view(cfg)
-    for row in rows:
-        row["status"] = known.of(row["version"]).to_json()
-        mark(row, known, row["version"])
-    return VersionRows(rows, known, broken)
-
-
-def listing(cfg: RegistryConfig, suites: Sequence[SuiteConfig]) -> VersionRows:
+def listing(cfg: RegistryConfig, suites: Sequence[SuiteConfig]) -> VersionRows[browse.SummaryRow]:
     rows = [browse.summary_row(s, v) for s in suites for v in Suite.of(s).versions()]
-    return _with_status(cfg, rows, any(r["hashes"] != "ok" for r in rows))
+    return VersionRows(rows, verified.view(cfg), any(r.hashes != "ok" for r in rows))
 
 
-def history(cfg: RegistryConfig, suites: Sequence[SuiteConfig]) -> VersionRows:
+def history(cfg: RegistryConfig, suites: Sequence[SuiteConfig]) -> VersionRows[browse.LogRow]:
     rows = [row for one in suites for row in browse.log_rows(one)]
-    return _with_status(cfg, rows, any("error" in row for row in rows))
+    return VersionRows(rows, verified.view(cfg), any(row.error is not None for row in rows))
 
 
 @dataclass
@@ -97,7 +95,7 @@ class Shown:
             "fixtures": self.data.fixtures,
             "fixture_digests": browse.digest_records(self.data),
         }
-        return with_log(mark(shown, self.known, self.data.frozen.name), self.known)
+        return with_log({**shown, **against(self.known, self.data.frozen.name)}, self.known)
 
 
 def show(cfg: RegistryConfig, suite: SuiteConfig, label: str) -> Shown:

@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.escape import quoted
+from freezer.domain.jsontypes import JsonObject
 from freezer.domain.problems import JsonPath, Problem, display_path
 from freezer.parse import jsonlines, strictjson
 from freezer.query import browse
@@ -45,7 +45,7 @@ class RunSummary:
     passed: int
     mean: float
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return dict(self.__dict__)
 
 

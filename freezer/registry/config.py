@@ -6,13 +6,13 @@ path in the config is resolved against it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from freezer.domain.errors import InvalidInput, UsageError
 from freezer.domain.fixturekind import FixtureKindRecord
+from freezer.domain.jsontypes import JsonObject
 from freezer.domain.problems import Problem, display_path
 from freezer.git.globs import glob_problem
 from freezer.kinds.catalog import config_problems, fixture_kind_name
@@ -132,7 +132,7 @@ def suite_of_label(config: RegistryConfig, label: str, suite: str | None) -> Sui
     return config.suite(suite)
 
 
-def versions_folder(raw: Mapping[str, Any]) -> str:
+def versions_folder(raw: JsonObject) -> str:
     """Where a suite of a config keeps its versions, relative to the registry root: the one place
     that reads the ``versions`` key (the working config and a base commit's config alike)."""
     return str(raw.get("versions", DEFAULT_VERSIONS))
@@ -187,7 +187,7 @@ def _inside(
 _RESERVED = (".git", ".freezer")
 
 
-def _kind_problems(raw: Mapping[str, Any], doc: YamlDocument, name: str) -> list[Problem]:
+def _kind_problems(raw: JsonObject, doc: YamlDocument, name: str) -> list[Problem]:
     """What the suite's kind needs of its keys, and what it must not have (asked of the kind)."""
     kind = raw.get("kind", "graph")
     if not isinstance(kind, str):

@@ -19,6 +19,7 @@ from typing import Any
 from freezer.domain.errors import FreezerError, IntegrityError
 from freezer.domain.escape import visible
 from freezer.domain.fixturekind import YAML_FILES_RECORD
+from freezer.domain.jsontypes import JsonObject, as_object
 from freezer.domain.manifest import FixtureKindRecord, Manifest
 from freezer.domain.model import Raw
 from freezer.domain.problems import display_path
@@ -97,7 +98,7 @@ def load_frozen_drafts(frozen: FrozenVersion, manifest: Manifest) -> tuple[dict[
     return read_version_files(files, fixtures, manifest.fixture_kind)
 
 
-def fixture_schema_of(manifest: Manifest, files: Mapping[str, bytes]) -> dict[str, Any]:
+def fixture_schema_of(manifest: Manifest, files: Mapping[str, bytes]) -> JsonObject:
     """The fixture schema a version was cut under: its kind's, or the suite's own frozen copy."""
     kind = manifest.checks.fixture_schema_kind
     if kind == "custom":
@@ -115,9 +116,9 @@ def fixture_schema_of(manifest: Manifest, files: Mapping[str, bytes]) -> dict[st
 # --- what a version says about itself ---------------------------------------------------------------
 
 
-def field_groups(schema: Mapping[str, Any]) -> dict[str, str]:
+def field_groups(schema: JsonObject) -> dict[str, str]:
     """Field → group, from the ``x-freezer-group`` annotations of a fixture schema's properties."""
-    properties = schema.get("properties") or {}
+    properties = as_object(schema.get("properties")) or {}
     return {
         name: str(prop.get("x-freezer-group", "input")) for name, prop in properties.items() if isinstance(prop, dict)
     }

@@ -4,16 +4,41 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from freezer.domain.findings import Finding
+from freezer.domain.jsontypes import JsonObject, JsonValue
 from freezer.domain.problems import display_path
 from freezer.domain.steps import Step
 
 # "none": the version has no code under test, so there is no code to check (not a check skipped).
 CodeStatus = Literal["verified", "failed", "unreachable", "none", "not checked"]
-NO_CODE = "no code under test"
-_CODE_STATUSES: tuple[CodeStatus, ...] = ("verified", "failed", "unreachable")
+
+
+@dataclass(frozen=True)
+class CodeVerdict:
+    """What the code check of a version decided (``status``), and the sentence that says so
+    (``detail``, shown after ``code:``). The status is set where it is decided, never read back
+    from the sentence."""
+
+    status: CodeStatus
+    detail: str
+
+    def __str__(self) -> str:
+        return self.detail
+
+
+NOT_CHECKED = CodeVerdict("not checked", "not checked")
+NO_CODE = CodeVerdict("none", "no code under test")
+FAILED = CodeVerdict("failed", "failed")
+
+
+def unreachable(why: str) -> CodeVerdict:
+    return CodeVerdict("unreachable", f"unreachable: {why}")
+
+
+def verified_at(pinned: str) -> CodeVerdict:
+    return CodeVerdict("verified", f"verified at {pinned[:8]}")
 
 
 class Failure(Finding):
@@ -35,7 +60,7 @@ class VersionAudit:
     path: Path
     failures: list[Failure] = field(default_factory=list)
     checks: list[Step] = field(default_factory=list)
-    code: str = "not checked"
+    code: CodeVerdict = NOT_CHECKED
     code_failures: list[Failure] = field(default_factory=list)
     stale: dict[str, list[str]] = field(default_factory=dict)
     against: str | None = None
@@ -51,24 +76,22 @@ class VersionAudit:
 
     @property
     def code_status(self) -> CodeStatus:
-        """verified, failed, unreachable or not checked: the word that starts :attr:`code`; none
-        when it says there is no code under test."""
-        if self.code == NO_CODE:
-            return "none"
-        for status in _CODE_STATUSES:
-            if self.code.startswith(status):
-                return status
-        return "not checked"
+        """verified, failed, unreachable or not checked; none when there is no code under test."""
+        return self.code.status
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "name": self.name,
             "path": display_path(self.path),
             "ok": self.ok,
             "checks": [check.to_json() for check in self.checks],
-            "failures": [{"file": f.file, "message": f.message} for f in self.failures + self.code_failures],
-            "code": {"status": self.code_status, "detail": self.code},
+            "failures": [_failure(f) for f in self.failures + self.code_failures],
+            "code": {"status": self.code.status, "detail": self.code.detail},
             "against": self.against,
-            "stale": self.stale,
-            "warnings": [{"file": w.file, "message": w.message} for w in self.warnings],
+            "stale": {fixture: list[JsonValue](files) for fixture, files in self.stale.items()},
+            "warnings": [_failure(w) for w in self.warnings],
         }
+
+
+def _failure(found: Failure) -> JsonObject:
+    return {"file": found.file, "message": found.message}

@@ -19,6 +19,7 @@ from typing import Any
 
 from freezer.domain.errors import GitError
 from freezer.domain.manifest import CodeHistory, Manifest, Scan, SubmoduleScan, TouchingCommit
+from freezer.domain.manifestparts import CodeRepoIdentity
 from freezer.domain.model import SurfaceCommit, VersionDraft
 from freezer.domain.problems import Problem
 from freezer.domain.scan import SCAN_RULES
@@ -37,7 +38,7 @@ class ResolvedProvenance:
     commits: list[SurfaceCommit]
     scan: Scan
     code_history: CodeHistory | None = None
-    repo_identity: dict[str, Any] = field(default_factory=dict)
+    repo_identity: CodeRepoIdentity | None = None  # None until the code repository is read
     grep: dict[str, str] = field(default_factory=dict)  # the Gate B oracle: engine and version
 
 

@@ -12,7 +12,9 @@ import json
 import sys
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from freezer.domain.jsontypes import JsonObject
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
@@ -43,10 +45,10 @@ def data_path(name: str) -> Path:
 
 
 @cache
-def schema(name: str) -> dict[str, Any]:
+def schema(name: str) -> JsonObject:
     """The JSON Schema ``schemas/<name>.schema.json``."""
     text = (data_dir("schemas") / f"{name}.schema.json").read_text(encoding="utf-8")
-    loaded: dict[str, Any] = json.loads(text)
+    loaded: JsonObject = json.loads(text)
     return loaded
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from freezer.domain.escape import quoted
+from freezer.domain.jsontypes import JsonObject
 from freezer.domain.problems import JsonPath
 from freezer.runtime import resources
 from freezer.schema import suiteschema
@@ -49,21 +50,25 @@ _CONVENTIONS = ("task_id", "class", "difficulty")
 _EDITORIAL = ("maxLength", "pattern")
 
 
-def freezer_shape() -> dict[str, Any]:
+def freezer_shape() -> JsonObject:
     """What freezer itself reads of a fixture, whatever the suite's schema: each field's definition
     from the shipped schemas (generic's, and the graph kind's for its own fields) without their
     editorial limits, the rules between fields freezer relies on (a dropped fixture says why),
     no field required but ``task_id`` and ``status``, and unknown fields free."""
     generic, graph = resources.schema(GENERIC), resources.schema(FIXTURE)
-    shape = copy.deepcopy(
+    rules = [rule for rule in suiteschema.list_at(generic, "allOf") if isinstance(rule, dict)]
+    shape: JsonObject = copy.deepcopy(
         {
             "$schema": generic["$schema"],
             "$id": "https://freezer.dev/schemas/shape.schema.json",
             "title": "what freezer reads of a fixture under a suite's own schema",
             "type": "object",
             "required": ["task_id", "status"],
-            "properties": {**graph["properties"], **generic["properties"]},
-            "allOf": [rule for rule in generic["allOf"] if set(rule["then"]) == {"required"}],
+            "properties": {
+                **suiteschema.object_at(graph, "properties"),
+                **suiteschema.object_at(generic, "properties"),
+            },
+            "allOf": [rule for rule in rules if set(suiteschema.object_at(rule, "then")) == {"required"}],
             "$defs": generic["$defs"],
         }
     )
@@ -71,19 +76,20 @@ def freezer_shape() -> dict[str, Any]:
         if isinstance(node, dict):
             for keyword in _EDITORIAL:
                 node.pop(keyword, None)
+    properties = suiteschema.object_at(shape, "properties")
     for key in _CONVENTIONS:
-        plain = {k: v for k, v in shape["properties"][key].items() if k != "enum"}
-        shape["properties"][key] = {**plain, "type": "string", "minLength": 1}
+        plain = {k: v for k, v in suiteschema.object_at(properties, key).items() if k != "enum"}
+        properties[key] = {**plain, "type": "string", "minLength": 1}
     return shape
 
 
-def builtin(name: str) -> dict[str, Any]:
+def builtin(name: str) -> JsonObject:
     """A schema freezer ships (or derives from what it ships), by name."""
     return freezer_shape() if name == SHAPE else resources.schema(name)
 
 
 @cache
-def _schema(name: str) -> dict[str, Any]:
+def _schema(name: str) -> JsonObject:
     """A built-in schema by name, or a suite's own (vetted) by ``file:<path>``."""
     if name.startswith("file:"):
         return suiteschema.load(Path(name[5:]))
@@ -95,7 +101,7 @@ def custom_schema_problem(path: Path) -> str | None:
     return suiteschema.problem(path)
 
 
-def frozen_custom_schema(data: bytes, display: str) -> dict[str, Any]:
+def frozen_custom_schema(data: bytes, display: str) -> JsonObject:
     """A version's frozen ``fixture.schema.json``, vetted as a suite schema is;
     :class:`freezer.schema.suiteschema.SchemaRefused` says why it cannot be used."""
     return suiteschema.vetted(data, display)
@@ -183,7 +189,7 @@ def _kind(value: Any) -> str:
     return names.get(type(value), type(value).__name__)
 
 
-def _condition(error: ValidationError, root: dict[str, Any]) -> str:
+def _condition(error: ValidationError, root: JsonObject) -> str:
     """' (required when status is landed)' for a field an if/then rule requires, else ''."""
     steps = list(error.schema_path)
     if "then" not in steps:
@@ -212,7 +218,7 @@ def _not_a_sha(value: str) -> str:
     return f"{quoted(value)} is not a commit SHA: write 7 to 40 hex digits (git rev-parse gives them)"
 
 
-def _describe(error: ValidationError, root: dict[str, Any]) -> list[tuple[JsonPath, str]]:
+def _describe(error: ValidationError, root: JsonObject) -> list[tuple[JsonPath, str]]:
     path: JsonPath = tuple(error.absolute_path)
     kind: Any = error.validator
     expected: Any = error.validator_value

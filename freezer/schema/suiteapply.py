@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from freezer.domain.escape import quoted
+from freezer.domain.jsontypes import JsonObject
 from freezer.runtime import work
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterat
             yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-def _pattern_properties(validator: Any, patterns: dict[str, Any], instance: Any, schema: Any) -> Iterator[Any]:
+def _pattern_properties(validator: Any, patterns: JsonObject, instance: Any, schema: Any) -> Iterator[Any]:
     if not validator.is_type(instance, "object"):
         return
     for pattern, subschema in patterns.items():
@@ -123,7 +124,7 @@ def extended(base: Any, strict_integers: bool = False) -> Any:
     return validators.extend(base, validators=_KEYWORDS, type_checker=checker)  # type: ignore[no-untyped-call]
 
 
-def validator(schema: dict[str, Any]) -> Validator:
+def validator(schema: JsonObject) -> Validator:
     """A validator for a vetted suite schema: strict integers, no retrieval, bounded keywords."""
     from jsonschema import Draft202012Validator  # ~80 ms at start-up: only when a schema is applied
 

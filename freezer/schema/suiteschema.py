@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from freezer.domain.errors import FreezerError
 from freezer.domain.escape import quoted
+from freezer.domain.jsontypes import JsonObject, JsonValue
 from freezer.domain.problems import JsonPath, display_path, format_json_path
 from freezer.runtime.limits import MAX_SCHEMA_BYTES
 from freezer.runtime.reading import read_whole
@@ -97,7 +98,7 @@ class _Refusal(Exception):
         self.why = why
 
 
-def load(path: Path) -> dict[str, Any]:
+def load(path: Path) -> JsonObject:
     """The suite schema at ``path``, vetted; :class:`SchemaRefused` says why it cannot be used."""
     display = display_path(path)
     try:
@@ -107,12 +108,12 @@ def load(path: Path) -> dict[str, Any]:
     return vetted(data, display)
 
 
-def vetted(data: bytes, display: str) -> dict[str, Any]:
+def vetted(data: bytes, display: str) -> JsonObject:
     """The schema held in ``data`` (a file shown as ``display``), vetted once per content."""
     why = _verdict(data, display)
     if why is not None:
         raise SchemaRefused(why)
-    schema: dict[str, Any] = _parse(data)
+    schema: JsonObject = _parse(data)
     return schema
 
 
@@ -131,8 +132,8 @@ def _parse(data: bytes) -> Any:
     return json.loads(data, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found: dict[str, Any] = {}
+def _unique_keys(pairs: list[tuple[str, Any]]) -> JsonObject:
+    found: JsonObject = {}
     for key, value in pairs:
         if key in found:
             raise ValueError(f"the key {quoted(key, 80)} is given twice in one object")
@@ -216,24 +217,35 @@ def _check_depth(value: Any) -> None:
             stack.extend((v, (*path, i)) for i, v in enumerate(item))
 
 
-def _children(node: dict[str, Any]) -> Iterator[tuple[Any, JsonPath]]:
+def object_at(node: JsonObject, key: str) -> JsonObject:
+    """``node[key]`` when it is an object, else an empty one: a keyword absent, or of another type
+    (which the metaschema refuses first)."""
+    found = node.get(key)
+    return found if isinstance(found, dict) else {}
+
+
+def list_at(node: JsonObject, key: str) -> list[JsonValue]:
+    """``node[key]`` when it is a list, else an empty one."""
+    found = node.get(key)
+    return found if isinstance(found, list) else []
+
+
+def _children(node: JsonObject) -> Iterator[tuple[JsonValue, JsonPath]]:
     """The subschemas directly under ``node``, with their path relative to it."""
     for key in _ONE:
         if key in node:
             yield node[key], (key,)
     for key in _LIST:
-        if isinstance(node.get(key), list):
-            for index, child in enumerate(node[key]):
-                yield child, (key, index)
+        for index, child in enumerate(list_at(node, key)):
+            yield child, (key, index)
     for key in _MAP:
-        if isinstance(node.get(key), dict):
-            for name, child in node[key].items():
-                yield child, (key, name)
+        for name, child in object_at(node, key).items():
+            yield child, (key, name)
 
 
-def subschemas(root: dict[str, Any]) -> Iterator[tuple[Any, JsonPath]]:
+def subschemas(root: JsonObject) -> Iterator[tuple[JsonValue, JsonPath]]:
     """Every schema in ``root`` (itself included), by where it is: not values that merely look like one."""
-    stack: list[tuple[Any, JsonPath]] = [(root, ())]
+    stack: list[tuple[JsonValue, JsonPath]] = [(root, ())]
     while stack:
         node, path = stack.pop()
         yield node, path
@@ -241,7 +253,7 @@ def subschemas(root: dict[str, Any]) -> Iterator[tuple[Any, JsonPath]]:
             stack.extend((child, (*path, *rel)) for child, rel in _children(node))
 
 
-def _check_meta(schema: dict[str, Any]) -> None:
+def _check_meta(schema: JsonObject) -> None:
     """The Draft 2020-12 metaschema, with linear uniqueItems and no retrieval."""
     from jsonschema.exceptions import best_match  # jsonschema costs ~80 ms at start-up: only when vetting
 
@@ -267,7 +279,7 @@ def _meta_validator() -> Validator:
     return built
 
 
-def _check_node(root: dict[str, Any], node: dict[str, Any], path: JsonPath) -> dict[str, Any] | None:
+def _check_node(root: JsonObject, node: JsonObject, path: JsonPath) -> JsonObject | None:
     """Refuse what freezer will not follow at ``node``; return the definition its $ref names."""
     for key, why in _NEVER.items():
         if key in node:
@@ -281,7 +293,7 @@ def _check_node(root: dict[str, Any], node: dict[str, Any], path: JsonPath) -> d
             ("$schema",), f"{quoted(node['$schema'], 80)} is not Draft 2020-12; write {DIALECT!r} or leave it out"
         )
     for key in _BRANCHES:
-        for index, branch in enumerate(node.get(key) or []):
+        for index, branch in enumerate(list_at(node, key)):
             if not isinstance(branch, dict):
                 raise _Refusal((*path, key, index), f"write a schema object here (freezer reads {key} branches)")
     if "$ref" not in node:
@@ -294,17 +306,18 @@ def _check_node(root: dict[str, Any], node: dict[str, Any], path: JsonPath) -> d
             f"{quoted(ref, 80)} is not a definition of this file; freezer resolves $ref only to #/$defs/NAME "
             "(NAME of letters, digits, '.', '_', '-') and never fetches a schema (no URL, file or sibling schema)",
         )
-    target = (root.get("$defs") or {}).get(match.group(1))
+    definitions = object_at(root, "$defs")
+    target = definitions.get(match.group(1))
     if not isinstance(target, dict):
-        what = "is not a schema object" if match.group(1) in (root.get("$defs") or {}) else "does not exist"
+        what = "is not a schema object" if match.group(1) in definitions else "does not exist"
         raise _Refusal((*path, "$ref"), f"{quoted(ref, 80)} {what} in this file's $defs")
     return target
 
 
-def _check_patterns(node: dict[str, Any], path: JsonPath) -> None:
-    found = [(node["pattern"], (*path, "pattern"))] if isinstance(node.get("pattern"), str) else []
-    if isinstance(node.get("patternProperties"), dict):
-        found += [(key, (*path, "patternProperties", key)) for key in node["patternProperties"]]
+def _check_patterns(node: JsonObject, path: JsonPath) -> None:
+    pattern = node.get("pattern")
+    found: list[tuple[str, JsonPath]] = [(pattern, (*path, "pattern"))] if isinstance(pattern, str) else []
+    found += [(key, (*path, "patternProperties", key)) for key in object_at(node, "patternProperties")]
     for pattern, where in found:
         try:
             compiled_pattern(pattern, strict=True)
@@ -348,8 +361,8 @@ def _check_references(edges: dict[int, list[int]], refs: dict[int, int], paths: 
             raise _Refusal(paths[node], f"its references expand to more than {MAX_EXPANSION:,} subschemas")
 
 
-def _check_groups(schema: dict[str, Any]) -> None:
-    for name, prop in (schema.get("properties") or {}).items():
+def _check_groups(schema: JsonObject) -> None:
+    for name, prop in object_at(schema, "properties").items():
         if not isinstance(prop, dict) or "x-freezer-group" not in prop:
             continue
         group = prop["x-freezer-group"]

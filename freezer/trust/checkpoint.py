@@ -20,7 +20,6 @@ from __future__ import annotations
 import base64
 import time
 from pathlib import Path
-from typing import Any
 
 from freezer.domain import canonical
 from freezer.domain.errors import FreezerError, UsageError
@@ -32,33 +31,29 @@ from freezer.runtime.lock import lock_wait_seconds, registry_lock
 from freezer.runtime.reading import read_whole
 from freezer.runtime.writing import replace_file
 from freezer.trust import allowed_signers, checkpointstate, sshsig
-from freezer.trust.checkpointformat import Malformed, check_payload, grew
+from freezer.trust.checkpointformat import ChainHead, CheckpointPayload, Malformed, check_payload, grew
 
 FILE = "checkpoint.json"
 NAMESPACE = "freezer-checkpoint"
 
 
-def heads(config: RegistryConfig) -> dict[str, dict[str, Any]]:
+def heads(config: RegistryConfig) -> dict[str, ChainHead]:
     """Each suite's chain head now: version count, latest version and its manifest hash."""
     found = {}
     for suite in config.suites.values():
         versions = Suite.of(suite).versions()
         if versions:
             latest = versions[-1]
-            found[suite.name] = {
-                "versions": len(versions),
-                "latest": latest.name,
-                "manifest_sha256": latest.manifest_sha256(),
-            }
+            found[suite.name] = ChainHead(len(versions), latest.name, latest.manifest_sha256())
     return found
 
 
-def _canonical(data: Any) -> bytes:
-    return canonical.compact(data)
+def _signed_bytes(payload: CheckpointPayload) -> bytes:
+    return canonical.compact(payload.to_json())
 
 
-def parse(data: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(payload, signature) of a checkpoint document, every field checked; else :class:`Malformed`."""
+def parse(data: bytes) -> tuple[CheckpointPayload, str]:
+    """(payload, signature in base64) of a checkpoint document, every field checked; else :class:`Malformed`."""
     try:
         document = strictjson.loads(data)
     except strictjson.NotStrictJson as exc:
@@ -69,17 +64,19 @@ def parse(data: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
     if (
         not isinstance(signature, dict)
         or signature.keys() != {"keyid", "sig"}
-        or not all(isinstance(value, str) for value in signature.values())
+        or not isinstance(signature["keyid"], str)
+        or not isinstance(sig := signature["sig"], str)
     ):
         raise Malformed(("signature",), "must be an object with keyid and sig, both text")
-    if not isinstance(document["payload"], str):
+    encoded = document["payload"]
+    if not isinstance(encoded, str):
         raise Malformed(("payload",), "must be the base64 of the signed payload")
     try:
-        decoded = base64.b64decode(document["payload"], validate=True)
+        decoded = base64.b64decode(encoded, validate=True)
         payload = strictjson.loads(decoded)
     except (ValueError, strictjson.NotStrictJson) as exc:
         raise Malformed(("payload",), f"not the base64 of a JSON payload ({exc})") from None
-    return check_payload(payload), signature
+    return check_payload(payload), sig
 
 
 def _line_of(data: bytes, key: str) -> int | None:
@@ -88,15 +85,15 @@ def _line_of(data: bytes, key: str) -> int | None:
     return data.count(b"\n", 0, at) + 1 if at >= 0 else None
 
 
-def _signed_by(root: Path, payload: dict[str, Any], signature: dict[str, Any]) -> str | None:
+def _signed_by(root: Path, payload: CheckpointPayload, signature: str) -> str | None:
     """Why the signature does not make ``payload`` a checkpoint of this registry (None when it does)."""
     try:
-        blob = base64.b64decode(signature["sig"], validate=True)
-        public = sshsig.verify(_canonical(payload), blob, NAMESPACE)
+        blob = base64.b64decode(signature, validate=True)
+        public = sshsig.verify(_signed_bytes(payload), blob, NAMESPACE)
     except (sshsig.SignatureError, ValueError) as exc:
         return f"the signature does not verify: {exc}"
     try:
-        allowed_signers.read(root).judge(public, blob, _canonical(payload), NAMESPACE, None)
+        allowed_signers.read(root).judge(public, blob, _signed_bytes(payload), NAMESPACE, None)
     except FreezerError as exc:
         return f"the signature cannot be checked: {exc.message}"
     except allowed_signers.NotAllowed as exc:
@@ -111,7 +108,7 @@ def _read(root: Path) -> bytes | None:
     return read_whole(path)
 
 
-def signed_payload(root: Path) -> tuple[dict[str, Any] | None, Problem | None]:
+def signed_payload(root: Path) -> tuple[CheckpointPayload | None, Problem | None]:
     """The one verified view of ``checkpoint.json``: its payload when the file is well formed and
     signed by an allowed key, else the problem (both None when there is no checkpoint)."""
     shown = display_path(root / FILE)
@@ -132,20 +129,22 @@ def signed_payload(root: Path) -> tuple[dict[str, Any] | None, Problem | None]:
     return payload, None
 
 
-def write(config: RegistryConfig, key_path: Path) -> dict[str, Any]:
+def write(config: RegistryConfig, key_path: Path) -> CheckpointPayload:
     """Sign the current chain heads as the new checkpoint (never fewer versions than the last one),
     under the registry lock: the chain heads and the last checkpoint are read inside it."""
     key = sshsig.load_private_key(key_path)
     with registry_lock(config.root, wait=lock_wait_seconds()):
-        payload = check_payload({"suites": heads(config), "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        now = CheckpointPayload(heads(config), time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        payload = check_payload(now.to_json())  # what is signed must read back as a checkpoint
         before, _ = signed_payload(config.root)  # one that does not verify proves nothing: it is replaced
-        why = grew(before, payload) if before is not None else None
+        why = grew(before.suites, payload.suites) if before is not None else None
         if why:
             raise UsageError(why, hint="restore the missing versions; a checkpoint never goes back")
-        blob = sshsig.sign(_canonical(payload), key, NAMESPACE)
-        public = sshsig.verify(_canonical(payload), blob, NAMESPACE)
+        signed = _signed_bytes(payload)
+        blob = sshsig.sign(signed, key, NAMESPACE)
+        public = sshsig.verify(signed, blob, NAMESPACE)
         document = {
-            "payload": base64.b64encode(_canonical(payload)).decode(),
+            "payload": base64.b64encode(signed).decode(),
             "signature": {"keyid": sshsig.fingerprint(public), "sig": base64.b64encode(blob).decode()},
         }
         text = canonical.ascii_file(document)
@@ -153,7 +152,7 @@ def write(config: RegistryConfig, key_path: Path) -> dict[str, Any]:
     return payload
 
 
-def verify(config: RegistryConfig) -> tuple[list[Problem], dict[str, Any] | None]:
+def verify(config: RegistryConfig) -> tuple[list[Problem], CheckpointPayload | None]:
     """Problems with the checkpoint (none when there is no checkpoint), and its payload when it is
     well formed and validly signed (it may still disagree with the registry: see the problems)."""
     payload, refused = signed_payload(config.root)
@@ -168,25 +167,25 @@ def verify(config: RegistryConfig) -> tuple[list[Problem], dict[str, Any] | None
 
     now = heads(config)
     problems = []
-    for suite, head in sorted(payload["suites"].items()):
-        count = now[suite]["versions"] if suite in now else 0
-        if count < head["versions"]:
+    for suite, head in sorted(payload.suites.items()):
+        count = now[suite].versions if suite in now else 0
+        if count < head.versions:
             problems.append(
                 problem(
-                    f"rollback: the checkpoint says suite {suite} has {head['versions']} version(s) up to "
-                    f"{head['latest']}, but the registry has {count}",
+                    f"rollback: the checkpoint says suite {suite} has {head.versions} version(s) up to "
+                    f"{head.latest}, but the registry has {count}",
                     suite,
                 )
             )
             continue
         frozen = {v.name: v for v in Suite.of(config.suites[suite]).versions()} if suite in config.suites else {}
-        version = frozen.get(head["latest"])
-        if version is None or version.manifest_sha256() != head["manifest_sha256"]:
-            problems.append(problem(f"{head['latest']} is not the version the checkpoint signed", suite))
+        version = frozen.get(head.latest)
+        if version is None or version.manifest_sha256() != head.manifest_sha256:
+            problems.append(problem(f"{head.latest} is not the version the checkpoint signed", suite))
     return problems, payload
 
 
-def compare_with_base(before: bytes | None, after: dict[str, Any] | None) -> str | None:
+def compare_with_base(before: bytes | None, after: CheckpointPayload | None) -> str | None:
     """Why the working checkpoint is not allowed to replace the base's (None when it is)."""
     if before is None:
         return None
@@ -196,10 +195,10 @@ def compare_with_base(before: bytes | None, after: dict[str, Any] | None) -> str
         return None  # the base's own checkpoint was broken: there is nothing it can hold the working one to
     if after is None:
         return "the checkpoint was deleted or replaced by one that does not verify; it may only grow"
-    return grew(old, after)
+    return grew(old.suites, after.suites)
 
 
-def remember(config: RegistryConfig, payload: dict[str, Any]) -> str | None:
+def remember(config: RegistryConfig, payload: CheckpointPayload) -> str | None:
     """Compare with the highest checkpoint this machine saw for the registry, then remember this one;
     why it is a replay (or why the record cannot be used), else None. See :mod:`freezer.trust.checkpointstate`."""
     return checkpointstate.remember(config, payload)

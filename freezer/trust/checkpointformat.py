@@ -8,8 +8,10 @@ check chain heads the same way and both refuse a checkpoint that went back.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
 
+from freezer.domain.jsontypes import JsonObject, JsonValue
 from freezer.domain.problems import JsonPath
 from freezer.registry import registry
 
@@ -30,9 +32,33 @@ class Malformed(Exception):
         self.message = message
 
 
-def check_head(suite: Any, head: Any, where: JsonPath) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ChainHead:
+    """A suite's chain head: how many versions are frozen, the latest, and its manifest's sha256."""
+
+    versions: int
+    latest: str
+    manifest_sha256: str
+
+    def to_json(self) -> JsonObject:
+        return {"versions": self.versions, "latest": self.latest, "manifest_sha256": self.manifest_sha256}
+
+
+@dataclass(frozen=True)
+class CheckpointPayload:
+    """What a checkpoint signs: each suite's chain head, and when (UTC)."""
+
+    suites: Mapping[str, ChainHead]
+    at: str
+
+    def to_json(self) -> JsonObject:
+        """The payload as signed: the canonical bytes of this object are what the signature covers."""
+        return {"suites": {name: head.to_json() for name, head in self.suites.items()}, "at": self.at}
+
+
+def check_head(suite: str, head: JsonValue, where: JsonPath) -> ChainHead:
     """``head`` when it is a well-formed chain head of ``suite``, else :class:`Malformed`."""
-    if not isinstance(suite, str) or not _SUITE.fullmatch(suite):
+    if not _SUITE.fullmatch(suite):
         raise Malformed(where, f"{suite!r} is not a suite name")
     if not isinstance(head, dict):
         raise Malformed(where, "a chain head must be an object with versions, latest and manifest_sha256")
@@ -47,40 +73,40 @@ def check_head(suite: Any, head: Any, where: JsonPath) -> dict[str, Any]:
         raise Malformed((*where, "versions"), f"must be an integer from 1 to {MAX_VERSIONS}, not {count!r}")
     latest = head["latest"]
     latest_number = registry.number_in_name(suite, latest, bounded=True)
-    if latest_number is None:
+    if latest_number is None or not isinstance(latest, str):
         raise Malformed((*where, "latest"), f"{latest!r} is not a version of suite {suite}")
     if latest_number < count:
         raise Malformed((*where, "latest"), f"{latest} cannot be the latest of {count} versions")
     digest = head["manifest_sha256"]
     if not isinstance(digest, str) or not _HEX64.fullmatch(digest):
         raise Malformed((*where, "manifest_sha256"), f"{digest!r} is not a sha256 in lower-case hex")
-    return head
+    return ChainHead(count, latest, digest)
 
 
-def check_payload(payload: Any) -> dict[str, Any]:
+def check_heads(suites: JsonValue, where: JsonPath) -> dict[str, ChainHead]:
+    """Suite name → chain head, each checked, when ``suites`` is such an object; else :class:`Malformed`."""
+    if not isinstance(suites, dict):
+        raise Malformed(where, "must be an object: suite name → chain head")
+    return {suite: check_head(suite, head, (*where, suite)) for suite, head in suites.items()}
+
+
+def check_payload(payload: JsonValue) -> CheckpointPayload:
     """``payload`` when every field of it is well formed, else :class:`Malformed`."""
     if not isinstance(payload, dict):
         raise Malformed(("payload",), "the signed payload must be an object")
     if payload.keys() != {"suites", "at"}:
         raise Malformed(("payload",), "the signed payload has exactly suites and at")
-    if not isinstance(payload["at"], str) or not _STAMP.fullmatch(payload["at"]):
-        raise Malformed(("payload", "at"), f"{payload['at']!r} is not a UTC time like 2026-01-31T12:00:00Z")
-    suites = payload["suites"]
-    if not isinstance(suites, dict):
-        raise Malformed(("payload", "suites"), "must be an object: suite name → chain head")
-    for suite, head in suites.items():
-        check_head(suite, head, ("payload", "suites", suite))
-    return payload
+    at = payload["at"]
+    if not isinstance(at, str) or not _STAMP.fullmatch(at):
+        raise Malformed(("payload", "at"), f"{at!r} is not a UTC time like 2026-01-31T12:00:00Z")
+    return CheckpointPayload(check_heads(payload["suites"], ("payload", "suites")), at)
 
 
-def _count(head: Any) -> int:
-    return head["versions"] if isinstance(head, dict) and isinstance(head.get("versions"), int) else 0
-
-
-def grew(before: dict[str, Any], after: dict[str, Any]) -> str | None:
-    """Why ``after`` has fewer versions than ``before`` for some suite (None when it grew or stayed);
-    both are well-formed payloads (or records) with ``suites``."""
-    for suite, head in sorted(before["suites"].items()):
-        if _count(after["suites"].get(suite)) < _count(head):
-            return f"suite {suite}: the checkpoint went back from {_count(head)} version(s); it may only grow"
+def grew(before: Mapping[str, ChainHead], after: Mapping[str, ChainHead]) -> str | None:
+    """Why the chain heads ``after`` have fewer versions than ``before`` for some suite (None when
+    they grew or stayed): of two checkpoints, or a checkpoint and the record of the highest seen."""
+    for suite, head in sorted(before.items()):
+        now = after.get(suite)
+        if (now.versions if now is not None else 0) < head.versions:
+            return f"suite {suite}: the checkpoint went back from {head.versions} version(s); it may only grow"
     return None

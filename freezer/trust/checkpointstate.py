@@ -21,18 +21,20 @@ import hashlib
 import os
 import re
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from freezer.domain import canonical
 from freezer.domain.errors import FreezerError
+from freezer.domain.jsontypes import JsonObject, JsonValue
 from freezer.domain.problems import display_path
 from freezer.parse import strictjson
 from freezer.registry.config import RegistryConfig
 from freezer.registry.model import Suite
 from freezer.runtime.reading import ReadRefused, read_bounded
 from freezer.runtime.writing import write_atomically
-from freezer.trust.checkpointformat import Malformed, check_head, grew
+from freezer.trust.checkpointformat import ChainHead, CheckpointPayload, Malformed, check_heads, grew
 
 STATE_NAME = "checkpoints.json"
 LOCK_NAME = "checkpoints.lock"
@@ -41,7 +43,16 @@ MAX_STATE_BYTES = 16 << 20
 _LOCK_SECONDS = 10.0
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
-Record = dict[str, Any]  # {"anchors": [suite identity, ...], "suites": {name: chain head}}
+
+@dataclass(frozen=True)
+class Record:
+    """One registry as this machine saw it: the identities of its suites, and each suite's highest head."""
+
+    anchors: tuple[str, ...]
+    suites: Mapping[str, ChainHead]
+
+    def to_json(self) -> JsonObject:
+        return {"anchors": list(self.anchors), "suites": {name: head.to_json() for name, head in self.suites.items()}}
 
 
 def state_dir() -> Path:
@@ -66,17 +77,14 @@ def anchors(config: RegistryConfig) -> set[str]:
     return found
 
 
-def _check_record(record: Any, where: tuple[str | int, ...]) -> Record:
+def _check_record(record: JsonValue, where: tuple[str | int, ...]) -> Record:
     if not isinstance(record, dict) or record.keys() != {"anchors", "suites"}:
         raise Malformed(where, "a record is an object with exactly anchors and suites")
-    marks = record["anchors"]
-    if not isinstance(marks, list) or not marks or not all(isinstance(a, str) and _HEX64.fullmatch(a) for a in marks):
+    marks = record["anchors"] if isinstance(record["anchors"], list) else []
+    identities = tuple(a for a in marks if isinstance(a, str) and _HEX64.fullmatch(a))
+    if not identities or len(identities) != len(marks):
         raise Malformed((*where, "anchors"), "must be a non-empty list of sha256 identities")
-    if not isinstance(record["suites"], dict):
-        raise Malformed((*where, "suites"), "must be an object: suite name → chain head")
-    for suite, head in record["suites"].items():
-        check_head(suite, head, (*where, "suites", suite))
-    return record
+    return Record(identities, check_heads(record["suites"], (*where, "suites")))
 
 
 def _records(data: bytes) -> list[Record]:
@@ -104,12 +112,12 @@ def _records(data: bytes) -> list[Record]:
 
 def _merge(records: list[Record]) -> Record:
     """One record of several: every anchor, and each suite's highest head."""
-    merged: Record = {"anchors": sorted({a for r in records for a in r["anchors"]}), "suites": {}}
+    highest: dict[str, ChainHead] = {}
     for record in records:
-        for suite, head in record["suites"].items():
-            if suite not in merged["suites"] or head["versions"] > merged["suites"][suite]["versions"]:
-                merged["suites"][suite] = head
-    return merged
+        for suite, head in record.suites.items():
+            if suite not in highest or head.versions > highest[suite].versions:
+                highest[suite] = head
+    return Record(tuple(sorted({a for r in records for a in r.anchors})), highest)
 
 
 def _lock(folder: Path) -> int | None:
@@ -131,7 +139,7 @@ def _lock(folder: Path) -> int | None:
             time.sleep(0.01)
 
 
-def remember(config: RegistryConfig, payload: dict[str, Any]) -> str | None:
+def remember(config: RegistryConfig, payload: CheckpointPayload) -> str | None:
     """Compare a verified checkpoint ``payload`` with the highest one seen here for the registry,
     then remember it. Returns why it is a replay, or why the record cannot be used; None when fine."""
     current = anchors(config)
@@ -153,16 +161,16 @@ def remember(config: RegistryConfig, payload: dict[str, Any]) -> str | None:
         except Malformed as exc:
             where = f" at {'.'.join(map(str, exc.path))}" if exc.path else ""
             return f"{shown}: the record of checkpoints seen is damaged{where}: {exc.message}; remove it"
-        matched = [r for r in records if current & set(r["anchors"])]
+        matched = [r for r in records if current & set(r.anchors)]
         seen = _merge(matched) if matched else None
         if seen is not None:
-            why = grew(seen, payload)
+            why = grew(seen.suites, payload.suites)
             if why:
                 return f"{why} (this machine saw a later checkpoint of the registry: a replay)"
         # The payload first: on a tie its head (the newest signed one) is the one kept.
-        fresh = _merge([{"anchors": sorted(current), "suites": payload["suites"]}, *matched])
-        kept = [r for r in records if r not in matched]
-        document = {"format": FORMAT, "registries": [*kept, fresh]}
+        fresh = _merge([Record(tuple(sorted(current)), payload.suites), *matched])
+        kept = [r.to_json() for r in records if r not in matched]
+        document = {"format": FORMAT, "registries": [*kept, fresh.to_json()]}
         if held is not None:
             try:
                 write_atomically(path, canonical.ascii_file(document), what="the record", mode=0o600)

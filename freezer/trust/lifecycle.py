@@ -25,10 +25,11 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from freezer.domain import canonical
 from freezer.domain.errors import FreezerError, UsageError
+from freezer.domain.jsontypes import JsonObject, JsonValue
 from freezer.domain.problems import Problem, display_path
 from freezer.parse import strictjson
 from freezer.registry import registry
@@ -62,11 +63,47 @@ class VersionStatus:
     # Every yank of the version, (at, reason) in log order: a second yank adds its reason, never replaces the first.
     yanks: tuple[tuple[str, str | None], ...] = field(default=(), compare=False)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"status": self.status, "reason": self.reason, "superseded_by": self.superseded_by}
 
 
 CURRENT = VersionStatus("current")
+
+EventKind = Literal["yank", "deprecate"]
+
+
+@dataclass(frozen=True)
+class StatusChange:
+    """What a person asks the log to record: the event, before freezer stamps, chains and signs it."""
+
+    event: EventKind
+    suite: str
+    version: str
+    reason: str | None = None
+    superseded_by: str | None = None  # a deprecation's successor, when it names one
+
+    def to_json(self) -> JsonObject:
+        out: JsonObject = {"event": self.event, "suite": self.suite, "version": self.version, "reason": self.reason}
+        if self.superseded_by is not None:
+            out["superseded_by"] = self.superseded_by
+        return out
+
+
+@dataclass(frozen=True)
+class LogEvent:
+    """One verified line of the log: the change, when it was made (UTC), the hash of the line
+    before it (None for the first) and the SSH signature over the rest."""
+
+    change: StatusChange
+    at: str
+    prev: str | None
+    sig: str
+
+    def unsigned(self) -> JsonObject:
+        return {**self.change.to_json(), "at": self.at, "prev": self.prev}
+
+    def to_json(self) -> JsonObject:
+        return {**self.unsigned(), "sig": self.sig}
 
 
 @dataclass(frozen=True)
@@ -75,7 +112,7 @@ class StatusLog:
 
     statuses: Mapping[str, VersionStatus] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
-    events: tuple[dict[str, Any], ...] = ()  # the verified events, in log order
+    events: tuple[LogEvent, ...] = ()  # the verified events, in log order
     # Version name → the problems of the lines that name it and are not status: a reader says the
     # version has an unverified event beside its (verified) status, never obeys it.
     unverified: Mapping[str, tuple[Problem, ...]] = field(default_factory=dict)
@@ -87,11 +124,7 @@ class StatusLog:
         return self.unverified.get(name, ())
 
 
-def _canonical(event: dict[str, Any]) -> bytes:
-    return canonical.compact(event)
-
-
-def _unsigned(event: dict[str, Any]) -> dict[str, Any]:
+def _unsigned(event: JsonObject) -> JsonObject:
     return {k: v for k, v in event.items() if k != "sig"}
 
 
@@ -108,7 +141,7 @@ def _lines(data: bytes) -> list[tuple[int, bytes]]:
     return [(number, line) for number, line in enumerate(data.split(b"\n"), start=1) if line.strip()]
 
 
-def _parse(line: bytes) -> dict[str, Any] | str:
+def _parse(line: bytes) -> JsonObject | str:
     """The event on one line, or why it is not one."""
     try:
         loaded = strictjson.loads(line)
@@ -119,7 +152,7 @@ def _parse(line: bytes) -> dict[str, Any] | str:
     return loaded
 
 
-def _shape(event: dict[str, Any]) -> str | None:
+def _shape(event: JsonObject) -> str | None:
     """Why ``event`` is not a well-formed status event (None when it is)."""
     kind = event.get("event")
     if kind not in EVENTS:
@@ -166,11 +199,12 @@ def _claimed_key(blob: bytes) -> bytes | None:
     return key if len(key) == length else None
 
 
-def _signature_problem(
-    event: dict[str, Any], allowed: allowed_signers.AllowedSigners, when: float | None
-) -> str | None:
+def _signature_problem(event: JsonObject, allowed: allowed_signers.AllowedSigners, when: float | None) -> str | None:
+    signature = event["sig"]
+    if not isinstance(signature, str):
+        return "sig is not text"
     try:
-        blob = base64.b64decode(event["sig"], validate=True)
+        blob = base64.b64decode(signature, validate=True)
     except ValueError:
         return "the signature does not verify: it is not base64"
     claimed = _claimed_key(blob)
@@ -178,7 +212,7 @@ def _signature_problem(
         return "the signature does not verify: not an SSH signature"
     if not allowed.lists(claimed):
         return f"signed by {sshsig.fingerprint(claimed)}, which allowed_signers does not allow to change status"
-    message = _canonical(_unsigned(event))
+    message = canonical.compact(_unsigned(event))
     try:
         public = sshsig.verify(message, blob, NAMESPACE)
     except (sshsig.SignatureError, ValueError) as exc:
@@ -193,19 +227,32 @@ def _signature_problem(
     return None
 
 
-def _apply(found: dict[str, VersionStatus], event: dict[str, Any]) -> None:
+def _text(value: JsonValue) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _typed(event: JsonObject) -> LogEvent:
+    """The event of a line that :func:`_shape` found well-formed (so every field has its type)."""
+    kind: EventKind = "yank" if event["event"] == "yank" else "deprecate"
+    suite, version = str(event["suite"]), str(event["version"])
+    change = StatusChange(kind, suite, version, _text(event.get("reason")), _text(event.get("superseded_by")))
+    return LogEvent(change, str(event["at"]), _text(event["prev"]), str(event["sig"]))
+
+
+def _apply(found: dict[str, VersionStatus], event: LogEvent) -> None:
     """The last event wins, except that a yank outranks a deprecation and the first yank stays: a
     yank is final, so a later one adds its reason beside the first instead of replacing it."""
-    name = event["version"]
-    if event["event"] == "yank":
+    change = event.change
+    name = change.version
+    if change.event == "yank":
         before = found.get(name, CURRENT)
-        yank = (event["at"], event.get("reason"))
+        yank = (event.at, change.reason)
         if before.status != "yanked":
-            found[name] = VersionStatus("yanked", event.get("reason"), yanks=(yank,))
+            found[name] = VersionStatus("yanked", change.reason, yanks=(yank,))
         else:
             found[name] = VersionStatus("yanked", before.reason, yanks=(*before.yanks, yank))
     elif found.get(name, CURRENT).status != "yanked":
-        found[name] = VersionStatus("deprecated", event.get("reason"), event.get("superseded_by"))
+        found[name] = VersionStatus("deprecated", change.reason, change.superseded_by)
 
 
 def _verified(root: Path, data: bytes, when: float | None) -> StatusLog:
@@ -230,7 +277,7 @@ def _verified(root: Path, data: bytes, when: float | None) -> StatusLog:
     # A line ssh-keygen skips is reported beside the log's own problems.
     problems.extend(signers.problems)
     found: dict[str, VersionStatus] = {}
-    events: list[dict[str, Any]] = []
+    events: list[LogEvent] = []
     previous: str | None = None
     for number, line in lines:
         expected, previous = previous, hashlib.sha256(line).hexdigest()
@@ -246,8 +293,9 @@ def _verified(root: Path, data: bytes, when: float | None) -> StatusLog:
         if why is not None:
             problem(why, number, event.get("version"))
             continue
-        _apply(found, event)
-        events.append(event)
+        typed = _typed(event)
+        _apply(found, typed)
+        events.append(typed)
     named = {name: tuple(found_here) for name, found_here in unverified.items()}
     return StatusLog(found, tuple(problems), tuple(events), named)
 
@@ -275,7 +323,7 @@ def statuses(root: Path) -> dict[str, VersionStatus]:
     return dict(status_log(root).statuses)
 
 
-def append(root: Path, key_path: Path, fields: dict[str, Any]) -> dict[str, Any]:
+def append(root: Path, key_path: Path, change: StatusChange) -> LogEvent:
     """Sign and append one event, under the registry lock; refuses when the log is already broken.
 
     The log is re-read under the lock, so parallel writers each chain onto the line the one before
@@ -291,25 +339,24 @@ def append(root: Path, key_path: Path, fields: dict[str, Any]) -> dict[str, Any]
                 hint="git checkout the log as it was committed, then run again",
             )
         lines = _lines(data)
-        event = {
-            **fields,
-            "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "prev": hashlib.sha256(lines[-1][1]).hexdigest() if lines else None,
-        }
-        why = _shape({**event, "sig": ""})
+        at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        prev = hashlib.sha256(lines[-1][1]).hexdigest() if lines else None
+        unsigned = LogEvent(change, at, prev, "")
+        why = _shape(unsigned.to_json())
         if why is not None:
-            raise UsageError(f"the {fields.get('event')} event cannot be recorded: {why}")
-        blob = sshsig.sign(_canonical(event), key, NAMESPACE)
-        public = sshsig.verify(_canonical(event), blob, NAMESPACE)
+            raise UsageError(f"the {change.event} event cannot be recorded: {why}")
+        message = canonical.compact(unsigned.unsigned())
+        blob = sshsig.sign(message, key, NAMESPACE)
+        public = sshsig.verify(message, blob, NAMESPACE)
         try:
-            allowed_signers.read(root).judge(public, blob, _canonical(event), NAMESPACE, None)
+            allowed_signers.read(root).judge(public, blob, message, NAMESPACE, None)
         except allowed_signers.NotAllowed as exc:
             raise UsageError(
                 f"{display_path(key_path)}: key {sshsig.fingerprint(public)} may not change a version's status",
                 hint=exc.why,
             ) from None
-        event["sig"] = base64.b64encode(blob).decode()
-        line = canonical.log_line(event) + b"\n"
+        event = LogEvent(change, at, prev, base64.b64encode(blob).decode())
+        line = canonical.log_line(event.to_json()) + b"\n"
         # Only an append: the bytes before stay as they are (check refuses anything else).
         separator = b"" if not data or data.endswith(b"\n") else b"\n"
         replace_file(root, path, data + separator + line, "the status log")

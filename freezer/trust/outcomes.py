@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from freezer.domain.problems import Problem
 
 if TYPE_CHECKING:  # start-up time: signing (and its ssh code) loads only for the commands that sign or verify
+    from freezer.trust.checkpointformat import CheckpointPayload
+    from freezer.trust.lifecycle import LogEvent
     from freezer.trust.signing import SignatureStatus
 
 
@@ -44,7 +45,7 @@ class StatusEvent:
     """``freezer yank`` and ``freezer deprecate``: the event recorded, and what the log's verification found."""
 
     kind: Literal["yank", "deprecate"]
-    event: Mapping[str, Any]
+    event: LogEvent
     problems: list[Problem] = field(default_factory=list)
 
     @property
@@ -52,14 +53,14 @@ class StatusEvent:
         return not self.problems
 
     def to_json(self) -> dict[str, object]:
-        return {"event": self.event, "problems": [p.to_json() for p in self.problems]}
+        return {"event": self.event.to_json(), "problems": [p.to_json() for p in self.problems]}
 
 
 @dataclass
 class Checkpointed:
     """``freezer checkpoint``: the signed payload written, and what verifying the checkpoint found."""
 
-    checkpoint: Mapping[str, Any]
+    checkpoint: CheckpointPayload
     problems: list[Problem] = field(default_factory=list)
 
     @property
@@ -67,4 +68,4 @@ class Checkpointed:
         return not self.problems
 
     def to_json(self) -> dict[str, object]:
-        return {"checkpoint": self.checkpoint, "problems": [p.to_json() for p in self.problems]}
+        return {"checkpoint": self.checkpoint.to_json(), "problems": [p.to_json() for p in self.problems]}

@@ -28,10 +28,11 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
 from freezer.domain import canonical
 from freezer.domain.errors import IntegrityError, UsageError
+from freezer.domain.jsontypes import JsonObject, JsonValue
 from freezer.domain.problems import display_path
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
@@ -98,36 +99,49 @@ def _envelope_present(root: Path, path: Path) -> bool:
     return True
 
 
-def _read_envelope(path: Path, payload: bytes) -> dict[str, Any]:
+@dataclass
+class Envelope:
+    """A DSSE envelope: the payload type (as found: :func:`verify` checks it), the statement in
+    base64, and the signatures, each kept as read (a damaged one is reported, never dropped)."""
+
+    payload_type: JsonValue
+    payload: str
+    signatures: list[JsonValue]
+
+    def to_json(self) -> JsonObject:
+        return {"payloadType": self.payload_type, "payload": self.payload, "signatures": self.signatures}
+
+
+def _read_envelope(path: Path, payload: bytes) -> Envelope:
     shown = display_path(path)
     try:
-        loaded = json.loads(read_bounded(path, _envelope_limit(payload)))
+        loaded: JsonValue = json.loads(read_bounded(path, _envelope_limit(payload)))
     except ReadRefused as exc:
         raise IntegrityError(f"{shown}: not a readable DSSE envelope ({exc})") from None
     except (ValueError, RecursionError) as exc:
         raise IntegrityError(f"{shown}: not a readable DSSE envelope ({exc})") from None
     if (
         not isinstance(loaded, dict)
-        or not isinstance(loaded.get("payload"), str)
-        or not isinstance(loaded.get("signatures"), list)
+        or not isinstance(encoded := loaded.get("payload"), str)
+        or not isinstance(signatures := loaded.get("signatures"), list)
     ):
         raise IntegrityError(f"{shown}: not a DSSE envelope (payload and signatures are required)")
-    if len(loaded["signatures"]) > MAX_SIGNATURES:
+    if len(signatures) > MAX_SIGNATURES:
         raise IntegrityError(
-            f"{shown}: holds {len(loaded['signatures'])} signatures; freezer reads at most {MAX_SIGNATURES}",
+            f"{shown}: holds {len(signatures)} signatures; freezer reads at most {MAX_SIGNATURES}",
             hint="restore the envelope from git",
         )
-    return loaded
+    return Envelope(loaded.get("payloadType"), encoded, signatures)
 
 
-def _entry_signature(entry: object) -> sshsig.Signature:
+def _entry_signature(entry: JsonValue) -> sshsig.Signature:
     """The parsed SSHSIG of one envelope entry (no cryptography yet)."""
-    if not isinstance(entry, dict) or not isinstance(entry.get("sig"), str):
+    if not isinstance(entry, dict) or not isinstance(sig := entry.get("sig"), str):
         raise sshsig.SignatureError("not an object with a base64 sig")
-    if len(entry["sig"]) > MAX_SIGNATURE_CHARS:
+    if len(sig) > MAX_SIGNATURE_CHARS:
         raise sshsig.SignatureError(f"over {MAX_SIGNATURE_CHARS} characters, longer than any Ed25519 signature")
     try:
-        blob = base64.b64decode(entry["sig"], validate=True)
+        blob = base64.b64decode(sig, validate=True)
     except ValueError:
         raise sshsig.SignatureError("the signature is not base64") from None
     parsed = sshsig.parse(blob)
@@ -173,31 +187,35 @@ def sign(
     encoded = base64.b64encode(payload).decode()
     with registry_lock(config.root, wait=lock_wait_seconds()):
         # Re-read under the lock: a parallel sign may have added its signature since.
-        envelope: dict[str, Any] = {"payloadType": attest.PAYLOAD_TYPE, "payload": encoded, "signatures": []}
+        envelope = Envelope(attest.PAYLOAD_TYPE, encoded, [])
         if _envelope_present(config.root, path):
             envelope = _read_envelope(path, payload)
             _check_addable(envelope, encoded, public, keyid, frozen.name, path)
-        envelope["signatures"].append({"keyid": keyid, "sig": base64.b64encode(blob).decode()})
+        envelope.signatures.append({"keyid": keyid, "sig": base64.b64encode(blob).decode()})
         # replace_file keeps the envelope's mode (a new one gets 0644 less the umask).
-        replace_file(config.root, path, canonical.ascii_file(envelope), "the signature file")
+        replace_file(config.root, path, canonical.ascii_file(envelope.to_json()), "the signature file")
     return keyid
 
 
-def _check_addable(envelope: dict[str, Any], encoded: str, public: bytes, keyid: str, name: str, path: Path) -> None:
-    if envelope["payload"] != encoded:
+def _check_addable(envelope: Envelope, encoded: str, public: bytes, keyid: str, name: str, path: Path) -> None:
+    if envelope.payload != encoded:
         raise IntegrityError(
             f"{display_path(path)} signs another statement than {name}'s",
             hint="restore it from git; a frozen version's statement never changes",
         )
-    for entry in envelope["signatures"]:
+    for entry in envelope.signatures:
         try:
             same = _entry_signature(entry).public == public
         except sshsig.SignatureError:
             same = False
         if same or (isinstance(entry, dict) and entry.get("keyid") == keyid):
             raise UsageError(f"{name} is already signed by {keyid}")
-    if len(envelope["signatures"]) >= MAX_SIGNATURES:
+    if len(envelope.signatures) >= MAX_SIGNATURES:
         raise UsageError(f"{display_path(path)} already holds {MAX_SIGNATURES} signatures, the most freezer reads")
+
+
+# What a version's signatures prove: enough valid ones, none, too few, or one that is damaged or forged.
+SignatureVerdict = Literal["signed", "unsigned", "insufficient", "invalid"]
 
 
 @dataclass
@@ -205,7 +223,7 @@ class SignatureStatus:
     """What a version's signatures prove."""
 
     version: str
-    status: str  # "signed", "unsigned", "insufficient" or "invalid"
+    status: SignatureVerdict
     required: int
     signers: list[str] = field(default_factory=list)  # principals of the valid signatures
     problems: list[str] = field(default_factory=list)
@@ -214,8 +232,14 @@ class SignatureStatus:
     def ok(self) -> bool:
         return self.status == "signed"
 
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+    def to_json(self) -> JsonObject:
+        return {
+            "version": self.version,
+            "status": self.status,
+            "required": self.required,
+            "signers": list[JsonValue](self.signers),
+            "problems": list[JsonValue](self.problems),
+        }
 
 
 def verify(
@@ -230,10 +254,10 @@ def verify(
         envelope = _read_envelope(path, payload)
     except IntegrityError as exc:
         return _invalid(result, exc.message)
-    if envelope.get("payloadType") != attest.PAYLOAD_TYPE:
+    if envelope.payload_type != attest.PAYLOAD_TYPE:
         return _invalid(result, f"{display_path(path)}: payloadType is not {attest.PAYLOAD_TYPE}")
     try:
-        signed = base64.b64decode(envelope["payload"], validate=True)
+        signed = base64.b64decode(envelope.payload, validate=True)
     except ValueError:
         return _invalid(result, f"{display_path(path)}: the payload is not base64")
     if signed != payload:
@@ -245,7 +269,7 @@ def verify(
     message = attest.pae(attest.PAYLOAD_TYPE, payload)
     valid_keys: set[bytes] = set()
     forged = False
-    for number, entry in enumerate(envelope["signatures"], start=1):
+    for number, entry in enumerate(envelope.signatures, start=1):
         try:
             parsed = _entry_signature(entry)
         except sshsig.SignatureError as exc:
@@ -284,10 +308,11 @@ def verify(
     return _with_file_problems(result, allowed)
 
 
-def _blob(entry: object) -> bytes:
+def _blob(entry: JsonValue) -> bytes:
     """The SSHSIG bytes of an entry :func:`_entry_signature` has read."""
-    assert isinstance(entry, dict)
-    return base64.b64decode(entry["sig"], validate=True)
+    sig = entry.get("sig") if isinstance(entry, dict) else None
+    assert isinstance(sig, str)
+    return base64.b64decode(sig, validate=True)
 
 
 def _with_file_problems(result: SignatureStatus, allowed: allowed_signers.AllowedSigners) -> SignatureStatus:

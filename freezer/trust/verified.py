@@ -106,20 +106,20 @@ def view(config: RegistryConfig) -> VerifiedView:
     problems: list[Problem] = []
     contradicted: dict[str, Contradiction] = {}
     rolled_back: dict[str, Rollback] = {}
-    for name, head in sorted(payload["suites"].items()):
+    for name, head in sorted(payload.suites.items()):
         suite = config.suites.get(name)
         versions = {v.name: v for v in Suite.of(suite).versions()} if suite is not None else {}
-        latest = versions.get(head["latest"])
-        if latest is None or len(versions) < head["versions"]:
-            rolled = rolled_back[name] = Rollback(name, head["versions"], head["latest"], len(versions))
+        latest = versions.get(head.latest)
+        if latest is None or len(versions) < head.versions:
+            rolled = rolled_back[name] = Rollback(name, head.versions, head.latest, len(versions))
             problems.append(Problem(shown, None, None, ("payload", "suites", name), rolled.message, "checkpoint"))
             continue
         try:
             holds = latest.manifest_sha256()
         except OSError as exc:
             holds = f"no readable manifest ({exc.strerror})"
-        if holds != head["manifest_sha256"]:
-            found = Contradiction(latest.name, head["manifest_sha256"], holds, display_path(latest.path))
+        if holds != head.manifest_sha256:
+            found = Contradiction(latest.name, head.manifest_sha256, holds, display_path(latest.path))
             contradicted[latest.name] = found
             problems.append(Problem(shown, None, None, ("payload", "suites", name), found.message, "checkpoint"))
     return VerifiedView(log, tuple(problems), contradicted, rolled_back)

@@ -23,10 +23,10 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from freezer.domain import canonical
 from freezer.domain.escape import visible
+from freezer.domain.manifestparts import FixtureSchemaRecord
 from freezer.domain.problems import Problem, display_path
 from freezer.kinds.catalog import builtin_schema
 from freezer.registry.config import CONFIG_NAME, SuiteConfig
@@ -186,15 +186,15 @@ def read_drafts(suite: SuiteConfig, fixture_set: FixtureSet) -> dict[str, bytes]
     return files
 
 
-def fixture_schema_record(suite: SuiteConfig, drafts: dict[str, bytes]) -> dict[str, Any]:
+def fixture_schema_record(suite: SuiteConfig, drafts: dict[str, bytes]) -> FixtureSchemaRecord:
     """Which schema the fixtures met; a suite's own is frozen with the version (added to ``drafts``)."""
     if suite.schema is not None:
         data = read_whole(suite.schema, MAX_SCHEMA_BYTES)
         drafts[FROZEN_SCHEMA] = data
-        return {"kind": "custom", "sha256": hashlib.sha256(data).hexdigest()}
+        return FixtureSchemaRecord("custom", hashlib.sha256(data).hexdigest())
     # The kind's built-in schema (a benchmark's own fields: freezer's identity rule alone).
     shipped = canonical.spaced_ascii(builtin_schema(suite.kind))
-    return {"kind": suite.kind, "sha256": hashlib.sha256(shipped.encode("utf-8")).hexdigest()}
+    return FixtureSchemaRecord(suite.kind, hashlib.sha256(shipped.encode("utf-8")).hexdigest())
 
 
 def hash_assets(fixture_set: FixtureSet) -> tuple[dict[str, str], list[Problem]]:

@@ -12,8 +12,8 @@ import os
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
 
+from freezer.domain.jsontypes import JsonObject
 from freezer.domain.problems import JsonPath, Problem, display_path
 from freezer.kinds.base import Files, KindFixture, Unreadable
 from freezer.kinds.catalog import read_fixtures
@@ -77,7 +77,7 @@ def _display(root: Path) -> Callable[[str], str]:
     return (lambda rel: rel) if shown == "." else (lambda rel: f"{shown}/{rel}")
 
 
-def _errors(schema_key: str, fields: dict[str, Any]) -> list[tuple[JsonPath, str]]:
+def _errors(schema_key: str, fields: JsonObject) -> list[tuple[JsonPath, str]]:
     return schemas.schema_errors(schema_key, fields)
 
 

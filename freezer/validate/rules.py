@@ -7,9 +7,9 @@ data. Rules assume the schema layer passed for the documents they look at.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from typing import Any
 
 from freezer.domain import taskid
+from freezer.domain.jsontypes import JsonValue, as_object
 from freezer.domain.model import SITE_LISTS
 from freezer.domain.problems import JsonPath, Problem
 from freezer.git.globs import glob_problem
@@ -34,17 +34,20 @@ def path_problem(value: str) -> str | None:
     return None
 
 
-def _site_rules(doc: YamlDocument, key: str, sites: list[dict[str, Any]]) -> Iterator[Problem]:
-    for index, site in enumerate(sites):
+def _site_rules(doc: YamlDocument, key: str, sites: JsonValue) -> Iterator[Problem]:
+    """The rules of each site of ``sites``, which met the schema (so a list of objects, each with a
+    file, and a range of two integers when it has one)."""
+    for index, site in enumerate(sites if isinstance(sites, list) else []):
+        site = as_object(site) or {}
         base: JsonPath = (key, index)
-        why = path_problem(site["file"])
+        file = site.get("file")
+        why = path_problem(file) if isinstance(file, str) else None
         if why:
             yield doc.problem((*base, "file"), why, "rule")
-        span = site.get("range")
-        if span and span["start"] > span["end"]:
-            yield doc.problem(
-                (*base, "range"), f"range starts at {span['start']} after it ends at {span['end']}", "rule"
-            )
+        span = as_object(site.get("range"))
+        start, end = (span.get("start"), span.get("end")) if span else (None, None)
+        if isinstance(start, int) and isinstance(end, int) and start > end:
+            yield doc.problem((*base, "range"), f"range starts at {start} after it ends at {end}", "rule")
         if site.get("members") and not span:
             yield doc.problem((*base, "members"), "'members' needs a 'range' to look in", "rule")
 
@@ -87,7 +90,7 @@ def fixture_rules(doc: YamlDocument) -> list[Problem]:
             if why:
                 found.append(doc.problem(("naive_grep", "paths", index), why, "rule"))
     for key in SITE_LISTS:
-        found.extend(_site_rules(doc, key, data.get(key) or []))
+        found.extend(_site_rules(doc, key, data.get(key)))
     return found
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from freezer.domain.errors import UsageError
 from freezer.domain.problems import Problem, display_path
 from freezer.query.harness import harbor, inspectlog, lmeval
-from freezer.query.harness.target import Scores, target
+from freezer.query.harness.target import ResultRow, Scores, target
 from freezer.registry.config import RegistryConfig
 
 Harness = Literal["lm-eval", "inspect", "harbor"]
@@ -32,7 +32,7 @@ class Imported:
     version: str
     arm: str
     files: int
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[ResultRow] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)  # checks the files' format did not allow
     problems_not_shown: int = 0  # found beyond MAX_RESULT_PROBLEMS

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from freezer.domain.escape import quoted, quoted_names
+from freezer.domain.jsontypes import JsonObject, JsonValue
 from freezer.domain.problems import Problem, display_path
 from freezer.query.harness import jsondoc
 from freezer.query.harness.target import Scores, run_name, score_value
@@ -59,11 +59,11 @@ def files_of(path: Path) -> tuple[list[Path], list[Problem]]:
 _LINKED = "is a symbolic link: freezer reads only the job folder's own trial folders, never through a link"
 
 
-def _object(value: object) -> dict[str, Any]:
+def _object(value: JsonValue) -> JsonObject:
     return value if isinstance(value, dict) else {}
 
 
-def _run(value: dict[str, Any], shown: str) -> str:
+def _run(value: JsonObject, shown: str) -> str:
     agent = _object(value.get("agent_info"))
     model = _object(agent.get("model_info"))
     uri = value.get("trial_uri")
@@ -71,7 +71,7 @@ def _run(value: dict[str, Any], shown: str) -> str:
     return run_name(agent.get("name"), model.get("name"), job or Path(shown).parent.parent.name)
 
 
-def _name(value: dict[str, Any]) -> tuple[str, tuple[str, ...]] | None:
+def _name(value: JsonObject) -> tuple[str, tuple[str, ...]] | None:
     name = value.get("task_name")
     if isinstance(name, str) and name:
         return name, ("task_name",)

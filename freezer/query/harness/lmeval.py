@@ -19,11 +19,10 @@ and a file without them says so.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from freezer.domain.escape import quoted, quoted_names
+from freezer.domain.jsontypes import JsonObject
 from freezer.query.harness import jsondoc
 from freezer.query.harness.target import Scores, run_name, score_value
 
@@ -31,7 +30,7 @@ HARNESS = "lm-eval"
 _COMPARED = ("dataset_path", "dataset_name", "test_split", "output_type")
 
 
-def _metric(values: Mapping[str, Any], frozen: Mapping[str, Any], metric: str | None) -> tuple[str, object] | str:
+def _metric(values: JsonObject, frozen: JsonObject, metric: str | None) -> tuple[str, object] | str:
     """The (key, value) of the metric that is the task's score, or why none can be chosen."""
     keys = [k for k in values if k != "alias" and "_stderr," not in k and not k.endswith("_stderr")]
     if metric is not None:
@@ -55,9 +54,9 @@ def _same(recorded: object, frozen: object) -> bool:
     return str(recorded) == str(frozen)
 
 
-def _run(document: Mapping[str, Any]) -> str:
+def _run(document: JsonObject) -> str:
     got = document.get("config")
-    config: Mapping[str, Any] = got if isinstance(got, dict) else {}
+    config: JsonObject = got if isinstance(got, dict) else {}
     model = document.get("model_name") or config.get("model_args") or config.get("model")
     date = document.get("date")
     when = None
@@ -83,7 +82,7 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, bel
         )
         return
 
-    def section(key: str) -> dict[str, Any]:
+    def section(key: str) -> JsonObject:
         got = value.get(key)
         return got if isinstance(got, dict) else {}
 
@@ -108,9 +107,8 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, bel
         def refuse(where: tuple[str | int, ...], message: str) -> None:
             scores.refuse_at(doc, where, message)
 
-        frozen_version = (
-            (frozen.get("metadata") or {}).get("version") if isinstance(frozen.get("metadata"), dict) else None
-        )
+        metadata = frozen.get("metadata")
+        frozen_version = metadata.get("version") if isinstance(metadata, dict) else None
         if name in versions and frozen_version is not None and not _same(versions[name], frozen_version):
             refuse(
                 ("versions", name),

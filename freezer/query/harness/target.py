@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from freezer.domain.errors import UsageError
 from freezer.domain.escape import clipped, quoted
+from freezer.domain.jsontypes import JsonObject
 from freezer.domain.problems import JsonPath, Problem
 from freezer.kinds.catalog import kind_of
 from freezer.query import browse
@@ -33,6 +33,35 @@ _HASH_SHOWN = 130  # a SHA-512 in hex, whole; a longer 'hash' is data, cut
 
 
 @dataclass(frozen=True)
+class ResultRow:
+    """One row of freezer's results format (schemas/results.schema.json): a task's mean score in one run."""
+
+    manifest_sha256: str
+    task_id: str
+    arm: str
+    score: float
+    run: str
+    fixture_digest: str
+    harness: str
+    harness_hash: str | None = None  # the harness's own hash of what it ran, for whoever can recompute it
+
+    def to_json(self) -> JsonObject:
+        """The row as written, one JSON line, its keys in this order."""
+        out: JsonObject = {
+            "manifest_sha256": self.manifest_sha256,
+            "task_id": self.task_id,
+            "arm": self.arm,
+            "score": self.score,
+            "run": self.run,
+            "fixture_digest": self.fixture_digest,
+            "harness": self.harness,
+        }
+        if self.harness_hash is not None:
+            out["harness_hash"] = self.harness_hash
+        return out
+
+
+@dataclass(frozen=True)
 class Target:
     """A frozen version, read once: its landed fixtures by task id and by every other name the
     identity rule gives them, their frozen documents and score digests, the arm the rows score."""
@@ -42,7 +71,7 @@ class Target:
     rule: str  # how its kind names a fixture, for a message
     manifest_sha256: str
     arm: str
-    documents: Mapping[str, Mapping[str, Any]]  # task id → the frozen fixture
+    documents: Mapping[str, JsonObject]  # task id → the frozen fixture
     digests: Mapping[str, str]  # task id → score digest
     names: Mapping[str, str]  # harness name → task id
     dropped: frozenset[str]
@@ -155,22 +184,22 @@ class Scores:
             "two different tasks"
         )
 
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self) -> list[ResultRow]:
         """freezer's result rows, valid against schemas/results.schema.json, in a stable order."""
         out = []
         for (run, task), scores in sorted(self.gathered.items()):
-            row = {
-                "manifest_sha256": self.target.manifest_sha256,
-                "task_id": task,
-                "arm": self.target.arm,
-                "score": round(math.fsum(scores) / len(scores), 6),
-                "run": run,
-                "fixture_digest": self.target.digests[task],
-                "harness": self.harness,
-            }
-            if task in self.fingerprints:  # the harness's own hash of what it ran, for whoever can recompute it
-                row["harness_hash"] = self.fingerprints[task][0]
-            if is_row(row):  # every value was checked on the way in; a row that is not one is never written
+            fingerprint = self.fingerprints.get(task)
+            row = ResultRow(
+                self.target.manifest_sha256,
+                task,
+                self.target.arm,
+                round(math.fsum(scores) / len(scores), 6),
+                run,
+                self.target.digests[task],
+                self.harness,
+                fingerprint[0] if fingerprint is not None else None,
+            )
+            if is_row(row.to_json()):  # every value was checked on the way in; a row that is not one is never written
                 out.append(row)
         return out
 
