@@ -27,7 +27,7 @@ backtracking engine. So a suite schema is read as a restricted Draft 2020-12:
 
 The validator that applies it is :mod:`freezer.schema.suiteapply`'s; applying it to fixtures is
 :mod:`freezer.validate.validate`'s, in a child bounded in time and memory
-(:func:`freezer.runtime.work.map_bounded`): a pattern that backtracks
+(:func:`freezer.runtime.bounded.map_bounded`): a pattern that backtracks
 catastrophically is stopped there. ``uniqueItems`` is checked in linear time.
 A custom schema is never compiled to Python (fastjsonschema generates code
 from the schema it is given, which for an untrusted schema is code injection).
