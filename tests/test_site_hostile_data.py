@@ -33,8 +33,8 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from freezer.domain.errors import FreezerError, IntegrityError, LockBusy, UsageError
+from freezer.domain.taskid import safe_file_name
 from freezer.render import render
-from freezer.runtime.filenames import safe_file_name
 from freezer.site.site import MARKER, markdown_html
 from freezer.site.sitewriter import UnsafeSitePath, write_site
 

@@ -25,6 +25,7 @@ from typing import Any
 from freezer.compare.delta import compute as compute_delta
 from freezer.domain import canonical
 from freezer.domain.release import __version__
+from freezer.domain.taskid import safe_file_name
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.model import Suite
@@ -33,7 +34,7 @@ from freezer.runtime import resources, work
 from freezer.runtime.reading import read_whole
 from freezer.site import diffpage, fixturepage, indexpage, versionpage
 from freezer.site.html import environment, inert, markdown_html, markup
-from freezer.site.names import diff_file, fixture_file, suite_folder, version_file
+from freezer.site.names import diff_file, fixture_file, version_file
 from freezer.site.search import SearchEntry, embedded
 from freezer.site.sitewriter import MARKER as MARKER
 from freezer.site.sitewriter import write_site
@@ -100,7 +101,7 @@ def _suite_pages(
         search=embedded(search, "../"),
     )
     entry = indexpage.index_entry(suite.name, versions, diffs, sorted(histories), latest)
-    entry["_rows"] = indexpage.version_rows(versions, log, latest, f"{suite_folder(suite.name)}/")
+    entry["_rows"] = indexpage.version_rows(versions, log, latest, f"{safe_file_name(suite.name)}/")
     return pages, entry, search
 
 
@@ -117,7 +118,7 @@ def _title(rows: list[dict[str, Any]], versions: list[VersionPage], task: str) -
 def _search_entries(
     suite: str, versions: list[VersionPage], histories: dict[str, list[dict[str, Any]]]
 ) -> list[SearchEntry]:
-    folder = suite_folder(suite)
+    folder = safe_file_name(suite)
     found = [
         SearchEntry(
             v.frozen.name,
@@ -166,7 +167,7 @@ def build(config: RegistryConfig) -> SiteFiles:
     suites, search = [], []
     for name in sorted(config.suites):
         pages, entry, found = _suite_pages(config, config.suites[name], env, known)
-        folder = suite_folder(name)
+        folder = safe_file_name(name)
         files.update({f"{folder}/{rel}": text.encode("utf-8") for rel, text in pages.items()})
         suites.append(entry)
         search += found
