@@ -82,7 +82,7 @@ def _rewrite_consistently(version: Path, rel: str, old: str, new: str) -> None:
     from freezer.registry import config as config_mod
     from freezer.registry import record as record_mod
     from freezer.registry import registry
-    from freezer.registry.config import DEFAULT_DIMENSIONS
+    from freezer.registry.dimensions import DEFAULT_DIMENSIONS
     from freezer.render.attest import statement_bytes
     from freezer.render.method import method_from_files
 

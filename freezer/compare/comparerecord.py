@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from freezer.compare import comparability
-from freezer.compare.delta import file_fields_of
+from freezer.compare.claims import file_fields_of
 from freezer.domain.errors import FreezerError
 from freezer.domain.manifest import Comparability, Manifest
 from freezer.domain.model import Raw

@@ -18,17 +18,14 @@ from dataclasses import replace
 
 from freezer.compare import between
 from freezer.compare.checkchanges import check_changes, oracle
-from freezer.compare.claims import changed_assets, claims_of, through_files, unclaimed_changes
 
 # file_fields_of, field_changes, fixture_delta and version_record are read from here too (status,
 # site, browse, comparability), where the rest of the delta is.
-from freezer.compare.claims import file_fields_of as file_fields_of
-from freezer.compare.deltamodel import AssetChanges, BeforeAfter, Delta, FieldChange, FixtureDelta, Unknown
+from freezer.compare.claims import changed_assets, claims_of, through_files, unclaimed_changes
+from freezer.compare.deltamodel import AssetChanges, BeforeAfter, Delta, FixtureDelta, Unknown
 from freezer.compare.environment import image_changes, source_changes, source_fields, unpinned
-from freezer.compare.fieldlevel import NEWEST_FORMAT, run_changes
-from freezer.compare.fieldlevel import field_changes as field_changes
-from freezer.compare.fieldlevel import fixture_delta as fixture_delta
-from freezer.compare.fieldlevel import version_record as version_record
+from freezer.compare.fieldchange import FieldChange
+from freezer.compare.fieldlevel import NEWEST_FORMAT, field_changes, fixture_delta, run_changes, version_record
 from freezer.compare.filechanges import asset_changes, assets_of, in_bytes
 from freezer.registry.record import Side
 

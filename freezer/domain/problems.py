@@ -12,9 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from freezer.domain.escape import visible
-from freezer.domain.findings import Finding
-from freezer.domain.findings import JsonPath as JsonPath
-from freezer.domain.findings import format_json_path as format_json_path
+from freezer.domain.findings import Finding, format_json_path
 
 
 def display_path(path: os.PathLike[str] | str) -> str:

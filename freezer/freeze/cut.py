@@ -44,8 +44,9 @@ from freezer.runtime.limits import MAX_TEMPLATE_BYTES
 from freezer.runtime.lock import registry_lock
 from freezer.runtime.reading import read_whole
 from freezer.validate.drafts import fixture_schema_record, hash_assets, read_drafts
+from freezer.validate.fixtureset import FixtureSet
 from freezer.validate.namedfiles import AssetFiles
-from freezer.validate.validate import FixtureSet, validate_suite
+from freezer.validate.validate import validate_suite
 
 
 def _draft_set(

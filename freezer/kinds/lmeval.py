@@ -36,8 +36,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from freezer.domain.findings import JsonPath
 from freezer.domain.manifest import FixtureKindRecord
-from freezer.domain.problems import JsonPath, Problem
+from freezer.domain.problems import Problem
 from freezer.git.globs import compile_glob
 from freezer.kinds.base import (
     FILES_FIELD,
@@ -51,7 +52,8 @@ from freezer.kinds.base import (
 )
 from freezer.parse import lmeval
 from freezer.parse.document import YamlDocument
-from freezer.parse.yamlload import YAML_SUFFIXES
+from freezer.parse.lmevalyaml import FunctionRef
+from freezer.parse.yamllocate import YAML_SUFFIXES
 from freezer.runtime.limits import MAX_DOCUMENT_BYTES
 
 _LAYER = "lm-eval"
@@ -246,7 +248,7 @@ def as_json(value: Any) -> Any:
     """``value`` with every :class:`FunctionRef` in it as ``{"!function": "module.name"}``: plain JSON,
     so a fixture's digests, its field changes and delta.json treat a reference as the text written,
     and a changed reference as a changed field (no recursion: lm-eval configs can nest deeply)."""
-    if isinstance(value, lmeval.FunctionRef):
+    if isinstance(value, FunctionRef):
         return value.as_json()
     if not isinstance(value, dict | list):
         return value
@@ -256,7 +258,7 @@ def as_json(value: Any) -> Any:
         source, target = stack.pop()
         items = source.items() if isinstance(source, dict) else enumerate(source)
         for key, item in items:
-            if isinstance(item, lmeval.FunctionRef):
+            if isinstance(item, FunctionRef):
                 item = item.as_json()
             elif isinstance(item, dict | list):
                 copy: Any = {} if isinstance(item, dict) else []

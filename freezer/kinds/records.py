@@ -12,8 +12,9 @@ import codecs
 from collections.abc import Mapping
 from typing import Any
 
+from freezer.domain.findings import JsonPath
 from freezer.domain.manifest import FixtureKindRecord
-from freezer.domain.problems import JsonPath, Problem
+from freezer.domain.problems import Problem
 from freezer.git.globs import compile_glob
 from freezer.kinds import taskfile
 from freezer.kinds.base import (
@@ -26,9 +27,9 @@ from freezer.kinds.base import (
     LocatedDocument,
     identify,
 )
-from freezer.parse import strictjson, yamlload
+from freezer.parse import strictjson
 from freezer.parse.document import YamlDocument
-from freezer.parse.yamllocate import Limits
+from freezer.parse.yamllocate import YAML_SUFFIXES, Limits
 from freezer.runtime.limits import MAX_RECORD_BYTES, MAX_WHOLE_FILE_BYTES
 
 # A records file is a list of records, not one document of fields: bounded as a whole file is.
@@ -98,7 +99,7 @@ class RecordsKind(BenchmarkKind):
                 listed.add(raw)
             elif rel.endswith(JSONL_SUFFIXES):
                 located = _lines(raw, display, listed)
-            elif rel.endswith((*taskfile.JSON_SUFFIXES, *yamlload.YAML_SUFFIXES)):
+            elif rel.endswith((*taskfile.JSON_SUFFIXES, *YAML_SUFFIXES)):
                 located = _list(raw, display, rel, listed)
             else:
                 message = "records are read from .jsonl, .json and .yaml/.yml files; this one has another suffix"

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from freezer.domain.escape import quoted
-from freezer.domain.problems import JsonPath
+from freezer.domain.findings import JsonPath
 
 MAX_DEPTH = 100
 _MAX_PATH_PARTS = 8  # a refusal's JSON path is cut here; the column says exactly where

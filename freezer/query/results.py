@@ -24,7 +24,8 @@ from typing import Any
 
 from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.escape import quoted
-from freezer.domain.problems import JsonPath, Problem, display_path
+from freezer.domain.findings import JsonPath
+from freezer.domain.problems import Problem, display_path
 from freezer.parse import jsonlines, strictjson
 from freezer.query import browse
 from freezer.registry import registry

@@ -19,8 +19,7 @@ from freezer.kinds.catalog import config_problems, fixture_kind_name
 from freezer.kinds.yamlfiles import schema_name
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import load_bytes, load_file
-from freezer.registry.dimensions import DEFAULT_DIMENSIONS as DEFAULT_DIMENSIONS
-from freezer.registry.dimensions import default_dimensions
+from freezer.registry.dimensions import DEFAULT_DIMENSIONS, default_dimensions
 from freezer.registry.registry import parse_label
 from freezer.runtime.limits import MAX_FILE_BYTES
 from freezer.runtime.paths import unsafe_folder_reason

@@ -14,7 +14,7 @@ from typing import Any
 from freezer.domain.errors import IntegrityError, UsageError
 from freezer.domain.manifest import Manifest
 from freezer.domain.problems import display_path
-from freezer.parse.yamlload import YAML_SUFFIXES
+from freezer.parse.yamllocate import YAML_SUFFIXES
 from freezer.runtime.reading import read_whole
 
 MANIFEST = "manifest.json"

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from freezer.domain.escape import quoted
-from freezer.domain.problems import JsonPath
+from freezer.domain.findings import JsonPath
 from freezer.runtime import resources
-from freezer.schema import suiteschema
+from freezer.schema import suiteapply, suiteschema
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
@@ -107,7 +107,7 @@ def validator(name: str) -> Validator:
 
     schema = _schema(name)
     if name.startswith("file:"):
-        return suiteschema.validator(schema)  # vetted by _schema; never compiled to Python
+        return suiteapply.validator(schema)  # vetted by _schema; never compiled to Python
     Draft202012Validator.check_schema(schema)
     # 268.0 is no line number: "integer" means an integer as written, not any integral number.
     strict: Any = validators.extend(  # type: ignore[no-untyped-call]

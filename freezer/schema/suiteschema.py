@@ -45,11 +45,11 @@ from typing import TYPE_CHECKING, Any
 
 from freezer.domain.errors import FreezerError
 from freezer.domain.escape import quoted
-from freezer.domain.problems import JsonPath, display_path, format_json_path
+from freezer.domain.findings import JsonPath, format_json_path
+from freezer.domain.problems import display_path
 from freezer.runtime.limits import MAX_SCHEMA_BYTES
 from freezer.runtime.reading import read_whole
 from freezer.schema.suiteapply import compiled_pattern, extended, refusing_registry
-from freezer.schema.suiteapply import validator as validator
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator

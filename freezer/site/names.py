@@ -1,8 +1,9 @@
 """Where each page of the site lives: every data-derived name becomes a file name here, and only here.
 
 A task id, a version or a suite name is mapped by :func:`freezer.domain.taskid.safe_file_name`
-(a suite's folder is its mapped name); :mod:`freezer.site.sitewriter` is the second wall behind this mapping. Links are built from the same
-functions, so a link and the file it names cannot disagree.
+(a suite's folder is its mapped name); :mod:`freezer.site.sitewriter` is the second wall behind
+this mapping. Links are built from the same functions, so a link and the file it names cannot
+disagree.
 """
 
 from __future__ import annotations

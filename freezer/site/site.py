@@ -36,8 +36,7 @@ from freezer.site import diffpage, fixturepage, indexpage, versionpage
 from freezer.site.html import environment, inert, markdown_html, markup
 from freezer.site.names import diff_file, fixture_file, version_file
 from freezer.site.search import SearchEntry, embedded
-from freezer.site.sitewriter import MARKER as MARKER
-from freezer.site.sitewriter import write_site
+from freezer.site.sitewriter import MARKER, write_site
 from freezer.site.versionpage import VersionPage, fixture_title
 from freezer.trust import signing, verified
 

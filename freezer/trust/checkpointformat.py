@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from freezer.domain.problems import JsonPath
+from freezer.domain.findings import JsonPath
 from freezer.registry import registry
 
 MAX_VERSIONS = 999_999  # a version label has at most six digits

@@ -10,8 +10,9 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any
 
 from freezer.domain import taskid
+from freezer.domain.findings import JsonPath
 from freezer.domain.model import SITE_LISTS
-from freezer.domain.problems import JsonPath, Problem
+from freezer.domain.problems import Problem
 from freezer.git.globs import glob_problem
 from freezer.kinds.yamlfiles import FILE_FIELDS
 from freezer.parse.document import YamlDocument

@@ -28,7 +28,7 @@ from freezer.runtime import bounded, work
 from freezer.runtime.reading import read_whole
 from freezer.schema import schemas
 from freezer.validate import drafts, rules
-from freezer.validate.fixtureset import FixtureSet as FixtureSet
+from freezer.validate.fixtureset import FixtureSet
 from freezer.validate.kindcheck import kind_canary, kind_fixtures
 from freezer.validate.modeline import loose_schema
 from freezer.validate.pathscan import Owners, collect_files, group_files
