@@ -72,10 +72,6 @@ _SHOWN_FIELDS = 4
 _RUN_ORDER = ("changed", "items", "added", "removed")
 
 
-def canonical(value: Any) -> bytes:
-    return compact(value)
-
-
 def fixture_digests(
     fixture: Raw,
     groups: Mapping[str, str],
@@ -96,7 +92,7 @@ def fixture_digests(
             if isinstance(fields.get(key), list):
                 fields[key] = digest_form(entries(fields, key), files)
     return {
-        group: hashlib.sha256(f"{_DIGEST_TAG} {group}\n".encode() + canonical(parts[group])).hexdigest()
+        group: hashlib.sha256(f"{_DIGEST_TAG} {group}\n".encode() + compact(parts[group])).hexdigest()
         for group in GROUPS
     }
 

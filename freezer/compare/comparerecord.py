@@ -18,6 +18,7 @@ from typing import Any
 
 from freezer.compare import comparability
 from freezer.compare.claims import file_fields_of
+from freezer.domain.canonical import compact
 from freezer.domain.errors import FreezerError
 from freezer.domain.manifest import Comparability, Manifest
 from freezer.domain.model import Raw
@@ -99,7 +100,7 @@ def environment_digest(manifest: Manifest, version: Raw | None = None) -> str:
         tag = b"freezer-environment-digest/3\n"
     if manifest.suite_images:  # only a manifest written since they are recorded has them
         environment["suite_images"] = [i.to_json() for i in manifest.suite_images]
-    return hashlib.sha256(tag + comparability.canonical(environment)).hexdigest()
+    return hashlib.sha256(tag + compact(environment)).hexdigest()
 
 
 def record(

@@ -29,7 +29,7 @@ from freezer.freeze.environment import fixture_images, suite_images, suite_warni
 from freezer.freeze.scaffoldcheck import scaffold_problems
 from freezer.freeze.snapshot import FsOps, clear_stale_staging, source_modes, write_version
 from freezer.guard import audit
-from freezer.kinds.catalog import cut_warnings
+from freezer.kinds.lmeval import order_warnings
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.model import Suite
@@ -243,7 +243,7 @@ def cut(
     warnings.extend(suite_warnings(shared))
     images = fixture_images(fixture_set)
     warnings.extend(unpinned_warnings(fixture_set, images))
-    warnings.extend(cut_warnings(fixture_set.fixtures))
+    warnings.extend(order_warnings(fixture_set.fixtures))
 
     drafts = read_drafts(suite, fixture_set)
     fixture_rels = sorted(rel for rel in drafts if rel != "version.yaml")

@@ -215,7 +215,8 @@ def _members(group: lmeval.LmEvalTask, document: YamlDocument, known: set[str]) 
 
 
 def order_warnings(documents: Iterable[YamlDocument]) -> list[str]:
-    """A warning for each key of a task that two files it includes set differently."""
+    """A warning for each key of a task that two files it includes set differently: what a cut warns
+    about in the fixtures a kind read (only an lm-eval document has includes; nothing for the others)."""
     return [
         f"{document.display}: {key!r} is set differently by {' and '.join(files)}, which it includes: "
         f"lm-eval's current loader takes the last ({files[-1]}), its 0.4 loader the first ({files[0]}); "

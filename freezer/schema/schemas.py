@@ -90,17 +90,6 @@ def _schema(name: str) -> dict[str, Any]:
     return builtin(name)
 
 
-def custom_schema_problem(path: Path) -> str | None:
-    """Why the suite schema at ``path`` cannot be used (located in it), or None."""
-    return suiteschema.problem(path)
-
-
-def frozen_custom_schema(data: bytes, display: str) -> dict[str, Any]:
-    """A version's frozen ``fixture.schema.json``, vetted as a suite schema is;
-    :class:`freezer.schema.suiteschema.SchemaRefused` says why it cannot be used."""
-    return suiteschema.vetted(data, display)
-
-
 @cache
 def validator(name: str) -> Validator:
     from jsonschema import Draft202012Validator, validators  # ~80 ms at start-up: only when a validator is built

@@ -31,7 +31,7 @@ from freezer.registry.model import Suite
 from freezer.runtime.lock import lock_wait_seconds, registry_lock
 from freezer.runtime.reading import read_whole
 from freezer.runtime.writing import replace_file
-from freezer.trust import allowed_signers, checkpointstate, sshsig
+from freezer.trust import allowed_signers, sshsig
 from freezer.trust.checkpointformat import Malformed, check_payload, grew
 
 FILE = "checkpoint.json"
@@ -51,10 +51,6 @@ def heads(config: RegistryConfig) -> dict[str, dict[str, Any]]:
                 "manifest_sha256": latest.manifest_sha256(),
             }
     return found
-
-
-def _canonical(data: Any) -> bytes:
-    return canonical.compact(data)
 
 
 def parse(data: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -92,11 +88,11 @@ def _signed_by(root: Path, payload: dict[str, Any], signature: dict[str, Any]) -
     """Why the signature does not make ``payload`` a checkpoint of this registry (None when it does)."""
     try:
         blob = base64.b64decode(signature["sig"], validate=True)
-        public = sshsig.verify(_canonical(payload), blob, NAMESPACE)
+        public = sshsig.verify(canonical.compact(payload), blob, NAMESPACE)
     except (sshsig.SignatureError, ValueError) as exc:
         return f"the signature does not verify: {exc}"
     try:
-        allowed_signers.read(root).judge(public, blob, _canonical(payload), NAMESPACE, None)
+        allowed_signers.read(root).judge(public, blob, canonical.compact(payload), NAMESPACE, None)
     except FreezerError as exc:
         return f"the signature cannot be checked: {exc.message}"
     except allowed_signers.NotAllowed as exc:
@@ -142,10 +138,10 @@ def write(config: RegistryConfig, key_path: Path) -> dict[str, Any]:
         why = grew(before, payload) if before is not None else None
         if why:
             raise UsageError(why, hint="restore the missing versions; a checkpoint never goes back")
-        blob = sshsig.sign(_canonical(payload), key, NAMESPACE)
-        public = sshsig.verify(_canonical(payload), blob, NAMESPACE)
+        blob = sshsig.sign(canonical.compact(payload), key, NAMESPACE)
+        public = sshsig.verify(canonical.compact(payload), blob, NAMESPACE)
         document = {
-            "payload": base64.b64encode(_canonical(payload)).decode(),
+            "payload": base64.b64encode(canonical.compact(payload)).decode(),
             "signature": {"keyid": sshsig.fingerprint(public), "sig": base64.b64encode(blob).decode()},
         }
         text = canonical.ascii_file(document)
@@ -197,9 +193,3 @@ def compare_with_base(before: bytes | None, after: dict[str, Any] | None) -> str
     if after is None:
         return "the checkpoint was deleted or replaced by one that does not verify; it may only grow"
     return grew(old, after)
-
-
-def remember(config: RegistryConfig, payload: dict[str, Any]) -> str | None:
-    """Compare with the highest checkpoint this machine saw for the registry, then remember this one;
-    why it is a replay (or why the record cannot be used), else None. See :mod:`freezer.trust.checkpointstate`."""
-    return checkpointstate.remember(config, payload)

@@ -87,10 +87,6 @@ class StatusLog:
         return self.unverified.get(name, ())
 
 
-def _canonical(event: dict[str, Any]) -> bytes:
-    return canonical.compact(event)
-
-
 def _unsigned(event: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in event.items() if k != "sig"}
 
@@ -178,7 +174,7 @@ def _signature_problem(
         return "the signature does not verify: not an SSH signature"
     if not allowed.lists(claimed):
         return f"signed by {sshsig.fingerprint(claimed)}, which allowed_signers does not allow to change status"
-    message = _canonical(_unsigned(event))
+    message = canonical.compact(_unsigned(event))
     try:
         public = sshsig.verify(message, blob, NAMESPACE)
     except (sshsig.SignatureError, ValueError) as exc:
@@ -299,10 +295,10 @@ def append(root: Path, key_path: Path, fields: dict[str, Any]) -> dict[str, Any]
         why = _shape({**event, "sig": ""})
         if why is not None:
             raise UsageError(f"the {fields.get('event')} event cannot be recorded: {why}")
-        blob = sshsig.sign(_canonical(event), key, NAMESPACE)
-        public = sshsig.verify(_canonical(event), blob, NAMESPACE)
+        blob = sshsig.sign(canonical.compact(event), key, NAMESPACE)
+        public = sshsig.verify(canonical.compact(event), blob, NAMESPACE)
         try:
-            allowed_signers.read(root).judge(public, blob, _canonical(event), NAMESPACE, None)
+            allowed_signers.read(root).judge(public, blob, canonical.compact(event), NAMESPACE, None)
         except allowed_signers.NotAllowed as exc:
             raise UsageError(
                 f"{display_path(key_path)}: key {sshsig.fingerprint(public)} may not change a version's status",
