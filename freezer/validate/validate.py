@@ -32,9 +32,8 @@ from freezer.validate.fixtureset import FixtureSet
 from freezer.validate.kindcheck import kind_canary, kind_fixtures
 from freezer.validate.modeline import loose_schema
 from freezer.validate.pathscan import Owners, collect_files, group_files
-from freezer.validate.runrules import run_rules
+from freezer.validate.rules import code_rules, run_rules, source_rules
 from freezer.validate.template import template_problems
-from freezer.validate.versionrules import code_rules, source_rules
 
 VERSION_NAME = "version.yaml"
 
