@@ -78,11 +78,12 @@ def _rewrite_consistently(version: Path, rel: str, old: str, new: str) -> None:
 
     from freezer.compare import comparerecord
     from freezer.compare.delta import compute
-    from freezer.freeze.assemble import dumps_json, sha256sums
+    from freezer.domain.canonical import frozen_file
+    from freezer.freeze.assemble import sha256sums
     from freezer.registry import config as config_mod
     from freezer.registry import record as record_mod
     from freezer.registry import registry
-    from freezer.registry.config import DEFAULT_DIMENSIONS
+    from freezer.registry.dimensions import DEFAULT_DIMENSIONS
     from freezer.render.attest import statement_bytes
     from freezer.render.method import method_from_files
 
@@ -91,7 +92,7 @@ def _rewrite_consistently(version: Path, rel: str, old: str, new: str) -> None:
     manifest = json.loads((version / "manifest.json").read_text())
     manifest["files"][rel] = hashlib.sha256(target.read_bytes()).hexdigest()
     number = manifest["version"]
-    (version / "manifest.json").write_bytes(dumps_json(manifest))
+    (version / "manifest.json").write_bytes(frozen_file(manifest))
     after = record_mod.read(registry.FrozenVersion("graph", number, version), verify=False)
     chain = [after.side()]
     if manifest["previous"]:
@@ -101,14 +102,14 @@ def _rewrite_consistently(version: Path, rel: str, old: str, new: str) -> None:
                 registry.FrozenVersion("graph", number - 1, version.parent / f"graph_v{number - 1}")
             ).side(),
         )
-    (version / "delta.json").write_bytes(dumps_json(compute(chain, DEFAULT_DIMENSIONS).to_json()))
+    (version / "delta.json").write_bytes(frozen_file(compute(chain, DEFAULT_DIMENSIONS).to_json()))
     manifest["files"]["delta.json"] = hashlib.sha256((version / "delta.json").read_bytes()).hexdigest()
     suite = config_mod.load(version.parent.parent).suite("graph")
     entry, record = comparerecord.recompute(suite, after.side())
     manifest["comparability"] = entry.to_json()
-    (version / "comparability.json").write_bytes(dumps_json(record))
+    (version / "comparability.json").write_bytes(frozen_file(record))
     manifest["files"]["comparability.json"] = hashlib.sha256((version / "comparability.json").read_bytes()).hexdigest()
-    manifest_bytes = dumps_json(manifest)
+    manifest_bytes = frozen_file(manifest)
     (version / "manifest.json").write_bytes(manifest_bytes)
     files = {r: (version / r).read_bytes() for r in manifest["files"]}
     (version / "METHOD.md").write_text(method_from_files(files, manifest_bytes))

@@ -20,8 +20,8 @@ from freezer.registry.record import Side, dimensions_of, read
 ROOT = Path(__file__).resolve().parents[1]
 COMPARE = ROOT / "freezer" / "compare"
 FORMAT_4 = ROOT / "tests" / "cases" / "format-4-registry"
-# What decides which files a fixture's entries name, and through which files it moved.
-PRIMITIVES = {"changed_files", "named_files"}
+# What decides which files a fixture's entries name (through which files it moved: claims.moved_files).
+PRIMITIVES = {"named_files"}
 BBH_UTILS = ["bbh_slice_alphabetical_order", "bbh_slice_bracket_closing", "bbh_slice_item_tally"]
 
 
@@ -41,6 +41,12 @@ def test_no_module_of_the_compare_stage_but_claims_derives_the_rule() -> None:
         if path.name != "claims.py":
             assert not _called(path) & PRIMITIVES, f"{path.name} derives what a fixture claims on its own"
     assert _called(COMPARE / "claims.py") >= PRIMITIVES
+    defined = {
+        n.name
+        for n in ast.walk(ast.parse((COMPARE / "claims.py").read_text(encoding="utf-8")))
+        if isinstance(n, ast.FunctionDef)
+    }
+    assert "moved_files" in defined, "claims.py decides through which files a fixture moved"
 
 
 def test_delta_and_compare_both_call_the_rule() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from freezer.freeze.assemble import dumps_json
+from freezer.domain.canonical import frozen_file
 from freezer.render.attest import statement_bytes
 from freezer.render.method import method_from_files
 from freezer.render.named import unnamed_dimensions
@@ -89,7 +89,7 @@ def _reseal(version: Path, edits: dict[str, bytes | None], manifest_edit: Callab
         rel: hashlib.sha256((version / rel).read_bytes()).hexdigest() for rel in manifest["files"] if rel not in edits
     } | {rel: hashlib.sha256(data).hexdigest() for rel, data in edits.items() if data is not None}
     manifest["checks"]["template_sha256"] = manifest["files"]["METHOD.md.j2"]
-    manifest_bytes = dumps_json(manifest)
+    manifest_bytes = frozen_file(manifest)
     (version / "manifest.json").write_bytes(manifest_bytes)
     data_files = {rel: (version / rel).read_bytes() for rel in manifest["files"]}
     method = method_from_files(data_files, manifest_bytes).encode("utf-8")
@@ -302,7 +302,7 @@ def test_a_tampered_frozen_template_cannot_drop_the_block(reg: Path) -> None:
     (version / "METHOD.md.j2").write_text(hidden)
     manifest = json.loads((version / "manifest.json").read_text())
     manifest["files"]["METHOD.md.j2"] = hashlib.sha256(hidden.encode()).hexdigest()
-    (version / "manifest.json").write_bytes(dumps_json(manifest))
+    (version / "manifest.json").write_bytes(frozen_file(manifest))
     _resum(version)
     result = run_inprocess("audit", "--no-code", "v2", cwd=reg)
     assert result.code == 1, result.text

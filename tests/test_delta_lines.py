@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from freezer.compare import fieldtext
-from freezer.compare.delta import field_changes
-from freezer.compare.deltamodel import FieldChange
+from freezer.compare.fieldchange import FieldChange
+from freezer.compare.fieldlevel import field_changes
 from freezer.domain.jsontypes import JsonObject
 from freezer.render.deltatext import change_lines, change_text
 

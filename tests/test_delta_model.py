@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from freezer.compare.deltamodel import Delta, FieldChange
+from freezer.compare.deltamodel import Delta
+from freezer.compare.fieldchange import FieldChange
 from freezer.domain.canonical import frozen_file
 from freezer.render.deltatext import change_text, delta_lines
 

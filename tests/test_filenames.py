@@ -1,4 +1,4 @@
-"""Data becomes a file name only through freezer.runtime.filenames.safe_file_name."""
+"""Data becomes a file name only through freezer.domain.taskid.safe_file_name."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import string
 from hypothesis import given
 from hypothesis import strategies as st
 
-from freezer.runtime.filenames import safe_file_name
+from freezer.domain.taskid import safe_file_name
 
 HOSTILE = [
     "../../../../outside/pwned",

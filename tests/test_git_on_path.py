@@ -77,7 +77,8 @@ def test_no_real_git_is_a_clear_message_not_the_planted_one(hostile: tuple[Path,
 
 def test_git_itself_gets_only_absolute_path_entries(monkeypatch: pytest.MonkeyPatch) -> None:
     """What git starts on its own is looked up in the same cleaned PATH, and git is named by full path."""
-    from freezer.git.gitpolicy import git_argv, git_env, trusted_path
+    from freezer.git.gitpolicy import git_argv, git_env
+    from freezer.runtime.programs import trusted_path
 
     assert trusted_path(f":{GIT_DIR}:.:bin::/usr/bin:") == f"{GIT_DIR}:/usr/bin"
     monkeypatch.setenv("PATH", f":{GIT_DIR}:.")

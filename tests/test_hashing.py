@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from freezer.runtime import hashing, parallel
+from freezer.runtime import hashing, work
 
 
 def _files(folder: Path, count: int, seed: int = 7) -> dict[str, str]:
@@ -31,7 +31,7 @@ def _expected(paths: dict[str, str]) -> dict[str, str]:
 
 @pytest.mark.parametrize("in_pool", [False, True])
 def test_digests_match_hashlib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_pool: bool) -> None:
-    if in_pool and parallel.workers() < 2:
+    if in_pool and work.cores() < 2:
         pytest.skip("needs two cores and fork")
     paths = _files(tmp_path / "data", 60)
     if in_pool:
@@ -45,7 +45,7 @@ def test_digests_match_hashlib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, 
     assert digests == _expected(paths)
 
 
-@pytest.mark.skipif(parallel.workers() < 2, reason="needs two cores and fork")
+@pytest.mark.skipif(work.cores() < 2, reason="needs two cores and fork")
 def test_few_large_files_fork_by_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     paths = _files(tmp_path / "data", 4)
     monkeypatch.setattr(hashing, "PARALLEL_FROM_BYTES", 1)
@@ -72,7 +72,7 @@ def test_every_file_is_in_exactly_one_batch(tmp_path: Path, count: int) -> None:
     assert unreadable == {} and digests == _expected(paths)
 
 
-@pytest.mark.skipif(parallel.workers() < 2, reason="needs two cores and fork")
+@pytest.mark.skipif(work.cores() < 2, reason="needs two cores and fork")
 def test_a_child_that_dies_has_its_share_hashed_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     paths = _files(tmp_path / "data", 10)
     monkeypatch.setattr(hashing, "PARALLEL_FROM_FILES", 2)
@@ -89,7 +89,7 @@ def test_a_child_that_dies_has_its_share_hashed_here(tmp_path: Path, monkeypatch
 def test_unreadable_files_are_reported_not_raised(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_pool: bool
 ) -> None:
-    if in_pool and parallel.workers() < 2:
+    if in_pool and work.cores() < 2:
         pytest.skip("needs two cores and fork")
     paths = _files(tmp_path / "data", 6)
     paths["gone.bin"] = str(tmp_path / "gone.bin")  # vanished between the listing and the hashing
@@ -111,20 +111,20 @@ def test_no_fork_while_another_thread_runs() -> None:
     other = threading.Thread(target=release.wait)
     other.start()
     try:
-        assert parallel.workers() == 1
+        assert work.cores() == 1
     finally:
         release.set()
         other.join()
 
 
 def _workers_seen_by_a_worker() -> int:
-    return parallel.workers()
+    return work.cores()
 
 
-@pytest.mark.skipif(parallel.workers() < 2, reason="needs two cores and fork")
+@pytest.mark.skipif(work.cores() < 2, reason="needs two cores and fork")
 def test_a_worker_does_not_start_its_own_pool() -> None:
-    assert parallel.workers(1) == 1 and parallel.workers(2) == 2
-    with parallel.fork_pool(1) as pool:
+    assert work.cores(1) == 1 and work.cores(2) == 2
+    with work.fork_pool(1) as pool:
         assert pool.submit(_workers_seen_by_a_worker).result() == 1
 
 

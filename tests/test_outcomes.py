@@ -21,7 +21,7 @@ from freezer.guard.auditreport import AuditReport
 from freezer.guard.check import CheckReport
 from freezer.query.outcomes import Comparison, Diff, Shown, VersionRows
 from freezer.query.results import ResultsReport
-from freezer.site.built import Built
+from freezer.site.site import Built
 from freezer.trust.outcomes import Checkpointed, Signed, StatusEvent, Verified
 from freezer.validate.validate import Report
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from freezer.parse.lmeval import MAX_INCLUDE_DEPTH, FunctionRef, LmEvalTask, TaskReader, load_bytes
+from freezer.parse.lmeval import MAX_INCLUDE_DEPTH, LmEvalTask, TaskReader
+from freezer.parse.lmevalyaml import FunctionRef, load_bytes
 
 # A module that leaves a mark when imported: freezer must never import it.
 TRAP = "import pathlib\npathlib.Path(__file__).with_name('IMPORTED').write_text('ran')\ndef process_docs(d): return d\n"

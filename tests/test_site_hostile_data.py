@@ -33,10 +33,10 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from freezer.domain.errors import FreezerError, IntegrityError, LockBusy, UsageError
+from freezer.domain.taskid import safe_file_name
 from freezer.render import render
-from freezer.runtime.filenames import safe_file_name
-from freezer.site.site import MARKER, markdown_html
-from freezer.site.sitewriter import UnsafeSitePath, write_site
+from freezer.site.site import markdown_html
+from freezer.site.sitewriter import MARKER, UnsafeSitePath, write_site
 
 from conftest import EXAMPLES, assert_clean_failure, run_inprocess
 from registry_helpers import API_SUITE, commit_all, snapshot

@@ -21,7 +21,7 @@ import yaml
 from test_kind_lmeval import _cut_v1
 
 import freezer
-from freezer.site.search import SearchEntry, embedded
+from freezer.site.site import SearchEntry, embedded
 
 from conftest import run_inprocess
 from registry_helpers import commit_all, demo_signed_by_alice, snapshot

@@ -159,12 +159,12 @@ def test_a_custom_schema_never_reaches_fastjsonschema(tmp_path: Path, monkeypatc
 def test_a_frozen_schema_is_vetted_like_a_suites() -> None:
     bad = json.dumps({"properties": {"x": {"$ref": "http://127.0.0.1:9/x.json"}}}).encode()
     with pytest.raises(suiteschema.SchemaRefused, match=r"fixture\.schema\.json:1:\d+: .*is not a definition"):
-        schemas.frozen_custom_schema(bad, "versions/api_v1/fixture.schema.json")
+        suiteschema.vetted(bad, "versions/api_v1/fixture.schema.json")
     cycle = {"properties": {"x": {"$ref": "#/$defs/a"}}, "$defs": {"a": {"$ref": "#/$defs/a"}}}
     with pytest.raises(suiteschema.SchemaRefused, match="leads back to a schema that contains it"):
-        schemas.frozen_custom_schema(json.dumps(cycle).encode(), "fixture.schema.json")
+        suiteschema.vetted(json.dumps(cycle).encode(), "fixture.schema.json")
     good = json.dumps({"$defs": {"a": {"type": "string"}}, "properties": {"x": {"$ref": "#/$defs/a"}}}).encode()
-    vetted = schemas.frozen_custom_schema(good, "x")
+    vetted = suiteschema.vetted(good, "x")
     assert suiteschema.object_at(vetted, "properties")["x"] == {"$ref": "#/$defs/a"}
 
 

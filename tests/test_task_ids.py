@@ -26,7 +26,7 @@ from freezer.domain.manifest import FixtureKindRecord
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 from freezer.kinds.base import Files
 from freezer.kinds.catalog import kind_of
-from freezer.runtime.filenames import safe_file_name
+from freezer.site import names
 
 from conftest import assert_clean_failure, run_inprocess
 from registry_helpers import commit_all
@@ -111,15 +111,15 @@ def _why(value: Any) -> str:
 # The mapping.
 def test_ids_the_old_rule_accepted_keep_their_page_names() -> None:
     for name in ["hello-world", "callers-run-deterministic-containers", "task_1", "a.b", "0", "1", "graph_v2"]:
-        assert taskid.page_stem(name) == name
-        assert safe_file_name(name) == name  # one mapping for every name freezer writes from data
+        assert taskid.safe_file_name(name) == name
+        assert names.page_stem(name) == name  # a site page takes the one mapping every name from data takes
 
 
 def test_the_mapping_is_stable() -> None:
     # Pinned: a site's addresses (and anyone's links to them) must not move between releases.
-    assert taskid.page_stem("HumanEval/0") == "humaneval-0~de004141fa5f04d8"
-    assert taskid.page_stem("HelloWorld") == "helloworld~872e4e50ce9990d8"
-    assert taskid.page_stem("Café-ü") == "cafe-u~d899c7b71274ff29"
+    assert taskid.safe_file_name("HumanEval/0") == "humaneval-0~de004141fa5f04d8"
+    assert taskid.safe_file_name("HelloWorld") == "helloworld~872e4e50ce9990d8"
+    assert taskid.safe_file_name("Café-ü") == "cafe-u~d899c7b71274ff29"
 
 
 def test_ids_differing_only_by_case_or_slash_never_share_a_stem() -> None:
@@ -136,7 +136,7 @@ def test_ids_differing_only_by_case_or_slash_never_share_a_stem() -> None:
         ("MBPP/11", "mbpp_11"),
     ]
     for first, second in pairs:
-        one, two = taskid.page_stem(first), taskid.page_stem(second)
+        one, two = taskid.safe_file_name(first), taskid.safe_file_name(second)
         # Compared lower-cased: on a case-insensitive file system Task.html and task.html are one file.
         assert one.lower() != two.lower(), (first, second, one)
 
@@ -144,7 +144,7 @@ def test_ids_differing_only_by_case_or_slash_never_share_a_stem() -> None:
 def test_stems_are_one_safe_component() -> None:
     allowed = set(string.ascii_lowercase + string.digits + "._-~")
     for name in [*REAL_IDS, *(v for v in REFUSED if isinstance(v, str))]:
-        stem = taskid.page_stem(name)
+        stem = taskid.safe_file_name(name)
         assert set(stem) <= allowed, (name, stem)
         assert stem not in {"", ".", ".."} and not stem.startswith(".") and len(stem) <= 100, (name, stem)
         assert stem.split(".", 1)[0] not in {"con", "nul", "prn", "aux"}, (name, stem)
@@ -154,8 +154,8 @@ def test_stems_are_one_safe_component() -> None:
 def test_two_accepted_ids_never_share_a_stem(first: str, second: str) -> None:
     one, two = taskid.accept(first), taskid.accept(second)
     if isinstance(one, str) and isinstance(two, str) and one != two:
-        assert taskid.page_stem(one).lower() != taskid.page_stem(two).lower()
-        assert taskid.page_stem(one) == taskid.page_stem(first)  # a pure function of the id
+        assert taskid.safe_file_name(one).lower() != taskid.safe_file_name(two).lower()
+        assert taskid.safe_file_name(one) == taskid.safe_file_name(first)  # a pure function of the id
 
 
 # Real registries.
@@ -315,7 +315,7 @@ def test_the_site_has_a_page_for_every_id_and_every_link_resolves(tmp_path: Path
     assert sorted(pages["he"]) == expected and sorted(pages["tb"]) == sorted(FOLDERS)
     for suite, by_id in pages.items():
         for task, path in by_id.items():
-            assert path == f"{suite}/fixtures/{taskid.page_stem(task)}.html", (task, path)
+            assert path == f"{suite}/fixtures/{taskid.safe_file_name(task)}.html", (task, path)
             assert (out / path).is_file(), path
             assert task in (out / path).read_text(encoding="utf-8") or task == "Café-ü", path
     assert len({p.lower() for by_id in pages.values() for p in by_id.values()}) == 8

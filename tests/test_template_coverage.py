@@ -19,7 +19,7 @@ import yaml
 
 from freezer.domain.manifest import Manifest
 from freezer.freeze.assemble import assemble
-from freezer.registry.config import DEFAULT_DIMENSIONS
+from freezer.registry.dimensions import DEFAULT_DIMENSIONS
 from freezer.registry.record import side
 from freezer.runtime import resources
 from freezer.schema import schemas

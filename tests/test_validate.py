@@ -182,10 +182,10 @@ def test_version_flag() -> None:
 def test_parallel_validation_matches_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import gc
 
-    from freezer.runtime import parallel
+    from freezer.runtime import work
     from freezer.validate import validate as validate_mod
 
-    if parallel.workers() < 2:
+    if work.cores() < 2:
         pytest.skip("needs two cores and fork")
 
     threshold = validate_mod.PARALLEL_FROM

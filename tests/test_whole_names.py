@@ -16,7 +16,7 @@ def test_globs_match_whole_names_with_newlines() -> None:
 
 
 def test_json_paths_quote_a_key_with_a_newline() -> None:
-    from freezer.domain.problems import format_json_path
+    from freezer.domain.findings import format_json_path
 
     assert format_json_path(("a\n",)) != "$.a\n"
     assert format_json_path(("a",)) == "$.a"

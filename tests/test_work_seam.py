@@ -1,4 +1,4 @@
-"""runtime.work: the one seam the core forks, pools and threads through."""
+"""The runtime's work modules (work, bounded, hashing): the only places the core forks, pools and threads."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from freezer.runtime import work
+from freezer.runtime import bounded, hashing, work
 
 
 def _square(value: int) -> int:
@@ -45,21 +45,21 @@ def test_map_on_threads_keeps_the_order() -> None:
 
 
 def test_run_bounded_stops_a_runaway_call() -> None:
-    assert work.run_bounded(_square, 7, seconds=5, memory=256 << 20) == 49
-    with pytest.raises(work.BoundExceeded):
-        work.run_bounded(_slow, 1, seconds=0.3, memory=256 << 20)
+    assert bounded.call_bounded(_square, 7, seconds=5, memory=256 << 20) == 49
+    with pytest.raises(bounded.BoundExceeded):
+        bounded.call_bounded(_slow, 1, seconds=0.3, memory=256 << 20)
 
 
 def test_map_bounded_reports_a_stopped_item() -> None:
-    results = work.map_bounded(_square, [1, 2], seconds=5, memory=256 << 20)
+    results = bounded.map_bounded(_square, [1, 2], seconds=5, memory=256 << 20)
     assert results == [1, 4]
-    [stopped] = work.map_bounded(_slow, [1], seconds=0.3, memory=256 << 20)
-    assert isinstance(stopped, work.Stopped)
+    [stopped] = bounded.map_bounded(_slow, [1], seconds=0.3, memory=256 << 20)
+    assert isinstance(stopped, bounded.Stopped)
 
 
-def test_hashing_through_the_seam(tmp_path: Path) -> None:
+def test_hashing_in_the_background_agrees_with_hash_files(tmp_path: Path) -> None:
     (tmp_path / "a").write_bytes(b"alpha")
     paths = {"a": str(tmp_path / "a"), "gone": str(tmp_path / "gone")}
-    digests, unreadable = work.hash_files(paths)
+    digests, unreadable = hashing.hash_files(paths)
     assert digests == {"a": hashlib.sha256(b"alpha").hexdigest()} and set(unreadable) == {"gone"}
-    assert work.start_hashing(paths).result() == (digests, unreadable)
+    assert hashing.PendingHashes(paths).result() == (digests, unreadable)

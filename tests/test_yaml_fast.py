@@ -16,8 +16,8 @@ import pytest
 from hostile.corpus import YAML_TEXTS
 from hostile.yaml_hazards import ACCEPTED, HAZARDS
 
-from freezer.parse import yamlfast, yamlload
-from freezer.parse.yamlload import Limits
+from freezer.parse import yamlfast, yamlload, yamllocate
+from freezer.parse.yamllocate import Limits
 
 # Every YAML text, in the default lane: the whole file takes about a second.
 
@@ -136,4 +136,4 @@ def test_a_problem_found_later_is_located_from_the_kept_text(tmp_path: Path) -> 
 
 def test_positions_are_the_same_as_the_located_builders() -> None:
     text = (REPO / "examples" / "graph" / "v1" / "version.yaml").read_text(encoding="utf-8")
-    assert yamlload.positions(text) == yamlload._located(text, "x", Limits()).marks
+    assert yamllocate.positions(text) == yamlload._located(text, "x", Limits()).marks

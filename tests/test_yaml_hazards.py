@@ -27,7 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from freezer.parse import yamlfast, yamlload
-from freezer.parse.yamlload import Limits
+from freezer.parse.yamllocate import Limits
 
 from conftest import REPO, assert_clean_failure, run_inprocess
 from registry_helpers import sample_repo, snapshot

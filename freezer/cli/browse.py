@@ -294,7 +294,7 @@ def site(
     """Render the registry as a static HTML site (no JavaScript, relative links, byte-identical rebuilds)."""
     # start-up time: loaded by the command that runs it (freezer.cli.app)
     from freezer.site import site as site_mod
-    from freezer.site.built import Built  # as above
+    from freezer.site.site import Built  # as above
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)

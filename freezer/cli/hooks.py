@@ -24,6 +24,7 @@ from freezer.domain.problems import display_path
 from freezer.domain.steps import no_progress
 from freezer.registry import config as config_mod
 from freezer.validate import validate as validate_mod
+from freezer.validate.fixtureset import FixtureSet
 
 
 def parse(args: list[str]) -> tuple[str, dict[str, str]] | None:
@@ -150,7 +151,7 @@ def _optional_config(registry: Path | None) -> config_mod.RegistryConfig | None:
     return config_mod.load_config(root / config_mod.CONFIG_NAME) if root else None
 
 
-def _set_summary(fixture_set: validate_mod.FixtureSet) -> str:
+def _set_summary(fixture_set: FixtureSet) -> str:
     where = display_path(fixture_set.root) if fixture_set.root else "(loose files)"
     landed = [d.data for d in fixture_set.fixtures if d.data["status"] == "landed"]
     dropped = len(fixture_set.fixtures) - len(landed)

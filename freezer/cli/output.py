@@ -14,9 +14,10 @@ from freezer.cli.exits import exit_code
 from freezer.cli.terminal import colour_marks, plain_marks
 from freezer.domain.errors import FreezerError
 from freezer.domain.escape import github_data, github_property, json_safe, visible, visible_block
+from freezer.domain.findings import format_json_path
 from freezer.domain.jsontypes import JsonObject
 from freezer.domain.outcome import Outcome
-from freezer.domain.problems import Problem, format_json_path
+from freezer.domain.problems import Problem
 from freezer.domain.release import __version__
 
 FORMATS = ("text", "json", "github")

@@ -28,11 +28,9 @@ import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from freezer.compare.claims import moved_files
+from freezer.compare.claims import file_fields_of, moved_files
 from freezer.compare.delta import compute as compute_delta
-from freezer.compare.delta import file_fields_of
 from freezer.compare.deltamodel import Delta
 from freezer.compare.environment import fixture_image_moves, fixture_unknowns, suite_environment
 from freezer.compare.fieldchange import FieldChange
@@ -74,10 +72,6 @@ _SHOWN_FIELDS = 4
 _RUN_ORDER = ("changed", "items", "added", "removed")
 
 
-def canonical(value: Any) -> bytes:
-    return compact(value)
-
-
 def fixture_digests(
     fixture: Raw,
     groups: Mapping[str, str],
@@ -86,7 +80,7 @@ def fixture_digests(
 ) -> dict[str, str]:
     """The sha256 of each group of ``fixture``'s fields (identity fields, task_id and status, are in
     none). ``file_fields`` are the fields listing files counted by content (a version's own:
-    :func:`freezer.compare.delta.file_fields_of`)."""
+    :func:`freezer.compare.claims.file_fields_of`)."""
     parts: dict[str, JsonObject] = {group: {} for group in GROUPS}
     for key, value in fixture.items():
         group = groups.get(key, "input")
@@ -98,7 +92,7 @@ def fixture_digests(
             if isinstance(fields.get(key), list):
                 fields[key] = digest_form(entries(fields, key), files)
     return {
-        group: hashlib.sha256(f"{_DIGEST_TAG} {group}\n".encode() + canonical(parts[group])).hexdigest()
+        group: hashlib.sha256(f"{_DIGEST_TAG} {group}\n".encode() + compact(parts[group])).hexdigest()
         for group in GROUPS
     }
 

@@ -16,7 +16,8 @@ import json
 from collections.abc import Mapping, Sequence
 
 from freezer.compare import comparability
-from freezer.compare.delta import file_fields_of
+from freezer.compare.claims import file_fields_of
+from freezer.domain.canonical import compact
 from freezer.domain.errors import FreezerError
 from freezer.domain.jsontypes import JsonObject, json_list, json_object
 from freezer.domain.manifest import Comparability, Manifest
@@ -99,7 +100,7 @@ def environment_digest(manifest: Manifest, version: Raw | None = None) -> str:
         tag = b"freezer-environment-digest/3\n"
     if manifest.suite_images:  # only a manifest written since they are recorded has them
         environment["suite_images"] = [i.to_json() for i in manifest.suite_images]
-    return hashlib.sha256(tag + comparability.canonical(environment)).hexdigest()
+    return hashlib.sha256(tag + compact(environment)).hexdigest()
 
 
 def record(

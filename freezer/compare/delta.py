@@ -18,19 +18,16 @@ from dataclasses import replace
 
 from freezer.compare import between
 from freezer.compare.checkchanges import check_changes, oracle
-from freezer.compare.claims import changed_assets, claims_of, through_files, unclaimed_changes
 
 # file_fields_of, field_changes, fixture_delta and version_record are read from here too (status,
 # site, browse, comparability), where the rest of the delta is.
-from freezer.compare.claims import file_fields_of as file_fields_of
-from freezer.compare.deltamodel import AssetChanges, BeforeAfter, Delta, FieldChange, FixtureDelta, Unknown
+from freezer.compare.claims import changed_assets, claims_of, through_files, unclaimed_changes
+from freezer.compare.deltamodel import AssetChanges, BeforeAfter, Delta, FixtureDelta, ModeChange, Unknown
 from freezer.compare.environment import image_changes, source_changes, source_fields, unpinned
-from freezer.compare.fieldlevel import NEWEST_FORMAT, run_changes
-from freezer.compare.fieldlevel import field_changes as field_changes
-from freezer.compare.fieldlevel import fixture_delta as fixture_delta
-from freezer.compare.fieldlevel import version_record as version_record
-from freezer.compare.filechanges import asset_changes, assets_of, in_bytes
+from freezer.compare.fieldchange import FieldChange
+from freezer.compare.fieldlevel import NEWEST_FORMAT, field_changes, fixture_delta, run_changes, version_record
 from freezer.domain.jsontypes import JsonObject
+from freezer.domain.manifest import Manifest
 from freezer.registry.record import Side
 
 # 3: the checks also say when the arms or the field groups of the fixture schema moved (format 2,
@@ -232,3 +229,35 @@ def compute(
         sources=sources,
         environment=environment,
     )
+
+
+# The files of two versions compared by content: the assets added, removed and changed (with their
+# modes), and the fixture files whose bytes differ; which fixtures a changed file belongs to is
+# freezer.compare.claims's to say.
+def assets_of(manifest: Manifest) -> dict[str, str]:
+    return {rel: manifest.files.get(rel, "") for rel in manifest.asset_names()}
+
+
+def asset_changes(old: Manifest, new: Manifest, delta_format: int) -> AssetChanges:
+    """Assets added, removed and changed; from format 4 a file whose mode alone moved is changed too,
+    with its modes (``mode 100644 → 100755``)."""
+    before, after = assets_of(old), assets_of(new)
+    both = set(before) & set(after)
+    modes = {}
+    if delta_format >= 4:
+        for rel in sorted(rel for rel in both if old.mode(rel) != new.mode(rel)):
+            modes[rel] = ModeChange(old.mode(rel), new.mode(rel), before[rel] != after[rel])
+    return AssetChanges(
+        tuple(sorted(set(after) - set(before))),
+        tuple(sorted(set(before) - set(after))),
+        tuple(sorted(rel for rel in both if before[rel] != after[rel] or rel in modes)),
+        modes,
+    )
+
+
+def in_bytes(old: Side, new: Side) -> tuple[str, ...]:
+    """Fixture files in both versions whose bytes differ: a comment or the line endings change
+    no parsed field, yet the frozen file a reader opens is not the same."""
+    before, after = old.manifest.files, new.manifest.files
+    kept = set(old.manifest.fixture_names() or ()) & set(new.manifest.fixture_names() or ())
+    return tuple(sorted(rel for rel in kept if rel in before and rel in after and before[rel] != after[rel]))

@@ -15,10 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 # FieldChange and its kinds are read from here too, where the rest of the delta is.
-from freezer.compare.fieldchange import CHANGE_KINDS as CHANGE_KINDS
-from freezer.compare.fieldchange import ChangeKind as ChangeKind
-from freezer.compare.fieldchange import FieldChange as FieldChange
-from freezer.compare.fieldchange import changes_of, listed
+from freezer.compare.fieldchange import FieldChange, changes_of, listed
 from freezer.domain.jsontypes import JsonObject
 from freezer.domain.manifest import TouchingCommit
 from freezer.domain.model import Raw

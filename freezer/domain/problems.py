@@ -11,9 +11,7 @@ import os
 from dataclasses import dataclass
 
 from freezer.domain.escape import visible
-from freezer.domain.findings import Finding
-from freezer.domain.findings import JsonPath as JsonPath
-from freezer.domain.findings import format_json_path as format_json_path
+from freezer.domain.findings import Finding, format_json_path
 from freezer.domain.jsontypes import JsonObject
 
 

@@ -37,16 +37,13 @@ class StepLog:
     """The steps of a command, each told to ``listener`` the moment it passes."""
 
     listener: Callable[[Step], None] = lambda _step: None
-    phase_listener: Callable[[str], None] = lambda _text: None
+    # Told what runs now (a step that may take a while), before it passes.
+    now: Callable[[str], None] = lambda _text: None
     steps: list[Step] = field(default_factory=list)
 
     def append(self, step: Step) -> None:
         self.steps.append(step)
         self.listener(step)
-
-    def now(self, text: str) -> None:
-        """Say what runs now (a step that may take a while)."""
-        self.phase_listener(text)
 
 
 def told(steps: list[Step]) -> str:

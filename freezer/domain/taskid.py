@@ -21,9 +21,11 @@ Two ids of one set that Unicode's confusables (UTS #39) give one skeleton cannot
 confusable, ``T`` and ``t`` are not, so ``Task`` and ``task`` stay two ids
 (:mod:`freezer.domain.unicodeconfusable`, generated from Unicode's confusables.txt).
 
-Wherever an id becomes part of a path (a site page, a link), :func:`page_stem` gives the file
-name, and it is the same mapping as every other name freezer writes from data
-(:func:`freezer.runtime.filenames.safe_file_name` is this function). A name that is already plain
+Wherever an id becomes part of a path (a site page, a link), :func:`safe_file_name` gives the file
+name, and it is the one mapping of every other name freezer writes from data (a version, a suite, a
+signature's file): those come from files a pull request can write, so none of them may choose where
+freezer writes (``../../index`` or ``a/b`` never becomes a path), on any file system freezer's output
+is read on (Linux, macOS's case-insensitive APFS, Windows checkouts). A name that is already plain
 (lower-case letters, digits, ``.``, ``_``, ``-``, not starting with a dot, not a Windows device
 name, at most 100 characters; every id freezer's old rule accepted, but for those) is its own
 stem, so existing pages keep their addresses. Every other name becomes a readable slug, ``~`` and
@@ -161,7 +163,7 @@ def _plain(name: str) -> bool:
     )
 
 
-def page_stem(name: str) -> str:
+def safe_file_name(name: str) -> str:
     """One safe, stable path component for ``name``: itself when plain, else slug + ``~`` + hash."""
     if _plain(name):
         return name
@@ -226,6 +228,6 @@ def clash_keys(task_id: str) -> list[tuple[str, str]]:
         "nfc": unicodedata.normalize("NFC", task_id),
         "look": compatible,
         "skeleton": _skeleton(compatible),
-        "stem": page_stem(task_id),
+        "stem": safe_file_name(task_id),
     }
     return [(reason, keys[name]) for reason, name in _CLASHES]

@@ -56,10 +56,6 @@ _EARLIER_GITATTRIBUTES = (
 GITATTRIBUTES_HASHES = {hashlib.sha256(text).hexdigest() for text in (GITATTRIBUTES_TEXT, *_EARLIER_GITATTRIBUTES)}
 
 
-def dumps_json(data: Any) -> bytes:
-    return canonical.frozen_file(data)
-
-
 def sha256sums(files: dict[str, bytes], hashed: dict[str, str] | None = None) -> bytes:
     """SHA256SUMS over ``files`` and the already hashed ``hashed`` (assets, copied as they stream)."""
     digests = {**(hashed or {}), **{rel: hashlib.sha256(data).hexdigest() for rel, data in files.items()}}
@@ -156,10 +152,10 @@ def assemble(
     delta = compute_delta([previous, current] if previous else [current], meanings)
     data_files = {
         **drafts,
-        registry.DELTA: dumps_json(delta.to_json()),
+        registry.DELTA: canonical.frozen_file(delta.to_json()),
         **(
             {
-                registry.COMPARABILITY: dumps_json(
+                registry.COMPARABILITY: canonical.frozen_file(
                     comparability_record(
                         current,
                         earlier if earlier is not None else ([previous] if previous else []),
@@ -185,7 +181,7 @@ def assemble(
     generated = {rel: data for rel, data in data_files.items() if rel not in drafts}
     hashes = {**known, **{rel: hashlib.sha256(data).hexdigest() for rel, data in generated.items()}}
     manifest = replace(manifest_record, files=dict(sorted(hashes.items())))
-    manifest_bytes = dumps_json(manifest.to_json())
+    manifest_bytes = canonical.frozen_file(manifest.to_json())
     method = method_from_files(data_files, manifest_bytes, template_name, parsed).encode("utf-8")
     files = {**data_files, registry.MANIFEST: manifest_bytes, registry.METHOD: method}
     if manifest.format >= 3:  # format 3 also writes the provenance statement

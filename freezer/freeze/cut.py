@@ -28,7 +28,7 @@ from freezer.freeze.environment import fixture_images, suite_images, suite_warni
 from freezer.freeze.scaffoldcheck import scaffold_problems
 from freezer.freeze.snapshot import FsOps, clear_stale_staging, source_modes, write_version
 from freezer.guard import audit
-from freezer.kinds.catalog import cut_warnings
+from freezer.kinds.lmeval import order_warnings
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.model import Suite
@@ -43,8 +43,9 @@ from freezer.runtime.limits import MAX_TEMPLATE_BYTES
 from freezer.runtime.lock import registry_lock
 from freezer.runtime.reading import read_whole
 from freezer.validate.drafts import fixture_schema_record, hash_assets, read_drafts
+from freezer.validate.fixtureset import FixtureSet
 from freezer.validate.namedfiles import AssetFiles
-from freezer.validate.validate import FixtureSet, validate_suite
+from freezer.validate.validate import validate_suite
 
 
 def _draft_set(
@@ -241,7 +242,7 @@ def cut(
     warnings.extend(suite_warnings(shared))
     images = fixture_images(fixture_set)
     warnings.extend(unpinned_warnings(fixture_set, images))
-    warnings.extend(cut_warnings(fixture_set.fixtures))
+    warnings.extend(order_warnings(fixture_set.fixtures))
 
     drafts = read_drafts(suite, fixture_set)
     fixture_rels = sorted(rel for rel in drafts if rel != "version.yaml")

@@ -25,10 +25,10 @@ from pathlib import Path
 from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.problems import display_path
 from freezer.domain.release import REPOSITORY, __version__, action_ref
+from freezer.domain.taskid import safe_file_name
 from freezer.git.gitrepo import git_status
 from freezer.kinds.yamlfiles import schema_name
 from freezer.runtime import resources
-from freezer.runtime.filenames import safe_file_name
 from freezer.runtime.lock import WORK_DIR, registry_lock
 from freezer.runtime.paths import unsafe_reason
 

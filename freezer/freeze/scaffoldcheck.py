@@ -12,7 +12,8 @@ from freezer.freeze.scaffold import EXAMPLE_TASK_ID, KINDS, MARKER, example_fixt
 from freezer.registry.config import SuiteConfig
 from freezer.registry.model import Suite
 from freezer.runtime.reading import read_whole
-from freezer.validate.validate import VERSION_NAME, FixtureSet
+from freezer.validate.fixtureset import FixtureSet
+from freezer.validate.validate import VERSION_NAME
 
 
 def scaffold_problems(suite: SuiteConfig, fixture_set: FixtureSet) -> list[Problem]:

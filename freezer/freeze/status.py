@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from freezer.compare.delta import field_changes, fixture_delta, version_record
+from freezer.compare.fieldlevel import field_changes, fixture_delta, version_record
 from freezer.domain.errors import FreezerError, InvalidInput
 from freezer.domain.jsontypes import JsonObject
 from freezer.domain.problems import Problem

@@ -34,15 +34,14 @@ value such as ``--output=x`` can never be read as an option.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 from freezer.domain.errors import FreezerError, GitError, UsageError
 from freezer.domain.problems import display_path
+from freezer.runtime.programs import find_program, trusted_path
 
 _SAFE_REF = re.compile(r"[A-Za-z0-9._/@{}~^+-]+")
 
@@ -94,21 +93,9 @@ DETERMINISTIC_ENV = {
 _NO_GIT = "git is not installed or not on PATH; freezer reads repositories with it"
 
 
-def trusted_path(value: str | None = None) -> str:
-    """``PATH`` (or ``value``) without empty or relative entries: those name the current folder."""
-    entries = (os.environ.get("PATH", os.defpath) if value is None else value).split(os.pathsep)
-    return os.pathsep.join(entry for entry in entries if os.path.isabs(entry))
-
-
-@functools.cache
-def _find_git(search: str) -> str | None:
-    found = shutil.which("git", path=search) if search else None
-    return os.path.abspath(found) if found else None
-
-
 def git_executable() -> str:
     """The absolute path of the git every call runs, resolved once per ``PATH``."""
-    found = _find_git(trusted_path())
+    found = find_program("git")
     if found is None:
         raise UsageError(_NO_GIT, hint="install git (e.g. apt-get install git), in a folder named by its full path")
     return found

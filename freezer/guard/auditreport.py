@@ -8,7 +8,7 @@ from freezer.domain.problems import Problem
 from freezer.registry.config import RegistryConfig
 from freezer.registry.model import Registry
 from freezer.registry.verdict import VersionAudit
-from freezer.trust import checkpoint, lifecycle, signing
+from freezer.trust import checkpoint, checkpointstate, lifecycle, signing
 from freezer.trust.signing import SignatureStatus
 
 
@@ -51,7 +51,7 @@ def judge(cfg: RegistryConfig, audits: list[VersionAudit], *, strict: bool, requ
     log_problems = lifecycle.verify_log(cfg.root)
     checkpoint_problems, signed_heads = checkpoint.verify(cfg)
     if signed_heads is not None and not checkpoint_problems:
-        replay = checkpoint.remember(cfg, signed_heads)
+        replay = checkpointstate.remember(cfg, signed_heads)
         if replay:
             checkpoint_problems.append(Problem(checkpoint.FILE, None, None, (), replay, "checkpoint"))
     report.log_problems = log_problems + checkpoint_problems

@@ -10,10 +10,11 @@ from freezer.compare import delta_v1
 from freezer.compare.comparerecord import frozen_differences
 from freezer.compare.delta import DELTA_FORMAT
 from freezer.compare.delta import compute as compute_delta
-from freezer.compare.deltafindings import unchanged_yet_changed
+from freezer.compare.deltamodel import Delta
 from freezer.domain.errors import FreezerError
 from freezer.domain.jsontypes import JsonObject
 from freezer.domain.manifest import Manifest
+from freezer.domain.model import Raw
 from freezer.domain.problems import display_path
 from freezer.domain.release import __version__
 from freezer.domain.steps import Step
@@ -213,3 +214,29 @@ def _v1_side(manifest: Manifest, fixtures: list[JsonObject]) -> delta_v1.Side:
     commits = [c.to_json() for c in manifest.commits]
     binary = manifest.binary.raw if manifest.binary is not None else {}  # format 1 always recorded one
     return delta_v1.side(manifest.name, manifest.pinned_sha, dict(binary), commits, fixtures)
+
+
+# What audit says about a frozen delta.json that recomputes byte for byte yet reads wrong: a defect
+# of the delta format it was cut in, reported as a warning, never rewritten (the version is frozen)
+# and never a failure (its engine computed exactly that, and comparability.json, which decides which
+# scores compare, named those fixtures correctly).
+def unchanged_yet_changed(frozen: Raw) -> str | None:
+    """Delta format 4 listed a fixture whose own fields stayed while a file of it changed both under
+    "changed through their files" and under "unchanged"; format 5 lists it as changed only. The
+    warning names those fixtures and their files, or None when the delta has no such fixture."""
+    try:
+        delta = Delta.from_json(frozen)
+    except (KeyError, TypeError, ValueError):
+        return None  # not a typed delta (0.1.0's): it has no changed_through_files to contradict
+    if delta.fixtures is None:
+        return None
+    both = delta.fixtures.unchanged_yet_changed()
+    if not both:
+        return None
+    files = sorted({rel for f in delta.fixtures.through_files or () if f.task_id in both for rel in f.files})
+    return (
+        f"lists {', '.join(both)} both as unchanged and as changed through their files ({', '.join(files)}): "
+        f"delta format {delta.delta_format} called a fixture unchanged when its own fields stayed, even with a "
+        "file of it changed. They changed; this version's comparability.json, not that list, says which scores "
+        "compare. A version cut now writes delta format 5, which lists such fixtures as changed only"
+    )

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from freezer.domain import taskid
+from freezer.domain.findings import JsonPath
 from freezer.domain.fixturekind import FixtureKindRecord
-from freezer.domain.problems import JsonPath, Problem
+from freezer.domain.problems import Problem
 from freezer.parse.document import YamlDocument
 from freezer.runtime.limits import MAX_LISTED_PROBLEMS
 

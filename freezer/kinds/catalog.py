@@ -7,7 +7,7 @@ of the kind itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -16,10 +16,9 @@ from freezer.domain.escape import quoted
 from freezer.domain.fixturekind import CLOSURE_RULES, YAML_FILES, FixtureKindRecord
 from freezer.kinds.base import ConfigProblem, Files, Kind, KindClass, KindRead
 from freezer.kinds.folders import FoldersKind
-from freezer.kinds.lmeval import LmEvalKind, order_warnings
+from freezer.kinds.lmeval import LmEvalKind
 from freezer.kinds.records import RecordsKind
 from freezer.kinds.yamlfiles import YamlFilesKind
-from freezer.parse.document import YamlDocument
 
 KINDS: dict[str, KindClass] = {
     YAML_FILES: YamlFilesKind,
@@ -63,12 +62,6 @@ def fixture_kind_name(suite_kind: str) -> str:
 def builtin_schema(suite_kind: str) -> dict[str, Any]:
     """The fixture schema of a suite that gives none of its own: its kind's."""
     return kind_of(FixtureKindRecord(fixture_kind_name(suite_kind), "")).builtin_schema(suite_kind)
-
-
-def cut_warnings(documents: Sequence[YamlDocument]) -> list[str]:
-    """What a cut warns about in the fixtures a kind read (an lm-eval key whose value depends on
-    the order of its includes); nothing for the other kinds."""
-    return order_warnings(documents)
 
 
 def read_fixtures(kind: Kind, files: Files) -> KindRead:

@@ -41,8 +41,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from freezer.domain.findings import JsonPath
 from freezer.domain.fixturekind import FixtureKindRecord
-from freezer.domain.problems import JsonPath, Problem
+from freezer.domain.problems import Problem
 from freezer.git.globs import compile_glob
 from freezer.kinds.base import (
     FILES_FIELD,
@@ -56,7 +57,8 @@ from freezer.kinds.base import (
 )
 from freezer.kinds.closure import EXTERNAL_FIELD, Closures
 from freezer.parse.document import YamlDocument
-from freezer.parse.yamlload import YAML_SUFFIXES
+from freezer.parse.lmevalyaml import FunctionRef, functions
+from freezer.parse.yamllocate import YAML_SUFFIXES
 from freezer.runtime.limits import MAX_DOCUMENT_BYTES
 
 if TYPE_CHECKING:
@@ -214,13 +216,11 @@ def _overrides(
     """The modules each ``{task: name, ...}`` entry of a group names with ``!function``, by the task
     ids it applies to (the task so named, or each task carrying that tag): lm-eval runs the task
     with them when it runs the group, so they are part of that task as run."""
-    from freezer.parse import lmeval  # start-up time, as in LmEvalKind.read
-
     rel = group.path.as_posix()  # the source names a file by its path relative to the suite (_FilesSource)
     for entry in group.merged.get("task") or []:
         if not isinstance(entry, dict) or not isinstance(entry.get("task"), str):
             continue
-        modules = {file for _, ref in lmeval.functions(entry) for file in reader.module_files(rel, ref)}
+        modules = {file for _, ref in functions(entry) for file in reader.module_files(rel, ref)}
         if not modules:
             continue
         named = entry["task"]
@@ -268,7 +268,8 @@ def _members(group: lmeval.LmEvalTask, document: YamlDocument, known: set[str]) 
 
 
 def order_warnings(documents: Iterable[YamlDocument]) -> list[str]:
-    """A warning for each key of a task that two files it includes set differently."""
+    """A warning for each key of a task that two files it includes set differently: what a cut warns
+    about in the fixtures a kind read (only an lm-eval document has includes; nothing for the others)."""
     return [
         f"{document.display}: {key!r} is set differently by {' and '.join(files)}, which it includes: "
         f"lm-eval's current loader takes the last ({files[-1]}), its 0.4 loader the first ({files[0]}); "
@@ -301,9 +302,7 @@ def as_json(value: Any) -> Any:
     """``value`` with every :class:`FunctionRef` in it as ``{"!function": "module.name"}``: plain JSON,
     so a fixture's digests, its field changes and delta.json treat a reference as the text written,
     and a changed reference as a changed field (no recursion: lm-eval configs can nest deeply)."""
-    from freezer.parse import lmeval  # start-up time, as in LmEvalKind.read
-
-    if isinstance(value, lmeval.FunctionRef):
+    if isinstance(value, FunctionRef):
         return value.as_json()
     if not isinstance(value, dict | list):
         return value
@@ -313,7 +312,7 @@ def as_json(value: Any) -> Any:
         source, target = stack.pop()
         items = source.items() if isinstance(source, dict) else enumerate(source)
         for key, item in items:
-            if isinstance(item, lmeval.FunctionRef):
+            if isinstance(item, FunctionRef):
                 item = item.as_json()
             elif isinstance(item, dict | list):
                 copy: Any = {} if isinstance(item, dict) else []

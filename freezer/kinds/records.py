@@ -12,8 +12,9 @@ import codecs
 from collections.abc import Mapping
 from typing import Any
 
+from freezer.domain.findings import JsonPath
 from freezer.domain.fixturekind import FixtureKindRecord
-from freezer.domain.problems import JsonPath, Problem
+from freezer.domain.problems import Problem
 from freezer.git.globs import compile_glob
 from freezer.kinds import taskfile
 from freezer.kinds.base import (
@@ -26,9 +27,9 @@ from freezer.kinds.base import (
     LocatedDocument,
     identify,
 )
-from freezer.parse import yamlload
+from freezer.parse import strictjson
 from freezer.parse.document import YamlDocument
-from freezer.parse.yamllocate import Limits
+from freezer.parse.yamllocate import YAML_SUFFIXES, Limits
 from freezer.runtime.limits import MAX_RECORD_BYTES, MAX_WHOLE_FILE_BYTES
 
 # A records file is a list of records, not one document of fields: bounded as a whole file is.
@@ -53,7 +54,6 @@ class _LineDocument(YamlDocument):
         self.line, self.text = line, text
 
     def locate(self, path: JsonPath) -> tuple[int | None, int | None]:
-        from freezer.parse import strictjson  # start-up time: see _lines
 
         return self.line, strictjson.value_column(self.text, path) if path else 1
 
@@ -100,7 +100,7 @@ class RecordsKind(BenchmarkKind):
                 listed.add(raw)
             elif rel.endswith(JSONL_SUFFIXES):
                 located = _lines(raw, display, listed)
-            elif rel.endswith((*taskfile.JSON_SUFFIXES, *yamlload.YAML_SUFFIXES)):
+            elif rel.endswith((*taskfile.JSON_SUFFIXES, *YAML_SUFFIXES)):
                 located = _list(raw, display, rel, listed)
             else:
                 message = "records are read from .jsonl, .json and .yaml/.yml files; this one has another suffix"
@@ -121,7 +121,6 @@ class RecordsKind(BenchmarkKind):
 def _lines(raw: bytes, display: str, listed: ListedProblems) -> list[tuple[YamlDocument, JsonPath]]:
     # start-up time: strict JSON is for records suites; the catalog, which every command loads
     # (validate and check as pre-commit hooks among them), imports this kind
-    from freezer.parse import strictjson
 
     found: list[tuple[YamlDocument, JsonPath]] = []
     wide = next((name for bom, name in _WIDE_BOMS if raw.startswith(bom)), None)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from freezer.domain.problems import Problem
 from freezer.parse import yamlload
 from freezer.parse.document import YamlDocument
-from freezer.parse.yamllocate import DEFAULT_LIMITS, Limits
+from freezer.parse.yamllocate import DEFAULT_LIMITS, YAML_SUFFIXES, Limits
 
 TOML_SUFFIXES = (".toml",)
 JSON_SUFFIXES = (".json",)
-SUFFIXES = (*TOML_SUFFIXES, *yamlload.YAML_SUFFIXES, *JSON_SUFFIXES)
+SUFFIXES = (*TOML_SUFFIXES, *YAML_SUFFIXES, *JSON_SUFFIXES)
 
 
 def load(
@@ -27,7 +27,7 @@ def load(
         if (large := yamlload.too_large(raw, display, limits)) is not None:
             return None, [large]
         return load_json(raw, display)
-    if name.endswith(yamlload.YAML_SUFFIXES):
+    if name.endswith(YAML_SUFFIXES):
         loaded = yamlload.load_bytes(raw, display, limits)
         return loaded.document, loaded.problems
     message = f"freezer reads fields from {', '.join(SUFFIXES)} files; this one has another suffix"

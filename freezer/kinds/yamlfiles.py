@@ -14,7 +14,8 @@ from typing import Any
 from freezer.domain.fixturekind import FixtureKindRecord
 from freezer.git.globs import compile_glob
 from freezer.kinds.base import ConfigProblem, Files, KindFixture, KindRead
-from freezer.parse.yamlload import YAML_SUFFIXES, load_bytes
+from freezer.parse.yamlload import load_bytes
+from freezer.parse.yamllocate import YAML_SUFFIXES
 from freezer.runtime import resources
 from freezer.runtime.limits import MAX_WHOLE_FILE_BYTES
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from freezer.domain.problems import JsonPath, Problem
+from freezer.domain.findings import JsonPath
+from freezer.domain.problems import Problem
 
 
 @dataclass

@@ -45,16 +45,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from freezer.domain.problems import JsonPath, Problem, display_path
+from freezer.domain.findings import JsonPath
+from freezer.domain.problems import Problem, display_path
 from freezer.parse import yamlload
 from freezer.parse.document import YamlDocument
 
 # Re-exported (``as``): the rest of freezer reads lm-eval's YAML through this one module.
-from freezer.parse.lmevalyaml import FUNCTION_TAG as FUNCTION_TAG
-from freezer.parse.lmevalyaml import FunctionRef as FunctionRef
-from freezer.parse.lmevalyaml import functions as functions
-from freezer.parse.lmevalyaml import load_bytes as load_bytes
-from freezer.parse.lmevalyaml import load_file as load_file
+from freezer.parse.lmevalyaml import FunctionRef, functions, load_bytes
 from freezer.parse.yamllocate import DEFAULT_LIMITS, Limits
 
 MAX_INCLUDE_DEPTH = 16

@@ -14,7 +14,8 @@ import yaml
 from yaml import events as ev
 
 from freezer.domain.escape import unsafe_char
-from freezer.domain.problems import JsonPath, Problem, display_path
+from freezer.domain.findings import JsonPath
+from freezer.domain.problems import Problem, display_path
 from freezer.parse import yamlhazards, yamlload
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlbuild import LocatedBuilder

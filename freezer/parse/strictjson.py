@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from freezer.domain.escape import quoted
-from freezer.domain.problems import JsonPath
+from freezer.domain.findings import JsonPath
 
 MAX_DEPTH = 100
 _MAX_PATH_PARTS = 8  # a refusal's JSON path is cut here; the column says exactly where
@@ -179,7 +179,7 @@ def member_offsets(text: str, pos: int) -> dict[str | int, int]:
     offsets: dict[str | int, int] = {}
     if opening not in ("{", "["):
         return offsets
-    pos = _skip(text, pos + 1)
+    pos = skip_space(text, pos + 1)
     index = 0
     while pos < len(text) and text[pos] not in "]}":
         name: str | int = index
@@ -188,23 +188,18 @@ def member_offsets(text: str, pos: int) -> dict[str | int, int]:
                 name, end = json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined]
             except ValueError:
                 return offsets
-            pos = _skip(text, _skip(text, end) + 1)  # past the colon
+            pos = skip_space(text, skip_space(text, end) + 1)  # past the colon
         offsets.setdefault(name, pos)
         index += 1
         try:
             _, end = _PLAIN_SCAN(text, pos)
         except (StopIteration, ValueError, RecursionError):
             return offsets
-        pos = _skip(text, end)
+        pos = skip_space(text, end)
         if text[pos : pos + 1] != ",":
             break
-        pos = _skip(text, pos + 1)
+        pos = skip_space(text, pos + 1)
     return offsets
-
-
-def skip_space(text: str, pos: int) -> int:
-    """The offset of the first character at or after ``pos`` that is not JSON whitespace."""
-    return _skip(text, pos)
 
 
 def _first_fault(text: str) -> LineRefused | None:
@@ -243,7 +238,7 @@ def _walk(text: str, target: JsonPath | None = None) -> Iterator[tuple[JsonPath,
     """
     stack: list[_Open] = []
     path: JsonPath = ()
-    pos = _skip(text, 0)
+    pos = skip_space(text, 0)
     for _step in range(_WALK_BUDGET):
         yield path, pos
         start = pos
@@ -256,7 +251,7 @@ def _walk(text: str, target: JsonPath | None = None) -> Iterator[tuple[JsonPath,
                 yield LineRefused(pos + 1, (), _TOO_DEEP)
                 return
             stack.append(_Open("]" if char == "[" else "}", path))
-            pos = _skip(text, pos + 1)
+            pos = skip_space(text, pos + 1)
             if text[pos : pos + 1] == stack[-1].close:
                 stack.pop()
                 pos += 1
@@ -291,7 +286,7 @@ def _walk(text: str, target: JsonPath | None = None) -> Iterator[tuple[JsonPath,
             return
         # After a value: close what ends here, then step to the next member or element.
         while True:
-            pos = _skip(text, pos)
+            pos = skip_space(text, pos)
             if not stack:
                 return
             top = stack[-1]
@@ -302,7 +297,7 @@ def _walk(text: str, target: JsonPath | None = None) -> Iterator[tuple[JsonPath,
                 continue
             if char != ",":
                 return
-            step = _enter(text, _skip(text, pos + 1), top, next_item=True)
+            step = _enter(text, skip_space(text, pos + 1), top, next_item=True)
             if not isinstance(step, tuple):
                 if step is not None:
                     yield step
@@ -348,17 +343,18 @@ def _enter(text: str, pos: int, container: _Open, next_item: bool = False) -> tu
             pos + 1, (*container.path, key), f"key {quoted(key)} is given twice (first at column {first}): give it once"
         )
     container.keys[key] = pos + 1
-    colon = _skip(text, end)
+    colon = skip_space(text, end)
     if text[colon : colon + 1] != ":":
         return None
-    return (*container.path, key), _skip(text, colon + 1)
+    return (*container.path, key), skip_space(text, colon + 1)
 
 
 def _lone_surrogate(pos: int, path: JsonPath) -> LineRefused:
     return LineRefused(pos + 1, path, _LONE)
 
 
-def _skip(text: str, pos: int) -> int:
+def skip_space(text: str, pos: int) -> int:
+    """The offset of the first character at or after ``pos`` that is not JSON whitespace."""
     match = _WHITESPACE.match(text, pos)
     return match.end() if match else pos
 

@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from freezer.domain.escape import unsafe_char
-from freezer.domain.problems import JsonPath, Problem
+from freezer.domain.findings import JsonPath
+from freezer.domain.problems import Problem
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import LoadResult, too_large
 from freezer.parse.yamllocate import DEFAULT_LIMITS, Limits

@@ -16,7 +16,8 @@ from typing import Any
 from yaml import events as ev
 
 from freezer.domain.escape import unsafe_char
-from freezer.domain.problems import JsonPath, Problem
+from freezer.domain.findings import JsonPath
+from freezer.domain.problems import Problem
 from freezer.parse import yamlhazards
 from freezer.parse.yamlscalars import resolve
 from freezer.runtime.limits import MAX_LISTED_PROBLEMS

@@ -23,10 +23,7 @@ from freezer.domain.escape import unsafe_char
 from freezer.domain.problems import Problem
 from freezer.parse import yamlfast, yamlhazards
 from freezer.parse.document import YamlDocument
-from freezer.parse.yamllocate import DEFAULT_LIMITS, FastLoader, located
-from freezer.parse.yamllocate import YAML_SUFFIXES as YAML_SUFFIXES
-from freezer.parse.yamllocate import Limits as Limits
-from freezer.parse.yamllocate import positions as positions
+from freezer.parse.yamllocate import DEFAULT_LIMITS, FastLoader, Limits, located
 from freezer.parse.yamlscalars import NO_WILDCARD_RESOLVER, RESOLVED_FIRST, resolve
 from freezer.runtime.reading import ReadRefused, read_bounded
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from freezer.domain.problems import JsonPath
+from freezer.domain.findings import JsonPath
 from freezer.parse import yamlhazards
 from freezer.parse.yamlbuild import LocatedBuilder
 from freezer.runtime.limits import MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_DOCUMENT_NODES

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from freezer.compare import comparability
+from freezer.compare.claims import file_fields_of
 from freezer.compare.delta import compute as compute_delta
-from freezer.compare.delta import file_fields_of
 from freezer.compare.deltamodel import Delta
 from freezer.domain.errors import FreezerError, IntegrityError, UsageError
 from freezer.domain.harbordigest import HarborDigest, harbor_digest

@@ -23,8 +23,9 @@ from pathlib import Path
 
 from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.escape import quoted
+from freezer.domain.findings import JsonPath
 from freezer.domain.jsontypes import JsonObject
-from freezer.domain.problems import JsonPath, Problem, display_path
+from freezer.domain.problems import Problem, display_path
 from freezer.parse import jsonlines, strictjson
 from freezer.query import browse
 from freezer.registry import registry

@@ -19,12 +19,11 @@ from freezer.kinds.catalog import config_problems, fixture_kind_name
 from freezer.kinds.yamlfiles import schema_name
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import load_bytes, load_file
-from freezer.registry.dimensions import DEFAULT_DIMENSIONS as DEFAULT_DIMENSIONS
-from freezer.registry.dimensions import default_dimensions
+from freezer.registry.dimensions import DEFAULT_DIMENSIONS, default_dimensions
 from freezer.registry.registry import parse_label
 from freezer.runtime.limits import MAX_FILE_BYTES
 from freezer.runtime.paths import unsafe_folder_reason
-from freezer.schema import schemas
+from freezer.schema import schemas, suiteschema
 
 CONFIG_NAME = "freezer.yaml"
 DEFAULT_VERSIONS = "versions"
@@ -251,7 +250,7 @@ def load_config(path: Path) -> RegistryConfig:
         schema = raw.get("schema")
         schema_path = _inside(root, schema, doc, (name, "schema"), problems, "file") if schema else None
         if schema_path is not None and not problems:
-            why = schemas.custom_schema_problem(schema_path)
+            why = suiteschema.problem(schema_path)
             if why:
                 problems.append(doc.problem(("suites", name, "schema"), why, "config"))
         if raw.get("fixtures"):

@@ -23,7 +23,7 @@ from freezer.domain.steps import Step
 from freezer.kinds.catalog import kind_of
 from freezer.registry import registry
 from freezer.registry.verdict import Failure, VersionAudit
-from freezer.runtime import work
+from freezer.runtime import hashing
 from freezer.runtime.limits import MAX_WHOLE_FILE_BYTES
 from freezer.runtime.reading import read_whole
 from freezer.schema import schemas
@@ -115,7 +115,7 @@ def check_integrity(
     files, odd = _walk(frozen.path)
     # The files hash in forked children from here on, while this process reads the manifest and
     # re-renders what the version claims; nothing below depends on the digests until they are collected.
-    pending = work.start_hashing({rel: path for rel, path in files.items() if rel != registry.SUMS})
+    pending = hashing.PendingHashes({rel: path for rel, path in files.items() if rel != registry.SUMS})
     try:
         for rel, message in odd:
             fail(rel, message)

@@ -27,7 +27,6 @@ from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.registry import (
     MANIFEST,
     FrozenVersion,
-    frozen_fixture_files,
     number_in_name,
     parse_version,
     version_name,
@@ -194,10 +193,6 @@ class Suite:
         suite's kind claims it. A frozen version's fixtures are the ones its manifest lists
         (:func:`freezer.registry.record.frozen_fixture_files`)."""
         return self.kind.claims(rel)
-
-    def fixture_files(self, manifest: Manifest) -> list[str]:
-        """The fixture files of a frozen version, as its manifest records them."""
-        return frozen_fixture_files(manifest)
 
     def configured_groups(self) -> dict[str, str]:
         """The field groups the next cut records: those of the suite's fixture schema as configured

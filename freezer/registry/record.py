@@ -31,8 +31,7 @@ from freezer.runtime.limits import MAX_SCHEMA_BYTES, MAX_WHOLE_FILE_BYTES
 from freezer.runtime.paths import unsafe_reason
 from freezer.runtime.reading import read_whole
 from freezer.runtime.relpaths import relative_parts
-from freezer.schema.schemas import frozen_custom_schema
-from freezer.schema.suiteschema import SchemaRefused
+from freezer.schema.suiteschema import SchemaRefused, vetted
 
 # What a version of manifest format 1 (freezer 0.1.0) was cut with: it did not record its dimensions.
 FORMAT_1_DIMENSIONS = {
@@ -107,7 +106,7 @@ def fixture_schema_of(manifest: Manifest, files: Mapping[str, bytes]) -> JsonObj
         try:
             # Vetted as a suite schema is: a frozen copy in a pull request is as untrusted (a $ref cycle
             # would make a walk of its shape loop forever).
-            return frozen_custom_schema(files[FROZEN_SCHEMA], FROZEN_SCHEMA)
+            return vetted(files[FROZEN_SCHEMA], FROZEN_SCHEMA)
         except SchemaRefused as exc:
             raise IntegrityError(f"{FROZEN_SCHEMA}: {exc.message}") from None
     return builtin_schema(kind)
@@ -172,7 +171,7 @@ def groups_of(frozen: FrozenVersion, manifest: Manifest) -> dict[str, str]:
         return dict(recorded.groups) if recorded is not None else builtin_groups(kind)
     path = frozen.path / FROZEN_SCHEMA
     try:
-        schema = frozen_custom_schema(read_whole(path, MAX_SCHEMA_BYTES), display_path(path))
+        schema = vetted(read_whole(path, MAX_SCHEMA_BYTES), display_path(path))
     except FreezerError as exc:  # SchemaRefused is one: a frozen copy is vetted as a suite schema is
         raise IntegrityError(f"{frozen.name}: its fixture schema cannot be used ({exc.message})") from None
     groups = field_groups(schema)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from freezer.domain.errors import IntegrityError, UsageError
 from freezer.domain.problems import display_path
-from freezer.parse.yamlload import YAML_SUFFIXES
+from freezer.parse.yamllocate import YAML_SUFFIXES
 from freezer.runtime.reading import read_whole
 
 if TYPE_CHECKING:

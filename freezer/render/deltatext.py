@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Literal
 
 from freezer.compare import fieldtext
-from freezer.compare.deltamodel import Delta, FieldChange
+from freezer.compare.deltamodel import Delta
+from freezer.compare.fieldchange import FieldChange
 
 _VERBS: tuple[Literal["added", "removed", "changed"], ...] = ("added", "removed", "changed")
 

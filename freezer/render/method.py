@@ -17,7 +17,7 @@ from freezer.domain.errors import IntegrityError
 from freezer.domain.jsontypes import JsonObject, JsonValue, json_list, objects_in
 from freezer.domain.manifest import Manifest, Scan
 from freezer.domain.model import sources_of
-from freezer.parse.yamlload import YAML_SUFFIXES
+from freezer.parse.yamllocate import YAML_SUFFIXES
 from freezer.registry import registry
 from freezer.registry.record import fixture_schema_of, read_version_files
 from freezer.registry.registry import frozen_fixture_files

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from freezer.domain.errors import FreezerError
 from freezer.domain.escape import visible
 from freezer.domain.jsontypes import JsonValue
-from freezer.runtime import resources, work
+from freezer.runtime import bounded, resources
 from freezer.runtime.limits import MAX_TEMPLATE_BYTES
 
 if TYPE_CHECKING:
@@ -245,10 +245,10 @@ def render_method(template_text: str, context: Mapping[str, JsonValue], template
         # Compiled in the child too: Jinja2 evaluates constant expressions while it compiles,
         # so compiling an untrusted template is as dangerous as rendering it.
         try:
-            rendered = work.run_bounded(
+            rendered = bounded.call_bounded(
                 _render, template_text, context, template_name, seconds=RENDER_SECONDS, memory=RENDER_MEMORY
             )
-        except work.BoundExceeded as exc:
+        except bounded.BoundExceeded as exc:
             raise TemplateProblem(f"{template_name}: the template render {exc}; it was stopped") from None
     return rendered if rendered.endswith("\n") else rendered + "\n"
 
@@ -261,10 +261,10 @@ def render_delta_block(template_text: str, context: Mapping[str, JsonValue], tem
     if template_text == _shipped_delta():
         return _render(template_text, context, template_name)
     try:
-        rendered: str = work.run_bounded(
+        rendered: str = bounded.call_bounded(
             _render, template_text, context, template_name, seconds=RENDER_SECONDS, memory=RENDER_MEMORY
         )
-    except work.BoundExceeded as exc:
+    except bounded.BoundExceeded as exc:
         raise TemplateProblem(f"{template_name}: the template render {exc}; it was stopped") from None
     return rendered
 

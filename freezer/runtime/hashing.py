@@ -23,7 +23,7 @@ import signal
 import stat
 from collections.abc import Iterator
 
-from freezer.runtime import parallel
+from freezer.runtime import work
 
 # Below this much work forking costs more than the second core saves.
 PARALLEL_FROM_BYTES = 64 << 20
@@ -111,7 +111,7 @@ class PendingHashes:
         self._queue, queue_in = os.pipe()
         os.write(queue_in, b"".join(index.to_bytes(4, "little") for index in range(self._batches)))
         os.close(queue_in)
-        workers = parallel.workers()
+        workers = work.cores()
         if workers < 2 or not self._worth_forking():
             return
         for _ in range(workers):

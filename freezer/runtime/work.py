@@ -1,66 +1,59 @@
-"""The one seam through which freezer's core runs work anywhere but in the calling thread.
+"""How freezer's core runs work anywhere but in the calling thread.
 
-Every stage above ``runtime`` goes through these functions, never through ``os.fork``, a pool or
-an executor of its own:
+Every stage above ``runtime`` goes through the runtime modules, never through ``os.fork``, a pool
+or an executor of its own:
 
-* :func:`run_bounded`: one call of untrusted work (a registry's METHOD.md template) in a forked
-  child bounded in time and memory; :class:`BoundExceeded` when it was stopped.
-* :func:`map_bounded`: many calls of untrusted work (a suite's own schema on each fixture), each
-  bounded, on every core; a stopped item comes back as :class:`Stopped`. Inside such a child,
-  :func:`note` says what the work is doing, for the message if it is stopped.
-* :func:`map_on_cores`: trusted work on every core (forked workers that inherit every loaded
+* :func:`freezer.runtime.bounded.call_bounded`: one call of untrusted work (a registry's METHOD.md
+  template) in a forked child bounded in time and memory; ``BoundExceeded`` when it was stopped.
+* :func:`freezer.runtime.bounded.map_bounded`: many calls of untrusted work (a suite's own schema on
+  each fixture), each bounded, on every core; a stopped item comes back as ``Stopped``. Inside such
+  a child, ``bounded.note`` says what the work is doing, for the message if it is stopped.
+* :func:`map_on_cores` (here): trusted work on every core (forked workers that inherit every loaded
   module), serially when there is one core, few items, or forking is unsafe (:func:`cores`).
-* :func:`start_hashing` / :func:`hash_files`: sha256 of many files on every core, in the background.
-* :func:`map_on_threads`: work that waits on other processes (one ``rg`` each), on threads.
+* :class:`freezer.runtime.hashing.PendingHashes` / ``hash_files``: sha256 of many files on every
+  core, in the background.
+* :func:`map_on_threads` (here): work that waits on other processes (one ``rg`` each), on threads.
 
-The implementations stay where they were: :mod:`freezer.runtime.bounded` (rlimited children over
-a pipe), :mod:`freezer.runtime.parallel` (the fork pool and when to use one) and
-:mod:`freezer.runtime.hashing` (forked hashers on a queue).
+Workers are forked: they inherit every loaded module, so a pool starts in tens of milliseconds
+instead of re-importing freezer in each worker. Forking is only safe while this process runs a
+single thread (a lock held by another thread stays locked forever in the child), which matters when
+freezer is used as a library. Where fork is unavailable or unsafe, work runs serially.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from freezer.runtime import bounded, hashing, parallel
-from freezer.runtime.bounded import BoundExceeded as BoundExceeded
-from freezer.runtime.bounded import Stopped as Stopped
-from freezer.runtime.bounded import note as note
-from freezer.runtime.hashing import PendingHashes as PendingHashes
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor  # (the same ~13 ms as in fork_pool)
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 Progress = Callable[[int, int], None]
+MAX_WORKERS = 8
 
 
 def cores(tasks: int | None = None) -> int:
     """How many forked workers to use for ``tasks`` independent pieces of work (1: stay serial)."""
-    return parallel.workers(tasks)
+    import multiprocessing  # ~3 ms at start-up (every command imports this module): only when asked
+
+    if multiprocessing.parent_process() is not None:
+        return 1  # already a worker: the other cores are taken
+    if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
+        return 1
+    count = min(os.cpu_count() or 1, MAX_WORKERS)
+    return count if tasks is None else max(1, min(count, tasks))
 
 
-def run_bounded(function: Callable[..., Result], *args: Any, seconds: float, memory: int) -> Result:
-    """``function(*args)`` in a forked child within ``seconds`` and ``memory`` more bytes; its
-    exception is re-raised here, or :class:`BoundExceeded` says why it was stopped."""
-    return bounded.call_bounded(function, *args, seconds=seconds, memory=memory)
+def fork_pool(count: int) -> ProcessPoolExecutor:
+    # concurrent.futures.process (with multiprocessing) costs ~13 ms at start-up: only when a pool is forked.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor  # (the same ~13 ms)
 
-
-def map_bounded(
-    function: Callable[[Item], Result],
-    items: Sequence[Item],
-    *,
-    seconds: float,
-    memory: int,
-    workers: int = 1,
-    max_stops: int = 3,
-    progress: Progress | None = None,
-) -> list[Result | Stopped]:
-    """``function(item)`` for every item in forked children, each item bounded; in input order
-    (see :func:`freezer.runtime.bounded.map_bounded`)."""
-    return bounded.map_bounded(
-        function, items, seconds=seconds, memory=memory, workers=workers, max_stops=max_stops, progress=progress
-    )
+    return ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("fork"))
 
 
 def map_on_cores(
@@ -82,22 +75,12 @@ def map_on_cores(
             if progress is not None:
                 progress(len(results), len(items))
         return results
-    with parallel.fork_pool(count) as pool:
+    with fork_pool(count) as pool:
         for result in pool.map(function, items, chunksize=chunksize):
             results.append(result)
             if progress is not None:
                 progress(len(results), len(items))
     return results
-
-
-def start_hashing(paths: dict[str, str]) -> PendingHashes:
-    """Start hashing ``paths`` (relative path → file) on every core; ``.result()`` collects them."""
-    return hashing.PendingHashes(paths)
-
-
-def hash_files(paths: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
-    """sha256 by relative path, and why each file that could not be read failed."""
-    return hashing.hash_files(paths)
 
 
 def map_on_threads(function: Callable[[Item], Result], items: Sequence[Item]) -> list[Result]:

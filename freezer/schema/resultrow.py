@@ -18,7 +18,7 @@ from typing import Any
 
 from freezer.domain import taskid
 from freezer.domain.escape import quoted, unsafe_char
-from freezer.domain.problems import JsonPath
+from freezer.domain.findings import JsonPath
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _ARM = re.compile(r"[a-z][a-z0-9_-]*")

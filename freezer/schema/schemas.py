@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from freezer.domain.escape import quoted
+from freezer.domain.findings import JsonPath
 from freezer.domain.jsontypes import JsonObject
-from freezer.domain.problems import JsonPath
 from freezer.runtime import resources
-from freezer.schema import suiteschema
+from freezer.schema import suiteapply, suiteschema
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
@@ -96,24 +96,13 @@ def _schema(name: str) -> JsonObject:
     return builtin(name)
 
 
-def custom_schema_problem(path: Path) -> str | None:
-    """Why the suite schema at ``path`` cannot be used (located in it), or None."""
-    return suiteschema.problem(path)
-
-
-def frozen_custom_schema(data: bytes, display: str) -> JsonObject:
-    """A version's frozen ``fixture.schema.json``, vetted as a suite schema is;
-    :class:`freezer.schema.suiteschema.SchemaRefused` says why it cannot be used."""
-    return suiteschema.vetted(data, display)
-
-
 @cache
 def validator(name: str) -> Validator:
     from jsonschema import Draft202012Validator, validators  # ~80 ms at start-up: only when a validator is built
 
     schema = _schema(name)
     if name.startswith("file:"):
-        return suiteschema.validator(schema)  # vetted by _schema; never compiled to Python
+        return suiteapply.validator(schema)  # vetted by _schema; never compiled to Python
     Draft202012Validator.check_schema(schema)
     # 268.0 is no line number: "integer" means an integer as written, not any integral number.
     strict: Any = validators.extend(  # type: ignore[no-untyped-call]

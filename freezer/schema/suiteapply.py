@@ -2,7 +2,7 @@
 
 :mod:`freezer.schema.suiteschema` vets a suite's schema before any use; this module builds the
 validator that applies it. ``pattern`` and ``patternProperties`` are compiled once per process
-and note what they run on (:func:`freezer.runtime.work.note`), so a child stopped on a pattern
+and note what they run on (:func:`freezer.runtime.bounded.note`), so a child stopped on a pattern
 that backtracks catastrophically can say which one; ``uniqueItems`` runs in linear time; integers
 are strict (``268.0`` is no line number); every ``$ref`` retrieval is refused.
 """
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from freezer.domain.escape import quoted
 from freezer.domain.jsontypes import JsonObject
-from freezer.runtime import work
+from freezer.runtime import bounded
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -58,7 +58,7 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterat
     from jsonschema.exceptions import ValidationError
 
     if validator.is_type(instance, "string"):
-        work.note(pattern)
+        bounded.note(pattern)
         if not compiled_pattern(pattern).search(instance):
             yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
@@ -67,7 +67,7 @@ def _pattern_properties(validator: Any, patterns: JsonObject, instance: Any, sch
     if not validator.is_type(instance, "object"):
         return
     for pattern, subschema in patterns.items():
-        work.note(pattern)
+        bounded.note(pattern)
         compiled = compiled_pattern(pattern)
         for key, value in instance.items():
             if compiled.search(key):

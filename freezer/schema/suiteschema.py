@@ -27,7 +27,7 @@ backtracking engine. So a suite schema is read as a restricted Draft 2020-12:
 
 The validator that applies it is :mod:`freezer.schema.suiteapply`'s; applying it to fixtures is
 :mod:`freezer.validate.validate`'s, in a child bounded in time and memory
-(:func:`freezer.runtime.work.map_bounded`): a pattern that backtracks
+(:func:`freezer.runtime.bounded.map_bounded`): a pattern that backtracks
 catastrophically is stopped there. ``uniqueItems`` is checked in linear time.
 A custom schema is never compiled to Python (fastjsonschema generates code
 from the schema it is given, which for an untrusted schema is code injection).
@@ -45,12 +45,12 @@ from typing import TYPE_CHECKING, Any
 
 from freezer.domain.errors import FreezerError
 from freezer.domain.escape import quoted
+from freezer.domain.findings import JsonPath, format_json_path
 from freezer.domain.jsontypes import JsonObject, JsonValue
-from freezer.domain.problems import JsonPath, display_path, format_json_path
+from freezer.domain.problems import display_path
 from freezer.runtime.limits import MAX_SCHEMA_BYTES
 from freezer.runtime.reading import read_whole
 from freezer.schema.suiteapply import compiled_pattern, extended, refusing_registry
-from freezer.schema.suiteapply import validator as validator
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator

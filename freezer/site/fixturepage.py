@@ -14,7 +14,8 @@ from pathlib import PurePosixPath
 from typing import TypedDict
 
 from freezer.compare import fieldtext
-from freezer.compare.delta import field_changes, file_fields_of
+from freezer.compare.claims import file_fields_of
+from freezer.compare.fieldlevel import field_changes
 from freezer.domain import canonical
 from freezer.domain.jsontypes import JsonObject, JsonValue
 from freezer.site.names import version_file

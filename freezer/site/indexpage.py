@@ -10,7 +10,8 @@ import itertools
 from typing import TypedDict
 
 from freezer.domain.jsontypes import JsonObject, JsonValue, json_list
-from freezer.site.names import diff_file, fixture_file, suite_folder, version_file
+from freezer.domain.taskid import safe_file_name
+from freezer.site.names import diff_file, fixture_file, version_file
 from freezer.site.versionpage import LogRow, VersionPage
 from freezer.trust.latest import latest_usable
 from freezer.trust.lifecycle import VersionStatus
@@ -56,7 +57,7 @@ def index_entry(
     name: str, versions: list[VersionPage], diffs: list[dict[str, str]], tasks: list[str], latest: str | None
 ) -> JsonObject:
     """The suite as index.json describes it for programs (paths relative to the site's root)."""
-    folder = suite_folder(name)
+    folder = safe_file_name(name)
     return {
         "name": name,
         "path": f"{folder}/index.html",

@@ -1,20 +1,21 @@
 """Where each page of the site lives: every data-derived name becomes a file name here, and only here.
 
-A task id, a version or a suite name is mapped by :func:`freezer.runtime.filenames.safe_file_name`;
-:mod:`freezer.site.sitewriter` is the second wall behind this mapping. Links are built from the same
-functions, so a link and the file it names cannot disagree.
+A task id, a version or a suite name is mapped by :func:`freezer.domain.taskid.safe_file_name`
+(a suite's folder is its mapped name); :mod:`freezer.site.sitewriter` is the second wall behind
+this mapping. Links are built from the same functions, so a link and the file it names cannot
+disagree.
 """
 
 from __future__ import annotations
 
 from freezer.domain import taskid
-from freezer.runtime.filenames import safe_file_name
+from freezer.domain.taskid import safe_file_name
 
 
 def page_stem(task_id: object) -> str:
     """The file name (without ``.html``) of a task id's page: the one place a task id becomes a name
     (freezer.domain.taskid's mapping, which every other name an id becomes goes through too)."""
-    return taskid.page_stem(str(task_id))
+    return taskid.safe_file_name(str(task_id))
 
 
 def fixture_file(task_id: object) -> str:
@@ -22,19 +23,11 @@ def fixture_file(task_id: object) -> str:
     return f"fixtures/{page_stem(task_id)}.html"
 
 
-def version_folder(name: str) -> str:
-    return safe_file_name(name)
-
-
 def version_file(name: str) -> str:
     """A version's page, relative to its suite's folder."""
-    return f"{version_folder(name)}/index.html"
+    return f"{safe_file_name(name)}/index.html"
 
 
 def diff_file(before: str, after: str) -> str:
     """The diff of two adjacent versions, relative to their suite's folder."""
     return f"diff/{safe_file_name(before)}..{safe_file_name(after)}.html"
-
-
-def suite_folder(name: str) -> str:
-    return safe_file_name(name)

@@ -12,20 +12,26 @@ the site's own file, and the same registry gives byte-identical files (no clock,
 The build returns the files; the CLI writes them.
 
 One module per page kind: :mod:`~freezer.site.indexpage` (the root index and a suite's page),
-:mod:`~freezer.site.versionpage`, :mod:`~freezer.site.fixturepage`, :mod:`~freezer.site.diffpage`,
-:mod:`~freezer.site.search`; :mod:`~freezer.site.sitewriter` writes the files.
+:mod:`~freezer.site.versionpage`, :mod:`~freezer.site.fixturepage`, :mod:`~freezer.site.diffpage`;
+the search box's index (:func:`embedded`) and ``freezer site``'s outcome (:class:`Built`) are here;
+:mod:`~freezer.site.sitewriter` writes the files.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from freezer.compare.delta import compute as compute_delta
 from freezer.domain import canonical
 from freezer.domain.jsontypes import JsonObject, json_list
+from freezer.domain.problems import display_path
 from freezer.domain.release import __version__
+from freezer.domain.taskid import safe_file_name
+from freezer.query.outcomes import with_log
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.model import Suite
@@ -34,10 +40,8 @@ from freezer.runtime import resources, work
 from freezer.runtime.reading import read_whole
 from freezer.site import diffpage, fixturepage, indexpage, versionpage
 from freezer.site.html import environment, inert, markdown_html, markup
-from freezer.site.names import diff_file, fixture_file, suite_folder, version_file
-from freezer.site.search import SearchEntry, embedded
-from freezer.site.sitewriter import MARKER as MARKER
-from freezer.site.sitewriter import write_site
+from freezer.site.names import diff_file, fixture_file, version_file
+from freezer.site.sitewriter import MARKER, write_site
 from freezer.site.versionpage import VersionPage, fixture_title
 from freezer.trust import signing, verified
 
@@ -102,7 +106,7 @@ def _suite_pages(
         search=embedded(search, "../"),
     )
     entry = indexpage.index_entry(suite.name, versions, diffs, sorted(histories), latest)
-    listed = indexpage.version_rows(versions, log, latest, f"{suite_folder(suite.name)}/")
+    listed = indexpage.version_rows(versions, log, latest, f"{safe_file_name(suite.name)}/")
     return pages, entry, listed, search
 
 
@@ -119,7 +123,7 @@ def _title(rows: list[fixturepage.HistoryRow], versions: list[VersionPage], task
 def _search_entries(
     suite: str, versions: list[VersionPage], histories: dict[str, list[fixturepage.HistoryRow]]
 ) -> list[SearchEntry]:
-    folder = suite_folder(suite)
+    folder = safe_file_name(suite)
     found = [
         SearchEntry(
             v.frozen.name,
@@ -170,7 +174,7 @@ def build(config: RegistryConfig) -> SiteFiles:
     search: list[SearchEntry] = []
     for name in sorted(config.suites):
         pages, entry, suite_rows, found = _suite_pages(config, config.suites[name], env, known)
-        folder = suite_folder(name)
+        folder = safe_file_name(name)
         files.update({f"{folder}/{rel}": text.encode("utf-8") for rel, text in pages.items()})
         suites.append(entry)
         rows.append(suite_rows)
@@ -199,3 +203,47 @@ def write(out: Path, files: dict[str, bytes]) -> None:
     registry_root = files.registry_root if isinstance(files, SiteFiles) else None
     protected = files.protected if isinstance(files, SiteFiles) else ()
     write_site(out, files, registry_root=registry_root, protected=protected)
+
+
+# ``freezer site``'s outcome: where the site was written, how many pages and files.
+@dataclass
+class Built:
+    out: Path
+    files: SiteFiles
+
+    @property
+    def pages(self) -> int:
+        return sum(1 for rel in self.files if rel.endswith(".html"))
+
+    @property
+    def ok(self) -> bool:
+        return not self.files.verified_view.problems
+
+    def to_json(self) -> dict[str, object]:
+        built: dict[str, object] = {"out": display_path(self.out), "pages": self.pages, "files": len(self.files)}
+        return with_log(built, self.files.verified_view)
+
+
+# The search box's index: task ids, version names and titles, embedded in the page as JSON. The site
+# works from file:// with no server, where a page cannot fetch another file, so the index travels
+# inside the page in a <script type="application/json">, read by the page's own small script. Its
+# text comes from data: every <, > and & is written as a JSON escape, so no </script> or <!-- can
+# close the element or open a comment, and the JSON reads the same.
+@dataclass(frozen=True)
+class SearchEntry:
+    label: str  # what is matched and shown first: a task id or a version name
+    title: str  # the fixture's first line of prose, or the version's title
+    kind: str  # "fixture" or "version"
+    suite: str
+    path: str  # relative to the site's root
+
+    def to_json(self, prefix: str) -> list[str]:
+        return [self.label, self.title, self.kind, self.suite, prefix + self.path]
+
+
+def embedded(entries: list[SearchEntry], prefix: str) -> str:
+    """The index as the text of a ``<script type="application/json">``, links relative to the page
+    (``prefix`` leads from the page to the site's root)."""
+    rows = [[inert(part) for part in e.to_json(prefix)] for e in entries]
+    text = json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")

@@ -1,7 +1,7 @@
 """Writing the static site: every path checked before a byte is written, the whole site swapped in.
 
 The site's file names come from data (task ids, version and suite names), mapped by
-:func:`freezer.runtime.filenames.safe_file_name`; this writer is the second wall behind that mapping.
+:func:`freezer.domain.taskid.safe_file_name`; this writer is the second wall behind that mapping.
 It takes relative POSIX paths only, and refuses the whole site, before it writes anything,
 when one of them is absolute, holds ``..``, ``.``, an empty part, a backslash or a control
 character, or collides with another when case is ignored (macOS and Windows). The site is

@@ -30,7 +30,7 @@ from freezer.registry.model import Suite
 from freezer.runtime.lock import lock_wait_seconds, registry_lock
 from freezer.runtime.reading import read_whole
 from freezer.runtime.writing import replace_file
-from freezer.trust import allowed_signers, checkpointstate, sshsig
+from freezer.trust import allowed_signers, sshsig
 from freezer.trust.checkpointformat import ChainHead, CheckpointPayload, Malformed, check_payload, grew
 
 FILE = "checkpoint.json"
@@ -196,9 +196,3 @@ def compare_with_base(before: bytes | None, after: CheckpointPayload | None) -> 
     if after is None:
         return "the checkpoint was deleted or replaced by one that does not verify; it may only grow"
     return grew(old.suites, after.suites)
-
-
-def remember(config: RegistryConfig, payload: CheckpointPayload) -> str | None:
-    """Compare with the highest checkpoint this machine saw for the registry, then remember this one;
-    why it is a replay (or why the record cannot be used), else None. See :mod:`freezer.trust.checkpointstate`."""
-    return checkpointstate.remember(config, payload)

@@ -11,8 +11,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from freezer.domain.findings import JsonPath
 from freezer.domain.jsontypes import JsonObject, JsonValue
-from freezer.domain.problems import JsonPath
 from freezer.registry import registry
 
 MAX_VERSIONS = 999_999  # a version label has at most six digits

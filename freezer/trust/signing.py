@@ -34,12 +34,12 @@ from freezer.domain import canonical
 from freezer.domain.errors import IntegrityError, UsageError
 from freezer.domain.jsontypes import JsonObject, JsonValue
 from freezer.domain.problems import display_path
+from freezer.domain.taskid import safe_file_name
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.integrity import integrity
 from freezer.render import attest
 from freezer.render.attest import SIGNATURES
-from freezer.runtime.filenames import safe_file_name
 from freezer.runtime.lock import lock_wait_seconds, registry_lock
 from freezer.runtime.paths import require_safe, unsafe_folder_reason
 from freezer.runtime.reading import ReadRefused, read_bounded, read_whole

@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import shutil
 import subprocess
 import tempfile
 import time
@@ -31,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from freezer.domain.errors import UsageError
-from freezer.git.gitpolicy import trusted_path
+from freezer.runtime.programs import find_program, trusted_path
 from freezer.trust import sshsig
 
 ALLOWED_SIGNERS = "allowed_signers"
@@ -44,15 +43,9 @@ _NO_SSH_KEYGEN = (
 )
 
 
-@functools.cache
-def _find(search: str) -> str | None:
-    found = shutil.which("ssh-keygen", path=search) if search else None
-    return os.path.abspath(found) if found else None
-
-
 def executable() -> str:
     """The absolute path of the ssh-keygen every call runs, resolved once per ``PATH``."""
-    found = _find(trusted_path())
+    found = find_program("ssh-keygen")
     if found is None:
         raise UsageError(_NO_SSH_KEYGEN, hint="install OpenSSH's client (apt-get install openssh-client)")
     return found

@@ -32,7 +32,7 @@ from freezer.kinds.catalog import builtin_schema
 from freezer.registry.config import CONFIG_NAME, SuiteConfig
 from freezer.registry.model import Suite
 from freezer.registry.registry import DELTA_TEMPLATE_COPY, FROZEN_SCHEMA
-from freezer.runtime import work
+from freezer.runtime import hashing
 from freezer.runtime.limits import MAX_SCHEMA_BYTES
 from freezer.runtime.reading import read_whole
 from freezer.validate.fixtureset import FixtureSet
@@ -199,7 +199,7 @@ def fixture_schema_record(suite: SuiteConfig, drafts: dict[str, bytes]) -> Fixtu
 
 def hash_assets(fixture_set: FixtureSet) -> tuple[dict[str, str], list[Problem]]:
     """sha256 of every asset, streamed (on every core when there is much to hash)."""
-    digests, unreadable = work.hash_files({rel: str(path) for rel, path in fixture_set.assets.items()})
+    digests, unreadable = hashing.hash_files({rel: str(path) for rel, path in fixture_set.assets.items()})
     problems = [
         Problem(display_path(fixture_set.assets[rel]), None, None, (), f"cannot be read: {why}", "file")
         for rel, why in sorted(unreadable.items())

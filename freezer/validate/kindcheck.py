@@ -13,13 +13,12 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from freezer.domain.jsontypes import JsonObject
-from freezer.domain.problems import JsonPath, Problem, display_path
+from freezer.domain.problems import Problem, display_path
 from freezer.kinds.base import Files, KindFixture, Unreadable
 from freezer.kinds.catalog import read_fixtures
 from freezer.registry.config import CONFIG_NAME, SuiteConfig
 from freezer.registry.model import Suite
-from freezer.runtime import work
+from freezer.runtime import bounded, work
 from freezer.runtime.limits import MAX_WHOLE_FILE_BYTES
 from freezer.runtime.reading import ReadRefused, read_bounded
 from freezer.schema import schemas
@@ -77,20 +76,20 @@ def _display(root: Path) -> Callable[[str], str]:
     return (lambda rel: rel) if shown == "." else (lambda rel: f"{shown}/{rel}")
 
 
-def _errors(schema_key: str, fields: JsonObject) -> list[tuple[JsonPath, str]]:
-    return schemas.schema_errors(schema_key, fields)
-
-
 def _own_schema(schema_key: str, fixtures: list[KindFixture], seconds: float, memory: int) -> list[Problem]:
     schemas.validator(schema_key)  # vetted and built once, here, before the children fork
     workers = work.cores() if len(fixtures) >= 300 else 1
-    outcomes = work.map_bounded(
-        partial(_errors, schema_key), [f.fields for f in fixtures], seconds=seconds, memory=memory, workers=workers
+    outcomes = bounded.map_bounded(
+        partial(schemas.schema_errors, schema_key),
+        [f.fields for f in fixtures],
+        seconds=seconds,
+        memory=memory,
+        workers=workers,
     )
     problems = []
     shown = display_path(schema_key.removeprefix("file:"))
     for fixture, outcome in zip(fixtures, outcomes, strict=True):
-        if isinstance(outcome, work.Stopped):
+        if isinstance(outcome, bounded.Stopped):
             message = f"checking it against the suite's schema {shown} {outcome.reason} and was stopped; simplify it"
             problems.append(fixture.document.problem((), message, "schema"))
             continue

@@ -11,13 +11,12 @@ The frozen fixture keeps the entry as its author wrote it; what it names is reco
 from __future__ import annotations
 
 import bisect
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from freezer.domain.jsontypes import JsonObject
 from freezer.domain.model import Raw
 from freezer.git.globs import GlobError, compile_glob
-from freezer.kinds.yamlfiles import FILE_FIELDS
 
 if TYPE_CHECKING:
     from freezer.domain.manifest import Manifest
@@ -94,25 +93,3 @@ def digest_form(named: list[str], files: AssetFiles) -> JsonObject:
         else:
             out[entry] = {rel: files[rel] for rel in matched}
     return out
-
-
-def changed_files(
-    old: Raw,
-    new: Raw,
-    before: AssetFiles,
-    after: AssetFiles,
-    keys: Collection[str],
-    fields: Sequence[str] = FILE_FIELDS,
-) -> list[str]:
-    """The files named under ``keys`` by entries both fixtures keep, whose content or mode differs
-    between the versions, or that one version's folder or glob matches and the other's does not;
-    in the order of the entries, each once. A missing file reads as "", as the digests read it."""
-    moved: dict[str, None] = {}  # ordered, each once
-    for key in fields:  # the fields a version lists files in (a folders fixture's own: files)
-        if key not in keys:
-            continue
-        earlier = set(entries(old, key))
-        for entry in (entry for entry in entries(new, key) if entry in earlier):
-            covered = sorted({*named_files(entry, before), *named_files(entry, after)})
-            moved.update((rel, None) for rel in covered if before.get(rel, "") != after.get(rel, ""))
-    return list(moved)

@@ -16,7 +16,8 @@ from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.escape import visible
 from freezer.domain.problems import Problem, display_path
 from freezer.kinds.catalog import kind_of
-from freezer.parse.yamlload import YAML_SUFFIXES, load_file
+from freezer.parse.yamlload import load_file
+from freezer.parse.yamllocate import YAML_SUFFIXES
 from freezer.registry.config import CONFIG_NAME, RegistryConfig, SuiteConfig, find_root, load_config
 from freezer.validate import drafts
 

@@ -6,12 +6,13 @@ data. Rules assume the schema layer passed for the documents they look at.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence, Set
 
 from freezer.domain import taskid
+from freezer.domain.findings import JsonPath
 from freezer.domain.jsontypes import JsonValue, as_object
 from freezer.domain.model import SITE_LISTS
-from freezer.domain.problems import JsonPath, Problem
+from freezer.domain.problems import Problem
 from freezer.git.globs import glob_problem
 from freezer.kinds.yamlfiles import FILE_FIELDS
 from freezer.parse.document import YamlDocument
@@ -102,7 +103,7 @@ def version_rules(doc: YamlDocument, dimensions: Iterable[str] | None, suite: st
         found.append(
             doc.problem(("suite",), f"draft is for suite {data['suite']!r} but sits in the drafts of {suite!r}", "rule")
         )
-    binary = data.get("binary") or {"build_sha_unknown": ""}  # none: no code under test (versionrules)
+    binary = data.get("binary") or {"build_sha_unknown": ""}  # none: no code under test (code_rules)
     if "build_sha" in binary and "build_sha_unknown" in binary:
         found.append(
             doc.problem(
@@ -270,4 +271,68 @@ def identity_problems(doc: YamlDocument) -> list[Problem]:
         found.append(doc.problem(("status",), "freezer needs status: landed or dropped in every fixture", "schema"))
     if data.get("status") == "dropped" and not isinstance(data.get("dropped"), dict):
         found.append(doc.problem(("dropped",), "a dropped fixture needs dropped: {stage, reason}", "schema"))
+    return found
+
+
+def run_rules(doc: YamlDocument, assets: Set[str]) -> list[Problem]:
+    """Every harness file the run configuration names is a clean relative path to a file in the
+    drafts: it is frozen with the version (as an asset), so a change to it is seen."""
+    run = doc.data.get("run") if isinstance(doc.data, dict) else None
+    harness = run.get("harness") if isinstance(run, dict) else None
+    paths = harness.get("paths") if isinstance(harness, dict) else None
+    found: list[Problem] = []
+    for index, rel in enumerate(paths if isinstance(paths, list) else []):
+        why = path_problem(rel) if isinstance(rel, str) else "must be a path"
+        if why is None and rel not in assets:
+            why = f"no file {rel!r} in the drafts (harness paths are relative to the drafts folder)"
+        if why:
+            found.append(doc.problem(("run", "harness", "paths", index), why, "rule"))
+    return found
+
+
+# Rules on a version draft that depend on its suite having code under test, and on its sources. The
+# version schema cannot see freezer.yaml, so it requires the code fields only of a draft that gives
+# pinned_sha; whether a draft should give them is the suite's code_repo, checked here.
+# What only a suite with code under test records in version.yaml.
+CODE_FIELDS = ("pinned_sha", "binary", "tool_surface_commits")
+
+
+def code_rules(doc: YamlDocument, has_code: bool | None) -> list[Problem]:
+    """``has_code``: the suite names a code_repo (None: the suite is not known, nothing to check)."""
+    data = doc.data
+    if has_code is None:
+        return []
+    if has_code:
+        if "pinned_sha" in data:
+            return []
+        why = (
+            "pinned_sha is missing: the suite names a code_repo, so the draft pins the code under test "
+            "(pinned_sha, binary, tool_surface_commits, provenance_text, acceptance)"
+        )
+        return [doc.problem((), why, "rule")]
+    return [
+        doc.problem(
+            (key,),
+            f"the suite names no code_repo, so there is no code under test for {key} to describe: "
+            "remove it, or name the code_repo in freezer.yaml",
+            "rule",
+        )
+        for key in CODE_FIELDS
+        if key in data
+    ]
+
+
+def source_rules(doc: YamlDocument) -> list[Problem]:
+    """Each data source is named once: §Delta and the environment digest key them by name."""
+    found = []
+    seen: dict[str, int] = {}
+    for index, source in enumerate(doc.data.get("sources") or ()):
+        name = source["name"]
+        if name in seen:
+            found.append(
+                doc.problem(
+                    ("sources", index, "name"), f"source {name!r} is listed twice (also entry {seen[name]})", "rule"
+                )
+            )
+        seen.setdefault(name, index)
     return found

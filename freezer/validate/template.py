@@ -32,13 +32,9 @@ class Misplaced:
     syntax: bool = False  # the template does not parse, so where it places §Delta cannot be told
 
 
+@lru_cache(maxsize=8)
 def placement(template_text: str) -> tuple[Misplaced, ...]:
     """Every way ``template_text`` fails to place the §Delta block once, verbatim; empty when it does."""
-    return _placement(template_text)
-
-
-@lru_cache(maxsize=8)
-def _placement(template_text: str) -> tuple[Misplaced, ...]:
     # Jinja2 costs ~40 ms at start-up: only a suite with its own template pays it here.
     from jinja2 import Environment, TemplateSyntaxError, nodes
 
@@ -111,7 +107,7 @@ def _own_delta_line(template_text: str) -> int:
 
 def _is_plain_output(tree: object, name: object) -> bool:
     """Whether ``name`` is a whole ``{{ ... }}`` somewhere below the top level."""
-    from jinja2 import nodes  # loaded by _placement already; local for the same start-up reason
+    from jinja2 import nodes  # loaded by placement already; local for the same start-up reason
 
     assert isinstance(tree, nodes.Template)
     return any(any(child is name for child in output.nodes) for output in tree.find_all(nodes.Output))

@@ -3,7 +3,7 @@
 Every layer reports all of its problems. A file that fails the YAML or the
 schema layer is left out of the semantic rules, which assume well-formed data.
 A suite's own schema is applied in forked children bounded in time and memory
-(:func:`freezer.runtime.work.map_bounded`), never in this process.
+(:func:`freezer.runtime.bounded.map_bounded`), never in this process.
 """
 
 from __future__ import annotations
@@ -24,17 +24,16 @@ from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import load_file
 from freezer.registry.config import CONFIG_NAME, RegistryConfig, SuiteConfig, load_config
 from freezer.registry.model import Suite
-from freezer.runtime import work
+from freezer.runtime import bounded, work
 from freezer.runtime.reading import read_whole
 from freezer.schema import schemas
 from freezer.validate import drafts, rules
-from freezer.validate.fixtureset import FixtureSet as FixtureSet
+from freezer.validate.fixtureset import FixtureSet
 from freezer.validate.kindcheck import kind_canary, kind_fixtures
 from freezer.validate.modeline import loose_schema
 from freezer.validate.pathscan import Owners, collect_files, group_files
-from freezer.validate.runrules import run_rules
+from freezer.validate.rules import code_rules, run_rules, source_rules
 from freezer.validate.template import template_problems
-from freezer.validate.versionrules import code_rules, source_rules
 
 VERSION_NAME = "version.yaml"
 
@@ -144,7 +143,7 @@ def _check_bounded(files: list[Path], fixture_schema: str, workers: int, progres
     seconds = _schema_seconds()
     check = partial(check_file, fixture_schema=fixture_schema)
     with _without_cyclic_gc():
-        outcomes = work.map_bounded(
+        outcomes = bounded.map_bounded(
             check, files, seconds=seconds, memory=SCHEMA_MEMORY, workers=workers, progress=progress
         )
     return [
@@ -163,7 +162,7 @@ def _schema_seconds() -> float:
     return seconds
 
 
-def _stopped(file: Path, fixture_schema: str, stopped: work.Stopped) -> FileResult:
+def _stopped(file: Path, fixture_schema: str, stopped: bounded.Stopped) -> FileResult:
     schema = display_path(fixture_schema.removeprefix("file:"))
     if stopped.reason.startswith("not checked"):
         message = f"{stopped.reason} (see above); fix the suite's schema {schema} and validate again"

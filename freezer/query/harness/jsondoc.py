@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from freezer.domain.problems import JsonPath, Problem, display_path
+from freezer.domain.findings import JsonPath
+from freezer.domain.problems import Problem, display_path
 from freezer.parse import strictjson
 from freezer.runtime.limits import MAX_METADATA_BYTES
 from freezer.runtime.reading import ReadRefused, read_below, read_bounded

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 
 from freezer.domain.errors import UsageError
 from freezer.domain.escape import clipped, quoted
+from freezer.domain.findings import JsonPath
 from freezer.domain.jsontypes import JsonObject
-from freezer.domain.problems import JsonPath, Problem
+from freezer.domain.problems import Problem
 from freezer.kinds.catalog import kind_of
 from freezer.query import browse
 from freezer.query.harness.jsondoc import JsonDocument
