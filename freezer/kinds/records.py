@@ -27,7 +27,6 @@ from freezer.kinds.base import (
     LocatedDocument,
     identify,
 )
-from freezer.parse import strictjson
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamllocate import YAML_SUFFIXES, Limits
 from freezer.runtime.limits import MAX_RECORD_BYTES, MAX_WHOLE_FILE_BYTES
@@ -54,6 +53,7 @@ class _LineDocument(YamlDocument):
         self.line, self.text = line, text
 
     def locate(self, path: JsonPath) -> tuple[int | None, int | None]:
+        from freezer.parse import strictjson  # start-up time: see _lines
 
         return self.line, strictjson.value_column(self.text, path) if path else 1
 
@@ -121,6 +121,7 @@ class RecordsKind(BenchmarkKind):
 def _lines(raw: bytes, display: str, listed: ListedProblems) -> list[tuple[YamlDocument, JsonPath]]:
     # start-up time: strict JSON is for records suites; the catalog, which every command loads
     # (validate and check as pre-commit hooks among them), imports this kind
+    from freezer.parse import strictjson
 
     found: list[tuple[YamlDocument, JsonPath]] = []
     wide = next((name for bom, name in _WIDE_BOMS if raw.startswith(bom)), None)
