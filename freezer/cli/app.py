@@ -86,7 +86,7 @@ def _root(
 def run(args: list[str], asked: Invocation) -> Outcome | None:
     """Run the CLI on ``args``: the command's outcome (None when it judged nothing). What click
     refuses is raised as freezer's own error, for :func:`freezer.cli.main` to say."""
-    command = typer.main.get_command(app)
+    command = _command()
     try:
         result = command.main(args=args, prog_name="freezer", standalone_mode=False, obj=asked)
     except ClickException as exc:
@@ -102,6 +102,18 @@ def run(args: list[str], asked: Invocation) -> Outcome | None:
         raise  # shell completion's own exit (typer's protocol with the shell)
     # Not an outcome: --help and --version, which click ends with a bare 0.
     return result if isinstance(result, Outcome) else None
+
+
+_BUILT: list[Any] = []  # click.Command: typer may vendor click (see options.py)
+
+
+def _command() -> Any:
+    """The click command typer builds from ``app``, once per process: building it reads every
+    command's signature (0.1-0.2 s), and a process that runs the CLI more than once (the tests run
+    it in-process thousands of times) would pay that on every run."""
+    if not _BUILT:
+        _BUILT.append(typer.main.get_command(app))
+    return _BUILT[0]
 
 
 def _refusal(exc: Exception, args: list[str], asked: Invocation) -> FreezerError:
