@@ -10,6 +10,7 @@ from typing import Any
 from freezer.compare import fieldtext
 from freezer.compare.delta_v1 import field_changes as clipped_field_changes
 from freezer.compare.delta_v1 import flatten
+from freezer.domain.fixtureclass import class_counts, fixture_class
 from freezer.domain.model import Raw
 
 # The newest delta format (each format's change: freezer.compare.delta). Here so that the
@@ -20,11 +21,7 @@ _SHOWN_ELSEWHERE = ("suite", "version", "pinned_sha", "binary", "tool_surface_co
 
 
 def _classes(fixtures: Mapping[str, Raw]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for fixture in fixtures.values():
-        if fixture.get("status") == "landed" and fixture.get("class"):
-            counts[fixture["class"]] = counts.get(fixture["class"], 0) + 1
-    return dict(sorted(counts.items()))
+    return class_counts(fixture for fixture in fixtures.values() if fixture.get("status") == "landed")
 
 
 def field_changes(old: Raw, new: Raw, *, full: bool = False, delta_format: int = NEWEST_FORMAT) -> list[dict[str, Any]]:
@@ -62,7 +59,7 @@ def fixture_delta(
     fields alone: the engine takes out of it the fixtures changed through their files (format 5)."""
 
     def brief(f: Raw) -> dict[str, Any]:
-        return {"task_id": f["task_id"], "class": f.get("class"), "status": f["status"]}
+        return {"task_id": f["task_id"], "class": fixture_class(f), "status": f["status"]}
 
     both = sorted(set(old) & set(new))
 

@@ -11,6 +11,7 @@ from freezer.compare.delta import compute as compute_delta
 from freezer.compare.delta import file_fields_of
 from freezer.compare.deltamodel import Delta
 from freezer.domain.errors import FreezerError, IntegrityError, UsageError
+from freezer.domain.fixtureclass import class_counts
 from freezer.domain.harbordigest import HarborDigest, harbor_digest
 from freezer.domain.manifest import FixtureDigests, Manifest
 from freezer.kinds.catalog import read_frozen
@@ -59,7 +60,7 @@ def summary_row(suite: SuiteConfig, frozen: registry.FrozenVersion) -> dict[str,
             "cut_at": data.manifest.cut_at,
             "landed": len(landed),
             "dropped": len(data.fixtures) - len(landed),
-            "classes": sorted({f["class"] for f in landed if f.get("class")}),
+            "classes": list(class_counts(landed)),
         }
     )
     return row

@@ -15,6 +15,7 @@ from dataclasses import asdict
 from typing import Any
 
 from freezer.domain.errors import IntegrityError
+from freezer.domain.fixtureclass import class_counts
 from freezer.domain.manifest import Manifest, Scan
 from freezer.domain.model import sources_of
 from freezer.parse.yamlload import YAML_SUFFIXES
@@ -241,7 +242,7 @@ def method_from_files(
         ),
         "fixtures": ordered,
         "landed": landed,
-        "landed_classes": sorted({f["class"] for f in landed if f.get("class")}),
+        "landed_classes": list(class_counts(landed)),
         "assets": sorted(rel for rel in manifest.files if _is_asset(rel, fixture_files)),
         "dropped": [f for f in ordered if f["status"] == "dropped"],
         "gate_c_rows": _gate_c_rows(ordered),
