@@ -187,14 +187,14 @@ def collect(suite: SuiteConfig) -> DraftFiles:
             joined = os.path.join(folder, name)
             path = Path(joined)
             rel = prefix + name
-            if ignored is not None and rel in ignored:
+            if ignored and rel in ignored:
                 if rel == VERSION_NAME:
                     found.problems.append(_problem(path, "git ignores it, so a clone would have none; un-ignore it"))
                     found.refused.add(rel)
                 else:
                     found.ignored.append(path)
                 continue
-            left = litter(name)
+            left = litter(name) if name.endswith(_LITTER_ENDINGS) or name in LITTER_NAMES else None
             if left is not None and ignored is None:
                 found.litter.append(path)
                 continue
