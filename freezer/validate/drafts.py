@@ -200,11 +200,13 @@ def collect(suite: SuiteConfig) -> DraftFiles:
                 continue
             if left is not None:
                 what, pattern = left
-                why = (
-                    f"{what}, which git does not ignore: git add would publish it and a cut would freeze it; "
-                    f"add it to .gitignore (a line {pattern}) or delete it"
+                found.problems.append(
+                    _problem(
+                        path,
+                        f"{what}, which git does not ignore: git add would publish it and a cut would freeze it; "
+                        f"add it to .gitignore (a line {pattern}) or delete it",
+                    )
                 )
-                found.problems.append(_problem(path, why))
                 found.refused.add(rel)
                 continue
             if visible(name) != name:
