@@ -19,6 +19,7 @@ from freezer.cli import flags, output
 from freezer.cli.exits import Invocation
 from freezer.cli.terminal import ProgressBar
 from freezer.domain.errors import UsageError
+from freezer.domain.fixtureclass import class_counts
 from freezer.domain.outcome import Outcome
 from freezer.domain.problems import display_path
 from freezer.domain.steps import no_progress
@@ -155,7 +156,7 @@ def _set_summary(fixture_set: FixtureSet) -> str:
     where = display_path(fixture_set.root) if fixture_set.root else "(loose files)"
     landed = [d.data for d in fixture_set.fixtures if d.data["status"] == "landed"]
     dropped = len(fixture_set.fixtures) - len(landed)
-    classes = ", ".join(sorted({f["class"] for f in landed if f.get("class")})) or "none"
+    classes = ", ".join(class_counts(landed)) or "none"
     head = ""
     if fixture_set.version is not None:
         head = f"{fixture_set.version.data['suite']} v{fixture_set.version.data['version']}: "

@@ -11,6 +11,7 @@ from freezer.compare.delta_v1 import field_changes as clipped_field_changes
 from freezer.compare.delta_v1 import flatten
 from freezer.compare.deltamodel import ClassCounts, FixtureBrief, FixtureChange, FixtureDelta
 from freezer.compare.fieldchange import changes_of
+from freezer.domain.fixtureclass import class_counts, fixture_class
 from freezer.domain.jsontypes import JsonObject, JsonValue
 from freezer.domain.model import Raw
 
@@ -22,11 +23,7 @@ _SHOWN_ELSEWHERE = ("suite", "version", "pinned_sha", "binary", "tool_surface_co
 
 
 def _classes(fixtures: Mapping[str, Raw]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for fixture in fixtures.values():
-        if fixture.get("status") == "landed" and fixture.get("class"):
-            counts[fixture["class"]] = counts.get(fixture["class"], 0) + 1
-    return dict(sorted(counts.items()))
+    return class_counts(fixture for fixture in fixtures.values() if fixture.get("status") == "landed")
 
 
 def field_changes(old: Raw, new: Raw, *, full: bool = False, delta_format: int = NEWEST_FORMAT) -> list[JsonObject]:
@@ -65,7 +62,7 @@ def fixture_delta(
     fields alone: the engine takes out of it the fixtures changed through their files (format 5)."""
 
     def brief(f: Raw) -> FixtureBrief:
-        return FixtureBrief(f["task_id"], f.get("class"), f["status"])
+        return FixtureBrief(f["task_id"], fixture_class(f), f["status"])
 
     both = sorted(set(old) & set(new))
 

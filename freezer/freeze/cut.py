@@ -50,9 +50,10 @@ from freezer.validate.validate import validate_suite
 
 def _draft_set(
     suite: SuiteConfig, number: int, progress: Progress, frozen: registry.FrozenVersion | None
-) -> FixtureSet:
-    """The validated drafts of version ``number``. For a version already frozen, that comes first:
-    what the drafts say is news for the next version, never a reason to touch this one."""
+) -> tuple[FixtureSet, list[str]]:
+    """The validated drafts of version ``number``, and what validate left out of them (files git
+    ignores, Python's cache) and why. For a version already frozen, that comes first: what the
+    drafts say is news for the next version, never a reason to touch this one."""
     report = validate_suite(suite, progress)
     if not report.ok:
         if frozen is not None:
@@ -75,7 +76,7 @@ def _draft_set(
             "cut refused at step 'validate'",
             [fixture_set.version.problem(("version",), f"the drafts say version {declared}, not {number}", "rule")],
         )
-    return fixture_set
+    return fixture_set, report.notes
 
 
 def _frozen_line(frozen: registry.FrozenVersion) -> str:
@@ -225,7 +226,7 @@ def cut(
     warnings: list[str] = []
     clock = time.perf_counter()
     frozen_already = registry.FrozenVersion(suite.name, number, target) if existing is not None else None
-    fixture_set = _draft_set(suite, number, progress, frozen_already)
+    fixture_set, left_out = _draft_set(suite, number, progress, frozen_already)
     scaffold = scaffold_problems(suite, fixture_set)
     if scaffold:
         raise fail("scaffold", scaffold)
@@ -234,6 +235,8 @@ def cut(
     steps.append(
         Step("drafts", f"drafts valid: {len(fixture_set.fixtures)} fixture(s) in {display_path(suite.drafts)}")
     )
+    for note in left_out:
+        steps.append(Step("left out", note))
     previous, previous_side = _previous_side(suite, owner.find(number) if existing is not None else None)
     previous_manifest = previous_side.manifest if previous_side else None
     resolved = check_against_code(config, suite, fixture_set, previous_manifest, steps, warnings)

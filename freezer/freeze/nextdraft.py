@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from freezer.domain.errors import FreezerError, IntegrityError, InvalidInput, UsageError
+from freezer.domain.manifest import EXECUTABLE
 from freezer.domain.problems import display_path
 from freezer.freeze.snapshot import FsOps, clear_stale_staging
 from freezer.freeze.versionedit import TODO, next_version_text
@@ -88,11 +89,17 @@ def _copy_drafts(root: Path, suite: SuiteConfig, frozen: registry.FrozenVersion,
             f"{display_path(frozen.path / registry.MANIFEST)}: lists no {VERSION_NAME}; nothing was copied",
             hint="run freezer audit on that version",
         )
+    executable = {rel for rel, mode in frozen.manifest_model().modes.items() if mode == EXECUTABLE}
     for rel in names:
         target = require_safe(root, staging / rel, "a staged draft file", folder=False)
         folder = require_safe(root, target.parent, "a staged drafts folder")
         folder.mkdir(parents=True, exist_ok=True)
         copy_verified(root, frozen.path / rel, target, files[rel], suite.max_file_bytes)
+        if rel in executable:
+            # git's 100755, as the manifest records it: a refilled tests/test.sh that lost its
+            # execute bits would read as changed to git and freeze as 100644 in the next cut.
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+            os.chmod(target, mode | (mode & 0o444) >> 2)
     return len(names)
 
 

@@ -12,6 +12,7 @@ from freezer.compare.claims import file_fields_of
 from freezer.compare.delta import compute as compute_delta
 from freezer.compare.deltamodel import Delta
 from freezer.domain.errors import FreezerError, IntegrityError, UsageError
+from freezer.domain.fixtureclass import class_counts
 from freezer.domain.harbordigest import HarborDigest, harbor_digest
 from freezer.domain.jsontypes import JsonObject, as_object
 from freezer.domain.manifest import FixtureDigests, Manifest
@@ -117,7 +118,7 @@ def summary_row(suite: SuiteConfig, frozen: registry.FrozenVersion) -> SummaryRo
         cut_at=data.manifest.cut_at,
         landed=len(landed),
         dropped=len(data.fixtures) - len(landed),
-        classes=tuple(sorted({f["class"] for f in landed if f.get("class")})),
+        classes=tuple(class_counts(landed)),
     )
 
 

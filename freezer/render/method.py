@@ -14,6 +14,7 @@ import shlex
 from dataclasses import asdict
 
 from freezer.domain.errors import IntegrityError
+from freezer.domain.fixtureclass import class_counts
 from freezer.domain.jsontypes import JsonObject, JsonValue, json_list, objects_in
 from freezer.domain.manifest import Manifest, Scan
 from freezer.domain.model import sources_of
@@ -259,7 +260,7 @@ def method_from_files(
         ),
         "fixtures": json_list(ordered),
         "landed": json_list(landed),
-        "landed_classes": json_list(sorted({c for f in landed if isinstance(c := f.get("class"), str) and c})),
+        "landed_classes": json_list(list(class_counts(landed))),
         "assets": json_list(sorted(rel for rel in manifest.files if _is_asset(rel, fixture_files))),
         "dropped": json_list(f for f in ordered if f["status"] == "dropped"),
         "gate_c_rows": _gate_c_rows(ordered),

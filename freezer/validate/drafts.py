@@ -13,7 +13,15 @@ Nothing in the drafts is dropped silently. Each entry is one of:
 * left out, and said in a note: a ``__pycache__`` folder. Python writes one beside any module it
   imports (running lm-eval on a task folder, pip installing freezer's examples), holding
   byte-compiled copies stamped with the machine's paths: derived from the ``.py`` files that are
-  frozen, different on every machine, so freezing it would only make two cuts of one draft differ.
+  frozen, different on every machine, so freezing it would only make two cuts of one draft differ;
+* left out, and counted in a note: a file git ignores (:mod:`freezer.git.ignored`). A version holds
+  what git publishes: a frozen copy of an ignored file would pass every check on the author's
+  machine and be missing from every clone. A ``version.yaml`` git ignores is refused;
+* litter, files that tools leave beside the author's (:data:`LITTER_NAMES`, :data:`LITTER_SUFFIXES`:
+  ``*.pyc``, ``*.pyo``, ``.DS_Store``, ``*~``, ``*.bak``, ``*.swp``, ``*.swo``): refused one by one
+  when the registry is a git repository that does not ignore them ("add it to .gitignore or delete
+  it": ``git add -A`` would publish them, and a version would freeze them); left out with a note
+  where the registry is no git repository, the list standing in for a ``.gitignore``.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from freezer.domain import canonical
 from freezer.domain.escape import visible
 from freezer.domain.manifestparts import FixtureSchemaRecord
 from freezer.domain.problems import Problem, display_path
+from freezer.git.ignored import ignored_files
 from freezer.kinds.catalog import builtin_schema
 from freezer.registry.config import CONFIG_NAME, SuiteConfig
 from freezer.registry.model import Suite
@@ -55,6 +64,26 @@ RESERVED = frozenset(
 
 VERSION_NAME = "version.yaml"
 PYTHON_CACHE = "__pycache__"
+# What tools leave beside the author's files, by what it is (the pattern .gitignore takes for it).
+LITTER_NAMES = {".DS_Store": ("macOS Finder's folder settings", ".DS_Store")}
+LITTER_SUFFIXES = {
+    ".pyc": ("a byte-compiled Python file", "*.pyc"),
+    ".pyo": ("a byte-compiled Python file", "*.pyo"),
+    "~": ("an editor's backup copy", "*~"),
+    ".bak": ("a backup copy", "*.bak"),
+    ".swp": ("vim's swap file", "*.swp"),
+    ".swo": ("vim's swap file", "*.swo"),
+}
+_LITTER_ENDINGS = tuple(LITTER_SUFFIXES)
+
+
+def litter(name: str) -> tuple[str, str] | None:
+    """What a file named ``name`` is and the .gitignore pattern for it, if tools leave it (see above)."""
+    if name in LITTER_NAMES:
+        return LITTER_NAMES[name]
+    if name.endswith(_LITTER_ENDINGS):
+        return next(LITTER_SUFFIXES[end] for end in _LITTER_ENDINGS if name.endswith(end))
+    return None
 
 
 @dataclass
@@ -66,17 +95,34 @@ class DraftFiles:
     # Files refused above (relative to the drafts folder): a kind does not report them missing too.
     refused: set[str] = field(default_factory=set)
     derived: list[Path] = field(default_factory=list)  # __pycache__ folders, left out (see above)
+    ignored: list[Path] = field(default_factory=list)  # files git ignores, left out
+    litter: list[Path] = field(default_factory=list)  # outside git: litter, left out
 
     def derived_notes(self) -> list[str]:
-        """What was left out as derived, for the user (nothing said when nothing was)."""
-        if not self.derived:
-            return []
-        shown = ", ".join(display_path(path) for path in self.derived[:3])
-        more = f" and {len(self.derived) - 3} more" if len(self.derived) > 3 else ""
-        return [
-            f"{shown}{more}: Python's byte-compiled cache, left out of the version (derived from the .py "
-            "files beside it, and different on every machine)"
-        ]
+        """What was left out and why, for the user (nothing said when nothing was)."""
+        notes = []
+        if self.derived:
+            notes.append(
+                f"{_some(self.derived)}: Python's byte-compiled cache, left out of the version (derived from the "
+                ".py files beside it, and different on every machine)"
+            )
+        if self.ignored:
+            notes.append(
+                f"{len(self.ignored):,} file(s) git ignores left out of the version ({_some(self.ignored)}): "
+                "a version holds what git publishes, and a clone would not have them"
+            )
+        if self.litter:
+            notes.append(
+                f"{_some(self.litter)}: left out of the version as what tools leave beside files (.DS_Store, *~, "
+                "*.bak, *.swp, *.pyc): the registry is no git repository, so freezer's own list stands in for "
+                "a .gitignore"
+            )
+        return notes
+
+
+def _some(paths: list[Path]) -> str:
+    shown = ", ".join(display_path(path) for path in paths[:3])
+    return f"{shown} and {len(paths) - 3:,} more" if len(paths) > 3 else shown
 
 
 def _problem(path: Path, message: str) -> Problem:
@@ -120,6 +166,7 @@ def collect(suite: SuiteConfig) -> DraftFiles:
     # Paths as text while walking: a drafts folder of 100,000 files spent most of its walk building
     # and relativising pathlib objects. A Path is made only for what is kept or reported.
     top = os.fspath(root)
+    ignored = ignored_files(root)  # None: no git repository, nothing is published through git
     for folder, dirs, names in os.walk(top, onerror=unreadable):
         prefix = "" if folder == top else os.path.relpath(folder, top).replace(os.sep, "/") + "/"
         kept = []
@@ -140,6 +187,28 @@ def collect(suite: SuiteConfig) -> DraftFiles:
             joined = os.path.join(folder, name)
             path = Path(joined)
             rel = prefix + name
+            if ignored and rel in ignored:
+                if rel == VERSION_NAME:
+                    found.problems.append(_problem(path, "git ignores it, so a clone would have none; un-ignore it"))
+                    found.refused.add(rel)
+                else:
+                    found.ignored.append(path)
+                continue
+            left = litter(name) if name.endswith(_LITTER_ENDINGS) or name in LITTER_NAMES else None
+            if left is not None and ignored is None:
+                found.litter.append(path)
+                continue
+            if left is not None:
+                what, pattern = left
+                found.problems.append(
+                    _problem(
+                        path,
+                        f"{what}, which git does not ignore: git add would publish it and a cut would freeze it; "
+                        f"add it to .gitignore (a line {pattern}) or delete it",
+                    )
+                )
+                found.refused.add(rel)
+                continue
             if visible(name) != name:
                 found.problems.append(_problem(path, "the file name holds a control or direction-changing character"))
                 continue

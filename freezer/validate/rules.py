@@ -10,6 +10,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence, Set
 
 from freezer.domain import taskid
 from freezer.domain.findings import JsonPath
+from freezer.domain.fixtureclass import class_counts
 from freezer.domain.jsontypes import JsonValue, as_object
 from freezer.domain.model import SITE_LISTS
 from freezer.domain.problems import Problem
@@ -169,7 +170,7 @@ def set_rules(version: YamlDocument | None, fixtures: list[YamlDocument]) -> lis
     if version is None:
         return found
     landed = [d.data for d in fixtures if d.data["status"] == "landed"]
-    classes = sorted({f["class"] for f in landed if f.get("class")})
+    classes = list(class_counts(landed))
     rules = version.data.get("acceptance") or {"min_landed": 0, "min_classes": 0}
     reference = f" ({rules['reference']})" if rules.get("reference") else ""
     if len(landed) < rules["min_landed"]:
