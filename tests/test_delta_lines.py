@@ -233,3 +233,28 @@ def test_a_cut_shows_text_changes_as_line_diffs_and_apart_everywhere(api: Path) 
 
     audit = run_inprocess("audit", "api_v2", cwd=api)
     assert audit.code == 0, audit.text
+
+
+def _spaces_by_the_rule(text: str, leading: bool) -> str:
+    """The rule, character by character: a space is marked when only spaces follow it, or (with
+    ``leading``) when only spaces precede it or it touches another space."""
+    out = []
+    for index, char in enumerate(text):
+        after, before = text[index + 1 :], text[:index]
+        touching = text[index - 1 : index] == " " or text[index + 1 : index + 2] == " "
+        edge = not after.strip(" ") or (leading and not before.strip(" "))
+        out.append("␠" if char == " " and (edge or (leading and touching)) else char)
+    return "".join(out)
+
+
+@given(st.text(alphabet=" a\t\u00a0␠", max_size=14), st.booleans())
+def test_spaces_are_marked_by_the_rule(text: str, leading: bool) -> None:
+    assert fieldtext._mark_spaces(text, leading) == _spaces_by_the_rule(text, leading)
+
+
+def test_a_long_value_with_many_spaces_is_marked_in_one_pass() -> None:
+    # Per character, looking at the rest of the text took about half an hour for a value this long.
+    text = "a " * 2_000_000 + "  "
+    shown = fieldtext.marked(text)
+    assert shown.endswith("a␠␠␠") and shown.count("␠") == 3
+    assert len(shown) == len(text)

@@ -17,6 +17,7 @@ marked the same way, clipped for huge texts.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 from difflib import SequenceMatcher
@@ -32,6 +33,8 @@ MAX_DIFF_LINES = 40
 # junk heuristic; the diff may then be less tight, never wrong.
 _AUTOJUNK_OVER = 4000
 _SPACE_MARK = "␠"
+_DOUBLED_SPACES = re.compile(" {2,}")
+_ASCII_CONTROL = re.compile("[\\x00-\\x1f\\x7f]")
 
 
 def same(a: JsonValue, b: JsonValue) -> bool:
@@ -71,17 +74,26 @@ def _invisible(char: str, decomposed: bool) -> bool:
 
 
 def _mark_spaces(text: str, leading: bool) -> str:
-    out = []
-    for index, char in enumerate(text):
-        doubled = char == " " and (text[index - 1 : index] == " " or text[index + 1 : index + 2] == " ")
-        edge = char == " " and (not text[index + 1 :].strip(" ") or (leading and not text[:index].strip(" ")))
-        out.append(_SPACE_MARK if edge or (leading and doubled) else char)
-    return "".join(out)
+    """Trailing spaces marked; with ``leading``, leading and doubled spaces too. Worked out from the
+    runs of spaces, in one pass: per character, looking at the rest of the text was quadratic."""
+    if " " not in text:
+        return text
+    end = len(text.rstrip(" "))
+    if not leading:
+        return text[:end] + _SPACE_MARK * (len(text) - end)
+    if end == 0:
+        return _SPACE_MARK * len(text)
+    start = len(text) - len(text.lstrip(" "))
+    middle = _DOUBLED_SPACES.sub(lambda run: _SPACE_MARK * len(run.group()), text[start:end])
+    return _SPACE_MARK * start + middle + _SPACE_MARK * (len(text) - end)
 
 
 def marked(text: str, *, leading: bool = True) -> str:
     """``text`` with every character a reader cannot see escaped; ``leading`` marks leading and
     doubled spaces too (a diff line keeps its indentation, which a code block shows)."""
+    if text.isascii():
+        # The common case, one regex pass: in ASCII only the controls are invisible, and ASCII is NFC.
+        return _mark_spaces(_ASCII_CONTROL.sub(lambda c: _escape(c.group()), text), leading)
     decomposed = unicodedata.normalize("NFC", text) != text
     escaped = "".join(_escape(c) if _invisible(c, decomposed) else c for c in text)
     return _mark_spaces(escaped, leading)
