@@ -20,7 +20,7 @@ _NUMBERS = re.compile(r"([0-9]+)\.([0-9]+)(?:\.[0-9]+)*")
 
 # Where the GitHub Action and the pre-commit hooks are published: the project's GitHub home is not
 # decided yet, so this is a placeholder that nobody can register (a GitHub account name cannot hold
-# "_"). `freezer init` writes it into the workflow and the README's snippets name it; replace it here
+# "_"). `freezer init` writes it into the workflow and the docs' snippets name it; replace it here
 # once the home exists, and every place that names it follows.
 REPOSITORY = "TODO_owner/freezer"
 

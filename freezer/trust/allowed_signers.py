@@ -1,7 +1,7 @@
 """The registry's ``allowed_signers`` file: read safely here, judged by ``ssh-keygen``.
 
 A consumer checks a version with ``ssh-keygen -Y verify -f allowed_signers -I
-PRINCIPAL -n freezer`` (README, "Who signed what"), so freezer asks that same
+PRINCIPAL -n freezer`` (docs/signing.md, "Who signed what"), so freezer asks that same
 program (:mod:`freezer.trust.sshkeygen`) rather than re-implementing its
 reading of the file: principals, options, key types, times and the corners in
 which OpenSSH releases differ are all ssh-keygen's. What stays here is what

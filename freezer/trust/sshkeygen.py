@@ -2,7 +2,7 @@
 
 Who may sign what is decided by ``ssh-keygen -Y find-principals`` and ``-Y
 verify`` over the registry's ``allowed_signers``, the commands a consumer runs
-(README, "Who signed what"), so freezer and every OpenSSH release agree by
+(docs/signing.md, "Who signed what"), so freezer and every OpenSSH release agree by
 construction rather than by a re-implementation of the file's grammar. Each
 call runs under one policy, as freezer's git calls do
 (:mod:`freezer.git.gitpolicy`): the executable found once by absolute path in
