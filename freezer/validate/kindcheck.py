@@ -38,16 +38,7 @@ def kind_fixtures(
     ``refused`` are the drafts' files already reported (a link, a FIFO), which a kind does not report again."""
     by_rel = _by_rel(suite.drafts, paths)
     display = _display(suite.drafts)
-    readable = {**fixture_set.assets, **by_rel}  # a fixture may depend on an asset (an lm-eval template)
-
-    def read(rel: str, limit: int) -> bytes:
-        try:
-            return read_bounded(readable[rel], limit)
-        except ReadRefused as exc:
-            raise Unreadable(str(exc)) from None
-
-    seen = Files(sorted(by_rel), read, display, others=sorted(fixture_set.assets), refused=refused)
-    found = read_fixtures(Suite.of(suite).kind, seen)
+    found = read_fixtures(Suite.of(suite).kind, _drafts_files(by_rel, fixture_set, display, refused))
     problems = list(found.problems)
     fixture_set.files.update((display(rel), path) for rel, path in by_rel.items())
     fixture_set.fixtures.extend(fixture.document for fixture in found.fixtures)
@@ -60,6 +51,29 @@ def kind_fixtures(
     if suite.schema is not None and found.fixtures:
         problems.extend(_own_schema(suite.schema_key, found.fixtures, seconds, memory))
     return problems
+
+
+def close_alone(suite: SuiteConfig, fixture_set: FixtureSet, refused: frozenset[str]) -> list[Problem]:
+    """Give the fixtures validate read standing alone (YAML files) their dependency closure, as the
+    suite's kind reads it from a frozen version: what a cut records is what audit derives again."""
+    by_rel = _by_rel(suite.drafts, [fixture_set.files[document.display] for document in fixture_set.fixtures])
+    files = _drafts_files(by_rel, fixture_set, _display(suite.drafts), refused)
+    return Suite.of(suite).kind.close(fixture_set.fixtures, files)
+
+
+def _drafts_files(
+    by_rel: dict[str, Path], fixture_set: FixtureSet, display: Callable[[str], str], refused: frozenset[str]
+) -> Files:
+    """The drafts' fixture files ``by_rel`` and assets as a kind reads them, each read when asked."""
+    readable = {**fixture_set.assets, **by_rel}  # a fixture may depend on an asset (an lm-eval template)
+
+    def read(rel: str, limit: int) -> bytes:
+        try:
+            return read_bounded(readable[rel], limit)
+        except ReadRefused as exc:
+            raise Unreadable(str(exc)) from None
+
+    return Files(sorted(by_rel), read, display, others=sorted(fixture_set.assets), refused=refused)
 
 
 def _by_rel(root: Path, paths: list[Path]) -> dict[str, Path]:
