@@ -91,7 +91,8 @@ class YamlFilesKind:
                 message = f"a field named {own[0]!r} is freezer's own (the fixture's dependency closure); rename it"
                 problems.append(document.problem((own[0],), message, "kind"))
                 continue
-            named = [rel for key in FILE_FIELDS for entry in _entries(data, key) for rel in _python(entry, known, python)]
+            entries = [entry for key in FILE_FIELDS for entry in _entries(data, key)]
+            named = [rel for entry in entries for rel in _python(entry, known, python)]
             closure = closures.of(named)
             if closure.files:
                 data[IMPORTED_FIELD] = list(closure.files)

@@ -13,14 +13,16 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from freezer.domain.errors import FreezerError
 from freezer.domain.problems import Problem, display_path
 from freezer.kinds.base import Files, KindFixture, Unreadable
 from freezer.kinds.catalog import read_fixtures
+from freezer.parse.yamlload import load_bytes
 from freezer.registry.config import CONFIG_NAME, SuiteConfig
 from freezer.registry.model import Suite
 from freezer.runtime import bounded, work
-from freezer.runtime.limits import MAX_WHOLE_FILE_BYTES
-from freezer.runtime.reading import ReadRefused, read_bounded
+from freezer.runtime.limits import MAX_SCHEMA_BYTES, MAX_WHOLE_FILE_BYTES
+from freezer.runtime.reading import ReadRefused, read_bounded, read_whole
 from freezer.schema import schemas
 from freezer.validate.fixtureset import FixtureSet
 from freezer.validate.rules import missing_canary
@@ -74,6 +76,34 @@ def _drafts_files(
             raise Unreadable(str(exc)) from None
 
     return Files(sorted(by_rel), read, display, others=sorted(fixture_set.assets), refused=refused)
+
+
+def owned_group_problems(suite: SuiteConfig) -> list[Problem]:
+    """Where the suite's own schema places one of freezer's own fields (:attr:`Kind.owned_groups`) in
+    another field group than freezer's: refused, one problem each, at its ``x-freezer-group``. The
+    groups decide which digest a field counts in; a task's ``files`` read as cosmetic would let a
+    test script become ``exit 0`` with the task still comparable. A frozen version keeps its record."""
+    if suite.schema is None:
+        return []
+    owned = Suite.of(suite).kind.owned_groups
+    shown = display_path(suite.schema)
+    try:
+        loaded = load_bytes(read_whole(suite.schema, MAX_SCHEMA_BYTES), shown)
+    except FreezerError:
+        return []  # the config's reading of the schema already refused it, saying why
+    document = loaded.document
+    properties = document.data.get("properties") if document is not None and isinstance(document.data, dict) else None
+    if document is None or not isinstance(properties, dict):
+        return []
+    problems = []
+    for name, prop in properties.items():
+        group = prop.get("x-freezer-group") if isinstance(prop, dict) else None
+        own = owned.get(name)
+        if own is None or group is None or group == own:
+            continue
+        message = f"freezer's own field {name!r} counts in {own!r}, not {group!r}: write {own!r} or remove this"
+        problems.append(document.problem(("properties", name, "x-freezer-group"), message, "schema"))
+    return problems
 
 
 def _by_rel(root: Path, paths: list[Path]) -> dict[str, Path]:
