@@ -15,6 +15,8 @@ the drafts' fixtures through :meth:`YamlFilesKind.close`, and a frozen version's
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -36,6 +38,7 @@ VERSION_FILE = "version.yaml"
 # The field of a parsed fixture listing the files of the suite its named Python files import
 # (its dependency closure beyond what it names), counted by their content as the file fields are.
 IMPORTED_FIELD = "imported_files"
+_WILDCARDS = "*?[\\"
 
 
 def schema_name(suite_kind: str) -> str:
@@ -152,13 +155,26 @@ def _entries(data: Mapping[str, Any], key: str) -> list[str]:
     return [str(entry) for entry in value] if isinstance(value, list) else []
 
 
+def glob_literal(entry: str) -> str:
+    """The part of an ``assets:`` or ``graders:`` entry before its first wildcard: every file it
+    names starts with it (the whole entry, for a file or folder)."""
+    return entry[: min([entry.find(c) for c in _WILDCARDS if c in entry] or [len(entry)])]
+
+
 def _python(entry: str, known: Collection[str], python: Sequence[str]) -> list[str]:
     """The Python files of the suite an ``assets:`` or ``graders:`` entry names: the file itself, or
     those a folder or glob entry matches (read as :mod:`freezer.validate.namedfiles` reads it)."""
     if entry in known:
         return [entry] if entry.endswith(PYTHON_SUFFIX) else []
+    # Only a file starting with the entry's literal part can match: most entries (a task's own
+    # assets folder) reach no Python file, and are never compiled.
+    literal = glob_literal(entry)
+    start = bisect.bisect_left(python, literal)
+    candidates = list(itertools.takewhile(lambda rel: rel.startswith(literal), python[start:]))
+    if not candidates:
+        return []
     try:
         glob = compile_glob(entry)
     except GlobError:
         return []
-    return [rel for rel in python if glob.matches(rel)]
+    return [rel for rel in candidates if glob.matches(rel)]
