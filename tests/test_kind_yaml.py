@@ -12,7 +12,7 @@ from pathlib import Path
 from freezer.domain.fixturekind import YAML_FILES, FixtureKindRecord
 from freezer.domain.manifest import Manifest
 from freezer.kinds.catalog import fixture_kind_name, kind_of
-from freezer.kinds.yamlfiles import FILE_FIELDS, YamlFilesKind
+from freezer.kinds.yamlfiles import FILE_FIELDS, IMPORTED_FIELD, YamlFilesKind
 from freezer.registry.record import read_version_files
 
 from conftest import REPO
@@ -46,8 +46,12 @@ def test_graph_and_generic_suites_are_of_kind_yaml_whose_fields_name_assets() ->
     assert fixture_kind_name("records") == "records"
     yaml = kind_of(FixtureKindRecord(YAML_FILES, ""))
     assert isinstance(yaml, YamlFilesKind)
-    assert yaml.asset_fields == yaml.file_fields == FILE_FIELDS == ("assets", "graders")
-    assert yaml.files_stand_alone and yaml.scaffolded and not yaml.made_of_files and not yaml.reads_assets
+    assert yaml.asset_fields == FILE_FIELDS == ("assets", "graders")
+    # What a fixture's named Python files import counts by content too, from the closure rules on.
+    assert yaml.file_fields == (*FILE_FIELDS, IMPORTED_FIELD)
+    assert kind_of(FixtureKindRecord(YAML_FILES, "", closure=0)).file_fields == FILE_FIELDS
+    assert yaml.files_stand_alone and yaml.scaffolded and not yaml.made_of_files
+    assert yaml.assets_read(["assets/repo.tar.gz", "graders/common.py"]) == ["graders/common.py"]
     records = kind_of(FixtureKindRecord("records", "instances/*.jsonl", task_id="instance_id"))
     assert records.asset_fields == () and not records.files_stand_alone and records.made_of_files
 

@@ -11,7 +11,7 @@ listing them. Every problem a kind finds names a file and, where it can, a line.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -168,10 +168,22 @@ class Kind(Protocol):
         benchmark's own (a task's own ``assets`` field is not freezer's)."""
         ...
 
+    def assets_read(self, assets: Sequence[str]) -> list[str]:
+        """The assets (of a version's ``assets``) that reading its fixtures needs too, so a reader of
+        a frozen version reads them with the fixtures: every one for an lm-eval task (it merges the
+        template it includes), the Python ones for a YAML fixture (its closure), none for the others."""
+        ...
+
     @property
-    def reads_assets(self) -> bool:
-        """Whether reading the fixtures needs the suite's assets too (an lm-eval task merges the
-        template it includes), so a reader of a frozen version reads them with the fixtures."""
+    def owned_groups(self) -> Mapping[str, str]:
+        """freezer's own fields of a parsed fixture, each with the field group it counts in: a suite
+        schema cannot place one elsewhere (validate refuses it), or a changed file could read as cosmetic."""
+        ...
+
+    def close(self, documents: Iterable[YamlDocument], files: Files) -> list[Problem]:
+        """Give each parsed fixture of ``documents`` (read without the kind, as validate reads a
+        fixture file standing alone) its dependency closure over ``files``; the problems found.
+        A kind that reads its fixtures itself closes them in :meth:`read`."""
         ...
 
     @property
@@ -255,6 +267,21 @@ class BenchmarkKind:
 
     def canary_files(self, fixture_files: Sequence[str]) -> list[str]:
         return list(fixture_files)
+
+    def assets_read(self, assets: Sequence[str]) -> list[str]:
+        return list(assets) if self.reads_assets else []
+
+    @property
+    def file_fields(self) -> tuple[str, ...]:
+        return (FILES_FIELD,)
+
+    @property
+    def owned_groups(self) -> Mapping[str, str]:
+        """The identity fields, and the files a fixture is made of (input)."""
+        return {"task_id": "identity", "status": "identity", **dict.fromkeys(self.file_fields, "input")}
+
+    def close(self, documents: Iterable[YamlDocument], files: Files) -> list[Problem]:
+        return []
 
     def builtin_schema(self, suite_kind: str) -> dict[str, Any]:
         return dict(IDENTITY_SCHEMA)

@@ -138,6 +138,11 @@ class LmEvalKind(BenchmarkKind):
     def file_fields(self) -> tuple[str, ...]:
         return (FILES_FIELD,)
 
+    @property
+    def owned_groups(self) -> Mapping[str, str]:
+        """Also what a task's closure needs from outside the suite, which is part of what it runs."""
+        return {**super().owned_groups, EXTERNAL_FIELD: "input"}
+
     def claims(self, rel: str) -> bool:
         return not _underscored(rel) and self._glob.matches(rel)
 

@@ -4,16 +4,29 @@ Each file is a whole fixture whose fields are freezer's: its ``task_id`` and ``s
 its ``assets`` and ``graders`` name the suite's assets, and the suite's schema (graph's, generic's
 or its own) is applied to each file alone. A manifest records no kind for these versions
 (:meth:`freezer.domain.fixturekind.FixtureKindRecord.of_manifest`): they are read as they always were.
+
+From the closure rules of :mod:`freezer.kinds.closure` on (a manifest's ``dependency_closure``), a
+fixture also depends on what the Python files it names import within the suite (a grader importing
+``graders/common.py``): listed in :data:`IMPORTED_FIELD` and counted by content like the files it
+names, with what they import from outside the suite in ``external_imports``. validate adds them to
+the drafts' fixtures through :meth:`YamlFilesKind.close`, and a frozen version's reader through
+:meth:`YamlFilesKind.read`, over the version's Python assets (:meth:`YamlFilesKind.assets_read`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import bisect
+import itertools
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from freezer.domain.fixturekind import FixtureKindRecord
-from freezer.git.globs import compile_glob
+from freezer.domain.problems import Problem
+from freezer.git.globs import GlobError, compile_glob
 from freezer.kinds.base import ConfigProblem, Files, KindFixture, KindRead
+from freezer.kinds.closure import EXTERNAL_FIELD, Closures
+from freezer.parse.document import YamlDocument
+from freezer.parse.pyimports import PYTHON_SUFFIX
 from freezer.parse.yamlload import load_bytes
 from freezer.parse.yamllocate import YAML_SUFFIXES
 from freezer.runtime import resources
@@ -22,6 +35,10 @@ from freezer.runtime.limits import MAX_WHOLE_FILE_BYTES
 # Fixture fields that name files of the drafts, which are frozen and hashed with the version.
 FILE_FIELDS = ("assets", "graders")
 VERSION_FILE = "version.yaml"
+# The field of a parsed fixture listing the files of the suite its named Python files import
+# (its dependency closure beyond what it names), counted by their content as the file fields are.
+IMPORTED_FIELD = "imported_files"
+_WILDCARDS = "*?[\\"
 
 
 def schema_name(suite_kind: str) -> str:
@@ -31,9 +48,7 @@ def schema_name(suite_kind: str) -> str:
 
 class YamlFilesKind:
     asset_fields = FILE_FIELDS
-    file_fields = FILE_FIELDS
-    reads_assets = False
-    follows_closure = False
+    follows_closure = True  # a grader depends on what it imports
     files_stand_alone = True
     scaffolded = True
     # One document of freezer's: its mode was never frozen (manifests stay as they were), and its
@@ -46,6 +61,47 @@ class YamlFilesKind:
         # The suite's fixtures glob; none (and every frozen version: its manifest lists its
         # fixtures): every YAML file.
         self._glob = compile_glob(record.fixtures) if record.fixtures else None
+
+    @property
+    def file_fields(self) -> tuple[str, ...]:
+        return (*FILE_FIELDS, IMPORTED_FIELD) if self.record.closure >= 1 else FILE_FIELDS
+
+    @property
+    def owned_groups(self) -> dict[str, str]:
+        """freezer's own fields of a YAML fixture: its identity, the files it names and imports, and its class."""
+        owned = {"task_id": "identity", "status": "identity", "assets": "input", "graders": "grading"}
+        return {**owned, "class": "cosmetic", IMPORTED_FIELD: "input", EXTERNAL_FIELD: "input"}
+
+    def assets_read(self, assets: Sequence[str]) -> list[str]:
+        """The Python assets: what a fixture's closure is read from (its other assets count by hash)."""
+        return [rel for rel in assets if rel.endswith(PYTHON_SUFFIX)]
+
+    def close(self, documents: Iterable[YamlDocument], files: Files) -> list[Problem]:
+        """Each fixture (parsed, its data changed in place) gains what the Python files its file
+        fields name import within the suite (:data:`IMPORTED_FIELD`) and from outside it
+        (``external_imports``); a fixture holding either field itself is refused, as the field is
+        freezer's. Nothing under the rules of a version cut before the closure."""
+        if self.record.closure < 1:
+            return []
+        closures = Closures(files)
+        known = {*files.paths, *files.others}
+        python = sorted(rel for rel in known if rel.endswith(PYTHON_SUFFIX))
+        problems = []
+        for document in documents:
+            data = document.data
+            own = [key for key in (IMPORTED_FIELD, EXTERNAL_FIELD) if key in data]
+            if own:
+                message = f"a field named {own[0]!r} is freezer's own (the fixture's dependency closure); rename it"
+                problems.append(document.problem((own[0],), message, "kind"))
+                continue
+            entries = [entry for key in FILE_FIELDS for entry in _entries(data, key)]
+            named = [rel for entry in entries for rel in _python(entry, known, python)]
+            closure = closures.of(named)
+            if closure.files:
+                data[IMPORTED_FIELD] = list(closure.files)
+            if closure.external:
+                data[EXTERNAL_FIELD] = list(closure.external)
+        return problems
 
     def claims(self, rel: str) -> bool:
         """A file the glob names, else every YAML file; never a version.yaml (at the top it is the
@@ -72,6 +128,7 @@ class YamlFilesKind:
                 continue
             fixture = KindFixture(str(fields.get("task_id")), str(fields.get("status")), (rel,), fields, document)
             found.fixtures.append(fixture)
+        found.problems.extend(self.close((fixture.document for fixture in found.fixtures), files))
         return found
 
     def canary_files(self, fixture_files: Sequence[str]) -> list[str]:
@@ -91,3 +148,33 @@ class YamlFilesKind:
 
     def builtin_schema(self, suite_kind: str) -> dict[str, Any]:
         return resources.schema(schema_name(suite_kind))
+
+
+def _entries(data: Mapping[str, Any], key: str) -> list[str]:
+    value = data.get(key)
+    return [str(entry) for entry in value] if isinstance(value, list) else []
+
+
+def glob_literal(entry: str) -> str:
+    """The part of an ``assets:`` or ``graders:`` entry before its first wildcard: every file it
+    names starts with it (the whole entry, for a file or folder)."""
+    return entry[: min([entry.find(c) for c in _WILDCARDS if c in entry] or [len(entry)])]
+
+
+def _python(entry: str, known: Collection[str], python: Sequence[str]) -> list[str]:
+    """The Python files of the suite an ``assets:`` or ``graders:`` entry names: the file itself, or
+    those a folder or glob entry matches (read as :mod:`freezer.validate.namedfiles` reads it)."""
+    if entry in known:
+        return [entry] if entry.endswith(PYTHON_SUFFIX) else []
+    # Only a file starting with the entry's literal part can match: most entries (a task's own
+    # assets folder) reach no Python file, and are never compiled.
+    literal = glob_literal(entry)
+    start = bisect.bisect_left(python, literal)
+    candidates = list(itertools.takewhile(lambda rel: rel.startswith(literal), python[start:]))
+    if not candidates:
+        return []
+    try:
+        glob = compile_glob(entry)
+    except GlobError:
+        return []
+    return [rel for rel in candidates if glob.matches(rel)]

@@ -79,8 +79,8 @@ def _needed(manifest: Manifest) -> set[str]:
         registry.DELTA_TEMPLATE_COPY,
         registry.FROZEN_SCHEMA,
     )
-    # A kind whose fixtures depend on assets (an lm-eval task's template) reads those too.
-    assets = manifest.asset_names() if kind_of(manifest.fixture_kind).reads_assets else ()
+    # A kind whose fixtures depend on assets (an lm-eval task's template, a grader's imports) reads those too.
+    assets = kind_of(manifest.fixture_kind).assets_read(manifest.asset_names())
     return {"version.yaml", *registry.frozen_fixture_files(manifest), *derived, *assets}
 
 

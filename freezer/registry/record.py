@@ -91,8 +91,7 @@ def load_frozen_drafts(frozen: FrozenVersion, manifest: Manifest) -> tuple[dict[
     paths = {rel: frozen_file(frozen, rel, folders) for rel in manifest.files}
     fixtures = frozen_fixture_files(manifest)
     wanted = ["version.yaml", *fixtures]
-    if kind_of(manifest.fixture_kind).reads_assets:
-        wanted.extend(manifest.asset_names())
+    wanted.extend(kind_of(manifest.fixture_kind).assets_read(manifest.asset_names()))
     files = {rel: read_whole(paths[rel], MAX_WHOLE_FILE_BYTES) for rel in wanted if rel in paths}
     return read_version_files(files, fixtures, manifest.fixture_kind)
 

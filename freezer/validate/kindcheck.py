@@ -13,14 +13,16 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from freezer.domain.errors import FreezerError
 from freezer.domain.problems import Problem, display_path
 from freezer.kinds.base import Files, KindFixture, Unreadable
 from freezer.kinds.catalog import read_fixtures
+from freezer.parse.yamlload import load_bytes
 from freezer.registry.config import CONFIG_NAME, SuiteConfig
 from freezer.registry.model import Suite
 from freezer.runtime import bounded, work
-from freezer.runtime.limits import MAX_WHOLE_FILE_BYTES
-from freezer.runtime.reading import ReadRefused, read_bounded
+from freezer.runtime.limits import MAX_SCHEMA_BYTES, MAX_WHOLE_FILE_BYTES
+from freezer.runtime.reading import ReadRefused, read_bounded, read_whole
 from freezer.schema import schemas
 from freezer.validate.fixtureset import FixtureSet
 from freezer.validate.rules import missing_canary
@@ -38,16 +40,7 @@ def kind_fixtures(
     ``refused`` are the drafts' files already reported (a link, a FIFO), which a kind does not report again."""
     by_rel = _by_rel(suite.drafts, paths)
     display = _display(suite.drafts)
-    readable = {**fixture_set.assets, **by_rel}  # a fixture may depend on an asset (an lm-eval template)
-
-    def read(rel: str, limit: int) -> bytes:
-        try:
-            return read_bounded(readable[rel], limit)
-        except ReadRefused as exc:
-            raise Unreadable(str(exc)) from None
-
-    seen = Files(sorted(by_rel), read, display, others=sorted(fixture_set.assets), refused=refused)
-    found = read_fixtures(Suite.of(suite).kind, seen)
+    found = read_fixtures(Suite.of(suite).kind, _drafts_files(by_rel, fixture_set, display, refused))
     problems = list(found.problems)
     fixture_set.files.update((display(rel), path) for rel, path in by_rel.items())
     fixture_set.fixtures.extend(fixture.document for fixture in found.fixtures)
@@ -59,6 +52,57 @@ def kind_fixtures(
         problems.append(Problem(origin or CONFIG_NAME, int(line) if line.isdigit() else None, None, where, message))
     if suite.schema is not None and found.fixtures:
         problems.extend(_own_schema(suite.schema_key, found.fixtures, seconds, memory))
+    return problems
+
+
+def close_alone(suite: SuiteConfig, fixture_set: FixtureSet, refused: frozenset[str]) -> list[Problem]:
+    """Give the fixtures validate read standing alone (YAML files) their dependency closure, as the
+    suite's kind reads it from a frozen version: what a cut records is what audit derives again."""
+    by_rel = _by_rel(suite.drafts, [fixture_set.files[document.display] for document in fixture_set.fixtures])
+    files = _drafts_files(by_rel, fixture_set, _display(suite.drafts), refused)
+    return Suite.of(suite).kind.close(fixture_set.fixtures, files)
+
+
+def _drafts_files(
+    by_rel: dict[str, Path], fixture_set: FixtureSet, display: Callable[[str], str], refused: frozenset[str]
+) -> Files:
+    """The drafts' fixture files ``by_rel`` and assets as a kind reads them, each read when asked."""
+    readable = {**fixture_set.assets, **by_rel}  # a fixture may depend on an asset (an lm-eval template)
+
+    def read(rel: str, limit: int) -> bytes:
+        try:
+            return read_bounded(readable[rel], limit)
+        except ReadRefused as exc:
+            raise Unreadable(str(exc)) from None
+
+    return Files(sorted(by_rel), read, display, others=sorted(fixture_set.assets), refused=refused)
+
+
+def owned_group_problems(suite: SuiteConfig) -> list[Problem]:
+    """Where the suite's own schema places one of freezer's own fields (:attr:`Kind.owned_groups`) in
+    another field group than freezer's: refused, one problem each, at its ``x-freezer-group``. The
+    groups decide which digest a field counts in; a task's ``files`` read as cosmetic would let a
+    test script become ``exit 0`` with the task still comparable. A frozen version keeps its record."""
+    if suite.schema is None:
+        return []
+    owned = Suite.of(suite).kind.owned_groups
+    shown = display_path(suite.schema)
+    try:
+        loaded = load_bytes(read_whole(suite.schema, MAX_SCHEMA_BYTES), shown)
+    except FreezerError:
+        return []  # the config's reading of the schema already refused it, saying why
+    document = loaded.document
+    properties = document.data.get("properties") if document is not None and isinstance(document.data, dict) else None
+    if document is None or not isinstance(properties, dict):
+        return []
+    problems = []
+    for name, prop in properties.items():
+        group = prop.get("x-freezer-group") if isinstance(prop, dict) else None
+        own = owned.get(name)
+        if own is None or group is None or group == own:
+            continue
+        message = f"freezer's own field {name!r} counts in {own!r}, not {group!r}: write {own!r} or remove this"
+        problems.append(document.problem(("properties", name, "x-freezer-group"), message, "schema"))
     return problems
 
 

@@ -17,11 +17,10 @@ from typing import TYPE_CHECKING
 from freezer.domain.jsontypes import JsonObject
 from freezer.domain.model import Raw
 from freezer.git.globs import GlobError, compile_glob
+from freezer.kinds.yamlfiles import glob_literal
 
 if TYPE_CHECKING:
     from freezer.domain.manifest import Manifest
-
-_WILDCARDS = "*?[\\"
 
 
 def entries(fixture: Raw, key: str) -> list[str]:
@@ -66,7 +65,7 @@ class AssetFiles(Mapping[str, str]):
         except GlobError:
             return None
         # Only paths that start with the entry's literal part can match: a bisect, not a scan of every file.
-        literal = entry[: min([entry.find(c) for c in _WILDCARDS if c in entry] or [len(entry)])]
+        literal = glob_literal(entry)
         start = bisect.bisect_left(self._sorted, literal)
         found = []
         for rel in self._sorted[start:]:

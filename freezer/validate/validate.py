@@ -29,7 +29,7 @@ from freezer.runtime.reading import read_whole
 from freezer.schema import schemas
 from freezer.validate import drafts, rules
 from freezer.validate.fixtureset import FixtureSet
-from freezer.validate.kindcheck import kind_canary, kind_fixtures
+from freezer.validate.kindcheck import close_alone, kind_canary, kind_fixtures, owned_group_problems
 from freezer.validate.modeline import loose_schema
 from freezer.validate.pathscan import Owners, collect_files, group_files
 from freezer.validate.rules import code_rules, run_rules, source_rules
@@ -384,6 +384,9 @@ def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Repo
     report.problems.extend(kind_canary(suite, [path for path in collected.fixtures if path in read]))
     if suite.template is not None:
         report.problems.extend(template_problems(suite.template, suite.origin("template")))
+    report.problems.extend(owned_group_problems(suite))
+    if kind.files_stand_alone:  # the kind closes the fixtures it reads itself
+        report.problems.extend(close_alone(suite, fixture_set, frozenset(collected.refused)))
     report.sets.append(fixture_set)
     if collected.version is None and VERSION_NAME not in collected.refused:  # a refused one is reported
         version_file = suite.drafts / VERSION_NAME
