@@ -24,6 +24,7 @@ from freezer.domain.outcome import Outcome
 from freezer.domain.problems import display_path
 from freezer.domain.steps import no_progress
 from freezer.registry import config as config_mod
+from freezer.render.preview import preview_problems
 from freezer.validate import validate as validate_mod
 from freezer.validate.fixtureset import FixtureSet
 
@@ -126,7 +127,10 @@ def run_validate(paths: list[Path] | None, registry: Path | None, suite: str | N
             suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
             report = validate_mod.Report()
             for one in suites:
-                report.merge(validate_mod.validate_suite(one, progress))
+                checked = validate_mod.validate_suite(one, progress)
+                # The suite template as the drafts render it: render/ sits above validate/, so here.
+                checked.problems.extend(found for drafts in checked.sets for found in preview_problems(one, drafts))
+                report.merge(checked)
     finally:
         if bar is not None:
             bar.close()

@@ -269,19 +269,33 @@ def render_delta_block(template_text: str, context: Mapping[str, JsonValue], tem
     return rendered
 
 
-def _compile_or_report(template_text: str, template_name: str) -> Template:
+def render_preview(template_text: str, context: Mapping[str, JsonValue], template_name: str) -> str:
+    """The template rendered with what the drafts give (``context``) and nothing for the rest: a
+    name the context lacks renders as empty. Always in a bounded child: it is a suite's template."""
+    if len(template_text) > MAX_TEMPLATE_BYTES:
+        raise TemplateProblem(f"{template_name}: the template is larger than {MAX_TEMPLATE_BYTES >> 10} KiB")
+    try:
+        rendered: str = work.run_bounded(
+            _render, template_text, context, template_name, True, seconds=RENDER_SECONDS, memory=RENDER_MEMORY
+        )
+    except work.BoundExceeded as exc:
+        raise TemplateProblem(f"{template_name}: the template render {exc}; it was stopped") from None
+    return rendered
+
+
+def _compile_or_report(template_text: str, template_name: str, lenient: bool = False) -> Template:
     from jinja2 import TemplateSyntaxError  # Jinja2 costs ~40 ms at start-up: only when a template renders
 
     try:
-        return _compiled(template_text)
+        return _compiled(template_text, lenient)
     except TemplateSyntaxError as exc:
         raise TemplateProblem(f"{template_name}:{exc.lineno}: template syntax error: {exc.message}") from None
     except RecursionError:
         raise TemplateProblem(f"{template_name}: the template nests too deeply to compile") from None
 
 
-def _render(template_text: str, context: Mapping[str, JsonValue], template_name: str) -> str:
-    template = _compile_or_report(template_text, template_name)
+def _render(template_text: str, context: Mapping[str, JsonValue], template_name: str, lenient: bool = False) -> str:
+    template = _compile_or_report(template_text, template_name, lenient)
     try:
         rendered: str = template.render(**context)
     except TemplateProblem as exc:
@@ -306,21 +320,22 @@ def _shipped_delta() -> str:
 
 
 @lru_cache(maxsize=8)
-def _compiled(template_text: str) -> Template:
+def _compiled(template_text: str, lenient: bool = False) -> Template:
     """The template compiled once per process: an audit re-renders every version, and versions
     almost always carry the same template (compiling it costs ~50 ms, rendering ~1 ms)."""
-    return _environment().from_string(template_text)
+    return _environment(lenient).from_string(template_text)
 
 
-@lru_cache(maxsize=1)
-def _environment() -> Environment:
+@lru_cache(maxsize=2)
+def _environment(lenient: bool = False) -> Environment:
+    """The environment METHOD.md renders in; ``lenient``: a missing name is empty (a preview)."""
     # Jinja2 costs ~40 ms at start-up: only commands that render METHOD.md import it.
-    from jinja2 import StrictUndefined, pass_context
+    from jinja2 import ChainableUndefined, StrictUndefined, pass_context
     from jinja2.sandbox import ImmutableSandboxedEnvironment  # Jinja2 too
 
     # The sandbox also covers a registry's own template: it may format data, not reach into Python.
     env = ImmutableSandboxedEnvironment(
-        undefined=StrictUndefined,
+        undefined=ChainableUndefined if lenient else StrictUndefined,
         autoescape=False,
         keep_trailing_newline=True,
         trim_blocks=True,
