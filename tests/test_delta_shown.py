@@ -21,7 +21,7 @@ import cmarkgfm  # type: ignore[import-untyped]
 import pytest
 from test_delta_block import SHIPPED, _resum, _use_template, _writable
 
-from freezer.freeze.assemble import dumps_json
+from freezer.domain.canonical import frozen_file
 from freezer.render.attest import statement_bytes
 from freezer.render.method import method_from_files
 from freezer.render.shown import delta_unshown, says_delta
@@ -283,13 +283,13 @@ def _refreeze_hiding(version: Path, recorded: int) -> None:
         HIDDEN.encode()
     ).hexdigest()
     manifest["checks"]["delta_block"] = 1
-    manifest_bytes = dumps_json(manifest)
+    manifest_bytes = frozen_file(manifest)
     data = {rel: (version / rel).read_bytes() for rel in manifest["files"]}
     method = method_from_files(data, manifest_bytes, unshown=[]).encode()
     assert b"<!--\n## Delta vs" in method
     if recorded != 1:
         manifest["checks"]["delta_block"] = recorded
-        manifest_bytes = dumps_json(manifest)
+        manifest_bytes = frozen_file(manifest)
     (version / "manifest.json").write_bytes(manifest_bytes)
     (version / "METHOD.md").write_bytes(method)
     if (version / "provenance.json").exists():

@@ -24,7 +24,6 @@ from freezer.domain.outcome import Outcome
 from freezer.domain.problems import display_path
 from freezer.domain.steps import no_progress
 from freezer.registry import config as config_mod
-from freezer.render.preview import preview_problems
 from freezer.validate import validate as validate_mod
 from freezer.validate.fixtureset import FixtureSet
 
@@ -128,8 +127,12 @@ def run_validate(paths: list[Path] | None, registry: Path | None, suite: str | N
             report = validate_mod.Report()
             for one in suites:
                 checked = validate_mod.validate_suite(one, progress)
-                # The suite template as the drafts render it: render/ sits above validate/, so here.
-                checked.problems.extend(found for drafts in checked.sets for found in preview_problems(one, drafts))
+                if one.template is not None:
+                    # The suite template as the drafts render it (render/ sits above validate/, so
+                    # here). Lazy: Jinja2 and the Markdown reader only for a suite with its own template.
+                    from freezer.render.preview import preview_problems
+
+                    checked.problems.extend(found for drafts in checked.sets for found in preview_problems(one, drafts))
                 report.merge(checked)
     finally:
         if bar is not None:

@@ -244,12 +244,7 @@ def render_method(template_text: str, context: Mapping[str, JsonValue], template
     else:
         # Compiled in the child too: Jinja2 evaluates constant expressions while it compiles,
         # so compiling an untrusted template is as dangerous as rendering it.
-        try:
-            rendered = bounded.call_bounded(
-                _render, template_text, context, template_name, seconds=RENDER_SECONDS, memory=RENDER_MEMORY
-            )
-        except bounded.BoundExceeded as exc:
-            raise TemplateProblem(f"{template_name}: the template render {exc}; it was stopped") from None
+        rendered = _bounded(template_text, context, template_name)
     return rendered if rendered.endswith("\n") else rendered + "\n"
 
 
@@ -260,13 +255,7 @@ def render_delta_block(template_text: str, context: Mapping[str, JsonValue], tem
         raise TemplateProblem(f"{template_name}: the template is larger than {MAX_TEMPLATE_BYTES >> 10} KiB")
     if template_text == _shipped_delta():
         return _render(template_text, context, template_name)
-    try:
-        rendered: str = bounded.call_bounded(
-            _render, template_text, context, template_name, seconds=RENDER_SECONDS, memory=RENDER_MEMORY
-        )
-    except bounded.BoundExceeded as exc:
-        raise TemplateProblem(f"{template_name}: the template render {exc}; it was stopped") from None
-    return rendered
+    return _bounded(template_text, context, template_name)
 
 
 def render_preview(template_text: str, context: Mapping[str, JsonValue], template_name: str) -> str:
@@ -274,11 +263,16 @@ def render_preview(template_text: str, context: Mapping[str, JsonValue], templat
     name the context lacks renders as empty. Always in a bounded child: it is a suite's template."""
     if len(template_text) > MAX_TEMPLATE_BYTES:
         raise TemplateProblem(f"{template_name}: the template is larger than {MAX_TEMPLATE_BYTES >> 10} KiB")
+    return _bounded(template_text, context, template_name, lenient=True)
+
+
+def _bounded(template_text: str, context: Mapping[str, JsonValue], template_name: str, lenient: bool = False) -> str:
+    """A template that did not ship with freezer, rendered in a forked child bounded in time and memory."""
     try:
-        rendered: str = work.run_bounded(
-            _render, template_text, context, template_name, True, seconds=RENDER_SECONDS, memory=RENDER_MEMORY
+        rendered: str = bounded.call_bounded(
+            _render, template_text, context, template_name, lenient, seconds=RENDER_SECONDS, memory=RENDER_MEMORY
         )
-    except work.BoundExceeded as exc:
+    except bounded.BoundExceeded as exc:
         raise TemplateProblem(f"{template_name}: the template render {exc}; it was stopped") from None
     return rendered
 
