@@ -267,6 +267,22 @@ def test_a_template_that_frames_delta_visibly_cuts_validates_and_audits(reg: Pat
     assert "does not show §Delta" not in result.text
 
 
+def test_the_shipped_template_shows_the_block_it_is_not_read_for(reg: Path) -> None:
+    # A cut does not read METHOD.md rendered from freezer's own template (the cost is for a suite's
+    # own); this holds that it needs no reading, on a real cut of both versions.
+    for label in ("v1", "v2"):
+        set_drafts(reg, label)
+        _cut(reg, label)
+        method = (reg / f"versions/graph_{label}/METHOD.md").read_text()
+        start = method.index("## Delta vs ")
+        # The block ends where the template's next section starts.
+        ends = [at for at in (method.find(f"\n\n## {s}", start) for s in ("Comparability", "Known caveats")) if at > 0]
+        block = method[start : min(ends)]
+        assert method.count(block) == 1 and block.count("## Delta vs ") == 1
+        assert delta_unshown(method, block) == []
+        assert _github_shows(method, block)
+
+
 # --- audit and check of frozen versions ----------------------------------------------------------
 
 HIDDEN = SHIPPED.replace("{{ delta_block }}", "<!--\n{{ delta_block }}\n-->\n")
@@ -297,9 +313,13 @@ def _refreeze_hiding(version: Path, recorded: int) -> None:
     _resum(version)
 
 
-def _cut_v1(reg: Path) -> None:
-    result = run_inprocess("cut", "v1", cwd=reg)
+def _cut(reg: Path, label: str) -> None:
+    result = run_inprocess("cut", label, cwd=reg)
     assert result.code == 0, result.text
+
+
+def _cut_v1(reg: Path) -> None:
+    _cut(reg, "v1")
 
 
 def test_audit_says_once_that_a_version_cut_before_the_rule_hides_delta(reg: Path) -> None:

@@ -303,6 +303,11 @@ def _render(template_text: str, context: Mapping[str, JsonValue], template_name:
     return rendered
 
 
+def is_shipped(template_text: str) -> bool:
+    """Whether ``template_text`` is the METHOD.md template this freezer ships."""
+    return template_text == _shipped()
+
+
 @lru_cache(maxsize=1)
 def _shipped() -> str:
     return resources.template_text("METHOD.md.j2")
