@@ -214,7 +214,8 @@ def test_validate_and_cut_refuse_a_template_that_misplaces_the_block(reg: Path, 
 
 
 def test_a_template_that_frames_the_block_is_accepted_and_audits(reg: Path) -> None:
-    _use_template(reg, "# {{ name }}, as we frame it\n\nOur words before.\n\n{{ delta_block }}\nOur words after.\n")
+    # A blank line after the block: without it, our words would join §Delta's last sentence (issue 36).
+    _use_template(reg, "# {{ name }}, as we frame it\n\nOur words before.\n\n{{ delta_block }}\n\nOur words after.\n")
     _cut_both(reg)
     v2 = reg / "versions/graph_v2"
     method = (v2 / "METHOD.md").read_text()
@@ -223,7 +224,7 @@ def test_a_template_that_frames_the_block_is_accepted_and_audits(reg: Path) -> N
     assert MOVED_LINE in method
     assert (v2 / "delta.md.j2").read_text() == DELTA  # freezer's, frozen with the version
     manifest = json.loads((v2 / "manifest.json").read_text())
-    assert manifest["checks"]["delta_block"] == 1
+    assert manifest["checks"]["delta_block"] == 2  # 2: the rendered METHOD.md was read and shows it
     assert manifest["files"]["delta.md.j2"] == hashlib.sha256(DELTA.encode()).hexdigest()
     result = run_inprocess("audit", "--no-code", cwd=reg)
     assert result.code == 0, result.text
@@ -231,7 +232,8 @@ def test_a_template_that_frames_the_block_is_accepted_and_audits(reg: Path) -> N
 
 
 def test_nothing_moved_beside_the_block_still_names_every_moved_dimension(reg: Path) -> None:
-    _use_template(reg, "# {{ name }}\n\n## Delta, in short\n\nNothing moved.\n\n{{ delta_block }}")
+    # A heading of its own saying Delta would claim to be §Delta, which a cut refuses (issue 36).
+    _use_template(reg, "# {{ name }}\n\n## In short\n\nNothing moved.\n\n{{ delta_block }}")
     _cut_both(reg)
     for name in ("graph_v1", "graph_v2"):
         method = (reg / "versions" / name / "METHOD.md").read_text()

@@ -47,6 +47,7 @@ def test_a_template_that_is_not_utf8_or_not_a_file_is_refused_by_validate(reg: P
 
 
 def test_a_template_within_the_limit_still_cuts(reg: Path) -> None:
-    _use_template(reg, (FRAME + "x" * 1000).encode())
+    # After a blank line: text on the next line would join §Delta's last sentence (issue 36).
+    _use_template(reg, (FRAME + "\n" + "x" * 1000).encode())
     assert run_cli("validate", cwd=reg).code == 0
     assert run_cli("cut", "v1", cwd=reg).code == 0

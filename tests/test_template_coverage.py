@@ -133,8 +133,9 @@ def _record(version: dict[str, Any], number: int, previous: str | None) -> dict[
             "template_sha256": "0" * 64,
             "grep": {"engine": "test", "version": "1"},
             "dimensions": [{"dimension": k, "meaning": v} for k, v in DEFAULT_DIMENSIONS.items()],
-            # As every cut records now: §Delta is freezer's block, which the shipped template places.
-            "delta_block": 1,
+            # As every cut records now: §Delta is freezer's block, which the shipped template places
+            # and the rendered METHOD.md shows.
+            "delta_block": 2,
         },
         "code_history": (
             {

@@ -126,7 +126,14 @@ def run_validate(paths: list[Path] | None, registry: Path | None, suite: str | N
             suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
             report = validate_mod.Report()
             for one in suites:
-                report.merge(validate_mod.validate_suite(one, progress))
+                checked = validate_mod.validate_suite(one, progress)
+                if one.template is not None:
+                    # The suite template as the drafts render it (render/ sits above validate/, so
+                    # here). Lazy: Jinja2 and the Markdown reader only for a suite with its own template.
+                    from freezer.render.preview import preview_problems
+
+                    checked.problems.extend(found for drafts in checked.sets for found in preview_problems(one, drafts))
+                report.merge(checked)
     finally:
         if bar is not None:
             bar.close()

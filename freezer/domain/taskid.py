@@ -196,7 +196,7 @@ def _prototypes() -> dict[int, str]:
     return dict(zip(map(ord, SOURCES), PROTOTYPES.split(SEPARATOR), strict=True))
 
 
-def _skeleton(text: str) -> str:
+def skeleton(text: str) -> str:
     """UTS #39's skeleton: NFD, each character replaced by its prototype in Unicode's confusables, NFD."""
     if text.isascii():  # NFD leaves ASCII as it is; a prototype may not be ASCII (% is º/₀)
         mapped = text.translate(_prototypes())
@@ -227,7 +227,7 @@ def clash_keys(task_id: str) -> list[tuple[str, str]]:
     keys = {
         "nfc": unicodedata.normalize("NFC", task_id),
         "look": compatible,
-        "skeleton": _skeleton(compatible),
+        "skeleton": skeleton(compatible),
         "stem": safe_file_name(task_id),
     }
     return [(reason, keys[name]) for reason, name in _CLASHES]

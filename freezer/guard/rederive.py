@@ -34,6 +34,7 @@ from freezer.registry.verdict import Failure, VersionAudit
 from freezer.render.attest import statement_bytes
 from freezer.render.method import method_from_files
 from freezer.render.named import delta_sections, unnamed_dimensions
+from freezer.render.shown import Unshown
 from freezer.runtime.reading import read_whole
 from freezer.validate.rules import missing_canary
 
@@ -54,8 +55,9 @@ def check_rendered(
         result.failures.append(Failure(f"{where}/{rel}", message))
 
     _check_chain(suite, frozen, manifest, data, result)
+    unshown: list[Unshown] = []
     try:
-        method = method_from_files(data, manifest_bytes)
+        method = method_from_files(data, manifest_bytes, unshown=unshown)
     except FreezerError as exc:
         fail(registry.METHOD, f"cannot be re-rendered: {exc.message}")
         return
@@ -74,6 +76,17 @@ def check_rendered(
         fail(registry.METHOD, f"differs from what the frozen data renders to{note}")
     else:
         result.checks.append(Step("method", "METHOD.md reproduced"))
+    if unshown:
+        # Frozen before cut refused such a template: the version stands as frozen, and is said once.
+        first = unshown[0]
+        more = f" (and {len(unshown) - 1} more)" if len(unshown) > 1 else ""
+        result.warnings.append(
+            Failure(
+                f"{where}/{registry.METHOD}:{first.line}",
+                f"does not show §Delta as a viewer reads it: {first.message}{more}. The version stays as frozen; "
+                "a cut now refuses its template, so fix the template before the next cut",
+            )
+        )
     _check_named(frozen_method, data, fail)
 
 

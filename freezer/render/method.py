@@ -22,7 +22,14 @@ from freezer.parse.yamllocate import YAML_SUFFIXES
 from freezer.registry import registry
 from freezer.registry.record import fixture_schema_of, read_version_files
 from freezer.registry.registry import frozen_fixture_files
-from freezer.render.render import RECORDED_MARKDOWN_RULES, TemplateProblem, render_delta_block, render_method
+from freezer.render.render import (
+    RECORDED_MARKDOWN_RULES,
+    TemplateProblem,
+    is_shipped,
+    render_delta_block,
+    render_method,
+)
+from freezer.render.shown import Unshown, delta_unshown
 from freezer.resolve.grep import rg_command
 from freezer.runtime.resources import schema as schemas_data
 from freezer.validate.template import PLACE_IT, placement
@@ -207,8 +214,14 @@ def method_from_files(
     manifest_bytes: bytes,
     template_name: str = registry.TEMPLATE_COPY,
     parsed: tuple[JsonObject, list[JsonObject]] | None = None,
+    unshown: list[Unshown] | None = None,
 ) -> str:
-    """Render METHOD.md; ``parsed`` passes the drafts already read from these same bytes."""
+    """Render METHOD.md; ``parsed`` passes the drafts already read from these same bytes.
+
+    A METHOD.md that does not show §Delta as visible text, once and unforged, is refused (a cut,
+    and an audit of a version that records it was checked so); given ``unshown``, how a version
+    frozen before that rule fails it is added there instead and the text is returned: the version
+    stands as frozen, and the audit says so."""
 
     manifest = Manifest.from_data(json.loads(manifest_bytes))
     version, fixtures = (
@@ -279,15 +292,23 @@ def method_from_files(
     if manifest.format < 2 or manifest.checks.delta_block is None:
         # Cut before freezer owned §Delta: its whole template rendered the section, and still does.
         return render_method(template, context, template_name)
-    return _with_delta_block(files, template, context, template_name, manifest.checks.delta_block)
+    return _with_delta_block(files, template, context, template_name, manifest.checks.delta_block, unshown)
 
 
-# The §Delta blocks a manifest can record (checks.delta_block); new cuts record the last.
-DELTA_BLOCKS = (1,)
+# The §Delta blocks a manifest can record (checks.delta_block); new cuts record the last. 2: the
+# rendered METHOD.md was also read as a viewer reads it and shows the block (freezer.render.shown);
+# a version recording 1 was cut before that rule, so an audit says how it fails instead of failing it.
+DELTA_BLOCKS = (1, 2)
+SHOWN_SINCE = 2
 
 
 def _with_delta_block(
-    files: dict[str, bytes], template: str, context: JsonObject, template_name: str, recorded: object
+    files: dict[str, bytes],
+    template: str,
+    context: JsonObject,
+    template_name: str,
+    recorded: object,
+    unshown: list[Unshown] | None,
 ) -> str:
     """METHOD.md whose §Delta is the block freezer renders from its own frozen delta template:
     the METHOD.md template must place it once, and the result must hold it verbatim."""
@@ -316,6 +337,15 @@ def _with_delta_block(
         raise TemplateProblem(
             f"{template_name}: the rendered METHOD.md {shown} the §Delta block freezer rendered; {PLACE_IT}"
         )
+    # freezer's own template places the block after a blank line, outside any HTML or code, and
+    # writes no other heading saying Delta (tests/test_delta_shown.py reads a cut's METHOD.md): the
+    # reading (markdown-it-py, about 2 s a MB of METHOD.md) is for a suite's own template.
+    hidden = [] if is_shipped(template) else delta_unshown(rendered, block)
+    if hidden and (unshown is None or recorded >= SHOWN_SINCE):
+        at = hidden[0]
+        raise TemplateProblem(f"{registry.METHOD}:{at.line} (rendered from {template_name}): {at.message}")
+    if unshown is not None:
+        unshown.extend(hidden)
     return rendered
 
 

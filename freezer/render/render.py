@@ -244,12 +244,7 @@ def render_method(template_text: str, context: Mapping[str, JsonValue], template
     else:
         # Compiled in the child too: Jinja2 evaluates constant expressions while it compiles,
         # so compiling an untrusted template is as dangerous as rendering it.
-        try:
-            rendered = bounded.call_bounded(
-                _render, template_text, context, template_name, seconds=RENDER_SECONDS, memory=RENDER_MEMORY
-            )
-        except bounded.BoundExceeded as exc:
-            raise TemplateProblem(f"{template_name}: the template render {exc}; it was stopped") from None
+        rendered = _bounded(template_text, context, template_name)
     return rendered if rendered.endswith("\n") else rendered + "\n"
 
 
@@ -260,28 +255,41 @@ def render_delta_block(template_text: str, context: Mapping[str, JsonValue], tem
         raise TemplateProblem(f"{template_name}: the template is larger than {MAX_TEMPLATE_BYTES >> 10} KiB")
     if template_text == _shipped_delta():
         return _render(template_text, context, template_name)
+    return _bounded(template_text, context, template_name)
+
+
+def render_preview(template_text: str, context: Mapping[str, JsonValue], template_name: str) -> str:
+    """The template rendered with what the drafts give (``context``) and nothing for the rest: a
+    name the context lacks renders as empty. Always in a bounded child: it is a suite's template."""
+    if len(template_text) > MAX_TEMPLATE_BYTES:
+        raise TemplateProblem(f"{template_name}: the template is larger than {MAX_TEMPLATE_BYTES >> 10} KiB")
+    return _bounded(template_text, context, template_name, lenient=True)
+
+
+def _bounded(template_text: str, context: Mapping[str, JsonValue], template_name: str, lenient: bool = False) -> str:
+    """A template that did not ship with freezer, rendered in a forked child bounded in time and memory."""
     try:
         rendered: str = bounded.call_bounded(
-            _render, template_text, context, template_name, seconds=RENDER_SECONDS, memory=RENDER_MEMORY
+            _render, template_text, context, template_name, lenient, seconds=RENDER_SECONDS, memory=RENDER_MEMORY
         )
     except bounded.BoundExceeded as exc:
         raise TemplateProblem(f"{template_name}: the template render {exc}; it was stopped") from None
     return rendered
 
 
-def _compile_or_report(template_text: str, template_name: str) -> Template:
+def _compile_or_report(template_text: str, template_name: str, lenient: bool = False) -> Template:
     from jinja2 import TemplateSyntaxError  # Jinja2 costs ~40 ms at start-up: only when a template renders
 
     try:
-        return _compiled(template_text)
+        return _compiled(template_text, lenient)
     except TemplateSyntaxError as exc:
         raise TemplateProblem(f"{template_name}:{exc.lineno}: template syntax error: {exc.message}") from None
     except RecursionError:
         raise TemplateProblem(f"{template_name}: the template nests too deeply to compile") from None
 
 
-def _render(template_text: str, context: Mapping[str, JsonValue], template_name: str) -> str:
-    template = _compile_or_report(template_text, template_name)
+def _render(template_text: str, context: Mapping[str, JsonValue], template_name: str, lenient: bool = False) -> str:
+    template = _compile_or_report(template_text, template_name, lenient)
     try:
         rendered: str = template.render(**context)
     except TemplateProblem as exc:
@@ -295,6 +303,11 @@ def _render(template_text: str, context: Mapping[str, JsonValue], template_name:
     return rendered
 
 
+def is_shipped(template_text: str) -> bool:
+    """Whether ``template_text`` is the METHOD.md template this freezer ships."""
+    return template_text == _shipped()
+
+
 @lru_cache(maxsize=1)
 def _shipped() -> str:
     return resources.template_text("METHOD.md.j2")
@@ -306,21 +319,22 @@ def _shipped_delta() -> str:
 
 
 @lru_cache(maxsize=8)
-def _compiled(template_text: str) -> Template:
+def _compiled(template_text: str, lenient: bool = False) -> Template:
     """The template compiled once per process: an audit re-renders every version, and versions
     almost always carry the same template (compiling it costs ~50 ms, rendering ~1 ms)."""
-    return _environment().from_string(template_text)
+    return _environment(lenient).from_string(template_text)
 
 
-@lru_cache(maxsize=1)
-def _environment() -> Environment:
+@lru_cache(maxsize=2)
+def _environment(lenient: bool = False) -> Environment:
+    """The environment METHOD.md renders in; ``lenient``: a missing name is empty (a preview)."""
     # Jinja2 costs ~40 ms at start-up: only commands that render METHOD.md import it.
-    from jinja2 import StrictUndefined, pass_context
+    from jinja2 import ChainableUndefined, StrictUndefined, pass_context
     from jinja2.sandbox import ImmutableSandboxedEnvironment  # Jinja2 too
 
     # The sandbox also covers a registry's own template: it may format data, not reach into Python.
     env = ImmutableSandboxedEnvironment(
-        undefined=StrictUndefined,
+        undefined=ChainableUndefined if lenient else StrictUndefined,
         autoescape=False,
         keep_trailing_newline=True,
         trim_blocks=True,
