@@ -15,11 +15,11 @@ from collections.abc import Collection, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from freezer.domain.jsontypes import JsonObject
-from freezer.domain.model import Raw
 from freezer.git.globs import GlobError, compile_glob
 
 if TYPE_CHECKING:
     from freezer.domain.manifest import Manifest
+    from freezer.domain.model import Raw
 
 _WILDCARDS = "*?[\\"
 

@@ -11,10 +11,9 @@ from collections.abc import Collection, Iterable, Iterator, Sequence, Set
 from freezer.domain import taskid
 from freezer.domain.findings import JsonPath
 from freezer.domain.jsontypes import JsonValue, as_object
-from freezer.domain.model import SITE_LISTS
 from freezer.domain.problems import Problem
 from freezer.git.globs import glob_problem
-from freezer.kinds.yamlfiles import FILE_FIELDS
+from freezer.kinds.yamlfiles import FILE_FIELDS, SITE_LISTS
 from freezer.parse.document import YamlDocument
 from freezer.resolve.grep import flag_problems
 from freezer.validate.namedfiles import AssetFiles
