@@ -136,7 +136,7 @@ def write(config: RegistryConfig, key_path: Path) -> CheckpointPayload:
     under the registry lock: the chain heads and the last checkpoint are read inside it."""
     # Lazy: signing and writing (secrets, the key parser) are this command's, never `freezer check`'s.
     from freezer.runtime.writing import replace_file
-    from freezer.trust import sshsig
+    from freezer.trust import sshsig  # lazy: the key parser serves signing only
 
     key = sshsig.load_private_key(key_path)
     with registry_lock(config.root, wait=lock_wait_seconds()):

@@ -343,7 +343,7 @@ def append(root: Path, key_path: Path, change: StatusChange) -> LogEvent:
     them wrote; the whole file is then replaced in one rename, so no reader sees half a line."""
     # Lazy: signing and writing (secrets, the key parser) are this command's, never `freezer check`'s.
     from freezer.runtime.writing import replace_file
-    from freezer.trust import allowed_signers, sshsig
+    from freezer.trust import allowed_signers, sshsig  # lazy: the key parser serves signing only
 
     key = sshsig.load_private_key(key_path)
     with registry_lock(root, wait=lock_wait_seconds()):
