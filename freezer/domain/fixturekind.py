@@ -8,9 +8,13 @@ fixture holding its ``task_id`` and ``status`` (suites of kind graph and generic
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from freezer.domain.jsontypes import JsonObject
-from freezer.domain.model import Raw
+
+if TYPE_CHECKING:
+    # An annotation only: domain.model's dataclasses are not built for the hooks, which read kinds.
+    from freezer.domain.model import Raw
 
 # A kind's name, one the catalog of kinds knows (freezer.kinds.catalog.KINDS).
 FixtureKindName = str

@@ -23,9 +23,6 @@ Raw = Mapping[str, Any]
 # A fixture's status (the schemas' enum): landed fixtures are the benchmark; dropped ones are history.
 FixtureStatus = Literal["landed", "dropped"]
 
-# The fixture fields that hold file:line sites in the code under test.
-SITE_LISTS = ("ground_truth", "traps")
-
 
 @dataclass(slots=True)  # not frozen: a cut builds one per site, and frozen dataclasses build 3x slower
 class Site:

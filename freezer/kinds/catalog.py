@@ -1,12 +1,14 @@
 """The kinds by name: the one place a :class:`~freezer.domain.manifest.FixtureKindRecord` becomes a kind.
 
-:data:`KINDS` is the one registration point: a kind's name maps to the class built from its record.
+:data:`KINDS` is the one registration point: a kind's name maps to the class built from its record,
+or to where that class is (``module:Class``), imported the first time a suite or a version names it.
 Everything else about a kind (which files are a fixture's, its fields, what it depends on) is asked
 of the kind itself.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
 from typing import Any
@@ -15,21 +17,32 @@ from freezer.domain.errors import IntegrityError
 from freezer.domain.escape import quoted
 from freezer.domain.fixturekind import CLOSURE_RULES, YAML_FILES, FixtureKindRecord
 from freezer.kinds.base import ConfigProblem, Files, Kind, KindClass, KindRead
-from freezer.kinds.folders import FoldersKind
-from freezer.kinds.lmeval import LmEvalKind
-from freezer.kinds.records import RecordsKind
 from freezer.kinds.yamlfiles import YamlFilesKind
 
-KINDS: dict[str, KindClass] = {
+# freezer's own YAML files are read by every registry (graph and generic suites, and freezer.yaml's
+# checks); each other kind is named by where its class is, so its parsers (lm-eval's dependency
+# closure, TOML, strict JSON) are imported only when a suite or a version of that kind is read, and
+# a pre-commit validate of a graph suite does not pay for them at every start.
+KINDS: dict[str, KindClass | str] = {
     YAML_FILES: YamlFilesKind,
-    "folders": FoldersKind,
-    "records": RecordsKind,
-    "lm-eval": LmEvalKind,
+    "folders": "freezer.kinds.folders:FoldersKind",
+    "records": "freezer.kinds.records:RecordsKind",
+    "lm-eval": "freezer.kinds.lmeval:LmEvalKind",
 }
 
 
+def kind_class(name: str) -> KindClass | None:
+    """The class of the kind ``name`` (imported now if the catalog names where it is), or None."""
+    entry = KINDS.get(name)
+    if not isinstance(entry, str):
+        return entry
+    module, _, attribute = entry.partition(":")
+    found: KindClass = getattr(importlib.import_module(module), attribute)
+    return found
+
+
 def kind_of(record: FixtureKindRecord) -> Kind:
-    made = KINDS.get(record.kind)
+    made = kind_class(record.kind)
     if made is None:  # a manifest of a later freezer, or one edited by hand
         known = ", ".join(sorted(name for name in KINDS if name != YAML_FILES))
         raise IntegrityError(f"fixture kind {record.kind!r} is not one this freezer reads ({known})")
@@ -50,7 +63,9 @@ def config_problems(suite_kind: str, raw: Mapping[str, Any]) -> list[ConfigProbl
     (key, message); an unknown kind is refused by its name alone."""
     if suite_kind not in suite_kinds():
         return [("kind", f"{quoted(suite_kind)} is not one of {', '.join(map(repr, suite_kinds()))}")]
-    return KINDS[fixture_kind_name(suite_kind)].config_problems(suite_kind, raw)
+    made = kind_class(fixture_kind_name(suite_kind))
+    assert made is not None  # suite_kinds() holds only the catalog's names and graph and generic (yaml's)
+    return made.config_problems(suite_kind, raw)
 
 
 def fixture_kind_name(suite_kind: str) -> str:

@@ -22,15 +22,21 @@ if TYPE_CHECKING:
     else:
         from importlib.abc import Traversable
 
-_SOURCE_ROOT = Path(__file__).resolve().parents[2]
+_HERE = Path(__file__).resolve()
+_SOURCE_ROOT = _HERE.parents[2]
 
 
 def data_dir(name: str) -> Traversable:
     """The packaged folder ``name`` (schemas, templates or examples)."""
-    # Imported here: importlib.resources costs ~13 ms at start-up, and check rarely needs a data file.
-    from importlib import resources
+    packaged: Traversable
+    if _HERE.is_file():  # installed as files (every wheel, every checkout): the folder beside this package
+        packaged = _HERE.parents[1] / "_data" / name
+    else:
+        # Imported here: importlib.resources costs ~13 ms at start-up (with zipfile), and only an
+        # install that is not plain files (a zip) needs it to find the data.
+        from importlib import resources
 
-    packaged = resources.files("freezer") / "_data" / name
+        packaged = resources.files("freezer") / "_data" / name
     if packaged.is_dir():
         return packaged
     source = _SOURCE_ROOT / name

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from freezer.domain.escape import quoted
 from freezer.domain.jsontypes import JsonObject
-from freezer.runtime import bounded
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -57,6 +56,8 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterat
     # jsonschema and referencing cost ~80 ms at start-up: imported only when a schema is applied.
     from jsonschema.exceptions import ValidationError
 
+    from freezer.runtime import bounded  # lazy with jsonschema: the bounded children serve a suite's own schema only
+
     if validator.is_type(instance, "string"):
         bounded.note(pattern)
         if not compiled_pattern(pattern).search(instance):
@@ -64,6 +65,9 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterat
 
 
 def _pattern_properties(validator: Any, patterns: JsonObject, instance: Any, schema: Any) -> Iterator[Any]:
+    # Lazy: the bounded children serve a suite's own schema only, which a shipped-schema validate never applies.
+    from freezer.runtime import bounded
+
     if not validator.is_type(instance, "object"):
         return
     for pattern, subschema in patterns.items():

@@ -29,8 +29,6 @@ from freezer.registry.config import RegistryConfig
 from freezer.registry.model import Suite
 from freezer.runtime.lock import lock_wait_seconds, registry_lock
 from freezer.runtime.reading import read_whole
-from freezer.runtime.writing import replace_file
-from freezer.trust import allowed_signers, sshsig
 from freezer.trust.checkpointformat import ChainHead, CheckpointPayload, Malformed, check_payload, grew
 
 FILE = "checkpoint.json"
@@ -87,6 +85,10 @@ def _line_of(data: bytes, key: str) -> int | None:
 
 def _signed_by(root: Path, payload: CheckpointPayload, signature: str) -> str | None:
     """Why the signature does not make ``payload`` a checkpoint of this registry (None when it does)."""
+    # Lazy: the signature modules (ssh-keygen's runner, tempfile, the key parser) serve a registry
+    # with a checkpoint; `freezer check` (a pre-commit hook) on one without does not import them.
+    from freezer.trust import allowed_signers, sshsig
+
     try:
         blob = base64.b64decode(signature, validate=True)
         public = sshsig.verify(_signed_bytes(payload), blob, NAMESPACE)
@@ -132,6 +134,10 @@ def signed_payload(root: Path) -> tuple[CheckpointPayload | None, Problem | None
 def write(config: RegistryConfig, key_path: Path) -> CheckpointPayload:
     """Sign the current chain heads as the new checkpoint (never fewer versions than the last one),
     under the registry lock: the chain heads and the last checkpoint are read inside it."""
+    # Lazy: signing and writing (secrets, the key parser) are this command's, never `freezer check`'s.
+    from freezer.runtime.writing import replace_file
+    from freezer.trust import sshsig  # lazy: the key parser serves signing only
+
     key = sshsig.load_private_key(key_path)
     with registry_lock(config.root, wait=lock_wait_seconds()):
         now = CheckpointPayload(heads(config), time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))

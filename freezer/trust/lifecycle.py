@@ -25,7 +25,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from freezer.domain import canonical
 from freezer.domain.errors import FreezerError, UsageError
@@ -36,8 +36,9 @@ from freezer.registry import registry
 from freezer.runtime.lock import lock_wait_seconds, registry_lock
 from freezer.runtime.paths import require_safe
 from freezer.runtime.reading import read_whole
-from freezer.runtime.writing import replace_file
-from freezer.trust import allowed_signers, sshsig
+
+if TYPE_CHECKING:
+    from freezer.trust import allowed_signers
 
 LOG = "status.jsonl"
 NAMESPACE = "freezer-status"
@@ -191,6 +192,10 @@ def _shape(event: JsonObject) -> str | None:
 def _claimed_key(blob: bytes) -> bytes | None:
     """The public key an SSHSIG blob says it was made with (checked against the allow-list before
     any cryptography, so a flood of signatures by an unknown key costs nothing)."""
+    # Lazy: the signature modules (ssh-keygen's runner, tempfile, the key parser) serve a registry
+    # with a status log; `freezer check` (a pre-commit hook) on one without does not import them.
+    from freezer.trust import sshsig
+
     start = len(sshsig.MAGIC) + 4
     if not blob.startswith(sshsig.MAGIC) or len(blob) < start + 4:
         return None
@@ -200,6 +205,10 @@ def _claimed_key(blob: bytes) -> bytes | None:
 
 
 def _signature_problem(event: JsonObject, allowed: allowed_signers.AllowedSigners, when: float | None) -> str | None:
+    # Lazy: the signature modules (ssh-keygen's runner, tempfile, the key parser) serve a registry
+    # with a status log; `freezer check` (a pre-commit hook) on one without does not import them.
+    from freezer.trust import allowed_signers, sshsig
+
     signature = event["sig"]
     if not isinstance(signature, str):
         return "sig is not text"
@@ -256,6 +265,10 @@ def _apply(found: dict[str, VersionStatus], event: LogEvent) -> None:
 
 
 def _verified(root: Path, data: bytes, when: float | None) -> StatusLog:
+    # Lazy: the signature modules (ssh-keygen's runner, tempfile, the key parser) serve a registry
+    # with a status log; `freezer check` (a pre-commit hook) on one without does not import them.
+    from freezer.trust import allowed_signers
+
     shown = display_path(root / LOG)
     problems: list[Problem] = []
     unverified: dict[str, list[Problem]] = {}
@@ -328,6 +341,10 @@ def append(root: Path, key_path: Path, change: StatusChange) -> LogEvent:
 
     The log is re-read under the lock, so parallel writers each chain onto the line the one before
     them wrote; the whole file is then replaced in one rename, so no reader sees half a line."""
+    # Lazy: signing and writing (secrets, the key parser) are this command's, never `freezer check`'s.
+    from freezer.runtime.writing import replace_file
+    from freezer.trust import allowed_signers, sshsig  # lazy: the key parser serves signing only
+
     key = sshsig.load_private_key(key_path)
     with registry_lock(root, wait=lock_wait_seconds()):
         path = require_safe(root, root / LOG, "the status log", folder=False)

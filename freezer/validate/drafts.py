@@ -31,10 +31,10 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from freezer.domain import canonical
 from freezer.domain.escape import visible
-from freezer.domain.manifestparts import FixtureSchemaRecord
 from freezer.domain.problems import Problem, display_path
 from freezer.git.ignored import ignored_files
 from freezer.kinds.catalog import builtin_schema
@@ -45,6 +45,9 @@ from freezer.runtime import hashing
 from freezer.runtime.limits import MAX_SCHEMA_BYTES
 from freezer.runtime.reading import read_whole
 from freezer.validate.fixtureset import FixtureSet
+
+if TYPE_CHECKING:
+    from freezer.domain.manifestparts import FixtureSchemaRecord
 
 # Files every version holds that freezer writes: a draft may not take their place.
 RESERVED = frozenset(
@@ -257,6 +260,10 @@ def read_drafts(suite: SuiteConfig, fixture_set: FixtureSet) -> dict[str, bytes]
 
 def fixture_schema_record(suite: SuiteConfig, drafts: dict[str, bytes]) -> FixtureSchemaRecord:
     """Which schema the fixtures met; a suite's own is frozen with the version (added to ``drafts``)."""
+    # Lazy: a manifest part, asked for by a cut only; validate (a pre-commit hook) would otherwise
+    # build the manifest's dataclasses at every start.
+    from freezer.domain.manifestparts import FixtureSchemaRecord
+
     if suite.schema is not None:
         data = read_whole(suite.schema, MAX_SCHEMA_BYTES)
         drafts[FROZEN_SCHEMA] = data

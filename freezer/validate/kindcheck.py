@@ -20,7 +20,7 @@ from freezer.kinds.catalog import read_fixtures
 from freezer.parse.yamlload import load_bytes
 from freezer.registry.config import CONFIG_NAME, SuiteConfig
 from freezer.registry.model import Suite
-from freezer.runtime import bounded, work
+from freezer.runtime import work
 from freezer.runtime.limits import MAX_SCHEMA_BYTES, MAX_WHOLE_FILE_BYTES
 from freezer.runtime.reading import ReadRefused, read_bounded, read_whole
 from freezer.schema import schemas
@@ -121,6 +121,10 @@ def _display(root: Path) -> Callable[[str], str]:
 
 
 def _own_schema(schema_key: str, fixtures: list[KindFixture], seconds: float, memory: int) -> list[Problem]:
+    # Lazy: the bounded children (pickle, selectors, signal, mmap) serve a suite's own schema only,
+    # and a pre-commit validate of a shipped-schema suite would pay for them at every start.
+    from freezer.runtime import bounded
+
     schemas.validator(schema_key)  # vetted and built once, here, before the children fork
     workers = work.cores() if len(fixtures) >= 300 else 1
     outcomes = bounded.map_bounded(

@@ -15,12 +15,12 @@ from collections.abc import Collection, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from freezer.domain.jsontypes import JsonObject
-from freezer.domain.model import Raw
 from freezer.git.globs import GlobError, compile_glob
 from freezer.kinds.yamlfiles import glob_literal
 
 if TYPE_CHECKING:
     from freezer.domain.manifest import Manifest
+    from freezer.domain.model import Raw
 
 
 def entries(fixture: Raw, key: str) -> list[str]:

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from freezer.domain.errors import InvalidInput, UsageError
 from freezer.domain.escape import visible
@@ -24,7 +25,7 @@ from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import load_file
 from freezer.registry.config import CONFIG_NAME, RegistryConfig, SuiteConfig, load_config
 from freezer.registry.model import Suite
-from freezer.runtime import bounded, work
+from freezer.runtime import work
 from freezer.runtime.reading import read_whole
 from freezer.schema import schemas
 from freezer.validate import drafts, rules
@@ -34,6 +35,9 @@ from freezer.validate.modeline import loose_schema
 from freezer.validate.pathscan import Owners, collect_files, group_files
 from freezer.validate.rules import code_rules, run_rules, source_rules
 from freezer.validate.template import template_problems
+
+if TYPE_CHECKING:
+    from freezer.runtime import bounded
 
 VERSION_NAME = "version.yaml"
 
@@ -139,6 +143,10 @@ def check_files(
 def _check_bounded(files: list[Path], fixture_schema: str, workers: int, progress: Progress) -> list[FileResult]:
     """:func:`check_file` under a suite's own schema, in bounded children: one per core, each
     working through its share, so a runaway pattern stops one file and not the whole validate."""
+    # Lazy: the bounded children (pickle, selectors, signal, mmap) serve a suite's own schema only,
+    # and a pre-commit validate of a shipped-schema suite would pay for them at every start.
+    from freezer.runtime import bounded
+
     schemas.validator(fixture_schema)  # vetted and built once, here, before the children fork
     seconds = _schema_seconds()
     check = partial(check_file, fixture_schema=fixture_schema)
