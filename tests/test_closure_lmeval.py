@@ -21,9 +21,8 @@ from test_delta_claims import FORMAT_4, _agree, _ok
 from test_demo_own_formats import MOVED_BY_UTILS
 
 from freezer.domain.manifest import FixtureKindRecord
-from freezer.kinds.base import FILES_FIELD
+from freezer.kinds.base import EXTERNAL_FIELD, FILES_FIELD
 from freezer.kinds.catalog import read_frozen
-from freezer.kinds.closure import EXTERNAL_FIELD
 
 from registry_helpers import commit_all
 

@@ -15,7 +15,7 @@ import pytest
 from test_closure_lmeval import _digests, _frozen_files
 from test_delta_claims import FORMAT_4, _agree, _ok
 
-from freezer.kinds.closure import EXTERNAL_FIELD
+from freezer.kinds.base import EXTERNAL_FIELD
 from freezer.kinds.yamlfiles import IMPORTED_FIELD
 
 from registry_helpers import commit_all

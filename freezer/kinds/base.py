@@ -25,6 +25,10 @@ from freezer.runtime.limits import MAX_LISTED_PROBLEMS
 # The field of a parsed fixture that lists the files it is made of (relative to the drafts folder,
 # which is the version folder once frozen): its digests and §Delta count each by its content.
 FILES_FIELD = "files"
+# The field of a parsed fixture listing what its dependency closure (freezer.kinds.closure) needs
+# from outside the suite (sorted top-level module names): part of what it runs, so a change of it
+# is a change of the fixture.
+EXTERNAL_FIELD = "external_imports"
 STATUSES = ("landed", "dropped")
 # What a kind's fixtures meet when the suite gives no schema of its own: freezer's identity fields,
 # and nothing else (the field groups: every other field is input, the strictest reading).

@@ -20,10 +20,6 @@ from freezer.kinds.base import Files
 from freezer.parse import pyimports
 from freezer.runtime.limits import MAX_DOCUMENT_BYTES
 
-# The field of a parsed fixture listing what its closure needs from outside the suite (sorted
-# top-level module names): part of what it runs, so a change of it is a change of the fixture.
-EXTERNAL_FIELD = "external_imports"
-
 
 @dataclass(frozen=True)
 class Closure:

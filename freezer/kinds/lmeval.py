@@ -46,6 +46,7 @@ from freezer.domain.fixturekind import FixtureKindRecord
 from freezer.domain.problems import Problem
 from freezer.git.globs import compile_glob
 from freezer.kinds.base import (
+    EXTERNAL_FIELD,
     FILES_FIELD,
     BenchmarkKind,
     ConfigProblem,
@@ -55,7 +56,7 @@ from freezer.kinds.base import (
     LocatedDocument,
     identify,
 )
-from freezer.kinds.closure import EXTERNAL_FIELD, Closures
+from freezer.kinds.closure import Closures
 from freezer.parse.document import YamlDocument
 from freezer.parse.lmevalyaml import FunctionRef, functions
 from freezer.parse.yamllocate import YAML_SUFFIXES

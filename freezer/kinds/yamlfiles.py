@@ -23,10 +23,8 @@ from typing import Any
 from freezer.domain.fixturekind import FixtureKindRecord
 from freezer.domain.problems import Problem
 from freezer.git.globs import GlobError, compile_glob
-from freezer.kinds.base import ConfigProblem, Files, KindFixture, KindRead
-from freezer.kinds.closure import EXTERNAL_FIELD, Closures
+from freezer.kinds.base import EXTERNAL_FIELD, ConfigProblem, Files, KindFixture, KindRead
 from freezer.parse.document import YamlDocument
-from freezer.parse.pyimports import PYTHON_SUFFIX
 from freezer.parse.yamlload import load_bytes
 from freezer.parse.yamllocate import YAML_SUFFIXES
 from freezer.runtime import resources
@@ -41,6 +39,7 @@ VERSION_FILE = "version.yaml"
 # (its dependency closure beyond what it names), counted by their content as the file fields are.
 IMPORTED_FIELD = "imported_files"
 _WILDCARDS = "*?[\\"
+_PYTHON = ".py"  # the files whose imports a closure follows (freezer.parse.pyimports reads them)
 
 
 def schema_name(suite_kind: str) -> str:
@@ -76,7 +75,7 @@ class YamlFilesKind:
 
     def assets_read(self, assets: Sequence[str]) -> list[str]:
         """The Python assets: what a fixture's closure is read from (its other assets count by hash)."""
-        return [rel for rel in assets if rel.endswith(PYTHON_SUFFIX)]
+        return [rel for rel in assets if rel.endswith(_PYTHON)]
 
     def close(self, documents: Iterable[YamlDocument], files: Files) -> list[Problem]:
         """Each fixture (parsed, its data changed in place) gains what the Python files its file
@@ -85,9 +84,15 @@ class YamlFilesKind:
         freezer's. Nothing under the rules of a version cut before the closure."""
         if self.record.closure < 1:
             return []
-        closures = Closures(files)
         known = {*files.paths, *files.others}
-        python = sorted(rel for rel in known if rel.endswith(PYTHON_SUFFIX))
+        python = sorted(rel for rel in known if rel.endswith(_PYTHON))
+        closures = None
+        if python:
+            # start-up time: the import reader is for suites with Python files; a validate hook on
+            # a suite of YAML alone (the usual graph suite) never loads it
+            from freezer.kinds.closure import Closures
+
+            closures = Closures(files)
         problems = []
         for document in documents:
             data = document.data
@@ -95,6 +100,8 @@ class YamlFilesKind:
             if own:
                 message = f"a field named {own[0]!r} is freezer's own (the fixture's dependency closure); rename it"
                 problems.append(document.problem((own[0],), message, "kind"))
+                continue
+            if closures is None:
                 continue
             entries = [entry for key in FILE_FIELDS for entry in _entries(data, key)]
             named = [rel for entry in entries for rel in _python(entry, known, python)]
@@ -167,7 +174,7 @@ def _python(entry: str, known: Collection[str], python: Sequence[str]) -> list[s
     """The Python files of the suite an ``assets:`` or ``graders:`` entry names: the file itself, or
     those a folder or glob entry matches (read as :mod:`freezer.validate.namedfiles` reads it)."""
     if entry in known:
-        return [entry] if entry.endswith(PYTHON_SUFFIX) else []
+        return [entry] if entry.endswith(_PYTHON) else []
     # Only a file starting with the entry's literal part can match: most entries (a task's own
     # assets folder) reach no Python file, and are never compiled.
     literal = glob_literal(entry)
