@@ -12,7 +12,8 @@ would cost every command about 25 ms (``import freezer.cli.app``: 78 ms, 103 ms
 with every command's core; measured on an idle core, best of 15).
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: typer reads these commands' signatures on every
+# start, and a string annotation costs it an eval (the CLI is built in 34 ms instead of 63).
 
 import sys
 from pathlib import Path
