@@ -169,7 +169,7 @@ START_UP_VARIABLES = frozenset(
 
 
 # What freezer remembers that depends only on its arguments' content or on files the package ships
-# (a compiled template, a shipped schema's validator): a fresh process would compute the same answer,
+# (a compiled template, a shipped schema): a fresh process would compute the same answer,
 # so the in-process runs keep it. Compiling them again on every run was about a third of the CPU of
 # the tests that render or validate.
 KEPT_CACHES = frozenset(
@@ -179,9 +179,6 @@ KEPT_CACHES = frozenset(
         "freezer.render.render._compiled",
         "freezer.render.render._environment",
         "freezer.runtime.resources.schema",
-        "freezer.schema.schemas._schema",
-        "freezer.schema.schemas.validator",
-        "freezer.schema.schemas.fast_validator",
         "freezer.schema.suiteschema._meta_validator",
         "freezer.schema.suiteapply.refusing_registry",
         "freezer.validate.template.placement",

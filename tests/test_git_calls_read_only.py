@@ -72,7 +72,10 @@ def assert_only_reads(log: Path, writes: bool) -> None:
         if sub == "cat-file":
             assert args == ["--batch"], args
         if sub == "ls-files":
-            assert set(options) <= {"-s", "-t", "-z"}, args
+            # --others --ignored --exclude-standard lists the names git ignores (what a cut leaves out):
+            # it reads folders and ignore files, never a file's content, so no filter can run.
+            assert set(options) <= {"-s", "-t", "-z", "--others", "--ignored", "--exclude-standard"}, args
+            assert "--others" not in options or {"--ignored", "--exclude-standard"} <= set(options), args
         if sub == "log":
             assert not [a for a in options if a.startswith(CONTENT_OPTIONS)], args
         if sub == "config":
