@@ -8,7 +8,7 @@ from pathlib import Path, PurePosixPath
 from freezer.domain.errors import FreezerError
 from freezer.domain.images import ImageRef
 from freezer.kinds.yamlfiles import FILE_FIELDS
-from freezer.resolve.images import dockerfile_images, is_dockerfile
+from freezer.resolve.images import compose_dockerfiles, dockerfile_images, is_build_file, is_compose, is_dockerfile
 from freezer.resolve.images import fixture_images as images_of
 from freezer.runtime.limits import MAX_DOCKERFILE_BYTES
 from freezer.runtime.reading import read_whole
@@ -29,22 +29,29 @@ def _path(fixture_set: FixtureSet, rel: str) -> Path | None:
     return fixture_set.root / rel
 
 
+def _read(fixture_set: FixtureSet, rels: list[str]) -> dict[str, bytes]:
+    files = {}
+    for rel in rels:
+        path = _path(fixture_set, rel)
+        if path is None:
+            continue
+        try:
+            files[rel] = read_whole(path, MAX_DOCKERFILE_BYTES)
+        except FreezerError:
+            continue  # hash assets reports an unreadable file; one too large names no image
+    return files
+
+
 def fixture_images(fixture_set: FixtureSet) -> dict[str, tuple[ImageRef, ...]]:
     """Images by task id, for the fixtures that name one: their fields and the Dockerfiles among
     the files they list (:data:`FILE_LISTS`)."""
     found = {}
     for doc in fixture_set.fixtures:
-        files = {}
-        for key in FILE_LISTS:
-            named = doc.data.get(key)
-            for rel in (str(r) for r in named) if isinstance(named, list) else ():
-                path = _path(fixture_set, rel) if is_dockerfile(rel) else None
-                if path is None:
-                    continue
-                try:
-                    files[rel] = read_whole(path, MAX_DOCKERFILE_BYTES)
-                except FreezerError:
-                    continue  # hash assets reports an unreadable file; one too large names no image
+        listed = [str(r) for key in FILE_LISTS if isinstance(doc.data.get(key), list) for r in doc.data[key]]
+        files = _read(fixture_set, [rel for rel in listed if is_build_file(rel)])
+        # A compose file builds a Dockerfile of any name (Dockerfile-cuda): it is read too.
+        built = [path for rel, data in files.items() if is_compose(rel) for path in compose_dockerfiles(rel, data)]
+        files.update(_read(fixture_set, [rel for rel in built if rel not in files]))
         images = images_of(doc.data, files)
         if images:
             found[doc.data["task_id"]] = images
