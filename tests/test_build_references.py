@@ -33,7 +33,9 @@ services:
 """
 
 
-def _harbor(tmp_path: Path, number: int, compose: str = COMPOSE, dockerfile: str = f"FROM {PINNED}\n") -> Path:
+def _harbor(
+    tmp_path: Path, number: int, compose: str = COMPOSE, dockerfile: str = f"FROM {PINNED}\n", tasks: int = 1
+) -> Path:
     root = tmp_path / "registry"
     if not root.exists():
         write(root / "freezer.yaml", "suites:\n" + OWN_FORMAT_CONFIG)
@@ -44,9 +46,10 @@ def _harbor(tmp_path: Path, number: int, compose: str = COMPOSE, dockerfile: str
         folder = drafts / "tasks" / task
         write(folder / "task.toml", f'[environment]\ndocker_image = "ghcr.io/acme/{task}@{DIGEST_A}"\n')
         write(folder / "instruction.md", f"# {task}\n\nDo {task} in /app.\n")
-    environment = drafts / "tasks" / TASKS[1] / "environment"
-    write(environment / "docker-compose.yaml", compose)
-    write(environment / "Dockerfile-cuda", dockerfile)
+    for task in TASKS[-tasks:]:
+        environment = drafts / "tasks" / task / "environment"
+        write(environment / "docker-compose.yaml", compose)
+        write(environment / "Dockerfile-cuda", dockerfile)
     commit_all(root, f"tb drafts v{number}")
     return root
 
@@ -119,3 +122,11 @@ def test_compose_variables_remote_contexts_and_broken_compose_files_are_unknown(
     assert found["env/compose.yaml::$.services.c.build.dockerfile_inline:1"].name == "alpine:3"
     [broken] = fixture_images({}, {"env/docker-compose.yml": b"services: [\n"})
     assert not broken.pinned and broken.unresolved is not None
+
+
+def test_a_cut_warns_once_per_reference_not_once_per_task(tmp_path: Path) -> None:
+    root = _harbor(tmp_path, 1, tasks=2)
+    text = cut_suite(root, "tb", "tb_v1").text
+    assert text.count("redis:7 by tag alone") == 1, text
+    assert f"fixture {TASKS[0]} names image redis:7 by tag alone" in text
+    assert f"(as do 1 other fixture: {TASKS[1]})" in text

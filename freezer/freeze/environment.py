@@ -82,26 +82,43 @@ def suite_images(fixture_set: FixtureSet) -> tuple[ImageRef, ...]:
 
 
 def suite_warnings(images: tuple[ImageRef, ...]) -> list[str]:
-    return [_warning("", image) for image in images if not image.pinned]
+    return [_warning("the suite's Dockerfile", image) for image in images if not image.pinned]
 
 
 def unpinned_warnings(fixture_set: FixtureSet, images: dict[str, tuple[ImageRef, ...]]) -> list[str]:
+    """One warning per unknown image (the same tag named by 300 tasks is one reference, said once,
+    with how many name it), in the order the fixtures name them."""
     landed = {doc.data["task_id"] for doc in fixture_set.fixtures if doc.data.get("status") == "landed"}
-    return [
-        _warning(task, image) for task, refs in images.items() if task in landed for image in refs if not image.pinned
-    ]
+    by_image: dict[tuple[str, str | None], list[tuple[str, ImageRef]]] = {}
+    for task, refs in images.items():
+        for image in refs:
+            if task in landed and not image.pinned:
+                by_image.setdefault((image.name, image.unresolved), []).append((task, image))
+    return [_warning(f"fixture {named[0][0]}", named[0][1], _others(named)) for named in by_image.values()]
 
 
-def _warning(task: str, image: ImageRef) -> str:
-    who = f"fixture {task}" if task else "the suite's Dockerfile"
+# How many other fixtures a warning about an image many of them name lists by name.
+_SHOWN_TASKS = 3
+
+
+def _others(named: list[tuple[str, ImageRef]]) -> str:
+    others = list(dict.fromkeys(task for task, _ in named[1:] if task != named[0][0]))
+    if not others:
+        return ""
+    more = f" and {len(others) - _SHOWN_TASKS} more" if len(others) > _SHOWN_TASKS else ""
+    plural = "s" if len(others) > 1 else ""
+    return f" (as do {len(others)} other fixture{plural}: {', '.join(others[:_SHOWN_TASKS])}{more})"
+
+
+def _warning(who: str, image: ImageRef, others: str = "") -> str:
     if image.unresolved is not None:
         return (
-            f"{who} names image {image.name} ({image.where}), which cannot be known: {image.unresolved}; "
-            "give the build argument a default pinned by digest (ARG NAME=name@sha256:...). METHOD.md says its "
-            "environment is unknown"
+            f"{who} names image {image.name} ({image.where}){others}, which cannot be known: {image.unresolved}; "
+            "give the build argument a default pinned by digest (ARG NAME=name@sha256:...), or name the image "
+            "by digest. METHOD.md says its environment is unknown"
         )
     return (
-        f"{who} names image {image.name} by tag alone ({image.where}): a rebuild under the same "
+        f"{who} names image {image.name} by tag alone ({image.where}){others}: a rebuild under the same "
         "name changes its environment unseen; pin it by digest (name@sha256:...). METHOD.md says its "
         "environment is unknown"
     )
