@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from freezer.compare.claims import file_fields_of, moved_files
+from freezer.compare.delta import DELTA_FORMAT
 from freezer.compare.delta import compute as compute_delta
 from freezer.compare.deltamodel import Delta
 from freezer.compare.environment import (
@@ -66,10 +67,10 @@ ATTRIBUTION_FORMAT = 4
 TITLE_FORMAT = 5
 _LABELS = frozenset({"title"})
 # Comparability format 6 on: a reference that pins nothing is "cannot tell", never "did not move"
-# (freezer.resolve.references): a fixture whose data is read at no pinned revision (an lm-eval
-# task's dataset) is excluded under every arm, as a fixture whose input changed is; a url source
-# with no content digest blinds the arms that depend on sources, a harness repo with no commit those
-# that depend on run; and the bytes of the harness files move run (delta format 6). Formats up to 5
+# (freezer.resolve.references): for an arm that depends on sources, a fixture whose data is read at
+# no pinned revision (an lm-eval task's dataset) is excluded, that fixture alone, and a url source
+# with no content digest blinds every fixture; a harness repo with no commit blinds the arms that
+# depend on run; and the bytes of the harness files move run (delta format 6). Formats up to 5
 # are recomputed with the delta format they were computed with (5).
 REFERENCES_FORMAT = 6
 _DELTA_BEFORE_REFERENCES = 5
@@ -253,7 +254,7 @@ def compare(
     ``record_format`` is the comparability.json format whose reasons to give (audit recomputes old ones)."""
     old, new = chain[0], chain[-1]
     with_references = record_format >= REFERENCES_FORMAT
-    delta = compute_delta(chain, meanings, **({} if with_references else {"delta_format": _DELTA_BEFORE_REFERENCES}))
+    delta = compute_delta(chain, meanings, delta_format=DELTA_FORMAT if with_references else _DELTA_BEFORE_REFERENCES)
     moved_names = {_DELTA_NAMES.get(name, name) for name in delta.moved}
     unknown = {_DELTA_NAMES.get(entry.dimension, entry.dimension): entry.why for entry in delta.unknown}
     landed_old = {t: f for t, f in old.fixtures.items() if f.get("status") == "landed"}
@@ -288,7 +289,7 @@ def compare(
             reason = _exclusion(
                 task, kind, record, unknown, touching, landed_old, landed_new, groups, delta, files, named, own, said
             )
-            if task in data_blind and kind not in ("added", "removed"):
+            if task in data_blind and kind not in ("added", "removed") and "sources" in needs:
                 reason = "; ".join(r for r in (reason, data_blind[task]) if r)
             if reason:
                 record.excluded[task] = reason
