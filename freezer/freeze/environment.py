@@ -10,6 +10,7 @@ from freezer.domain.images import ImageRef
 from freezer.kinds.yamlfiles import FILE_FIELDS
 from freezer.resolve.images import compose_dockerfiles, dockerfile_images, is_build_file, is_compose, is_dockerfile
 from freezer.resolve.images import fixture_images as images_of
+from freezer.resolve.references import dataset_unknown, harness_unknown, source_unknowns
 from freezer.runtime.limits import MAX_DOCKERFILE_BYTES
 from freezer.runtime.reading import read_whole
 from freezer.validate.fixtureset import FixtureSet
@@ -94,7 +95,24 @@ def unpinned_warnings(fixture_set: FixtureSet, images: dict[str, tuple[ImageRef,
         for image in refs:
             if task in landed and not image.pinned:
                 by_image.setdefault((image.name, image.unresolved), []).append((task, image))
-    return [_warning(f"fixture {named[0][0]}", named[0][1], _others(named)) for named in by_image.values()]
+    found = [_warning(f"fixture {named[0][0]}", named[0][1], _others(named)) for named in by_image.values()]
+    return found + _reference_warnings(fixture_set, landed)
+
+
+def _reference_warnings(fixture_set: FixtureSet, landed: set[str]) -> list[str]:
+    """The other references that pin nothing, once each: version.yaml's sources and harness repo,
+    and each dataset the landed tasks read at no pinned revision (once, with how many read it)."""
+    version = fixture_set.version.data if fixture_set.version is not None else None
+    whys = [*source_unknowns(version), *filter(None, [harness_unknown(version)])] if isinstance(version, dict) else []
+    by_dataset: dict[str, list[str]] = {}
+    for doc in fixture_set.fixtures:
+        why = dataset_unknown(doc.data) if doc.data.get("task_id") in landed else None
+        if why is not None:
+            by_dataset.setdefault(why, []).append(str(doc.data["task_id"]))
+    for why, tasks in by_dataset.items():
+        more = f" and {len(tasks) - _SHOWN_TASKS} more" if len(tasks) > _SHOWN_TASKS else ""
+        whys.append(f"{why}, for {len(tasks)} task(s): {', '.join(tasks[:_SHOWN_TASKS])}{more}")
+    return [f"{why}; METHOD.md says it is unknown" for why in whys]
 
 
 # How many other fixtures a warning about an image many of them name lists by name.
