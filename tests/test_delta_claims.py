@@ -20,6 +20,8 @@ import test_kind_folders as folders
 import test_kind_lmeval as lmeval
 import test_kind_records as records
 
+from freezer.compare.delta import DELTA_FORMAT
+
 from conftest import EXAMPLES, run_inprocess
 from registry_helpers import commit_all
 
@@ -56,7 +58,7 @@ def _agree(reg: Path, suite: str, old: int = 1, new: int = 2) -> tuple[set[str],
     commit_all(reg, f"freeze {names[1]}")
     version = reg / "versions" / names[1]
     delta = json.loads((version / "delta.json").read_text())
-    assert delta["delta_format"] == 5
+    assert delta["delta_format"] == DELTA_FORMAT
     fx = delta["fixtures"]
     changed = {c["task_id"] for c in fx["changed"]} | {c["task_id"] for c in fx["changed_through_files"]}
     assert not changed & set(fx["unchanged"]), fx
@@ -299,6 +301,9 @@ def test_a_new_cut_after_format_4_writes_format_5_and_its_audit_has_no_warning(f
     version_yaml.write_text(version_yaml.read_text().replace("version: 2\n", "version: 3\n", 1))
     utils = format_4 / "drafts/bbh/tasks/utils.py"
     utils.write_text(utils.read_text() + "\n# revised\n")
+    # Only utils.py moves: the template as bbh_v2 froze it (the example's has pinned its dataset since).
+    template = "tasks/_template_yaml"
+    shutil.copyfile(format_4 / "versions/bbh_v2" / template, format_4 / "drafts/bbh" / template)
     from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
     run_git(["init", "-q", "-b", "main", "."], format_4, DETERMINISTIC_ENV)

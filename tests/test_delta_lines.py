@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from freezer.compare import fieldtext
+from freezer.compare.delta import DELTA_FORMAT
 from freezer.compare.fieldchange import FieldChange
 from freezer.compare.fieldlevel import field_changes
 from freezer.domain.jsontypes import JsonObject
@@ -195,7 +196,7 @@ def test_a_cut_shows_text_changes_as_line_diffs_and_apart_everywhere(api: Path) 
 
     version = api / "versions/api_v2"
     delta = json.loads((version / "delta.json").read_text())
-    assert delta["delta_format"] == 5  # a new cut writes the newest format
+    assert delta["delta_format"] == DELTA_FORMAT == 6  # a new cut writes the newest format
     fields = {(c["task_id"], f["path"]): f for c in delta["fixtures"]["changed"] for f in c["fields"]}
     question_change = fields[("explain-pipeline", "$.question")]
     assert question_change["lines"] == [

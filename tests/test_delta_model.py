@@ -48,7 +48,7 @@ def test_demo_deltas_say_what_moved(demo_build: Path) -> None:
 def test_the_format_of_freezer_0_1_0_is_not_read_as_a_typed_delta() -> None:
     assert V1_DELTAS
     for path in V1_DELTAS:
-        with pytest.raises(ValueError, match="format 2, 3, 4 or 5"):
+        with pytest.raises(ValueError, match="format 2, 3, 4, 5 or 6"):
             Delta.from_json(json.loads(path.read_text()))
 
 

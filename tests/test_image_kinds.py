@@ -66,7 +66,7 @@ def test_a_records_suite_reads_the_image_field_and_attributes_its_change(tmp_pat
     assert f"its image x:1 → x@{DIGEST_C} ($.image)" in excluded[IDS[2]]
     assert "cannot tell whether its environment moved: swe_v1 names its image x:1 by tag alone" in excluded[IDS[2]]
     frozen = json.loads((root / "versions/swe_v2/comparability.json").read_bytes())
-    assert frozen["comparability_format"] == 5  # format 4 brought per-fixture attribution; 5 keeps it
+    assert frozen["comparability_format"] == 6  # format 4 brought per-fixture attribution; 5 and 6 keep it
     ok(run_inprocess("audit", "--suite", "swe", cwd=root))
 
 

@@ -146,9 +146,11 @@ def test_a_harness_script_change_makes_the_default_arm_incomparable(demo: Path) 
     _next(demo, "api")
     cut_suite(demo, "api", "v3")
     arm = compare_arms(demo, "api_v2", "api_v3", "api")["all"]
-    assert arm["moved"] == ["assets"] and arm["comparable"] == []
+    # the harness file's bytes are part of run (delta format 6), and the file is an unclaimed asset too
+    assert arm["moved"] == ["run", "assets"] and arm["comparable"] == []
     assert set(arm["classes"].values()) == {"unchanged"}
-    assert all(f"moved for arm all: assets ({HARNESS} changed)" in why for why in arm["excluded"].values())
+    assert all(f"moved for arm all: run (harness.paths {HARNESS} sha256:" in why for why in arm["excluded"].values())
+    assert all(f"assets ({HARNESS} changed)" in why for why in arm["excluded"].values())
     method = (demo / "versions/api_v3/METHOD.md").read_text(encoding="utf-8")
     assert f"- changed `{HARNESS}`" in method
 
@@ -266,7 +268,7 @@ def test_a_new_cut_on_top_of_format_3_versions(format_3: Path) -> None:
     assert audited.code == 0, audited.text
     assert audited.text.count("delta.json recomputed") == 4
     delta = json.loads((format_3 / "versions/graph_v3/delta.json").read_text())
-    assert delta["delta_format"] == 5 and "run configuration" in delta["moved"]
+    assert delta["delta_format"] == 6 and "run configuration" in delta["moved"]
     # v2 (format 3) stated no run configuration: v3's every field is added.
     assert {c["change"] for c in delta["run"]} == {"added"}
     arm = compare_arms(format_3, "graph_v2", "graph_v3", "graph")["graph-tools"]

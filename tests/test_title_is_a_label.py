@@ -46,7 +46,7 @@ def test_a_title_alone_moves_no_arm_and_delta_still_lists_it(tmp_path: Path, arm
     record = compare(root, "qa_v1", "qa_v2")[arm]
     assert record["moved"] == [] and sorted(record["comparable"]) == ["capital-city", "river-length"]
     stored = json.loads((frozen(root, 2) / "comparability.json").read_bytes())
-    assert stored["comparability_format"] == RECORD_FORMAT == 5
+    assert stored["comparability_format"] == RECORD_FORMAT == 6
     assert "title" in (frozen(root, 2) / "METHOD.md").read_text(encoding="utf-8")
     ok(run_inprocess("audit", "--suite", "qa", cwd=root))
 

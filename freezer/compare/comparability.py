@@ -30,9 +30,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from freezer.compare.claims import file_fields_of, moved_files
+from freezer.compare.delta import DELTA_FORMAT
 from freezer.compare.delta import compute as compute_delta
 from freezer.compare.deltamodel import Delta
-from freezer.compare.environment import fixture_image_moves, fixture_unknowns, suite_environment
+from freezer.compare.environment import (
+    dataset_unknowns,
+    fixture_image_moves,
+    fixture_unknowns,
+    suite_environment,
+    suite_source_unknown,
+)
 from freezer.compare.fieldchange import FieldChange
 from freezer.compare.fieldtext import same
 from freezer.domain.canonical import compact
@@ -59,6 +66,14 @@ ATTRIBUTION_FORMAT = 4
 # moved `assets` names only the files no fixture claims (those moved their fixtures instead).
 TITLE_FORMAT = 5
 _LABELS = frozenset({"title"})
+# Comparability format 6 on: a reference that pins nothing is "cannot tell", never "did not move"
+# (freezer.resolve.references): for an arm that depends on sources, a fixture whose data is read at
+# no pinned revision (an lm-eval task's dataset) is excluded, that fixture alone, and a url source
+# with no content digest blinds every fixture; a harness repo with no commit blinds the arms that
+# depend on run; and the bytes of the harness files move run (delta format 6). Formats up to 5
+# are recomputed with the delta format they were computed with (5).
+REFERENCES_FORMAT = 6
+_DELTA_BEFORE_REFERENCES = 5
 # The delta engine's names for what moved, as arms name them.
 _DELTA_NAMES = {
     "code under test": "code",
@@ -233,12 +248,13 @@ def compare(
     arms: Mapping[str, Sequence[str]],
     groups: Mapping[str, str],
     *,
-    record_format: int = TITLE_FORMAT,
+    record_format: int = REFERENCES_FORMAT,
 ) -> list[PairRecord]:
     """One record per arm for ``chain[0]`` → ``chain[-1]`` (every version in between accumulates).
     ``record_format`` is the comparability.json format whose reasons to give (audit recomputes old ones)."""
     old, new = chain[0], chain[-1]
-    delta = compute_delta(chain, meanings)
+    with_references = record_format >= REFERENCES_FORMAT
+    delta = compute_delta(chain, meanings, delta_format=DELTA_FORMAT if with_references else _DELTA_BEFORE_REFERENCES)
     moved_names = {_DELTA_NAMES.get(name, name) for name in delta.moved}
     unknown = {_DELTA_NAMES.get(entry.dimension, entry.dimension): entry.why for entry in delta.unknown}
     landed_old = {t: f for t, f in old.fixtures.items() if f.get("status") == "landed"}
@@ -262,6 +278,7 @@ def compare(
     if record_format >= TITLE_FORMAT and "record" in moved_names and _labels_only(delta.version_record):
         moved_names.discard("record")
     own = _own_environment(chain, moved_names, unknown) if record_format >= ATTRIBUTION_FORMAT else {}
+    data_blind = _own_data(chain, unknown) if with_references else {}
     records = []
     for arm, needs in arms.items():
         suite_level = [n for n in needs if n != "code_sites"]
@@ -272,6 +289,8 @@ def compare(
             reason = _exclusion(
                 task, kind, record, unknown, touching, landed_old, landed_new, groups, delta, files, named, own, said
             )
+            if task in data_blind and kind not in ("added", "removed") and "sources" in needs:
+                reason = "; ".join(r for r in (reason, data_blind[task]) if r)
             if reason:
                 record.excluded[task] = reason
             else:
@@ -306,6 +325,23 @@ def _own_environment(chain: Sequence[Side], moved_names: set[str], unknown: dict
         reason = f"cannot tell whether its environment moved: {why}"
         own[task] = f"{own[task]}; {reason}" if task in own else reason
     return own
+
+
+def _own_data(chain: Sequence[Side], unknown: dict[str, str]) -> dict[str, str]:
+    """Format 6: each landed fixture whose data is read at no pinned revision at an end (the newer
+    first) → its reason. ``unknown`` keeps for ``sources`` only what version.yaml's own sources say:
+    a fixture's dataset is that fixture's, not every fixture's."""
+    ends = (chain[0], chain[-1])
+    suite_level = suite_source_unknown(ends)
+    if suite_level is None:
+        unknown.pop("sources", None)
+    else:
+        unknown["sources"] = suite_level
+    found: dict[str, str] = {}
+    for end in reversed(ends):
+        for task, why in dataset_unknowns(end).items():
+            found.setdefault(task, f"cannot tell whether its data moved: {end.name}: {why}")
+    return found
 
 
 def _exclusion(

@@ -45,7 +45,8 @@ from freezer.validate.namedfiles import AssetFiles
 # every fixture of the arm (comparability.ATTRIBUTION_FORMAT).
 # 5: a version record that moved only in its title moves no arm (comparability.TITLE_FORMAT).
 # Formats 1 to 4 are still recomputed.
-RECORD_FORMAT = comparability.TITLE_FORMAT
+# 6: a reference that pins nothing is "cannot tell", and harness bytes move run (comparability.REFERENCES_FORMAT).
+RECORD_FORMAT = comparability.REFERENCES_FORMAT
 
 
 def manifest_entry(

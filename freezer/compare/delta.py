@@ -23,7 +23,15 @@ from freezer.compare.checkchanges import check_changes, oracle
 # site, browse, comparability), where the rest of the delta is.
 from freezer.compare.claims import changed_assets, claims_of, through_files, unclaimed_changes
 from freezer.compare.deltamodel import AssetChanges, BeforeAfter, Delta, FixtureDelta, ModeChange, Unknown
-from freezer.compare.environment import image_changes, source_changes, source_fields, unpinned
+from freezer.compare.environment import (
+    REFERENCES_FORMAT,
+    harness_file_changes,
+    image_changes,
+    reference_unknowns,
+    source_changes,
+    source_fields,
+    unpinned,
+)
 from freezer.compare.fieldchange import FieldChange
 from freezer.compare.fieldlevel import NEWEST_FORMAT, field_changes, fixture_delta, run_changes, version_record
 from freezer.domain.jsontypes import JsonObject
@@ -41,6 +49,10 @@ from freezer.registry.record import Side
 # ``assets`` dimension moves only for a file no fixture claims (the rule compare uses:
 # freezer.compare.claims); a file named through a fixture is no longer also listed as a fixture
 # file changed in bytes alone.
+# 6: every reference is pinned or unknown with why (freezer.resolve.references: a url source with no
+# content digest, a harness repo with no commit, an lm-eval task's dataset read at no pinned
+# revision), and unknown is never listed as unmoved; the bytes of the harness files
+# run.harness.paths names are changes of the run configuration.
 DELTA_FORMAT = NEWEST_FORMAT
 CLAIMS_FORMAT = 5
 # What moved/unmoved call version.yaml's run: block (format 4 on).
@@ -120,6 +132,8 @@ def compute(
     unknown = [Unknown("binary build", why) for why in (between.build_unknown(s) for s in ends) if why is not None]
     if delta_format >= 4:
         unknown.extend(unpinned(ends))
+    if delta_format >= REFERENCES_FORMAT:
+        unknown.extend(reference_unknowns(ends))
     unseen = between.unseen(through)
     unknown.extend(unseen)
     # What a first version's delta says; a compared one replaces every comparison part.
@@ -152,6 +166,8 @@ def compute(
     versions = (version_record(old.version, delta_format), version_record(new.version, delta_format))
     record = _typed(field_changes(*versions, full=full, delta_format=delta_format))
     run = _typed(run_changes(old.version, new.version, full=full)) if delta_format >= 4 else ()
+    if delta_format >= REFERENCES_FORMAT:
+        run = (*run, *_typed(harness_file_changes(old, new)))
     binaries = tuple(dict(s.manifest.binary.raw) if s.manifest.binary else {} for s in (old, new))
     binary = _typed(field_changes(*binaries, full=full, delta_format=delta_format))
     checks = _typed(check_changes(old.manifest, new.manifest, full, delta_format))
@@ -173,8 +189,10 @@ def compute(
     kept = set(old.fixtures) & set(new.fixtures)
     environment = _typed(image_changes(old.manifest, new.manifest, full=full, kept=kept)) if delta_format >= 4 else ()
     if delta_format >= 4:
-        (moved if run else unmoved).append(RUN_CONFIGURATION)
-        if sources or source_fields(old.version):
+        blind = {u.dimension for u in unknown}
+        if run or RUN_CONFIGURATION not in blind:  # unknown is never "did not move"
+            (moved if run else unmoved).append(RUN_CONFIGURATION)
+        if sources or (source_fields(old.version) and "sources" not in blind):
             (moved if sources else unmoved).append("sources")
         if environment:
             moved.append("environment")

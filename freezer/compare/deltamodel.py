@@ -322,9 +322,9 @@ class Delta:
 
     @classmethod
     def from_json(cls, data: Raw) -> Delta:
-        """A frozen delta.json of format 2, 3, 4 or 5 (or what :meth:`to_json` wrote)."""
-        if data.get("delta_format") not in (2, 3, 4, 5):
-            raise ValueError(f"not a delta of format 2, 3, 4 or 5: delta_format {data.get('delta_format')!r}")
+        """A frozen delta.json of format 2 to 6 (or what :meth:`to_json` wrote)."""
+        if data.get("delta_format") not in (2, 3, 4, 5, 6):
+            raise ValueError(f"not a delta of format 2, 3, 4, 5 or 6: delta_format {data.get('delta_format')!r}")
         oracle, pinned = data["grep_oracle"], data["pinned_sha"]
         return cls(
             delta_format=data["delta_format"],

@@ -13,6 +13,7 @@ from freezer.domain.jsontypes import JsonObject
 from freezer.domain.manifest import Manifest
 from freezer.domain.model import Raw, sources_of
 from freezer.registry.record import Side
+from freezer.resolve.references import dataset_unknown, harness_unknown, source_unknowns
 
 
 def source_fields(version: Raw | None) -> JsonObject:
@@ -156,3 +157,65 @@ def fixture_unknowns(ends: Sequence[Side]) -> dict[str, str]:
             else:
                 found[task] = f"{end.name} names its image {image.name} by tag alone ({image.where})"
     return dict(sorted(found.items()))
+
+
+# Delta format 6 on: every reference a version records is pinned or unknown with why (a url source,
+# a harness repo with no commit, an lm-eval task's dataset revision), and the bytes of the harness
+# files run.harness.paths names are part of the run configuration.
+REFERENCES_FORMAT = 6
+
+
+def _said_once(name: str, whys: Sequence[str]) -> str:
+    more = f" (and {len(whys) - 1} more)" if len(whys) > 1 else ""
+    return f"{name}: {whys[0]}{more}"
+
+
+def dataset_unknowns(end: Side) -> dict[str, str]:
+    """Each landed fixture whose data is read at no pinned revision (an lm-eval task's dataset) → why."""
+    found = {}
+    for task, fixture in sorted(end.fixtures.items()):
+        why = dataset_unknown(fixture) if fixture.get("status", "landed") == "landed" else None
+        if why is not None:
+            found[task] = why
+    return found
+
+
+def suite_source_unknown(ends: Sequence[Side]) -> str | None:
+    """Why version.yaml's own sources are unknown at an end (the newer first), or None."""
+    return next((_said_once(e.name, w) for e in reversed(ends) if (w := source_unknowns(e.version))), None)
+
+
+def reference_unknowns(ends: Sequence[Side]) -> list[Unknown]:
+    """Delta format 6: the run configuration and the data sources where a reference of theirs pins
+    nothing, at either end (the newer end's first, once per dimension, with how many more)."""
+    found = []
+    harness = next((f"{e.name}: {why}" for e in reversed(ends) if (why := harness_unknown(e.version))), None)
+    if harness is not None:
+        found.append(Unknown("run configuration", harness))
+    for end in reversed(ends):
+        whys = source_unknowns(end.version) + [f"task {t}: {w}" for t, w in dataset_unknowns(end).items()]
+        if whys:
+            found.append(Unknown("sources", _said_once(end.name, whys)))
+            break
+    return found
+
+
+def harness_file_changes(old: Side, new: Side) -> list[JsonObject]:
+    """Delta format 6: the harness files run.harness.paths names at both ends whose bytes changed, as
+    changes of the run configuration (``harness.paths harness/run.py``: sha256 → sha256). The text of
+    ``run`` names the files; what runs is their content."""
+
+    def named(side: Side) -> list[str]:
+        run = side.version.get("run")
+        harness = run.get("harness") if isinstance(run, dict) else None
+        paths = harness.get("paths") if isinstance(harness, dict) else None
+        return [str(p) for p in paths] if isinstance(paths, list) else []
+
+    changes: list[JsonObject] = []
+    for rel in sorted(set(named(old)) & set(named(new))):
+        was, now = old.manifest.files.get(rel), new.manifest.files.get(rel)
+        if was is not None and now is not None and was != now:
+            changes.append(
+                {"path": f"harness.paths {rel}", "change": "changed", "old": f"sha256:{was}", "new": f"sha256:{now}"}
+            )
+    return changes

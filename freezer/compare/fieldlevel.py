@@ -17,7 +17,7 @@ from freezer.domain.model import Raw
 
 # The newest delta format (each format's change: freezer.compare.delta). Here so that the
 # field-level functions default to it without importing the engine that imports them.
-NEWEST_FORMAT = 5
+NEWEST_FORMAT = 6
 # Fields of version.yaml shown in their own sections, not in the set-level record.
 _SHOWN_ELSEWHERE = ("suite", "version", "pinned_sha", "binary", "tool_surface_commits")
 

@@ -8,8 +8,9 @@ from pathlib import Path, PurePosixPath
 from freezer.domain.errors import FreezerError
 from freezer.domain.images import ImageRef
 from freezer.kinds.yamlfiles import FILE_FIELDS
-from freezer.resolve.images import dockerfile_images, is_dockerfile
+from freezer.resolve.images import compose_dockerfiles, dockerfile_images, is_build_file, is_compose, is_dockerfile
 from freezer.resolve.images import fixture_images as images_of
+from freezer.resolve.references import dataset_unknown, harness_unknown, source_unknowns
 from freezer.runtime.limits import MAX_DOCKERFILE_BYTES
 from freezer.runtime.reading import read_whole
 from freezer.validate.fixtureset import FixtureSet
@@ -29,22 +30,29 @@ def _path(fixture_set: FixtureSet, rel: str) -> Path | None:
     return fixture_set.root / rel
 
 
+def _read(fixture_set: FixtureSet, rels: list[str]) -> dict[str, bytes]:
+    files = {}
+    for rel in rels:
+        path = _path(fixture_set, rel)
+        if path is None:
+            continue
+        try:
+            files[rel] = read_whole(path, MAX_DOCKERFILE_BYTES)
+        except FreezerError:
+            continue  # hash assets reports an unreadable file; one too large names no image
+    return files
+
+
 def fixture_images(fixture_set: FixtureSet) -> dict[str, tuple[ImageRef, ...]]:
     """Images by task id, for the fixtures that name one: their fields and the Dockerfiles among
     the files they list (:data:`FILE_LISTS`)."""
     found = {}
     for doc in fixture_set.fixtures:
-        files = {}
-        for key in FILE_LISTS:
-            named = doc.data.get(key)
-            for rel in (str(r) for r in named) if isinstance(named, list) else ():
-                path = _path(fixture_set, rel) if is_dockerfile(rel) else None
-                if path is None:
-                    continue
-                try:
-                    files[rel] = read_whole(path, MAX_DOCKERFILE_BYTES)
-                except FreezerError:
-                    continue  # hash assets reports an unreadable file; one too large names no image
+        listed = [str(r) for key in FILE_LISTS if isinstance(doc.data.get(key), list) for r in doc.data[key]]
+        files = _read(fixture_set, [rel for rel in listed if is_build_file(rel)])
+        # A compose file builds a Dockerfile of any name (Dockerfile-cuda): it is read too.
+        built = [path for rel, data in files.items() if is_compose(rel) for path in compose_dockerfiles(rel, data)]
+        files.update(_read(fixture_set, [rel for rel in built if rel not in files]))
         images = images_of(doc.data, files)
         if images:
             found[doc.data["task_id"]] = images
@@ -75,26 +83,60 @@ def suite_images(fixture_set: FixtureSet) -> tuple[ImageRef, ...]:
 
 
 def suite_warnings(images: tuple[ImageRef, ...]) -> list[str]:
-    return [_warning("", image) for image in images if not image.pinned]
+    return [_warning("the suite's Dockerfile", image) for image in images if not image.pinned]
 
 
 def unpinned_warnings(fixture_set: FixtureSet, images: dict[str, tuple[ImageRef, ...]]) -> list[str]:
+    """One warning per unknown image (the same tag named by 300 tasks is one reference, said once,
+    with how many name it), in the order the fixtures name them."""
     landed = {doc.data["task_id"] for doc in fixture_set.fixtures if doc.data.get("status") == "landed"}
-    return [
-        _warning(task, image) for task, refs in images.items() if task in landed for image in refs if not image.pinned
-    ]
+    by_image: dict[tuple[str, str | None], list[tuple[str, ImageRef]]] = {}
+    for task, refs in images.items():
+        for image in refs:
+            if task in landed and not image.pinned:
+                by_image.setdefault((image.name, image.unresolved), []).append((task, image))
+    found = [_warning(f"fixture {named[0][0]}", named[0][1], _others(named)) for named in by_image.values()]
+    return found + _reference_warnings(fixture_set, landed)
 
 
-def _warning(task: str, image: ImageRef) -> str:
-    who = f"fixture {task}" if task else "the suite's Dockerfile"
+def _reference_warnings(fixture_set: FixtureSet, landed: set[str]) -> list[str]:
+    """The other references that pin nothing, once each: version.yaml's sources and harness repo,
+    and each dataset the landed tasks read at no pinned revision (once, with how many read it)."""
+    version = fixture_set.version.data if fixture_set.version is not None else None
+    whys = [*source_unknowns(version), *filter(None, [harness_unknown(version)])] if isinstance(version, dict) else []
+    by_dataset: dict[str, list[str]] = {}
+    for doc in fixture_set.fixtures:
+        why = dataset_unknown(doc.data) if doc.data.get("task_id") in landed else None
+        if why is not None:
+            by_dataset.setdefault(why, []).append(str(doc.data["task_id"]))
+    for why, tasks in by_dataset.items():
+        more = f" and {len(tasks) - _SHOWN_TASKS} more" if len(tasks) > _SHOWN_TASKS else ""
+        whys.append(f"{why}, for {len(tasks)} task(s): {', '.join(tasks[:_SHOWN_TASKS])}{more}")
+    return [f"{why}; METHOD.md says it is unknown" for why in whys]
+
+
+# How many other fixtures a warning about an image many of them name lists by name.
+_SHOWN_TASKS = 3
+
+
+def _others(named: list[tuple[str, ImageRef]]) -> str:
+    others = list(dict.fromkeys(task for task, _ in named[1:] if task != named[0][0]))
+    if not others:
+        return ""
+    more = f" and {len(others) - _SHOWN_TASKS} more" if len(others) > _SHOWN_TASKS else ""
+    plural = "s" if len(others) > 1 else ""
+    return f" (as do {len(others)} other fixture{plural}: {', '.join(others[:_SHOWN_TASKS])}{more})"
+
+
+def _warning(who: str, image: ImageRef, others: str = "") -> str:
     if image.unresolved is not None:
         return (
-            f"{who} names image {image.name} ({image.where}), which cannot be known: {image.unresolved}; "
-            "give the build argument a default pinned by digest (ARG NAME=name@sha256:...). METHOD.md says its "
-            "environment is unknown"
+            f"{who} names image {image.name} ({image.where}){others}, which cannot be known: {image.unresolved}; "
+            "give the build argument a default pinned by digest (ARG NAME=name@sha256:...), or name the image "
+            "by digest. METHOD.md says its environment is unknown"
         )
     return (
-        f"{who} names image {image.name} by tag alone ({image.where}): a rebuild under the same "
+        f"{who} names image {image.name} by tag alone ({image.where}){others}: a rebuild under the same "
         "name changes its environment unseen; pin it by digest (name@sha256:...). METHOD.md says its "
         "environment is unknown"
     )

@@ -251,5 +251,5 @@ def unchanged_yet_changed(frozen: Raw) -> str | None:
         f"lists {', '.join(both)} both as unchanged and as changed through their files ({', '.join(files)}): "
         f"delta format {delta.delta_format} called a fixture unchanged when its own fields stayed, even with a "
         "file of it changed. They changed; this version's comparability.json, not that list, says which scores "
-        "compare. A version cut now writes delta format 5, which lists such fixtures as changed only"
+        "compare. A version cut with delta format 5 or later lists such fixtures as changed only"
     )

@@ -1,14 +1,20 @@
 """The container images a fixture names: a pure function of its parsed fields and its file bytes.
 
-Three places name an image: a Dockerfile's ``FROM`` lines, an ``image:`` field, and Harbor's
-``task.toml`` (``[environment]`` with ``docker_image``). Each kind of fixture calls
-:func:`fixture_images` with what it has: a generic fixture its fields and the Dockerfiles among
-its ``assets``, a folder fixture its task file's fields and every file in its folder. Nothing is
-fetched or resolved: an image is pinned only when the fixture itself names its digest.
+The places that name an image: a Dockerfile's ``FROM`` lines and the images its build copies or
+mounts from (``COPY --from=<image>``, ``ADD --from``, ``RUN --mount=...,from=<image>``; an earlier
+build stage is not an image), an ``image:`` field, Harbor's ``task.toml`` (``[environment]`` with
+``docker_image``), and a compose file (``docker-compose.yaml``, ``compose.yaml``: each service's
+``image:``, and the Dockerfile its ``build:`` names, whatever its name, e.g. ``Dockerfile-cuda``).
+Each kind of fixture calls :func:`fixture_images` with what it has: a generic fixture its fields and
+the build files among its ``assets``, a folder fixture its task file's fields and every file in its
+folder. Nothing is fetched or resolved: an image is pinned only when the fixture itself names its
+digest; what cannot even be named (a build argument, a compose variable, a remote build context, a
+Dockerfile outside the fixture's files) is unknown with that reason.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,6 +22,7 @@ from pathlib import PurePosixPath
 
 from freezer.domain.images import ImageRef
 from freezer.domain.model import Raw
+from freezer.parse.yamlload import load_bytes
 from freezer.runtime.limits import MAX_DOCKERFILE_BYTES
 
 # Fields naming an image, as JSON paths from the fixture's (or task file's) top level.
@@ -34,6 +41,17 @@ def is_dockerfile(rel: str) -> bool:
         or lowered.startswith(("dockerfile.", "containerfile."))
         or lowered.endswith((".dockerfile", ".containerfile"))
     )
+
+
+def is_compose(rel: str) -> bool:
+    """docker-compose.yaml, compose.yaml (and .yml), and their overrides (docker-compose.gpu.yaml)."""
+    lowered = PurePosixPath(rel).name.lower()
+    return lowered.startswith(("docker-compose.", "compose.")) and lowered.endswith((".yaml", ".yml"))
+
+
+def is_build_file(rel: str) -> bool:
+    """A file :func:`fixture_images` reads for images: a Dockerfile or a compose file."""
+    return is_dockerfile(rel) or is_compose(rel)
 
 
 def image_ref(text: str, where: str) -> ImageRef:
@@ -161,6 +179,11 @@ def dockerfile_images(rel: str, data: bytes) -> list[ImageRef]:
         if not seen_from and words and words[0].upper() == "ARG":
             args.declare(words[1] if len(words) > 1 else "")
             continue
+        if seen_from and words and words[0].upper() in _SOURCE_INSTRUCTIONS:
+            for source in _build_sources(words[0].upper(), words[1] if len(words) > 1 else ""):
+                if source.lower() not in stages and not source.isdigit():
+                    found.append(_named(source, args, f"{rel}:{number}"))
+            continue
         match = _FROM.match(line)
         if match is None:
             continue
@@ -169,15 +192,117 @@ def dockerfile_images(rel: str, data: bytes) -> list[ImageRef]:
         if not words:
             continue
         image, why = args.expand(words[0])
-        where = f"{rel}:{number}"
-        if why is None and not image:
-            why = "it names nothing once its build arguments are substituted"
-        if why is not None:
-            found.append(ImageRef(words[0], None, where, why))
-        elif image.lower() != "scratch" and image.lower() not in stages:
-            found.append(image_ref(image, where))
+        if why is not None or (image.lower() != "scratch" and image.lower() not in stages):
+            found.append(_named(words[0], args, f"{rel}:{number}"))
         if len(words) >= 3 and words[1].lower() == "as":
             stages.add(words[2].lower())
+    return found
+
+
+# The instructions whose options name an image the build reads files from.
+_SOURCE_INSTRUCTIONS = frozenset({"COPY", "ADD", "RUN"})
+
+
+def _build_sources(instruction: str, rest: str) -> list[str]:
+    """What ``COPY --from=X`` / ``ADD --from=X`` / ``RUN --mount=type=bind,from=X`` read from: a
+    stage, a stage's index or an image, as written."""
+    found = []
+    for word in rest.split():
+        if not word.startswith("--"):
+            break  # options come first; the rest is the command or the paths
+        if instruction in ("COPY", "ADD") and word.lower().startswith("--from="):
+            found.append(word.split("=", 1)[1])
+        elif instruction == "RUN" and word.lower().startswith("--mount="):
+            for item in word.split("=", 1)[1].split(","):
+                key, _, value = item.partition("=")
+                if key.strip().lower() == "from" and value:
+                    found.append(value.strip("\"'"))
+    return [source.strip("\"'") for source in found if source.strip("\"'")]
+
+
+def _named(written: str, args: _GlobalArgs, where: str) -> ImageRef:
+    """An image as a Dockerfile writes it, its global build arguments substituted, or unknown with why."""
+    image, why = args.expand(written)
+    if why is None and not image:
+        why = "it names nothing once its build arguments are substituted"
+    return ImageRef(written, None, where, why) if why is not None else image_ref(image, where)
+
+
+def compose_images(rel: str, data: bytes, files: Mapping[str, bytes]) -> list[ImageRef]:
+    """The images a compose file's services run: each ``image:`` (a service that also has a
+    ``build:`` runs what its build makes, so its ``image:`` is only the name given to that), and the
+    images of the Dockerfile each ``build:`` names (``files``: the fixture's files by path; one that
+    is not among them, or a remote build context, is unknown with that reason). A compose file that
+    does not read as YAML names one unknown image: what it runs cannot be known."""
+    services, parsed = _services(rel, data)
+    if services is None:
+        if not parsed:
+            return [ImageRef(rel, None, rel, "the compose file does not read as YAML, so its services are unknown")]
+        return []
+    found: list[ImageRef] = []
+    for name, service in sorted(services.items(), key=lambda item: str(item[0])):
+        if not isinstance(service, Mapping):
+            continue
+        where = f"{rel}::$.services.{name}"
+        build, image = service.get("build"), service.get("image")
+        if build is None and isinstance(image, str) and image.strip():
+            found.append(_compose_image(image, f"{where}.image"))
+        elif build is not None:
+            found.extend(_compose_build(rel, build, f"{where}.build", files))
+    return found
+
+
+def _compose_image(text: str, where: str) -> ImageRef:
+    if "$" in text:
+        return ImageRef(text.strip(), None, where, "compose fills in its variables from the environment at run time")
+    return image_ref(text, where)
+
+
+def _services(rel: str, data: bytes) -> tuple[Mapping[str, object] | None, bool]:
+    """A compose file's ``services`` mapping (None when it has none), and whether it read as YAML."""
+    document = load_bytes(data, rel).document
+    services = document.data.get("services") if document is not None and isinstance(document.data, dict) else None
+    return (services if isinstance(services, Mapping) else None), document is not None
+
+
+def _build_path(rel: str, build: object) -> str | None:
+    """The Dockerfile a service's ``build:`` names, relative to the drafts; None for an inline one or
+    a remote context."""
+    context, dockerfile = (build, "Dockerfile") if isinstance(build, str) else (".", "Dockerfile")
+    if isinstance(build, Mapping):
+        if isinstance(build.get("dockerfile_inline"), str):
+            return None
+        context, dockerfile = str(build.get("context", ".")), str(build.get("dockerfile", "Dockerfile"))
+    if not isinstance(context, str) or "://" in context or context.startswith("git@"):
+        return None
+    return posixpath.normpath(posixpath.join(posixpath.dirname(rel), context, dockerfile))
+
+
+def _compose_build(rel: str, build: object, where: str, files: Mapping[str, bytes]) -> list[ImageRef]:
+    path = _build_path(rel, build)
+    if path is None:
+        inline = build.get("dockerfile_inline") if isinstance(build, Mapping) else None
+        if isinstance(inline, str):
+            return dockerfile_images(f"{where}.dockerfile_inline", inline.encode())
+        context = str(build.get("context") if isinstance(build, Mapping) else build)
+        return [ImageRef(context, None, where, "the build context is fetched at build time, not frozen")]
+    data = files.get(path)
+    if data is None or len(data) > MAX_DOCKERFILE_BYTES:
+        why = f"the Dockerfile it builds ({path}) is not among the fixture's files, so its images are unknown"
+        return [ImageRef(path, None, where, why)]
+    return dockerfile_images(path, data)
+
+
+def compose_dockerfiles(rel: str, data: bytes) -> list[str]:
+    """The paths of the Dockerfiles a compose file's ``build:`` entries name, for a reader that reads
+    only the files it needs (whatever their names: ``Dockerfile-cuda`` is no Dockerfile by name)."""
+    services, _ = _services(rel, data)
+    found = []
+    for service in (services or {}).values():
+        build = service.get("build") if isinstance(service, Mapping) else None
+        path = _build_path(rel, build) if build is not None else None
+        if path is not None:
+            found.append(path)
     return found
 
 
@@ -199,6 +324,10 @@ def fixture_images(fields: Raw, files: Mapping[str, bytes]) -> tuple[ImageRef, .
     once (the same image named twice in the same place is one)."""
     found = set(field_images(fields))
     for rel, data in files.items():
-        if is_dockerfile(rel) and len(data) <= MAX_DOCKERFILE_BYTES:
+        if len(data) > MAX_DOCKERFILE_BYTES:
+            continue
+        if is_compose(rel):
+            found.update(compose_images(rel, data, files))
+        elif is_dockerfile(rel):
             found.update(dockerfile_images(rel, data))
     return tuple(sorted(found))

@@ -1,0 +1,75 @@
+"""Whether each reference a version records beyond its own bytes is pinned, or unknown and why.
+
+freezer fetches nothing, so what a reference points at is only as fixed as the reference itself.
+An image is pinned by its digest (:mod:`freezer.resolve.images`); the same rule holds for the rest:
+
+- a ``sources:`` entry: a huggingface or git source is pinned by its commit (the version schema
+  asks for 40 hex), a url by a content digest written as ``<algorithm>:<hex>`` (``sha256:…``);
+  ``revision: latest`` pins nothing, for the file at the URL can change under it;
+- ``run.harness``: a ``repo`` with no ``commit`` runs whatever the repository holds that day;
+- an lm-eval task's dataset: lm-eval reads ``dataset_path`` from the Hugging Face hub at the
+  revision ``dataset_kwargs.revision`` names, and at the newest one when it names none (or a branch
+  or tag, which can move); a ``sources:`` entry for the same dataset is a claim, not what runs.
+
+Each rule is a pure function of the parsed record; an unknown reference is never "did not move".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from freezer.domain.model import Raw, sources_of
+
+_CONTENT_DIGEST = re.compile(r"^[a-z0-9-]+:[0-9a-fA-F]+$")
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+# lm-eval's dataset_path values that are a `datasets` builder reading dataset_kwargs.data_files,
+# not a dataset repository of the hub.
+_BUILDERS = frozenset({"json", "csv", "parquet", "text", "arrow", "pandas", "webdataset", "imagefolder"})
+
+
+def source_unknowns(version: Raw) -> list[str]:
+    """Why each data source of version.yaml is not pinned (none when all are)."""
+    found = []
+    for source in sources_of(version):
+        if source.kind == "url" and not _CONTENT_DIGEST.match(source.revision):
+            found.append(
+                f"source {source.name} (kind url) has revision {source.revision!r}, which names no content "
+                "digest (sha256:<hex>): the file at the URL can change under it"
+            )
+    return found
+
+
+def harness_unknown(version: Raw) -> str | None:
+    """Why the harness code of ``run.harness`` is not pinned, or None."""
+    run = version.get("run")
+    harness = run.get("harness") if isinstance(run, Mapping) else None
+    if isinstance(harness, Mapping) and harness.get("repo") and not harness.get("commit"):
+        return (
+            f"run.harness.repo {harness['repo']} names no commit: the harness code it runs can change "
+            "without any file of the version changing"
+        )
+    return None
+
+
+def dataset_unknown(fixture: Raw) -> str | None:
+    """Why the dataset an lm-eval task reads is not pinned, or None (also for a task that reads
+    only local files, and for a fixture that is no lm-eval task)."""
+    path = fixture.get("dataset_path")
+    if not isinstance(path, str) or not path:
+        return None
+    kwargs = fixture.get("dataset_kwargs")
+    kwargs = kwargs if isinstance(kwargs, Mapping) else {}
+    if path.lower() in _BUILDERS:
+        files = kwargs.get("data_files")
+        named = [files] if isinstance(files, str) else list(files.values()) if isinstance(files, Mapping) else files
+        remote = [f for f in named or () if isinstance(f, str) and "://" in f]
+        if remote:
+            return f"its dataset is read from {remote[0]}, which no content digest pins"
+        return None
+    revision = kwargs.get("revision")
+    if revision is None:
+        return f"lm-eval reads dataset {path} at its newest revision (no dataset_kwargs.revision)"
+    if not isinstance(revision, str) or not _COMMIT.match(revision):
+        return f"dataset {path} is read at revision {revision!r}, a branch or tag name that can move"
+    return None
