@@ -21,6 +21,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from freezer.domain.fixturekind import FixtureKindRecord
+from freezer.domain.jsontypes import JsonValue
 from freezer.domain.problems import Problem
 from freezer.git.globs import GlobError, compile_glob
 from freezer.kinds.base import EXTERNAL_FIELD, ConfigProblem, Files, KindFixture, KindRead
@@ -159,7 +160,7 @@ class YamlFilesKind:
         return resources.schema(schema_name(suite_kind))
 
 
-def _entries(data: Mapping[str, Any], key: str) -> list[str]:
+def _entries(data: Mapping[str, JsonValue], key: str) -> list[str]:
     value = data.get(key)
     return [str(entry) for entry in value] if isinstance(value, list) else []
 
