@@ -22,6 +22,17 @@ _SAMPLE_CACHE: dict[str, Path] = {}
 API_SUITE = API_CONFIG.format(globs="\n".join(f"      - {glob!r}" for glob in TOOL_SURFACE))
 
 
+# A registry of one lm-eval suite, bbh, whose tasks are drafts/bbh/tasks/*.yaml.
+BBH_LMEVAL_CONFIG = """\
+suites:
+  bbh:
+    kind: lm-eval
+    drafts: drafts/bbh
+    fixtures: "tasks/*.yaml"
+    versions: versions
+"""
+
+
 def sample_repo(cache_root: Path) -> Path:
     """Build the sample repository once per test session."""
     if "repo" not in _SAMPLE_CACHE:

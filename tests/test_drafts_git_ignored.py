@@ -15,16 +15,9 @@ from pathlib import Path
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
 from conftest import REPO, assert_clean_failure, run_cli
-from registry_helpers import commit_all, snapshot
+from registry_helpers import BBH_LMEVAL_CONFIG, commit_all, snapshot
 
-CONFIG = """\
-suites:
-  bbh:
-    kind: lm-eval
-    drafts: drafts/bbh
-    fixtures: "tasks/*.yaml"
-    versions: versions
-"""
+CONFIG = BBH_LMEVAL_CONFIG
 LITTER = ("tasks/.DS_Store", "tasks/boolean_logic.yaml.bak", "tasks/utils.py~")
 
 

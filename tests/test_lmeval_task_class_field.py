@@ -11,16 +11,9 @@ from pathlib import Path
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
 from conftest import REPO, run_inprocess
-from registry_helpers import commit_all, cut_suite, ok
+from registry_helpers import BBH_LMEVAL_CONFIG, commit_all, cut_suite, ok
 
-CONFIG = """\
-suites:
-  bbh:
-    kind: lm-eval
-    drafts: drafts/bbh
-    fixtures: "tasks/*.yaml"
-    versions: versions
-"""
+CONFIG = BBH_LMEVAL_CONFIG
 PY_TASK = "task: slice_py\nclass: !function pytask.SliceTask\n"
 
 

@@ -14,16 +14,9 @@ from pathlib import Path
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
 from conftest import REPO, run_cli
-from registry_helpers import commit_all
+from registry_helpers import BBH_LMEVAL_CONFIG, commit_all
 
-CONFIG = """\
-suites:
-  bbh:
-    kind: lm-eval
-    drafts: drafts/bbh
-    fixtures: "tasks/*.yaml"
-    versions: versions
-"""
+CONFIG = BBH_LMEVAL_CONFIG
 
 
 def _lm_eval_registry(tmp_path: Path) -> Path:
