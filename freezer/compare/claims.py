@@ -18,9 +18,9 @@ from freezer.compare.deltamodel import AssetChanges, FilesChange
 from freezer.domain.manifest import Manifest
 from freezer.domain.model import Raw
 from freezer.kinds.catalog import kind_of
-from freezer.kinds.yamlfiles import FILE_FIELDS
+from freezer.kinds.yamlfiles import FILE_FIELDS, entries
 from freezer.registry.record import Side
-from freezer.validate.namedfiles import AssetFiles, entries, named_files
+from freezer.validate.namedfiles import AssetFiles, named_files
 
 
 def file_fields_of(manifest: Manifest) -> tuple[str, ...]:

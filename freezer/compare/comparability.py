@@ -46,9 +46,9 @@ from freezer.domain.canonical import compact
 from freezer.domain.jsontypes import JsonObject, json_list, json_object
 from freezer.domain.manifest import TouchingCommit
 from freezer.domain.model import Fixture, Raw
-from freezer.kinds.yamlfiles import FILE_FIELDS
+from freezer.kinds.yamlfiles import FILE_FIELDS, entries
 from freezer.registry.record import Side
-from freezer.validate.namedfiles import AssetFiles, digest_form, entries
+from freezer.validate.namedfiles import AssetFiles, digest_form
 
 GROUPS = ("input", "grading", "cosmetic")
 CLASSES = ("unchanged", "cosmetic", "changed", "added", "removed")

@@ -7,14 +7,14 @@ from pathlib import Path, PurePosixPath
 
 from freezer.domain.errors import FreezerError
 from freezer.domain.images import ImageRef
-from freezer.kinds.yamlfiles import FILE_FIELDS
+from freezer.kinds.yamlfiles import FILE_FIELDS, entries
 from freezer.resolve.images import compose_dockerfiles, dockerfile_images, is_build_file, is_compose, is_dockerfile
 from freezer.resolve.images import fixture_images as images_of
 from freezer.resolve.references import dataset_unknown, harness_unknown, source_unknowns
 from freezer.runtime.limits import MAX_DOCKERFILE_BYTES
 from freezer.runtime.reading import read_whole
 from freezer.validate.fixtureset import FixtureSet
-from freezer.validate.namedfiles import AssetFiles, entries, named_files
+from freezer.validate.namedfiles import AssetFiles, named_files
 
 # The fields of a parsed fixture that list its files (paths relative to the drafts folder): a generic
 # fixture's assets, and the files a kind whose fixture is several files (a folder) lists for it.

@@ -104,8 +104,8 @@ class YamlFilesKind:
                 continue
             if closures is None:
                 continue
-            entries = [entry for key in FILE_FIELDS for entry in _entries(data, key)]
-            named = [rel for entry in entries for rel in _python(entry, known, python)]
+            written = [entry for key in FILE_FIELDS for entry in entries(data, key)]
+            named = [rel for entry in written for rel in _python(entry, known, python)]
             closure = closures.of(named)
             if closure.files:
                 data[IMPORTED_FIELD] = list(closure.files)
@@ -160,8 +160,9 @@ class YamlFilesKind:
         return resources.schema(schema_name(suite_kind))
 
 
-def _entries(data: Mapping[str, JsonValue], key: str) -> list[str]:
-    value = data.get(key)
+def entries(fixture: Mapping[str, JsonValue], key: str) -> list[str]:
+    """The entries of ``fixture``'s ``key`` list, as written (none if it is not a list)."""
+    value = fixture.get(key)
     return [str(entry) for entry in value] if isinstance(value, list) else []
 
 
@@ -176,11 +177,16 @@ def _python(entry: str, known: Collection[str], python: Sequence[str]) -> list[s
     those a folder or glob entry matches (read as :mod:`freezer.validate.namedfiles` reads it)."""
     if entry in known:
         return [entry] if entry.endswith(_PYTHON) else []
-    # Only a file starting with the entry's literal part can match: most entries (a task's own
-    # assets folder) reach no Python file, and are never compiled.
+    return glob_matches(entry, python)
+
+
+def glob_matches(entry: str, paths: Sequence[str]) -> list[str]:
+    """The paths of ``paths`` (sorted) that a folder or glob ``entry`` matches; none for a glob git
+    would refuse. Only a path starting with the entry's literal part can match: a bisect, not a scan,
+    and an entry no path starts like (most of them) is never compiled."""
     literal = glob_literal(entry)
-    start = bisect.bisect_left(python, literal)
-    candidates = list(itertools.takewhile(lambda rel: rel.startswith(literal), python[start:]))
+    start = bisect.bisect_left(paths, literal)
+    candidates = list(itertools.takewhile(lambda rel: rel.startswith(literal), paths[start:]))
     if not candidates:
         return []
     try:

@@ -18,10 +18,11 @@ from freezer.compare.claims import file_fields_of
 from freezer.compare.fieldlevel import field_changes
 from freezer.domain import canonical
 from freezer.domain.jsontypes import JsonObject, JsonValue
+from freezer.kinds.yamlfiles import entries
 from freezer.site.names import version_file
 from freezer.site.versionpage import VersionPage, fixture_title
 from freezer.trust.lifecycle import VersionStatus
-from freezer.validate.namedfiles import AssetFiles, entries, named_files
+from freezer.validate.namedfiles import AssetFiles, named_files
 
 # One row of a fixture's history (fixture.html.j2 reads these keys; "class" is not a Python name).
 HistoryRow = TypedDict(

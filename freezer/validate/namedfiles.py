@@ -10,23 +10,14 @@ The frozen fixture keeps the entry as its author wrote it; what it names is reco
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Collection, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from freezer.domain.jsontypes import JsonObject
-from freezer.git.globs import GlobError, compile_glob
-from freezer.kinds.yamlfiles import glob_literal
+from freezer.kinds.yamlfiles import glob_matches
 
 if TYPE_CHECKING:
     from freezer.domain.manifest import Manifest
-    from freezer.domain.model import Raw
-
-
-def entries(fixture: Raw, key: str) -> list[str]:
-    """The entries of ``fixture``'s ``key`` list, as written (none if it is not a list)."""
-    value = fixture.get(key)
-    return [str(rel) for rel in value] if isinstance(value, list) else []
 
 
 class AssetFiles(Mapping[str, str]):
@@ -60,20 +51,7 @@ class AssetFiles(Mapping[str, str]):
             return None
         if self._sorted is None:
             self._sorted = sorted(self._states if self._assets is None else self._assets)
-        try:
-            glob = compile_glob(entry)
-        except GlobError:
-            return None
-        # Only paths that start with the entry's literal part can match: a bisect, not a scan of every file.
-        literal = glob_literal(entry)
-        start = bisect.bisect_left(self._sorted, literal)
-        found = []
-        for rel in self._sorted[start:]:
-            if not rel.startswith(literal):
-                break
-            if glob.matches(rel):
-                found.append(rel)
-        return tuple(found) or None
+        return tuple(glob_matches(entry, self._sorted)) or None
 
 
 def named_files(entry: str, files: AssetFiles) -> tuple[str, ...]:
