@@ -15,7 +15,7 @@ from freezer.domain.jsontypes import JsonValue
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
 # What the filters escape, undone, so a name reads as typed: a backslash before ASCII punctuation,
 # and the three entities they write.
-_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+BACKSLASH_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
 
 
@@ -49,7 +49,7 @@ def delta_sections(method: str) -> list[str]:
 
 
 def _plain(markdown: str) -> str:
-    text = _ESCAPE.sub(r"\1", markdown)
+    text = BACKSLASH_ESCAPE.sub(r"\1", markdown)
     for entity, char in _ENTITIES:
         text = text.replace(entity, char)
     return text

@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from freezer.domain.taskid import skeleton
+from freezer.render.named import BACKSLASH_ESCAPE
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -167,7 +168,6 @@ def _open_elements(parser: MarkdownIt, tokens: list[Token], env: dict[str, objec
 
 # The Greek letter reads as the word (Unicode's confusables leave it a letter of its own).
 _GREEK_DELTA = str.maketrans(dict.fromkeys("Δδ∆", "delta"))
-_BACKSLASH = re.compile(r"\\([!-/:-@\[-`{-~])")
 _MARKUP = re.compile(r"<[^>]*>|[*_`~]")
 _SAYS_DELTA = re.compile(r"(?<![^\W\d_])delta(?![^\W\d_])")
 _HTML_HEADING = re.compile(r"<h[1-6]\b[^>]*>(.*?)(?:</h[1-6]\s*>|\Z)", re.DOTALL | re.IGNORECASE)
@@ -177,7 +177,7 @@ def says_delta(text: str) -> bool:
     """Whether ``text`` (a heading, as written) reads as "Delta" to a reader: escapes and entities
     undone, markup, zero-width and combining characters dropped, lookalike letters read through
     Unicode's confusables (UTS #39 skeleton, freezer's table), case ignored."""
-    plain = html.unescape(_BACKSLASH.sub(r"\1", text))
+    plain = html.unescape(BACKSLASH_ESCAPE.sub(r"\1", text))
     plain = unicodedata.normalize("NFKD", _MARKUP.sub("", plain))  # marks apart, to be dropped
     plain = "".join(c for c in plain if unicodedata.category(c) not in ("Cf", "Mn", "Me"))
     plain = unicodedata.normalize("NFC", skeleton(plain.translate(_GREEK_DELTA)))
