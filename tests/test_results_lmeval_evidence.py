@@ -226,3 +226,36 @@ def test_a_config_that_agrees_with_the_frozen_task_in_lmevals_own_spelling_is_ac
     result = _import(demo, path)
     assert result.code == 0, result.out + result.err
     assert "not recorded" not in result.err
+
+
+def test_a_field_frozen_as_a_function_is_not_compared_with_the_source_lmeval_records(
+    demo: Path, tmp_path: Path
+) -> None:
+    """bbh_v3, cut by the real CLI, renders boolean_logic's prompt with ``!function utils.with_target``;
+    lm-eval records that field as the function's source, which is not the frozen reference."""
+    import subprocess
+
+    root = tmp_path / "demo"
+    shutil.copytree(demo, root, symlinks=True)
+    drafts = root / "drafts" / "bbh"
+    version = drafts / "version.yaml"
+    version.write_text(version.read_text().replace("\nversion: 2\n", "\nversion: 3\n"))
+    task_file = drafts / "tasks" / "boolean_logic.yaml"
+    lines = task_file.read_text().splitlines()
+    task_file.write_text(
+        "\n".join(
+            "doc_to_text: !function utils.with_target" if line.startswith("doc_to_text:") else line for line in lines
+        )
+        + "\n"
+    )
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-qm", "bbh v3: a prompt made by a function"], cwd=root, check=True)
+    assert run_inprocess("cut", "bbh_v3", cwd=root).code == 0
+
+    def source(document: dict[str, Any]) -> None:
+        document["configs"][GROUPED[0]]["doc_to_text"] = "def with_target(dataset):\n    return dataset\n"
+
+    path = _results(demo, tmp_path, grouped=GROUPED, plain=[], edit=source)
+    result = run_inprocess("results", "import", "--from", "lm-eval", str(path), "--version", "bbh_v3", cwd=root)
+    assert result.code == 0, result.out + result.err
+    assert f"{GROUPED[0]}'s doc_to_text not compared: a !function" in result.err

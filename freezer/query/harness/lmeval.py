@@ -31,6 +31,7 @@ from pathlib import Path
 
 from freezer.domain.escape import clipped, quoted, quoted_names
 from freezer.domain.jsontypes import JsonObject
+from freezer.parse.lmevalyaml import FUNCTION_TAG
 from freezer.query.harness import jsondoc
 from freezer.query.harness.target import Scores, run_name, score_value
 
@@ -98,8 +99,20 @@ def _shown(value: object) -> str:
     return clipped(json.dumps(value, ensure_ascii=False, separators=(",", ":")), _VALUE_SHOWN)
 
 
+_NOT_RECORDED = "not recorded in its configs"
 _NONE = object()  # a key the frozen task does not set
 _VALUE_SHOWN = 120
+
+
+def _calls_function(value: object) -> bool:
+    """Whether a frozen value names a ``!function`` (as JSON: {"!function": "module.name"}): lm-eval
+    records the function's source in its place, so the two are not compared; the task's digest
+    covers the module the function is in."""
+    if isinstance(value, dict):
+        return FUNCTION_TAG in value or any(_calls_function(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_calls_function(v) for v in value)
+    return False
 
 
 def _config_clashes(
@@ -112,8 +125,10 @@ def _config_clashes(
     for key in _COMPARED:
         if key not in frozen:
             continue
-        if key not in config:
-            missing.append(key)
+        if _calls_function(frozen[key]):
+            missing.append(f"{key} not compared: a !function, whose code lm-eval records as text")
+        elif key not in config:
+            missing.append(f"{key} {_NOT_RECORDED}")
         elif not _same(config[key], frozen[key]):
             clashes.append(((key,), config[key], frozen[key]))
     for key in _BY_KEY:
@@ -122,14 +137,14 @@ def _config_clashes(
             froze = {}
         if key not in config:
             if froze:
-                missing.append(key)
+                missing.append(f"{key} {_NOT_RECORDED}")
             continue
         if not isinstance(ran, dict):
             clashes.append(((key,), ran, froze))
             continue
         for inner in sorted(set(ran) | set(froze)):
             if inner not in ran:
-                missing.append(f"{key}.{inner}")
+                missing.append(f"{key}.{inner} {_NOT_RECORDED}")
             elif inner not in froze:
                 if key == "generation_kwargs" and inner not in _DEFAULTED:
                     clashes.append(((key, inner), ran[inner], _NONE))
@@ -212,7 +227,7 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, bel
                     f"{name} ran with {shown} {_shown(ran)}; {target.name} froze {_shown(froze)}",
                 )
             for shown in missing:
-                scores.unchecked.add(f"{doc.shown}: {name}'s {shown} not recorded in its configs")
+                scores.unchecked.add(f"{doc.shown}: {name}'s {shown}")
         else:
             scores.unchecked.add(f"{doc.shown}: no configs entry for {name}: its config as run not recorded")
         if name in shots and "num_fewshot" in frozen and not _same(shots[name], frozen["num_fewshot"]):
