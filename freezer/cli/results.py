@@ -133,7 +133,7 @@ def check(
                 output.say(f"    {task}: {reason}")
     for arm_name, common in report.common.items():
         output.say(f"arm {arm_name}: common comparable subset of {len(common)} fixture(s)")
-        for one in (r for r in report.runs if r.arm == arm_name):
+        for one in (r for r in report.runs if r.pool == arm_name):
             output.say(f"  {one.version}  {one.run}: {one.passed}/{one.fixtures} passed, mean score {one.mean:.3f}")
     if report.ok:
         output.say(f"✓ {report.rows} row(s) can be compared as they are")

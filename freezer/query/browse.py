@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -239,13 +239,20 @@ def _harbor_name(manifest: Manifest, files: Mapping[str, bytes], folder: str) ->
 
 
 def compare(
-    suite: SuiteConfig, a: registry.FrozenVersion, b: registry.FrozenVersion, arm: str | None = None
+    suite: SuiteConfig,
+    a: registry.FrozenVersion,
+    b: registry.FrozenVersion,
+    arm: str | None = None,
+    *,
+    depends: Sequence[str] | None = None,
 ) -> list[Any]:
     """Per-fixture comparability of two frozen versions, for one arm or for each of their arms.
 
     What was frozen rules: the arms, the dimensions and the field groups are the ones the two
     versions were cut with, never today's freezer.yaml; where the two disagree (an arm that
     depends on more, a field moved from grading to cosmetic) the stricter reading holds for both.
+    ``depends`` compares for an arm known by what it depends on, not by a name both versions
+    have (results pool an arm renamed between them): ``arm`` is then only its label.
     """
     if a.number == b.number:
         raise UsageError(f"{a.name} and {b.name} are the same version; name two different versions")
@@ -255,7 +262,9 @@ def compare(
     meanings = dimensions_of(new)
     arms = strictest_arms(arms_of(old), arms_of(new))
     groups = strictest_groups(groups_of(low, old), groups_of(high, new))
-    if arm is not None:
+    if arm is not None and depends is not None:
+        arms = {arm: tuple(depends)}
+    elif arm is not None:
         if arm not in arms:
             raise UsageError(f"suite {suite.name!r} has no arm {arm!r}; its arms: {', '.join(arms)}")
         arms = {arm: arms[arm]}

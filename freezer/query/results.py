@@ -8,6 +8,12 @@ only fixtures comparable between every pair of them (for the row's arm) may be
 pooled; every other fixture is named with its reason, and each run is
 re-aggregated on the common subset.
 
+Rows are pooled by what their arm depends on, as each version froze it, not by
+its name alone: arms of one name are one pool, and so are arms that depend on the
+same dimensions (an arm renamed between versions, or added beside one it
+repeats), compared with everything any of them depends on. Arms that depend on
+different things under different names are never pooled.
+
 Files are streamed (freezer.parse.jsonlines, freezer.parse.strictjson), and nothing is kept per row: each
 (version, arm, run) keeps a count, a pass count and a sum. Only when some
 fixture must be left out of the pool are the files read a second time, to
@@ -17,7 +23,7 @@ registry and :data:`MAX_RESULT_RUNS`, whatever the size of the files.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,6 +51,7 @@ class RunSummary:
     fixtures: int  # rows on the common subset
     passed: int
     mean: float
+    pool: str  # the arms pooled with this one, by what they depend on: the key of ``common``
 
     def to_json(self) -> JsonObject:
         return dict(self.__dict__)
@@ -56,8 +63,8 @@ class ResultsReport:
     problems: list[Problem] = field(default_factory=list)
     problems_not_shown: int = 0  # found beyond MAX_RESULT_PROBLEMS
     versions: list[str] = field(default_factory=list)
-    common: dict[str, list[str]] = field(default_factory=dict)  # arm → comparable task ids
-    excluded: dict[str, dict[str, str]] = field(default_factory=dict)  # arm → task id → reason
+    common: dict[str, list[str]] = field(default_factory=dict)  # pool → comparable task ids
+    excluded: dict[str, dict[str, str]] = field(default_factory=dict)  # pool → task id → reason
     runs: list[RunSummary] = field(default_factory=list)
 
     @property
@@ -124,17 +131,18 @@ class _Version:
     suite: SuiteConfig
     frozen: registry.FrozenVersion
     name: str
-    arms: frozenset[str] | None = None  # as the version was cut with them, read when a row first names it
+    arms: Mapping[str, tuple[str, ...]] | None = None  # as cut: arm → what it depends on, read when first named
     landed: dict[str, str] | None = None  # task id → score digest, read when a row first names it
 
-    def frozen_arms(self) -> frozenset[str]:
-        """The arms the version was cut with (its frozen record), never today's freezer.yaml's."""
+    def frozen_arms(self) -> Mapping[str, tuple[str, ...]]:
+        """The arms the version was cut with and what each depends on (its frozen record), never
+        today's freezer.yaml's."""
         if self.arms is None:
             try:
-                self.arms = frozenset(arms_of(self.frozen.manifest_model()))
+                self.arms = arms_of(self.frozen.manifest_model())
             except (FreezerError, KeyError, TypeError, ValueError):
                 read(self.frozen)  # raises the integrity failure that explains it
-                self.arms = frozenset()
+                self.arms = {}
         return self.arms
 
 
@@ -151,6 +159,7 @@ class _Rows:
                 continue
         self.tallies: dict[Run, _Tally] = {}
         self.versions: dict[str, set[str]] = {}  # arm → versions
+        self.depends: dict[tuple[str, str], tuple[str, ...]] = {}  # (version, arm) → what the arm depends on
         self.tasks: dict[str, set[str]] = {}  # arm → task ids
         self.suites: set[str] = set()
         self.identities: dict[Path, tuple[int, ...]] = {}  # what the first pass read
@@ -252,6 +261,7 @@ class _Rows:
             tally = self.tallies[key] = _Tally()
             self.suites.add(version.suite.name)
             self.versions.setdefault(arm, set()).add(version.name)
+            self.depends[(version.name, arm)] = version.frozen_arms()[arm]
         self.tasks.setdefault(arm, set()).add(task)
         tally.add(float(score) + 0.0)  # true counts as 1, false as 0; + 0.0 turns -0.0 into 0.0
 
@@ -311,27 +321,55 @@ def check(config: RegistryConfig, paths: Sequence[Path | MemoryRows], *, allow_y
             )
         )
         return report
-    for arm in sorted(rows.versions):
-        tasks = sorted(rows.tasks[arm])
+    pool_of: dict[str, str] = {}  # arm → its pool's name
+    for pool in _pools(rows.depends):
+        label = POOLED.join(sorted({arm for _, arm in pool}))
+        depends = tuple(dict.fromkeys(d for node in pool for d in rows.depends[node]))
+        tasks = sorted({task for _, arm in pool for task in rows.tasks[arm]})
         excluded: dict[str, str] = {}
-        names = sorted(rows.versions[arm], key=lambda name: by_name[name][1].number)
+        names = sorted({version for version, _ in pool}, key=lambda name: by_name[name][1].number)
         for i, first in enumerate(names):
             for second in names[i + 1 :]:
                 suite, a = by_name[first]
-                [record] = browse.compare(suite, a, by_name[second][1], arm)
+                [record] = browse.compare(suite, a, by_name[second][1], label, depends=depends)
                 for task in tasks:
                     if task not in record.comparable and task not in excluded:
                         why = record.excluded.get(task, "not landed in both")
                         excluded[task] = f"{first} → {second}: {why}"
-        report.excluded[arm] = excluded
-        report.common[arm] = [task for task in tasks if task not in excluded]
+        report.excluded[label] = excluded
+        report.common[label] = [task for task in tasks if task not in excluded]
+        pool_of.update((arm, label) for _, arm in pool)
     if report.pooled_refused:
         for tally in rows.tallies.values():
             tally.fixtures, tally.passed, tally.total = 0, 0, 0.0
-        rows.common = {arm: set(tasks) for arm, tasks in report.common.items()}
+        rows.common = {arm: set(report.common[label]) for arm, label in pool_of.items()}
         rows.read(paths)
-    for (version, arm, run), tally in sorted(rows.tallies.items(), key=lambda item: (item[0][1], *item[0])):
-        if tally.fixtures:  # arm by arm, as the report prints them
+    for (version, arm, run), tally in sorted(rows.tallies.items(), key=lambda item: (pool_of[item[0][1]], *item[0])):
+        if tally.fixtures:  # pool by pool, as the report prints them
             mean = round(tally.total / tally.fixtures, 6)
-            report.runs.append(RunSummary(version, arm, run, tally.fixtures, tally.passed, mean))
+            report.runs.append(RunSummary(version, arm, run, tally.fixtures, tally.passed, mean, pool_of[arm]))
     return report
+
+
+POOLED = " = "  # between the names of arms pooled as one, in a pool's name
+
+
+def _pools(depends: Mapping[tuple[str, str], tuple[str, ...]]) -> list[list[tuple[str, str]]]:
+    """The (version, arm)s whose rows may be pooled, grouped: joined when their arms share a name or
+    depend on the same dimensions; in a stable order (by the pool's first arm)."""
+    parent = {node: node for node in depends}
+
+    def root(node: tuple[str, str]) -> tuple[str, str]:
+        while parent[node] != node:
+            parent[node] = node = parent[parent[node]]
+        return node
+
+    first: dict[object, tuple[str, str]] = {}
+    for node in sorted(depends):
+        for key in (("name", node[1]), ("depends", frozenset(depends[node]))):
+            seen = first.setdefault(key, node)
+            parent[root(node)] = root(seen)
+    groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for node in sorted(depends):
+        groups.setdefault(root(node), []).append(node)
+    return sorted(groups.values(), key=lambda pool: sorted(arm for _, arm in pool))

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from freezer.domain.escape import quoted, quoted_names
+from freezer.domain.escape import clipped, quoted, quoted_names
 from freezer.domain.jsontypes import JsonObject, JsonValue
 from freezer.domain.problems import Problem, display_path
 from freezer.query.harness import jsondoc
@@ -56,6 +56,7 @@ def files_of(path: Path) -> tuple[list[Path], list[Problem]]:
     return found[:MAX_HARBOR_TRIALS], refused[:MAX_HARBOR_TRIALS]
 
 
+LOCK = "lock.json"
 _LINKED = "is a symbolic link: freezer reads only the job folder's own trial folders, never through a link"
 
 
@@ -109,6 +110,8 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, bel
     if task is None:
         scores.refuse_at(doc, where, target.unknown(name))
         return
+    if not _locked(path, below, scores, task):
+        return
     checksum = value.get("task_checksum")
     if isinstance(checksum, str) and checksum:
         clash = scores.fingerprint(task, checksum, doc.shown)
@@ -127,14 +130,14 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, bel
             doc.problem(("verifier_result",), f"trial of {name} has no reward{why}: rerun it or leave its file out")
         )
         return
-    key = metric or ("reward" if "reward" in rewards or len(rewards) != 1 else next(iter(rewards)))
-    if key not in rewards:
-        scores.refuse(
-            doc.problem(
-                ("verifier_result", "rewards"),
-                f"has no reward {quoted(key)}; its rewards: {quoted_names(rewards)} (--metric)",
-            )
+    key = _reward_key(rewards, metric)
+    if key is None:
+        why = (
+            f"has no reward {quoted(metric)}; its rewards: {quoted_names(rewards)}"
+            if metric is not None
+            else f"has several rewards ({quoted_names(rewards)}): name its score with --metric"
         )
+        scores.refuse(doc.problem(("verifier_result", "rewards"), f"{name} {why}"))
         return
     score = score_value(rewards[key])
     if score is None:
@@ -143,3 +146,50 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, bel
         )
         return
     scores.add(run or _run(value, display_path(path)), task, score)
+
+
+def _reward_key(rewards: JsonObject, metric: str | None) -> str | None:
+    """The reward that is a trial's score: the one ``metric`` names, the sole one, or ``reward``."""
+    if metric is not None and metric in rewards:
+        return metric
+    if len(rewards) == 1:
+        return next(iter(rewards))
+    if metric is None and "reward" in rewards:
+        return "reward"
+    return None
+
+
+def _locked(result: Path, below: Path | None, scores: Scores, task: str) -> bool:
+    """Whether the trial's lock.json lets its score stand: its ``task.digest`` is the frozen task's,
+    or it records none (said, not taken as agreement); False once a contradiction is refused."""
+    lock = result.parent / LOCK
+    shown = display_path(result)
+    if not lock.exists() and not lock.is_symlink():
+        scores.unchecked.add(f"{shown}: no {LOCK} beside it: the task digest not recorded")
+        return True
+    try:
+        doc = jsondoc.load(lock, below or result.parent)  # never through a link, whoever named the trial
+    except jsondoc.DocumentRefused as exc:
+        scores.refuse(exc.problem)
+        return False
+    recorded = _object(_object(doc.value).get("task")).get("digest")
+    if not isinstance(recorded, str) or not recorded:
+        scores.unchecked.add(f"{doc.shown}: no task.digest: the task digest not recorded")
+        return True
+    frozen = scores.target.harbor.get(task)
+    if frozen is None or frozen.digest is None:
+        why = frozen.reason if frozen is not None and frozen.reason else "freezer has no Harbor digest of it"
+        scores.unchecked.add(f"{doc.shown}: task.digest of {task} not compared: {why}")
+        return True
+    if recorded != frozen.digest:
+        scores.refuse_at(
+            doc,
+            ("task", "digest"),
+            f"ran {task} with digest {clipped(recorded, _DIGEST_SHOWN)}; "
+            f"{scores.target.name} froze it as {frozen.digest}: another version's task",
+        )
+        return False
+    return True
+
+
+_DIGEST_SHOWN = 80  # "sha256:" and 64 hex digits, whole; longer is data, cut

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from freezer.domain.errors import UsageError
 from freezer.domain.escape import clipped, quoted
 from freezer.domain.findings import JsonPath
+from freezer.domain.harbordigest import HarborDigest
 from freezer.domain.jsontypes import JsonObject
 from freezer.domain.problems import Problem
 from freezer.kinds.catalog import kind_of
@@ -76,6 +77,7 @@ class Target:
     digests: Mapping[str, str]  # task id → score digest
     names: Mapping[str, str]  # harness name → task id
     dropped: frozenset[str]
+    harbor: Mapping[str, HarborDigest]  # task id → its Harbor digest (a folders suite's only)
 
     def task_id(self, name: str) -> str | None:
         return self.names.get(name)
@@ -126,6 +128,7 @@ def _read(frozen: registry.FrozenVersion, arm: str | None) -> Target:
             by_name.setdefault(name, task)
     dropped = frozenset(f["task_id"] for f in data.fixtures if f["status"] != "landed")
     digests = browse.score_digests(data)
+    harbor = browse.harbor_digests(data) or {}
     return Target(
         frozen.name,
         frozen.number,
@@ -136,6 +139,7 @@ def _read(frozen: registry.FrozenVersion, arm: str | None) -> Target:
         digests,
         by_name,
         dropped,
+        harbor,
     )
 
 
