@@ -14,13 +14,13 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from freezer.compare.landeddigests import score_digests
 from freezer.domain.errors import UsageError
 from freezer.domain.escape import clipped, quoted
 from freezer.domain.findings import JsonPath
 from freezer.domain.jsontypes import JsonObject
 from freezer.domain.problems import Problem
 from freezer.kinds.catalog import kind_of
-from freezer.query import browse
 from freezer.query.harness.jsondoc import JsonDocument
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig
@@ -125,7 +125,7 @@ def _read(frozen: registry.FrozenVersion, arm: str | None) -> Target:
         for name in kind.other_names(document):
             by_name.setdefault(name, task)
     dropped = frozenset(f["task_id"] for f in data.fixtures if f["status"] != "landed")
-    digests = browse.score_digests(data)
+    digests = score_digests(data)
     return Target(
         frozen.name,
         frozen.number,
