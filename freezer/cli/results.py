@@ -27,6 +27,10 @@ results_app = typer.Typer(
 
 HARNESS_HELP = "The harness that wrote the files: lm-eval (results JSON), inspect (eval logs), harbor (trial results)."
 FromOption = Annotated[Optional[str], typer.Option("--from", help=HARNESS_HELP, metavar="lm-eval|inspect|harbor")]
+HarnessOption = Annotated[str, typer.Option("--from", help=HARNESS_HELP, metavar="lm-eval|inspect|harbor")]
+HarnessFiles = Annotated[
+    list[Path], typer.Argument(help="The harness's files (Harbor: trial result.json, or a job folder).")
+]
 VersionOption = Annotated[
     Optional[str],
     typer.Option("--version", help="The frozen version the harness ran (e.g. bbh_v2).", autocompletion=complete_frozen),
@@ -150,10 +154,8 @@ def check(
 
 @results_app.command("import")
 def import_(
-    files: Annotated[
-        list[Path], typer.Argument(help="The harness's files (Harbor: trial result.json, or a job folder).")
-    ],
-    harness: Annotated[str, typer.Option("--from", help=HARNESS_HELP, metavar="lm-eval|inspect|harbor")],
+    files: HarnessFiles,
+    harness: HarnessOption,
     version: VersionOption = None,
     arm: ArmOption = None,
     out: Annotated[
@@ -190,10 +192,8 @@ def import_(
 
 @results_app.command("add")
 def add(
-    files: Annotated[
-        list[Path], typer.Argument(help="The harness's files (Harbor: trial result.json, or a job folder).")
-    ],
-    harness: Annotated[str, typer.Option("--from", help=HARNESS_HELP, metavar="lm-eval|inspect|harbor")],
+    files: HarnessFiles,
+    harness: HarnessOption,
     version: VersionOption = None,
     arm: ArmOption = None,
     metric: MetricOption = None,
