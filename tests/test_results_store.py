@@ -75,19 +75,22 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 
 
 def _write(path: Path, lines: list[dict[str, Any]]) -> None:
-    path.write_bytes(b"".join(compact(line) + b"\n" for line in lines))
-
-
-def _reseal(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Recompute every row's digest and the header's, as a careful forger would."""
-    from freezer.guard.storedresults import record_digest, row_sha256
+    """Write a stored run back as results add writes it: every row with its digest recomputed, and the
+    header's digest too, as a careful forger would (a hand edit is made on the file's text instead)."""
+    from freezer.guard.storedresults import record_digest, row_line
 
     header, *rows = lines
-    for row in rows:
-        row["row_sha256"] = row_sha256(row)
-    digests = (hashlib.sha256(compact(row)).hexdigest() for row in rows)
-    header["digest"] = record_digest(header, digests)
-    return [header, *rows]
+    written = [row_line({k: v for k, v in row.items() if k != "row_sha256"}) for row in rows]
+    header["digest"] = record_digest(header, (json.loads(line)["row_sha256"] for line in written))
+    path.write_bytes(b"".join(line + b"\n" for line in [compact(header), *written]))
+
+
+def _hand_edit(path: Path, number: int, old: str, new: str) -> None:
+    """Edit line ``number`` (1-based) of the file's text, as a person in an editor would."""
+    lines = path.read_text().splitlines(keepends=True)
+    assert old in lines[number - 1]
+    lines[number - 1] = lines[number - 1].replace(old, new, 1)
+    path.write_text("".join(lines))
 
 
 def _stored_and_committed(demo: Path, tmp_path: Path) -> Path:
@@ -161,9 +164,8 @@ def test_a_refused_import_leaves_the_registry_as_it_was(demo: Path, tmp_path: Pa
 
 def test_a_hand_edited_row_is_caught_by_audit_and_check_at_its_line(demo: Path, tmp_path: Path) -> None:
     path = _stored_and_committed(demo, tmp_path)
-    lines = _lines(path)
-    lines[2]["score"] = 1.0 if lines[2]["score"] != 1.0 else 0.5
-    _write(path, lines)
+    score = _lines(path)[2]["score"]
+    _hand_edit(path, 3, f'"score":{json.dumps(score)}', '"score":1.0' if score != 1.0 else '"score":0.5')
     where = f"results/bbh_v2/{path.name}"
     audited = _audit(demo)
     assert audited.code == 1
@@ -181,7 +183,7 @@ def test_a_row_for_a_fixture_the_version_does_not_have_is_caught(demo: Path, tmp
     path = _stored_and_committed(demo, tmp_path)
     lines = _lines(path)
     lines[3]["task_id"] = "bbh_slice_not_frozen"
-    _write(path, _reseal(lines))
+    _write(path, lines)
     where = f"results/bbh_v2/{path.name}"
     audited = _audit(demo)
     assert audited.code == 1
@@ -204,9 +206,12 @@ def test_a_source_hash_that_no_longer_matches_is_caught(demo: Path, tmp_path: Pa
     path = _stored_and_committed(demo, tmp_path)
     lines = _lines(path)
     other = hashlib.sha256(b"another results file").hexdigest()
-    lines[0]["sources"][0]["sha256"] = other
-    lines[0]["source_sha256"] = other
-    _write(path, _reseal(lines) if resealed else lines)
+    if resealed:
+        lines[0]["sources"][0]["sha256"] = other
+        lines[0]["source_sha256"] = other
+        _write(path, lines)
+    else:
+        _hand_edit(path, 1, lines[0]["source_sha256"], other)  # source_sha256 sorts before sources
     where = f"results/bbh_v2/{path.name}"
     for result, key in ((_audit(demo), "stored_results"), (_check(demo), "problems")):
         assert result.code == 1, result.text
@@ -225,10 +230,57 @@ def test_a_stored_run_deleted_in_a_change_fails_check(demo: Path, tmp_path: Path
 
 def test_text_output_names_the_file_and_line(demo: Path, tmp_path: Path) -> None:
     path = _stored_and_committed(demo, tmp_path)
-    lines = _lines(path)
-    lines[1]["score"] = 0.125
-    _write(path, lines)
+    score = _lines(path)[1]["score"]
+    _hand_edit(path, 2, f'"score":{json.dumps(score)}', '"score":0.125')
     audited = run_inprocess("audit", "--no-code", cwd=demo)
     assert_clean_failure(audited)
     assert f"results/bbh_v2/{path.name}:2: $.row_sha256:" in audited.out
     assert "1 problem(s) in stored results" in audited.out
+
+
+def _trial(job: Path, task: str, reward: float) -> None:
+    """A Harbor trial's result.json in <job>/<trial>/ (as tests/test_results_import.py writes it)."""
+    trial = job / f"{task}__1"
+    trial.mkdir(parents=True)
+    document = {
+        "task_name": task,
+        "trial_name": trial.name,
+        "task_id": {"path": f"tasks/{task}"},
+        "task_checksum": "a" * 64,
+        "agent_info": {"name": "terminus-2", "version": "2.0.0", "model_info": {"name": "gpt-5", "provider": "openai"}},
+        "verifier_result": {"rewards": {"reward": reward}},
+        "exception_info": None,
+    }
+    (trial / "result.json").write_text(json.dumps(document, indent=4))
+
+
+def test_a_harbor_job_folder_is_stored_with_each_trial_file_by_name(demo: Path, tmp_path: Path) -> None:
+    job = tmp_path / "2026-12-01__10-00-00"
+    _trial(job, "count-words", 1.0)
+    _trial(job, "rotate-logs", 0.0)
+    args = ["--from", "harbor", str(job), "--version", "tb_v1", "--model", "gpt-5", "--harness-version", "0.26"]
+    added = run_inprocess("results", "add", *args, cwd=demo)
+    assert added.code == 0, added.text
+    [path] = sorted((demo / "results" / "tb_v1").iterdir())
+    header, *rows = _lines(path)
+    names = [source["name"] for source in header["sources"]]
+    assert names == [f"{job.name}/count-words__1/result.json", f"{job.name}/rotate-logs__1/result.json"]
+    for source in header["sources"]:
+        trial = tmp_path / source["name"]
+        assert source["sha256"] == hashlib.sha256(trial.read_bytes()).hexdigest()
+    assert {row["task_id"]: row["score"] for row in rows} == {"count-words": 1.0, "rotate-logs": 0.0}
+    assert _audit(demo).code == 0
+
+
+def test_a_results_folder_that_is_a_link_is_never_written_through(demo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (demo / "results").symlink_to(outside)
+    refused = _add(demo, _lmeval(tmp_path, BBH))
+    assert_clean_failure(refused)
+    assert "results" in refused.err and "link" in refused.err
+    assert list(outside.iterdir()) == []
+    audited = _audit(demo)
+    assert audited.code == 1
+    [problem] = _problems(audited, "stored_results")
+    assert problem["file"] == "results" and "link" in problem["message"]
