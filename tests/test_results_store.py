@@ -284,3 +284,14 @@ def test_a_results_folder_that_is_a_link_is_never_written_through(demo: Path, tm
     assert audited.code == 1
     [problem] = _problems(audited, "stored_results")
     assert problem["file"] == "results" and "link" in problem["message"]
+
+
+def test_check_reads_only_the_stored_runs_its_change_adds_and_audit_reads_every_one(demo: Path, tmp_path: Path) -> None:
+    path = _stored_and_committed(demo, tmp_path)
+    _hand_edit(path, 2, '"harness":"lm-eval"', '"harness":"lm-eval "')
+    commit_all(demo, "a stored run edited past the hook")
+    assert _check(demo).code == 0  # the change under review (none) adds no stored run
+    audited = _audit(demo)
+    assert audited.code == 1
+    [problem] = _problems(audited, "stored_results")
+    assert (problem["line"], problem["json_path"]) == (2, "$.row_sha256")

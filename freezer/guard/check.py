@@ -294,6 +294,7 @@ def check(config: RegistryConfig, base: str | None, code: CodeChecks | None = No
         status_log_before = tree.blob(lifecycle.LOG)
         checkpoint_before = tree.blob(checkpoint.FILE)
         envelopes_before = {name: tree.blob(f"{SIGNATURES}/{name}") for name in tree.names(SIGNATURES)}
+        stored_before = storedresults.in_base(tree)
     _guard_envelopes(config.root, envelopes_before, report)
     _guard_status_log(config.root, status_log_before, report)
     problems, payload = checkpoint.verify(config)
@@ -312,5 +313,6 @@ def check(config: RegistryConfig, base: str | None, code: CodeChecks | None = No
     report.problems.extend(drift(config))
     stored_changes = git.changes(base_sha, [storedresults.RESULTS_FOLDER])
     report.problems.extend(storedresults.append_only(stored_changes, config.root))
-    report.problems.extend(storedresults.verify(config))
+    unchanged = stored_before - {change.path for change in stored_changes}
+    report.problems.extend(storedresults.verify(config, unchanged=unchanged))
     return report

@@ -28,7 +28,7 @@ from freezer.domain.escape import quoted
 from freezer.domain.findings import JsonPath
 from freezer.domain.jsontypes import JsonObject, JsonValue
 from freezer.domain.problems import Problem, display_path
-from freezer.git.registrygit import Change
+from freezer.git.registrygit import BaseTree, Change
 from freezer.parse import jsonlines, strictjson
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig
@@ -192,6 +192,15 @@ class _Found:
             self.not_shown += 1
 
 
+def in_base(tree: BaseTree) -> set[str]:
+    """Every stored file the base holds, by its path from the registry root."""
+    return {
+        f"{RESULTS_FOLDER}/{version}/{name}"
+        for version in tree.names(RESULTS_FOLDER)
+        for name in tree.names(f"{RESULTS_FOLDER}/{version}")
+    }
+
+
 def append_only(changes: list[Change], root: Path) -> list[Problem]:
     """A change may add stored runs, never modify, retype or delete one the base holds (``changes``:
     the base's differences under ``results/``)."""
@@ -228,9 +237,13 @@ def _entries(version: Path) -> list[Path]:
     return sorted(version.iterdir())
 
 
-def verify(config: RegistryConfig, versions: Collection[str] | None = None) -> list[Problem]:
+def verify(
+    config: RegistryConfig, versions: Collection[str] | None = None, unchanged: Collection[str] = ()
+) -> list[Problem]:
     """Every stored results file of the registry (of ``versions`` only, when given), verified against
-    its version as frozen; the problems, each at its file and line."""
+    its version as frozen; the problems, each at its file and line. ``unchanged``: files (from the
+    registry root) that a base holds as they are now, which ``check`` verified when they came in and
+    leaves to ``audit``, so a check reads only what its change adds."""
     root = config.root
     folder = root / RESULTS_FOLDER
     found = _Found()
@@ -246,6 +259,8 @@ def verify(config: RegistryConfig, versions: Collection[str] | None = None) -> l
         parent = path.parent if path.parent != folder else path
         name = parent.name
         if versions is not None and name not in versions:
+            continue
+        if path.relative_to(root).as_posix() in unchanged:
             continue
         shown = display_path(path)
         if parent.is_symlink() or not parent.is_dir():
