@@ -4,13 +4,14 @@ A stored run lives beside its version, never inside ``versions/<suite>_vN/``: th
 and hashed whole at the cut, and scores arrive after it. The file is JSON Lines. Line 1 is the
 header: the version (by name and manifest sha256), the arm, the harness and its version, the
 model, the metric, the source files by name and sha256, the row count, and a digest over the
-header and every row's digest. Each next line is one result row (schemas/results.schema.json, so
-``results check`` reads it as any row) with its own ``row_sha256``, so a hand edit is named at
-its line. The file is named by the first 16 hex digits of its sources' sha256: a second add of the
-same files finds it, and a header whose source hash was edited no longer matches its name.
+header and every row's digest. Each next line is one result row (schemas/results.schema.json;
+the header is not one, so ``results check`` refuses the file at line 1) with its own
+``row_sha256`` written first, so a hand edit is named at its line. The file is named by the
+first 16 hex digits of its sources' sha256: a second add of the same files finds it, and a header
+whose source hash was edited no longer matches its name.
 
-Stored runs are append-only: ``check`` refuses a change that modifies or deletes one, and both
-``check`` and ``audit`` re-verify every stored file against its version as frozen: a row for a
+Stored runs are append-only: ``check`` refuses a change that modifies or deletes one and verifies
+each one its change adds; ``audit`` verifies every one, against its version as frozen: a row for a
 fixture the version does not have, or whose fixture digest the version contradicts, fails.
 """
 
@@ -159,11 +160,11 @@ def claimed_and_actual(line: bytes) -> tuple[str, str] | None:
     return claimed, hashlib.sha256(b"{" + line[_BODY_AT:]).hexdigest()
 
 
-def record_digest(header: JsonObject, row_lines: Iterator[str]) -> str:
-    """The digest over the header (without it) and each row line's sha256, in order: no row may be
+def record_digest(header: JsonObject, row_digests: Iterator[str]) -> str:
+    """The digest over the header (without it) and each row's ``row_sha256``, in order: no row may be
     dropped, added, moved or edited, and no header field changed, without it changing."""
     digest = hashlib.sha256(compact({k: v for k, v in header.items() if k != "digest"}))
-    for one in row_lines:
+    for one in row_digests:
         digest.update(one.encode("ascii"))
     return digest.hexdigest()
 
