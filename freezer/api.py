@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from freezer.compare.landeddigests import fixture_digests
 from freezer.domain.errors import IntegrityError, UsageError
 from freezer.domain.harbordigest import HarborDigest
 from freezer.domain.manifest import FixtureDigests
@@ -146,7 +147,7 @@ def load(version: str, registry: str | os.PathLike[str] | None = None, suite: st
     result, frozen_files = audit.integrity(one, frozen)  # every hash, and every proof of the audit
     require_intact(frozen, result)
     data = read_checked(frozen, frozen_files)
-    group_digests = browse.fixture_digests(data)
+    group_digests = fixture_digests(data)
     harbor = browse.harbor_digests(data) or {}
     status = known.of(frozen.name)
     problems = tuple(str(p) for p in known.log.problems)

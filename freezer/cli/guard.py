@@ -128,7 +128,7 @@ def audit(
                         output.say(f"          {reason}")
             else:
                 output.say(f"    every landed fixture still holds at {result.against[:8]}")
-    for logged in log_problems:
+    for logged in log_problems + report.stored_results:
         output.say(f"✗ {logged}")
     if not results:
         output.say("no frozen versions found")
@@ -142,6 +142,7 @@ def audit(
             f"{strict_only} failed --strict" if strict_only else "",
             f"{len(unsigned)} not signed" if unsigned else "",
             "the status log or the checkpoint does not verify" if log_problems else "",
+            f"{len(report.stored_results)} problem(s) in stored results" if report.stored_results else "",
         ]
         output.say(f"✗ audited {len(results)} version(s): {', '.join(r for r in reasons if r)}")
     return report

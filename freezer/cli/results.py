@@ -27,6 +27,10 @@ results_app = typer.Typer(
 
 HARNESS_HELP = "The harness that wrote the files: lm-eval (results JSON), inspect (eval logs), harbor (trial results)."
 FromOption = Annotated[Optional[str], typer.Option("--from", help=HARNESS_HELP, metavar="lm-eval|inspect|harbor")]
+HarnessOption = Annotated[str, typer.Option("--from", help=HARNESS_HELP, metavar="lm-eval|inspect|harbor")]
+HarnessFiles = Annotated[
+    list[Path], typer.Argument(help="The harness's files (Harbor: trial result.json, or a job folder).")
+]
 VersionOption = Annotated[
     Optional[str],
     typer.Option("--version", help="The frozen version the harness ran (e.g. bbh_v2).", autocompletion=complete_frozen),
@@ -54,13 +58,19 @@ def _import(
 ) -> "Imported":
     from freezer.query import harness as harness_mod  # start-up time: loaded by the command that runs it
 
+    version = _ran(harness, version)
+    cfg = config_mod.load(registry)
+    return harness_mod.import_files(cfg, harness, files, version=version, arm=arm, metric=metric, run=run)
+
+
+def _ran(harness: str, version: str | None) -> str:
+    """The frozen version a harness's files ran, which only the command line can say."""
     if version is None:
         raise UsageError(
             f"--from {harness} needs --version: the frozen version the harness ran",
             hint="a harness's file does not say which frozen version it ran (e.g. --version bbh_v2)",
         )
-    cfg = config_mod.load(registry)
-    return harness_mod.import_files(cfg, harness, files, version=version, arm=arm, metric=metric, run=run)
+    return version
 
 
 def _say_refused(imported: "Imported", fmt: str) -> "Imported":
@@ -144,10 +154,8 @@ def check(
 
 @results_app.command("import")
 def import_(
-    files: Annotated[
-        list[Path], typer.Argument(help="The harness's files (Harbor: trial result.json, or a job folder).")
-    ],
-    harness: Annotated[str, typer.Option("--from", help=HARNESS_HELP, metavar="lm-eval|inspect|harbor")],
+    files: HarnessFiles,
+    harness: HarnessOption,
     version: VersionOption = None,
     arm: ArmOption = None,
     out: Annotated[
@@ -180,3 +188,41 @@ def import_(
     )
     _say_unchecked(imported)
     return imported
+
+
+@results_app.command("add")
+def add(
+    files: HarnessFiles,
+    harness: HarnessOption,
+    version: VersionOption = None,
+    arm: ArmOption = None,
+    metric: MetricOption = None,
+    run: RunOption = None,
+    model: Annotated[Optional[str], typer.Option("--model", help="The model that ran, as the run records it.")] = None,
+    harness_version: Annotated[
+        Optional[str], typer.Option("--harness-version", help="The harness's release that ran (e.g. 0.4.8).")
+    ] = None,
+    registry: RegistryOption = None,
+    fmt: FormatOption = None,
+) -> Outcome:
+    """Store a harness's run in the registry, beside its version (results/<suite>_vN/): append-only."""
+    from freezer.query import storeresults  # start-up time: loaded by the command that runs it
+
+    fmt = check_format(fmt)
+    cfg = config_mod.load(registry)
+    labels = storeresults.RunLabels(model=model, harness_version=harness_version)
+    ran = _ran(harness, version)
+    added = storeresults.add(cfg, harness, files, version=ran, arm=arm, metric=metric, run=run, labels=labels)
+    if not added.ok:
+        _say_refused(added.imported, fmt)
+        return added
+    if fmt == "json":
+        return output.say_outcome("results", added)
+    imported = added.imported
+    what = f"{len(imported.rows)} row(s) of {imported.version} (arm {imported.arm})"
+    if added.already:
+        output.say(f"✓ {what} from these files are stored already, as {added.stored}; nothing written")
+    else:
+        output.say(f"✓ stored {what} from {imported.files} {imported.harness} file(s) as {added.stored}")
+    _say_unchecked(imported)
+    return added

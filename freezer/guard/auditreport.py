@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from freezer.domain.problems import Problem
+from freezer.guard import storedresults
 from freezer.registry.config import RegistryConfig
 from freezer.registry.model import Registry
 from freezer.registry.verdict import VersionAudit
@@ -20,6 +21,7 @@ class AuditReport:
     strict_failures: set[str] = field(default_factory=set)  # passed, but not under --strict
     unsigned: set[str] = field(default_factory=set)  # a signature that does not verify, or none when required
     log_problems: list[Problem] = field(default_factory=list)  # the status log's and the checkpoint's
+    stored_results: list[Problem] = field(default_factory=list)  # the audited versions' stored runs
 
     @property
     def ok(self) -> bool:
@@ -28,6 +30,7 @@ class AuditReport:
             and not self.strict_failures
             and not self.unsigned
             and not self.log_problems
+            and not self.stored_results
         )
 
     def to_json(self) -> dict[str, object]:
@@ -35,7 +38,12 @@ class AuditReport:
             {**v.to_json(), "signature": self.signatures[v.name].to_json() if v.name in self.signatures else None}
             for v in self.versions
         ]
-        return {"strict": self.strict, "versions": rows, "status_log": [p.to_json() for p in self.log_problems]}
+        return {
+            "strict": self.strict,
+            "versions": rows,
+            "status_log": [p.to_json() for p in self.log_problems],
+            "stored_results": [p.to_json() for p in self.stored_results],
+        }
 
 
 def judge(cfg: RegistryConfig, audits: list[VersionAudit], *, strict: bool, require_signature: bool) -> AuditReport:
@@ -55,6 +63,7 @@ def judge(cfg: RegistryConfig, audits: list[VersionAudit], *, strict: bool, requ
         if replay:
             checkpoint_problems.append(Problem(checkpoint.FILE, None, None, (), replay, "checkpoint"))
     report.log_problems = log_problems + checkpoint_problems
+    report.stored_results = storedresults.verify(cfg, {a.name for a in audits})
     # A signature that does not verify always fails; a missing one only under --require-signature.
     report.unsigned = {
         name for name, s in report.signatures.items() if s.status == "invalid" or (require_signature and not s.ok)

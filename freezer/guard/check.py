@@ -27,6 +27,7 @@ from pathlib import Path
 from freezer.domain.errors import FreezerError
 from freezer.domain.problems import Problem, display_path
 from freezer.git.registrygit import BaseTree, RegistryGit
+from freezer.guard import storedresults
 from freezer.guard.drift import drift
 from freezer.guard.place import frozen_in_base, registry_place
 from freezer.registry import registry
@@ -293,6 +294,7 @@ def check(config: RegistryConfig, base: str | None, code: CodeChecks | None = No
         status_log_before = tree.blob(lifecycle.LOG)
         checkpoint_before = tree.blob(checkpoint.FILE)
         envelopes_before = {name: tree.blob(f"{SIGNATURES}/{name}") for name in tree.names(SIGNATURES)}
+        stored_before = storedresults.in_base(tree)
     _guard_envelopes(config.root, envelopes_before, report)
     _guard_status_log(config.root, status_log_before, report)
     problems, payload = checkpoint.verify(config)
@@ -309,4 +311,8 @@ def check(config: RegistryConfig, base: str | None, code: CodeChecks | None = No
     _guard_frozen(git, base_sha, {f: sorted(n) for f, n in frozen_by_folder.items()}, config.root, report)
     _new_versions(config, frozen_by_folder, code or CodeChecks(), report)
     report.problems.extend(drift(config))
+    stored_changes = git.changes(base_sha, [storedresults.RESULTS_FOLDER])
+    report.problems.extend(storedresults.append_only(stored_changes, config.root))
+    unchanged = stored_before - {change.path for change in stored_changes}
+    report.problems.extend(storedresults.verify(config, unchanged=unchanged))
     return report

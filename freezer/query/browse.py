@@ -8,14 +8,14 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from freezer.compare import comparability
-from freezer.compare.claims import file_fields_of
 from freezer.compare.delta import compute as compute_delta
 from freezer.compare.deltamodel import Delta
+from freezer.compare.landeddigests import fixture_digests
 from freezer.domain.errors import FreezerError, IntegrityError, UsageError
 from freezer.domain.fixtureclass import class_counts
 from freezer.domain.harbordigest import HarborDigest, harbor_digest
 from freezer.domain.jsontypes import JsonObject, as_object
-from freezer.domain.manifest import FixtureDigests, Manifest
+from freezer.domain.manifest import Manifest
 from freezer.kinds.catalog import read_frozen
 from freezer.kinds.folders import FoldersKind
 from freezer.parse import tomlload
@@ -36,7 +36,6 @@ from freezer.registry.record import (
 from freezer.registry.registry import frozen_fixture_files
 from freezer.runtime.limits import MAX_WHOLE_FILE_BYTES
 from freezer.runtime.reading import read_whole
-from freezer.validate.namedfiles import AssetFiles
 
 # A summary row's word for its version's files: they match their recorded hashes, or not.
 Hashes = Literal["ok", "FAILED"]
@@ -137,30 +136,6 @@ def diff(suite: SuiteConfig, a: registry.FrozenVersion, b: registry.FrozenVersio
         raise UsageError(f"{a.name} and {b.name} are the same version; name two different versions")
     sides = [read(v).side() for v in Suite.of(suite).between(low, high)]
     return compute_delta(sides, dimensions_of(sides[-1].manifest), reversed_=reversed_, full=full)
-
-
-def fixture_digests(data: VersionData) -> dict[str, FixtureDigests]:
-    """Each landed fixture's digests (input, grading, cosmetic, and the score's), by task id: computed
-    from the version's own groups and frozen file hashes, as ``results check`` and the API compute them
-    (for format 3 on they equal the manifest's ``comparability.fixtures``, which the audit proves)."""
-    manifest = data.frozen.manifest_model()
-    groups = groups_of(data.frozen, manifest)
-    files = AssetFiles.of(manifest)
-    fields = file_fields_of(manifest)
-    out = {}
-    for fixture in data.fixtures:
-        if fixture["status"] != "landed":
-            continue
-        digests = comparability.fixture_digests(fixture, groups, files, fields)
-        out[fixture["task_id"]] = FixtureDigests(
-            digests["input"], digests["grading"], digests["cosmetic"], comparability.score_digest(digests)
-        )
-    return out
-
-
-def score_digests(data: VersionData) -> dict[str, str]:
-    """Each landed fixture's score digest (what a result row records), by task id."""
-    return {task: digests.score for task, digests in fixture_digests(data).items()}
 
 
 class _FrozenBytes(Mapping[str, bytes]):

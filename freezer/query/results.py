@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from freezer.compare.landeddigests import score_digests
 from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.escape import quoted
 from freezer.domain.findings import JsonPath
@@ -237,7 +238,7 @@ class _Rows:
             self._problem(("arm",), f"suite {version.suite.name!r} has no arm {arm!r}; its arms: {arms}")
             return
         if version.landed is None:
-            version.landed = browse.score_digests(read(version.frozen))
+            version.landed = score_digests(read(version.frozen))
         digest = version.landed.get(task)
         if digest is None:
             self._problem(("task_id",), f"{quoted(task)} is not a landed fixture of {version.name}")

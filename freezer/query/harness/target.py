@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from freezer.compare.landeddigests import score_digests
 from freezer.domain.errors import UsageError
 from freezer.domain.escape import clipped, quoted
 from freezer.domain.findings import JsonPath
@@ -127,7 +128,7 @@ def _read(frozen: registry.FrozenVersion, arm: str | None) -> Target:
         for name in kind.other_names(document):
             by_name.setdefault(name, task)
     dropped = frozenset(f["task_id"] for f in data.fixtures if f["status"] != "landed")
-    digests = browse.score_digests(data)
+    digests = score_digests(data)
     harbor = browse.harbor_digests(data) or {}
     return Target(
         frozen.name,
