@@ -13,6 +13,7 @@
 #   FREEZER_PYTHON             a Python 3 to read the event with (default: python3)
 #   FREEZER_REGISTRY           the registry's folder (default: .)
 #   FREEZER_SUITE              audit this suite only (default: every suite)
+#   FREEZER_BASE               the commit or branch check compares with (default: the one the event names)
 #   FREEZER_REQUIRE_SIGNATURE  true: audit fails on a version without enough allowed signers
 #   FREEZER_REACH_CODE         true: check and audit re-verify against the code repository and fail when it
 #                              cannot be reached; false (default): integrity only (--no-code)
@@ -24,6 +25,7 @@ freezer=${FREEZER:-freezer}
 python=${FREEZER_PYTHON:-python3}
 registry=${FREEZER_REGISTRY:-.}
 suite=${FREEZER_SUITE:-}
+base_input=${FREEZER_BASE:-}
 event=${GITHUB_EVENT_NAME:-}
 
 say() { printf 'freezer action: %s\n' "$*"; }
@@ -95,12 +97,14 @@ def plain_branch(name):
 
 before = get(data, "before")
 base = get(data, "pull_request", "base", "sha") or get(data, "merge_group", "base_sha")
-default, ref = plain_branch(get(data, "repository", "default_branch")), get(data, "ref")
+# A schedule's payload names no ref: GitHub runs it on the default branch and says so in GITHUB_REF.
+default, ref = plain_branch(get(data, "repository", "default_branch")), get(data, "ref") or os.environ.get("GITHUB_REF", "")
 base_ref = os.environ.get("GITHUB_BASE_REF", "")
 print(before if sha.fullmatch(before) else "")
 print(base if sha.fullmatch(base) else "")
 print(default)
-print("yes" if default and ref == f"refs/heads/{default}" else "")
+on_default = (default and ref == f"refs/heads/{default}") or (not default and os.environ.get("GITHUB_EVENT_NAME") == "schedule")
+print("yes" if on_default else "")
 print(visible(ref))
 print(plain_branch(base_ref))
 print(visible(base_ref))
@@ -175,9 +179,36 @@ case "$event" in
       say "push: the commit before the push, ${before:0:12}, could not be fetched (after a force-push it may be gone); check says what it needs"
     fi
     ;;
+  schedule | workflow_dispatch)
+    if [ "$creates_default" = yes ]; then
+      say "$event on the default branch: the event names no change, so check looks at the working tree only; the audit re-verifies every version"
+    elif [ -n "$default" ] && fetch_branch "$default"; then
+      say "$event on ${pushed:-a branch}: check compares with where it left origin/$default"
+    else
+      say "$event on ${pushed:-a branch}: the default branch ${default:-(unnamed)} could not be fetched; check says what it needs (or set the base input)"
+    fi
+    ;;
   "") say "no GitHub event (GITHUB_EVENT_NAME is not set): check chooses its base as it does locally" ;;
-  *) say "$event_shown: not a push or a pull request, so the event names no base; check says what it needs" ;;
+  *) say "$event_shown: not a push, a pull request, a schedule or a dispatch, so the event names no base; check says what it needs (or set the base input)" ;;
 esac
+
+# The base input wins over the event's: a commit or a branch, fetched when the checkout left it out.
+base_options=()
+if [ -n "$base_input" ]; then
+  if [[ ! "$base_input" =~ ^[A-Za-z0-9_][A-Za-z0-9._/-]{0,254}$ ]] || [[ "$base_input" == *..* ]]; then
+    refuse "input base is '$(escaped line "$base_input")'; set it to a commit id or a branch name"
+  fi
+  if in_git rev-parse --verify --quiet "$base_input^{commit}" >/dev/null; then
+    base_options=(--base "$base_input")
+  elif [[ "$base_input" =~ ^([0-9a-f]{40}|[0-9a-f]{64})$ ]] && fetch_commit "$base_input" history; then
+    base_options=(--base "$base_input")
+  elif fetch_branch "$base_input"; then
+    base_options=(--base "origin/$base_input")
+  else
+    refuse "input base is '$(escaped line "$base_input")', which names no commit or branch of origin; set it to one that exists"
+  fi
+  say "the base input names ${base_options[1]}: check compares with it"
+fi
 
 code_options=(--no-code)
 [ "$reach_code" = true ] && code_options=(--strict)
@@ -185,20 +216,40 @@ audit_options=()
 [ -n "$suite" ] && audit_options+=(--suite "$suite")
 [ "$require_signature" = true ] && audit_options+=(--require-signature)
 
-"$freezer" check -C "$registry" --format github "${code_options[@]}"
-checked=$?
-# audit prints text only (no --format github yet), so its failure gets one annotation pointing at the log.
+# Each command's output is kept (and shown as it was) for the step summary. A failure that is not
+# already an annotation becomes one, so it shows on the run's page and not only in the log: each failing
+# version audit names (one line each), else what the command said on stderr (a base that is not fetched,
+# a usage error, freezer's own fault).
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+guarded() { # guarded NAME COMMAND...: run it, show its output, keep it in $logs/NAME.{out,err}
+  local name=$1 code line said
+  shift
+  "$@" >"$logs/$name.out" 2>"$logs/$name.err"
+  code=$?
+  cat "$logs/$name.out"
+  cat "$logs/$name.err" >&2
+  if [ "$code" -ne 0 ] && ! grep -q '^::error' "$logs/$name.out"; then
+    if grep -q '^✗ [^ ]*:' "$logs/$name.out"; then
+      while IFS= read -r line; do
+        printf '::error title=freezer %s::%s\n' "$name" "$(escaped github "$line")"
+      done < <(grep '^✗ [^ ]*:' "$logs/$name.out")
+    else
+      said=$(head -c 4000 "$logs/$name.err")
+      printf '::error title=freezer %s::%s\n' "$name" "$(escaped github "freezer $name failed (exit $code): ${said:-see the log above}")"
+    fi
+  fi
+  return "$code"
+}
 # ${a[@]+...}: an empty array under set -u, also in macOS's bash 3.2.
-"$freezer" audit -C "$registry" "${code_options[@]}" ${audit_options[@]+"${audit_options[@]}"}
+guarded check "$freezer" check -C "$registry" --format github "${code_options[@]}" ${base_options[@]+"${base_options[@]}"}
+checked=$?
+guarded audit "$freezer" audit -C "$registry" "${code_options[@]}" ${audit_options[@]+"${audit_options[@]}"}
 audited=$?
-if [ "$audited" -ne 0 ]; then
-  printf '::error title=freezer audit::freezer audit failed (exit %s): each failing version and file is in the log above\n' "$audited"
-fi
 
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
-  outcome() { if [ "$1" -eq 0 ]; then echo passed; else echo "failed (exit $1)"; fi; }
-  printf '### freezer\n\n- `freezer check`: %s\n- `freezer audit`: %s\n' \
-    "$(outcome $checked)" "$(outcome $audited)" >>"$GITHUB_STEP_SUMMARY"
+  "$python" "$(dirname "$0")/summary.py" "$logs" "$checked" "$audited" >>"$GITHUB_STEP_SUMMARY" \
+    || printf '### freezer\n\ncheck exit %s, audit exit %s (the summary could not be written)\n' "$checked" "$audited" >>"$GITHUB_STEP_SUMMARY"
 fi
 if [ "$checked" -gt "$audited" ]; then exit "$checked"; fi
 exit "$audited"

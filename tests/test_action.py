@@ -140,10 +140,12 @@ def test_a_clean_pull_request_passes_check_and_audit(origin: Path) -> None:
     assert "✓ frozen versions untouched against" in result.out
     assert f"✓ audited {_frozen_count(origin)} version(s)" in result.out
     assert _annotations(result.out) == []
-    assert summary.read_text(encoding="utf-8").splitlines()[-2:] == [
-        "- `freezer check`: passed",
-        "- `freezer audit`: passed",
-    ]
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("### freezer guard: passed\n")
+    assert f"- `freezer check`: passed. ✓ frozen versions untouched against {base[:8]}" in text
+    assert "- New versions: none" in text
+    assert f"- `freezer audit`: passed: {_frozen_count(origin)} version(s) audited, 0 failing" in text
+    assert "What to do" not in text
 
 
 @pytest.mark.slow  # more instances of the cases above; each job runs check and audit
@@ -201,10 +203,7 @@ def test_a_push_that_tampers_a_frozen_file_fails_and_the_next_clean_push_still_f
     assert_clean_failure(second)
     assert "✓ frozen versions untouched against" in second.out  # nothing changed since the tamper...
     assert "✗ tb_v1:" in second.out  # ...but the version no longer matches its manifest
-    assert any(
-        line.startswith("::error title=freezer audit::freezer audit failed (exit 1)")
-        for line in _annotations(second.out)
-    )
+    assert any(line.startswith("::error title=freezer audit::✗ tb_v1: ") for line in _annotations(second.out))
 
 
 def test_a_clean_push_passes(origin: Path) -> None:
@@ -316,7 +315,7 @@ def test_the_registry_input_names_a_folder_below_the_checkout(origin: Path, tmp_
 def test_action_yml_is_composite_and_never_splices_an_input_into_a_script() -> None:
     spec = action()
     assert spec["runs"]["using"] == "composite"
-    assert set(spec["inputs"]) == {"registry", "suite", "require-signature", "reach-code"}
+    assert set(spec["inputs"]) == {"registry", "suite", "require-signature", "reach-code", "base"}
     for step in spec["runs"]["steps"]:
         assert step["shell"] == "bash"
         assert "${{" not in step["run"], step["run"]  # inputs arrive through env, never as code
@@ -324,7 +323,7 @@ def test_action_yml_is_composite_and_never_splices_an_input_into_a_script() -> N
         assert (REPO / script).is_file()
     install = spec["runs"]["steps"][0]
     assert install["env"]["FREEZER_SOURCE"] == "${{ github.action_path }}"  # the action's own tag's code
-    assert set(guard_step()["env"]) >= {"FREEZER_REGISTRY", "FREEZER_SUITE", "FREEZER_REACH_CODE"}
+    assert set(guard_step()["env"]) >= {"FREEZER_REGISTRY", "FREEZER_SUITE", "FREEZER_REACH_CODE", "FREEZER_BASE"}
 
 
 def test_the_init_workflow_uses_this_action_at_the_major_tag(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ class CiEvent:
     name: str  # GITHUB_EVENT_NAME: push, pull_request, …; "" outside GitHub Actions
     base_ref: str | None  # GITHUB_BASE_REF: a pull request's target branch
     before: str | None  # a push's previous tip, as the payload gives it (all zeros: a new branch)
-    pushed_ref: str | None  # a push's ref, refs/heads/…
+    pushed_ref: str | None  # a push's (or a dispatched run's) ref, refs/heads/…: the payload's, else GITHUB_REF
     default_branch: str | None  # the repository's default branch, from the payload
     pull_base_sha: str | None  # a pull request's (or merge group's) base commit, from the payload
     payload_problem: str | None  # why GITHUB_EVENT_PATH could not be read, when it could not
@@ -45,6 +45,18 @@ class CiEvent:
     def is_pull_request(self) -> bool:
         # A merge queue's group is checked as the pull request it will merge: against its base.
         return self.name in ("pull_request", "pull_request_target", "merge_group")
+
+    @property
+    def names_no_change(self) -> bool:
+        """A scheduled or hand-started run: the event names a branch to run on, not a change."""
+        return self.name in ("schedule", "workflow_dispatch")
+
+    @property
+    def on_default_branch(self) -> bool:
+        """Runs on the repository's default branch (a schedule always does: GitHub runs it there)."""
+        if self.name == "schedule":
+            return True
+        return self.default_branch is not None and self.pushed_ref == f"refs/heads/{self.default_branch}"
 
     @property
     def creates_branch(self) -> bool:
@@ -95,7 +107,8 @@ def ci_event() -> CiEvent:
         name=name,
         base_ref=base_ref,
         before=_text(payload.get("before")),
-        pushed_ref=_text(payload.get("ref")),
+        # A schedule's payload names no ref; GitHub sets GITHUB_REF to the branch it runs on.
+        pushed_ref=_text(payload.get("ref")) or (_text(os.environ.get("GITHUB_REF")) if name else None),
         default_branch=_text(repository.get("default_branch")) if isinstance(repository, dict) else None,
         pull_base_sha=_text(pull_base.get("sha")) if isinstance(pull_base, dict) else None,
         payload_problem=problem,

@@ -150,6 +150,8 @@ class RegistryGit:
             found = self._push_base(event)
             if found is not None:
                 return found
+        if event.names_no_change:
+            return self._scheduled_base(event)
         candidates: list[tuple[str, str]] = []
         if event.base_ref:
             candidates.append((f"origin/{event.base_ref}", f"origin/{event.base_ref}"))
@@ -189,6 +191,26 @@ class RegistryGit:
             head,
             "HEAD: no upstream branch or origin/HEAD found, so only uncommitted changes are checked; pass --base",
         )
+
+    def _scheduled_base(self, event: CiEvent) -> tuple[str, str]:
+        """A scheduled or hand-started run's base: on the default branch, HEAD itself (everything there
+        was checked when it was pushed, and the audit that follows re-verifies every version); on
+        another branch, where it left the default branch, as for a new branch's first push."""
+        head = self._commit("HEAD")
+        if event.on_default_branch or head is None:
+            return head or EMPTY_TREE, (
+                f"a {event.name} run on the default branch names no change: only uncommitted changes are "
+                "checked, and the audit re-verifies every version"
+            )
+        label = f"origin/{event.default_branch}" if event.default_branch else "origin/HEAD"
+        tip = self._commit(label)
+        if tip is None:
+            raise _not_fetched(
+                f"{label} (the default branch this {event.name} run's branch is compared with)",
+                _fetch_command(event.default_branch) if event.default_branch else None,
+            )
+        ran_on = (event.pushed_ref or "this branch").removeprefix("refs/heads/")
+        return self._merge_base(tip, label), f"merge-base of HEAD and {label}: a {event.name} run on {ran_on}"
 
     def _push_base(self, event: CiEvent) -> tuple[str, str] | None:
         """A push's base: the commit before it; for a new branch, where it left the default branch.
