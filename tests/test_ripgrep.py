@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from freezer.git.gitrepo import DETERMINISTIC_ENV, CodeRepo, run_git
-from freezer.resolve.grep import PINNED_VERSION, count, flag_problems, locate
+from freezer.resolve.grep import PINNED_VERSION, count, locate
+from freezer.resolve.rgflags import flag_problems
 
 from conftest import assert_clean_failure, run_cli
 from registry_helpers import set_drafts

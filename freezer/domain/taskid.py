@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -172,6 +171,8 @@ def safe_file_name(name: str) -> str:
     slug = _SLUG_UNSAFE.sub("-", ascii_form.lower()).strip(".-")[:_SLUG_LENGTH].rstrip(".-") or "x"
     if slug.split(".", 1)[0] in _DEVICES:
         slug = "_" + slug
+    import hashlib  # start-up time: OpenSSL loads only for a name that is not plain (validate hashes nothing)
+
     digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return f"{slug}~{digest}"
 

@@ -4,7 +4,6 @@ Listing a suite's versions, and every rule about them, is :mod:`freezer.registry
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -118,6 +117,8 @@ class FrozenVersion:
         return loaded
 
     def manifest_sha256(self) -> str:
+        import hashlib  # start-up time: OpenSSL loads only for a frozen version's digest, never for validate
+
         return hashlib.sha256(self.manifest_bytes()).hexdigest()
 
     def manifest_model(self) -> Manifest:

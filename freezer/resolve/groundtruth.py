@@ -18,7 +18,8 @@ from freezer.domain.problems import Problem
 from freezer.git.gitrepo import CodeRepo
 from freezer.kinds.yamlfiles import SITE_LISTS
 from freezer.parse.document import YamlDocument
-from freezer.resolve.grep import GrepResult, Ripgrep, count_many, flag_problems, locate
+from freezer.resolve.grep import GrepResult, Ripgrep, count_many, locate
+from freezer.resolve.rgflags import flag_problems
 from freezer.schema import schemas
 
 _DEFINITION = re.compile(r"\b(?:fn|def|func|function)\s+([A-Za-z_][A-Za-z0-9_]*)")

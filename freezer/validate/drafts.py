@@ -26,7 +26,6 @@ Nothing in the drafts is dropped silently. Each entry is one of:
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from dataclasses import dataclass, field
@@ -41,7 +40,6 @@ from freezer.kinds.catalog import builtin_schema
 from freezer.registry.config import CONFIG_NAME, SuiteConfig
 from freezer.registry.model import Suite
 from freezer.registry.registry import DELTA_TEMPLATE_COPY, FROZEN_SCHEMA
-from freezer.runtime import hashing
 from freezer.runtime.limits import MAX_SCHEMA_BYTES
 from freezer.runtime.reading import read_whole
 from freezer.validate.fixtureset import FixtureSet
@@ -260,6 +258,8 @@ def read_drafts(suite: SuiteConfig, fixture_set: FixtureSet) -> dict[str, bytes]
 
 def fixture_schema_record(suite: SuiteConfig, drafts: dict[str, bytes]) -> FixtureSchemaRecord:
     """Which schema the fixtures met; a suite's own is frozen with the version (added to ``drafts``)."""
+    import hashlib  # start-up time: hashlib loads OpenSSL, and validate hashes nothing
+
     # Lazy: a manifest part, asked for by a cut only; validate (a pre-commit hook) would otherwise
     # build the manifest's dataclasses at every start.
     from freezer.domain.manifestparts import FixtureSchemaRecord
@@ -275,6 +275,9 @@ def fixture_schema_record(suite: SuiteConfig, drafts: dict[str, bytes]) -> Fixtu
 
 def hash_assets(fixture_set: FixtureSet) -> tuple[dict[str, str], list[Problem]]:
     """sha256 of every asset, streamed (on every core when there is much to hash)."""
+    # start-up time: hashing (OpenSSL, the forked hashers) only for a set with assets, never for validate
+    from freezer.runtime import hashing
+
     digests, unreadable = hashing.hash_files({rel: str(path) for rel, path in fixture_set.assets.items()})
     problems = [
         Problem(display_path(fixture_set.assets[rel]), None, None, (), f"cannot be read: {why}", "file")

@@ -16,7 +16,7 @@ from freezer.domain.problems import Problem
 from freezer.git.globs import glob_problem
 from freezer.kinds.yamlfiles import FILE_FIELDS, SITE_LISTS
 from freezer.parse.document import YamlDocument
-from freezer.resolve.grep import flag_problems
+from freezer.resolve.rgflags import flag_problems
 from freezer.validate.namedfiles import AssetFiles
 
 
