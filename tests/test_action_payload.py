@@ -98,7 +98,8 @@ def test_a_hostile_github_base_ref_is_never_fetched_and_shown_escaped(job: Path,
 def test_a_hostile_event_name_is_shown_escaped(job: Path) -> None:
     event = event_env(job.parent, "deploy\x1b[31m\u202e", {})
     result = run_action(job, event)
-    _assert_shown_safely(result, "freezer action: deploy\\x1b[31m\\u202e: not a push, a pull request, a schedule or a dispatch")
+    shown = "freezer action: deploy\\x1b[31m\\u202e: not a push, a pull request, a schedule or a dispatch"
+    _assert_shown_safely(result, shown)
 
 
 @pytest.mark.parametrize(

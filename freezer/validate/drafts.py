@@ -258,10 +258,10 @@ def read_drafts(suite: SuiteConfig, fixture_set: FixtureSet) -> dict[str, bytes]
 
 def fixture_schema_record(suite: SuiteConfig, drafts: dict[str, bytes]) -> FixtureSchemaRecord:
     """Which schema the fixtures met; a suite's own is frozen with the version (added to ``drafts``)."""
+    import hashlib  # start-up time: hashlib loads OpenSSL, and validate hashes nothing
+
     # Lazy: a manifest part, asked for by a cut only; validate (a pre-commit hook) would otherwise
     # build the manifest's dataclasses at every start.
-    import hashlib  # start-up time, as above: hashlib loads OpenSSL, and validate hashes nothing
-
     from freezer.domain.manifestparts import FixtureSchemaRecord
 
     if suite.schema is not None:
