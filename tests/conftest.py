@@ -135,17 +135,28 @@ def reg(tmp_path: Path, cache_root: Path) -> Path:
     return make_registry(tmp_path, cache_root)
 
 
-@pytest.fixture
-def v2_frozen(reg: Path) -> Path:
-    """The tests' registry with graph_v1 and graph_v2 cut from the examples and committed."""
-    from registry_helpers import commit_all, set_drafts
+@pytest.fixture(scope="session")
+def v2_frozen_build(tmp_path_factory: pytest.TempPathFactory, cache_root: Path) -> Path:
+    """The tests' registry with graph_v1 and graph_v2 cut and committed, built once per test process:
+    the two cuts were most of v2_frozen's cost. Nothing in it names its own folder."""
+    from registry_helpers import commit_all, make_registry, set_drafts  # registry_helpers imports conftest
 
+    root = make_registry(tmp_path_factory.mktemp("v2-frozen-build"), cache_root)
     for label in ("v1", "v2"):
         if label == "v2":
-            set_drafts(reg, "v2")
-        result = run_inprocess("cut", label, cwd=reg)
+            set_drafts(root, "v2")
+        result = run_inprocess("cut", label, cwd=root)
         assert result.code == 0, result.text
-    commit_all(reg, "freeze v1 and v2")
+    commit_all(root, "freeze v1 and v2")
+    return root
+
+
+@pytest.fixture
+def v2_frozen(reg: Path, v2_frozen_build: Path) -> Path:
+    """The tests' registry (``reg``, the same folder) with graph_v1 and graph_v2 cut from the examples
+    and committed: a copy of ``v2_frozen_build``."""
+    shutil.rmtree(reg)
+    shutil.copytree(v2_frozen_build, reg, symlinks=True)
     return reg
 
 

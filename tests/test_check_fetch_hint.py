@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from action_helpers import ZERO, git
-from conftest import Run, assert_clean_failure, run_cli
+from conftest import Run, assert_clean_failure, run_inprocess
 
 HOSTILE = [
     "main; touch pwned",
@@ -47,7 +47,7 @@ def _argument(branch: str) -> list[str]:
 def test_the_fetch_suggested_for_a_pull_requests_base_quotes_github_base_ref(clone: Path, branch: str) -> None:
     env = {"CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request", "GITHUB_BASE_REF": branch}
     env["GITHUB_EVENT_PATH"] = str(clone.parent / "missing-event.json")
-    result = run_cli("check", "--no-code", cwd=clone, env=env)
+    result = run_inprocess("check", "--no-code", cwd=clone, env=env)
     assert_clean_failure(result, 2)
     assert _suggested(result) == ["git", "fetch", "origin", *_argument(branch)]
     assert not (clone / "pwned").exists()
@@ -60,6 +60,6 @@ def test_the_fetch_suggested_for_a_new_branchs_default_branch_quotes_it(clone: P
     event.write_text(json.dumps(payload), encoding="utf-8")
     git(clone, "checkout", "-q", "-b", "feature")
     env = {"CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": str(event)}
-    result = run_cli("check", "--no-code", cwd=clone, env=env)
+    result = run_inprocess("check", "--no-code", cwd=clone, env=env)
     assert_clean_failure(result, 2)
     assert _suggested(result) == ["git", "fetch", "origin", *_argument(branch)]

@@ -3,8 +3,9 @@ resolved on disk: a change that links, moves or renames the registry's folder (o
 the registry at the repository's top) cannot make check look at another place and call every frozen
 version new. A registry reached through a link outside the repository (a checkout layout) still works.
 
-Each case runs the real CLI (a subprocess) or the Action's run.sh on a real git repository, with the
-registry in ``bench/``, the change committed on a branch, and ``main`` as the base.
+Each case runs the real CLI (in-process: the interpreter's start is not the subject) or the Action's
+run.sh on a real git repository, with the registry in ``bench/``, the change committed on a branch,
+and ``main`` as the base.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from action_helpers import checkout, git, pull_request_event, run_action
-from conftest import Run, assert_clean_failure, run_cli
+from conftest import Run, assert_clean_failure, run_inprocess
 
 # The demo freezes these in bench/versions; the hostile changes delete tb_v1 and swe_v1.
 _DROPPED = ("tb_v1", "swe_v1")
@@ -62,7 +63,7 @@ def _link_bench_to_decoy(top: Path) -> None:
 
 
 def _check(*args: str, cwd: Path, env: dict[str, str] | None = None) -> Run:
-    return run_cli(*args, "--base", "main", "--no-code", cwd=cwd, env=env)
+    return run_inprocess(*args, "--base", "main", "--no-code", cwd=cwd, env=env)
 
 
 def _assert_refused(result: Run, *phrases: str) -> None:

@@ -2,7 +2,7 @@
 cache after ``py_compile``, a ``.DS_Store``, an editor's ``*.yaml.bak``) is left out of every
 command's drafts and counted in the cut's output; litter git does not ignore is refused, one message
 per file; a registry that is no git repository leaves litter out with a note. Real files, real git
-(add, commit, clone), the real CLI in a subprocess."""
+(add, commit, clone), the real CLI (in-process: the interpreter's start is not the subject)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
-from conftest import REPO, assert_clean_failure, run_cli
+from conftest import REPO, assert_clean_failure, run_inprocess
 from registry_helpers import BBH_LMEVAL_CONFIG, commit_all, snapshot
 
 CONFIG = BBH_LMEVAL_CONFIG
@@ -45,7 +45,7 @@ def _frozen_names(version: Path) -> list[str]:
 
 def test_ignored_files_are_not_frozen_and_a_clone_audits_clean(tmp_path: Path) -> None:
     root = _registry(tmp_path, git=True, ignore="__pycache__/\n.DS_Store\n*.bak\n*~\n")
-    cut = run_cli("cut", "v1", cwd=root)
+    cut = run_inprocess("cut", "v1", cwd=root)
     assert cut.code == 0, cut.text
     assert "3 file(s) git ignores left out of the version" in cut.out, cut.out
     version = root / "versions/bbh_v1"
@@ -57,14 +57,14 @@ def test_ignored_files_are_not_frozen_and_a_clone_audits_clean(tmp_path: Path) -
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(root), str(clone)], check=True, capture_output=True)
     assert _frozen_names(clone / "versions/bbh_v1") == frozen  # git published every frozen file
-    audited = run_cli("audit", cwd=clone)
+    audited = run_inprocess("audit", cwd=clone)
     assert audited.code == 0, audited.text
-    assert run_cli("check", "--base", "HEAD~1", cwd=clone).code == 0
+    assert run_inprocess("check", "--base", "HEAD~1", cwd=clone).code == 0
 
 
 def test_validate_counts_the_ignored_files_it_leaves_out(tmp_path: Path) -> None:
     root = _registry(tmp_path, git=True, ignore="__pycache__/\n.DS_Store\n*.bak\n*~\n")
-    validated = run_cli("validate", "--format", "json", cwd=root)
+    validated = run_inprocess("validate", "--format", "json", cwd=root)
     assert validated.code == 0, validated.text
     result = json.loads(validated.out)["result"]
     assert any("3 file(s) git ignores left out" in note for note in result["notes"]), result["notes"]
@@ -74,28 +74,28 @@ def test_validate_counts_the_ignored_files_it_leaves_out(tmp_path: Path) -> None
 def test_litter_git_does_not_ignore_is_refused_one_message_per_file(tmp_path: Path) -> None:
     root = _registry(tmp_path, git=True, ignore="__pycache__/\n")
     before = snapshot(root)
-    cut = run_cli("cut", "v1", cwd=root)
+    cut = run_inprocess("cut", "v1", cwd=root)
     assert_clean_failure(cut, 1)
     for rel in LITTER:
         lines = [line for line in cut.text.splitlines() if f"drafts/bbh/{rel}:" in line]
         assert len(lines) == 1, (rel, cut.text)
         assert "add it to .gitignore" in lines[0] and "or delete it" in lines[0], lines[0]
     assert snapshot(root) == before  # a refused cut writes nothing
-    assert run_cli("validate", cwd=root).code == 1
+    assert run_inprocess("validate", cwd=root).code == 1
 
 
 def test_an_ignored_version_yaml_is_refused(tmp_path: Path) -> None:
     root = _registry(tmp_path, git=True, ignore="__pycache__/\n.DS_Store\n*.bak\n*~\nversion.yaml\n")
-    validated = run_cli("validate", cwd=root)
+    validated = run_inprocess("validate", cwd=root)
     assert_clean_failure(validated, 1)
     assert "drafts/bbh/version.yaml" in validated.text and "git ignores it" in validated.text, validated.text
 
 
 def test_outside_git_litter_is_left_out_with_a_note(tmp_path: Path) -> None:
     root = _registry(tmp_path, git=False)
-    cut = run_cli("cut", "v1", cwd=root)
+    cut = run_inprocess("cut", "v1", cwd=root)
     assert cut.code == 0, cut.text
     assert "no git repository" in cut.out and "tasks/.DS_Store" in cut.out, cut.out
     frozen = _frozen_names(root / "versions/bbh_v1")
     assert not [n for n in frozen if n.endswith((".pyc", ".bak", "~", ".DS_Store"))], frozen
-    assert run_cli("audit", cwd=root).code == 0
+    assert run_inprocess("audit", cwd=root).code == 0

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import assert_clean_failure, run_cli
+from conftest import assert_clean_failure, run_inprocess
 
 
 def test_a_fixture_that_is_not_a_mapping_gets_one_problem(reg: Path) -> None:
     texts = {"list": "- a\n- b\n", "text": "just text\n", "number": "42\n", "null": "null\n"}
     for name, text in texts.items():
         (reg / "drafts/graph" / f"{name}.yaml").write_text(text, encoding="utf-8")
-    result = run_cli("validate", cwd=reg)
+    result = run_inprocess("validate", cwd=reg)
     assert_clean_failure(result)
     for name in texts:
         lines = [line for line in result.out.splitlines() if line.startswith(f"drafts/graph/{name}.yaml")]

@@ -2,7 +2,7 @@
 readers never follow a link out of the place the user named (issue 34, items 2 and 3).
 
 The links are committed to a real git repository (``freezer demo``'s registry) and the real CLI runs
-in a subprocess, as a pull request's content would meet it.
+on them (in-process: what is refused does not depend on the interpreter's start).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from test_results_import import SWE, TB, _inspect, _lmeval, _trial
 
-from conftest import assert_clean_failure, run_cli, run_inprocess
+from conftest import assert_clean_failure, run_inprocess
 
 BBH = ["bbh_slice_boolean_logic"]
 VICTIM = b'{"precious": true}\n'
@@ -52,7 +52,7 @@ def _committed_link(root: Path, link: str, target: str) -> Path:
 
 def _import(root: Path, *args: str) -> tuple[int, str]:
     path = _lmeval(root.parent, BBH)
-    result = run_cli("results", "import", "--from", "lm-eval", str(path), "--version", "bbh_v2", *args, cwd=root)
+    result = run_inprocess("results", "import", "--from", "lm-eval", str(path), "--version", "bbh_v2", *args, cwd=root)
     return result.code, result.out + result.err
 
 
@@ -139,7 +139,7 @@ def test_harbor_job_folder_with_a_committed_trial_link_outside_is_refused(repo: 
     _trial(outside_job, "SECRET-OUTSIDE-TASK", 1.0)
     _committed_link(repo, "jobs/job1/stolen__1", "../../../outside/job/SECRET-OUTSIDE-TASK__1")
     for command in ("import", "check"):
-        result = run_cli("results", command, "--from", "harbor", "jobs/job1", "--version", "tb_v1", cwd=repo)
+        result = run_inprocess("results", command, "--from", "harbor", "jobs/job1", "--version", "tb_v1", cwd=repo)
         assert_clean_failure(result)
         assert "SECRET-OUTSIDE-TASK" not in result.text
         assert "stolen__1" in result.text and "symbolic link" in result.text
@@ -148,7 +148,7 @@ def test_harbor_job_folder_with_a_committed_trial_link_outside_is_refused(repo: 
 def test_harbor_job_folder_that_is_a_link_is_refused(repo: Path) -> None:
     _trial(repo.parent / "outside" / "job", "SECRET-OUTSIDE-TASK", 1.0)
     _committed_link(repo, "jobs/job1", "../../outside/job")
-    result = run_cli("results", "import", "--from", "harbor", "jobs/job1", "--version", "tb_v1", cwd=repo)
+    result = run_inprocess("results", "import", "--from", "harbor", "jobs/job1", "--version", "tb_v1", cwd=repo)
     assert_clean_failure(result)
     assert "SECRET-OUTSIDE-TASK" not in result.text and "symbolic link" in result.text
 
@@ -160,7 +160,9 @@ def test_inspect_log_that_is_a_committed_link_is_refused(repo: Path, suffix: str
     _inspect(outside, {SWE[0]: "C"}, suffix=suffix)
     _committed_link(repo, f"logs/log{suffix}", f"../../outside/log{suffix}")
     for command in ("import", "check"):
-        result = run_cli("results", command, "--from", "inspect", f"logs/log{suffix}", "--version", "swe_v1", cwd=repo)
+        result = run_inprocess(
+            "results", command, "--from", "inspect", f"logs/log{suffix}", "--version", "swe_v1", cwd=repo
+        )
         assert_clean_failure(result)
         assert "symbolic link" in result.text, result.text
         assert '"manifest_sha256"' not in result.out

@@ -12,7 +12,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from conftest import assert_clean_failure, run_cli
+from conftest import assert_clean_failure, run_inprocess
 
 # Slow (a real browser): CI runs it; `pytest -m slow` runs it here.
 pytestmark = pytest.mark.slow
@@ -22,16 +22,16 @@ PAYLOAD = '<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2
 
 
 @pytest.fixture(scope="module")
-def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def hostile_site(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> Path:
     """The demo registry, whose v2 fixture carries markup and a javascript: link, rendered twice."""
     base = tmp_path_factory.mktemp("site")
     root = base / "demo"
-    assert run_cli("demo", str(root), timeout=300).code == 0
+    shutil.copytree(demo_build, root, symlinks=True)
     return root
 
 
 def _build(root: Path, out: Path) -> None:
-    result = run_cli("site", str(out), cwd=root)
+    result = run_inprocess("site", str(out), cwd=root)
     assert result.code == 0, result.text
 
 
@@ -83,7 +83,7 @@ def test_the_site_is_deterministic_relative_and_complete(hostile_site: Path, tmp
 def test_fixture_text_cannot_inject_markup(hostile_site: Path, tmp_path: Path) -> None:
     root = tmp_path / "demo"
     shutil.copytree(hostile_site, root, symlinks=True)
-    assert run_cli("next", "--suite", "graph", cwd=root).code == 0
+    assert run_inprocess("next", "--suite", "graph", cwd=root).code == 0
     fixture = root / "drafts/graph/fixtures/locate-loopaudit-variants.yaml"
     import yaml
 
@@ -93,7 +93,7 @@ def test_fixture_text_cannot_inject_markup(hostile_site: Path, tmp_path: Path) -
     fixture.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
     version = root / "drafts/graph/version.yaml"
     version.write_text(version.read_text().replace("# TODO(freezer next)", "# pinned as before:"))
-    assert run_cli("cut", "v3", "--suite", "graph", cwd=root).code == 0
+    assert run_inprocess("cut", "v3", "--suite", "graph", cwd=root).code == 0
     out = tmp_path / "site"
     _build(root, out)
     for page in out.rglob("*.html"):
@@ -122,7 +122,7 @@ def test_the_site_never_empties_a_folder_it_did_not_make(hostile_site: Path, tmp
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "notes.txt").write_text("keep me")
-    refused = run_cli("site", str(mine), cwd=hostile_site)
+    refused = run_inprocess("site", str(mine), cwd=hostile_site)
     assert_clean_failure(refused, code=2)
     assert (mine / "notes.txt").read_text() == "keep me" and len(list(mine.iterdir())) == 1
     out = tmp_path / "site"
