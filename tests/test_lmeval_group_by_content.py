@@ -94,3 +94,13 @@ def test_a_task_file_holding_a_legacy_group_key_stays_a_task(tmp_path: Path) -> 
     assert result.code == 0, result.text
     manifest = json.loads((root / "versions/lb_v1/manifest.json").read_text())
     assert "alpha/alpha.yaml" in manifest["contents"]["fixtures"]
+
+
+def test_a_group_file_with_quoted_keys_is_a_group(tmp_path: Path) -> None:
+    """Upstream writes some files' keys quoted (``"task": "aclue_ancient_chinese_culture"``)."""
+    root = _registry(tmp_path)
+    (root / "drafts/lb/leaderboard.yaml").write_text(
+        '"group": "leaderboard"\n"task":\n  - "leaderboard_alpha"\n  - "leaderboard_beta"\n'
+    )
+    result = run_inprocess("validate", cwd=root)
+    assert result.code == 0, result.text

@@ -37,7 +37,7 @@ HARBOR_FILES = ("task.toml", "instruction.md")
 ID_FIELDS = ("instance_id", "task_id", "id")
 RECORD_SUFFIXES = (".jsonl", ".json")
 _SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules"})
-_TASK_KEY = re.compile(rb"^task[ \t]*:", re.MULTILINE)
+_TASK_KEY = re.compile(rb"^[\"']?task[\"']?[ \t]*:", re.MULTILINE)
 
 
 @dataclass
@@ -93,8 +93,12 @@ def _harbor(tree: _Tree) -> tuple[BenchmarkLayout, list[str]] | None:
     tasks = sorted(f for f, names in tree.folders.items() if f and all(n in names for n in HARBOR_FILES))
     if not tasks:
         return None
-    # A task folder holds everything below it: a task.toml deeper inside one is its own file.
-    outermost = [t for t in tasks if not any(t != o and t.startswith(o) for o in tasks)]
+    # A task folder holds everything below it: a task.toml deeper inside one is its own file. Sorted,
+    # the folders below one follow it at once, so one look back at the last kept suffices.
+    outermost: list[str] = []
+    for folder in tasks:
+        if not outermost or not folder.startswith(outermost[-1]):
+            outermost.append(folder)
     glob = _folder_glob(outermost)
     if glob is None:
         raise InvalidInput(
@@ -102,7 +106,7 @@ def _harbor(tree: _Tree) -> tuple[BenchmarkLayout, list[str]] | None:
             f"({outermost[0]}, {outermost[-1]}): freezer's fixtures glob names folders at one depth",
             hint="move the task folders to one depth, or write freezer.yaml by hand (docs/formats.md)",
         )
-    with_environment = sum(1 for t in outermost if any(f.startswith(t + "environment/") for f in tree.folders))
+    with_environment = sum(1 for folder in outermost if folder + "environment/" in tree.folders)
     said = [
         f"kind folders: {len(outermost)} Harbor task folder(s), each with {' and '.join(HARBOR_FILES)} "
         f"({with_environment} with environment/)",

@@ -296,8 +296,9 @@ def order_warnings(documents: Iterable[YamlDocument]) -> list[str]:
     ]
 
 
-# Only a file holding both keys at its top is worth parsing to tell (a task may carry a legacy ``group:``).
-_GROUP_KEYS = (re.compile(rb"^group[ \t]*:", re.MULTILINE), re.compile(rb"^task[ \t]*:", re.MULTILINE))
+# Only a file holding both keys at its top is worth parsing to tell (a task may carry a legacy ``group:``)
+# (upstream writes some keys quoted: "task": "aclue_ancient_chinese_culture").
+_GROUP_KEYS = tuple(re.compile(rb"^[\"']?%s[\"']?[ \t]*:" % key, re.MULTILINE) for key in (b"group", b"task"))
 
 
 def is_group_file(path: Path) -> bool:
