@@ -105,7 +105,8 @@ def test_adopting_harbor_task_folders_freezes_them_in_place(tmp_path: Path) -> N
     root = _repository(tmp_path / "cookbook", HARBOR)
     said = _freezes_in_place(root, "tasks", "tasks")
     assert "guessed: kind folders: 2 Harbor task folder(s), each with task.toml and instruction.md" in said
-    assert "fixtures '*/', task_file 'task.toml'" in said
+    assert "task_file 'task.toml', task id: each folder's name" in said
+    assert "guessed: drafts 'tasks', fixtures '*/': the benchmark stays where it is" in said
     config = (root / "freezer.yaml").read_text()
     assert 'drafts: "tasks"' in config and 'fixtures: "*/"' in config
     contents = _manifest(root)["contents"]
@@ -117,6 +118,7 @@ def test_adopting_the_repository_top_finds_the_task_folders_below_it(tmp_path: P
     root = _repository(tmp_path / "cookbook", HARBOR)
     said = _freezes_in_place(root, ".", "tasks")
     assert "kind folders" in said
+    assert "guessed: drafts 'tasks', fixtures '*/'" in said  # the glob as freezer.yaml holds it
     assert 'drafts: "tasks"' in (root / "freezer.yaml").read_text()
 
 

@@ -50,10 +50,11 @@ class _Tree:
 
 def _walk(top: Path) -> _Tree:
     tree = _Tree()
-    for folder, dirs, names in os.walk(top):
+    start = os.fspath(top)
+    for folder, dirs, names in os.walk(start):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_FOLDERS)
-        rel = os.path.relpath(folder, top).replace(os.sep, "/")
-        prefix = "" if rel == "." else rel + "/"
+        # Slicing, not relpath: relpath took a third of the walk over 3,500 task folders.
+        prefix = "" if folder == start else folder[len(start) :].lstrip(os.sep).replace(os.sep, "/") + "/"
         kept = {n for n in names if not n.startswith(".") and not os.path.islink(os.path.join(folder, n))}
         tree.folders[prefix] = kept
         tree.files.extend(prefix + name for name in sorted(kept))
@@ -110,7 +111,7 @@ def _harbor(tree: _Tree) -> tuple[BenchmarkLayout, list[str]] | None:
     said = [
         f"kind folders: {len(outermost)} Harbor task folder(s), each with {' and '.join(HARBOR_FILES)} "
         f"({with_environment} with environment/)",
-        f"fixtures {glob!r}, task_file 'task.toml', task id: each folder's name",
+        "task_file 'task.toml', task id: each folder's name",
     ]
     return BenchmarkLayout("folders", glob, task_file="task.toml"), said
 
@@ -139,7 +140,7 @@ def _lm_eval(top: Path, tree: _Tree) -> tuple[BenchmarkLayout, list[str]] | None
     said = [
         f"kind lm-eval: {len(named)} task file(s) (a top-level task: naming the task), "
         f"{len(groups)} group file(s) (group: and a task: list), frozen as assets",
-        f"fixtures {glob!r}, task id: each file's task: name",
+        "task id: each file's task: name",
     ]
     if suffixes:  # more than one was there
         said.append("task files end in both .yaml and .yml: the glob names the .yaml ones; check it")
@@ -186,7 +187,7 @@ def _records(top: Path, files: list[str]) -> tuple[BenchmarkLayout, list[str]] |
     glob = _file_glob(chosen, suffix)
     said = [
         f"kind records: {len(chosen)} {suffix} file(s) of JSON objects, each named by {id_field!r}",
-        f"fixtures {glob!r}, task_id {id_field!r}",
+        f"task_id {id_field!r}",
     ]
     left = sorted(set(found) - set(chosen))
     if left:
@@ -242,7 +243,9 @@ def adopt(target: Path, benchmark: Path, suite: str, kind: str) -> InitResult:
     if kind not in ("generic", layout.kind):  # generic: --kind's default, not a choice
         guessed.append(f"--kind {kind} was passed, but the files are read as kind {layout.kind}")
     relative = drafts.relative_to(root).as_posix()
-    guessed.append(f"drafts {relative!r}: the benchmark stays where it is; freezer adds only version.yaml there")
+    guessed.append(
+        f"drafts {relative!r}, fixtures {glob!r}: the benchmark stays where it is; freezer adds only version.yaml there"
+    )
     found = BenchmarkLayout(layout.kind, glob, relative, layout.task_file, layout.task_id)
     result = init_registry(target, suite, layout.kind, None, found)
     result.guessed = guessed
