@@ -5,9 +5,11 @@ real CLI in a subprocess for init, real files, the registry's own git repository
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conftest import assert_clean_failure, run_cli, run_inprocess
 from registry_helpers import commit_all, snapshot
@@ -72,3 +74,16 @@ def test_code_repo_is_refused_for_a_benchmark_kind(tmp_path: Path) -> None:
     assert_clean_failure(result, code=2)
     assert "--code-repo" in result.err
     assert snapshot(tmp_path / "reg") == before
+
+
+def test_the_pre_commit_hook_validates_on_any_file_of_a_benchmark_kind_drafts(tmp_path: Path) -> None:
+    """A Harbor task's instruction.md or a .jsonl of records is no YAML file: the validate hook
+    must still run when one of them is committed."""
+    made = run_inprocess("init", "reg", "--kind", "folders", cwd=tmp_path)
+    assert made.code == 0, made.text
+    config = yaml.safe_load((tmp_path / "reg/.pre-commit-config.yaml").read_text())
+    [validate] = [hook for hook in config["repos"][0]["hooks"] if hook["id"] == "freezer-validate"]
+    pattern = re.compile(validate["files"])
+    assert pattern.search("drafts/bench/tasks/count-words/instruction.md")
+    assert pattern.search("freezer.yaml")
+    assert not pattern.search("README.md")

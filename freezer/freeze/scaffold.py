@@ -183,6 +183,7 @@ def plan(
         "tool_surface_yaml": _quoted("tools/**") + f"  # {MARKER} init): the paths of your tool's code",
         "example_file": _quoted(example),
         "example_name": _quoted(Path(example).name),
+        "validate_files": r"\.(ya?ml)$",  # freezer's own fixtures and version.yaml are YAML files
         "freezer_version": __version__,
         "action_repository": REPOSITORY,
         "action_ref": action_ref(),
@@ -231,6 +232,8 @@ def _benchmark_plan(target: Path, suite: str, layout: BenchmarkLayout) -> tuple[
         "task_file_yaml": _quoted(layout.task_file) if layout.task_file else "",
         "task_id_yaml": _quoted(layout.task_id) if layout.task_id else "",
         "schema_path": "../" * depth + f"{SCHEMAS_FOLDER}/version.schema.json",
+        # Any file of the drafts is the benchmark's (an instruction.md, a .jsonl), and freezer.yaml.
+        "validate_files": _quoted(f"^(?:{re.escape(drafts)}/|freezer\\.yaml$)"),
         "action_repository": REPOSITORY,
         "action_ref": action_ref(),
     }
