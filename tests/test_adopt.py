@@ -174,3 +174,12 @@ def test_task_folders_at_the_registry_top_are_refused_with_what_to_do(tmp_path: 
     assert_clean_failure(result, code=1)
     assert "lie at the top of the registry folder" in result.err and "the folder above" in result.err
     assert snapshot(root) == before
+
+
+def test_code_repo_beside_adopt_is_refused(tmp_path: Path) -> None:
+    root = _repository(tmp_path / "cookbook", HARBOR)
+    before = snapshot(root)
+    result = run_inprocess("init", ".", "--adopt", "tasks", "--code-repo", ".", cwd=root)
+    assert_clean_failure(result, code=2)
+    assert "--code-repo" in result.err
+    assert snapshot(root) == before

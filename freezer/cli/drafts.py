@@ -58,7 +58,7 @@ def init(
 
     fmt = check_format(fmt, ("text", "json"))
     if adopt is not None:
-        result = adoption.adopt(directory, adopt, suite_name, kind)
+        result = adoption.adopt(directory, adopt, suite_name, kind, code_repo)
     else:
         result = scaffold.init_registry(directory, suite_name, kind, code_repo)
     if fmt == "json":

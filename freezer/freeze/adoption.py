@@ -214,9 +214,14 @@ def recognise(benchmark: Path) -> tuple[BenchmarkLayout, list[str]]:
     return found
 
 
-def adopt(target: Path, benchmark: Path, suite: str, kind: str) -> InitResult:
+def adopt(target: Path, benchmark: Path, suite: str, kind: str, code_repo: Path | None = None) -> InitResult:
     """A registry in ``target`` whose one suite freezes the benchmark at ``benchmark`` in place."""
     check_suite_name(suite)
+    if code_repo is not None:
+        raise UsageError(
+            "--code-repo is for a suite of kind generic or graph: an adopted benchmark pins no code under test",
+            hint="leave --code-repo out",
+        )
     if not os.path.lexists(benchmark):
         raise UsageError(f"{display_path(benchmark)} does not exist", hint="pass the benchmark's folder or file")
     root, real = Path(os.path.abspath(target)).resolve(), benchmark.resolve()
