@@ -147,39 +147,35 @@ def test_adopting_a_swe_bench_json_array_names_records_by_instance_id(tmp_path: 
     assert all(f'"{record["instance_id"]}"' in manifest for record in SWE_BENCH)
 
 
+def _refused(root: Path, code: int, *args: str) -> str:
+    """``freezer init . ARGS`` in ``root`` fails with ``code`` and writes nothing; its error text."""
+    before = snapshot(root)
+    result = run_cli("init", ".", *args, cwd=root)
+    assert_clean_failure(result, code=code)
+    assert snapshot(root) == before
+    return result.err
+
+
 def test_an_unrecognised_folder_is_refused_saying_what_was_looked_for(tmp_path: Path) -> None:
     root = _repository(tmp_path / "notes", {"docs/a.md": "# notes\n", "docs/b.txt": "text\n"})
-    before = snapshot(root)
-    result = run_cli("init", ".", "--adopt", "docs", cwd=root)
-    assert_clean_failure(result, code=1)
-    assert "no benchmark freezer can adopt: looked for Harbor task folders" in result.err
-    assert "hint:" in result.err
-    assert snapshot(root) == before
+    err = _refused(root, 1, "--adopt", "docs")
+    assert "no benchmark freezer can adopt: looked for Harbor task folders" in err
+    assert "hint:" in err
 
 
 def test_an_existing_freezer_yaml_is_never_overwritten(tmp_path: Path) -> None:
     root = _repository(tmp_path / "cookbook", {**HARBOR, "freezer.yaml": "suites: {}\n"})
-    before = snapshot(root)
-    result = run_cli("init", ".", "--adopt", "tasks", cwd=root)
-    assert_clean_failure(result, code=2)
-    assert "freezer.yaml" in result.err and "never overwrites" in result.err
-    assert snapshot(root) == before
+    err = _refused(root, 2, "--adopt", "tasks")
+    assert "freezer.yaml" in err and "never overwrites" in err
 
 
 def test_task_folders_at_the_registry_top_are_refused_with_what_to_do(tmp_path: Path) -> None:
     flat = {rel.removeprefix("tasks/"): text for rel, text in HARBOR.items()}
     root = _repository(tmp_path / "flat", flat)
-    before = snapshot(root)
-    result = run_cli("init", ".", "--adopt", ".", cwd=root)
-    assert_clean_failure(result, code=1)
-    assert "lie at the top of the registry folder" in result.err and "the folder above" in result.err
-    assert snapshot(root) == before
+    err = _refused(root, 1, "--adopt", ".")
+    assert "lie at the top of the registry folder" in err and "the folder above" in err
 
 
 def test_code_repo_beside_adopt_is_refused(tmp_path: Path) -> None:
     root = _repository(tmp_path / "cookbook", HARBOR)
-    before = snapshot(root)
-    result = run_inprocess("init", ".", "--adopt", "tasks", "--code-repo", ".", cwd=root)
-    assert_clean_failure(result, code=2)
-    assert "--code-repo" in result.err
-    assert snapshot(root) == before
+    assert "--code-repo" in _refused(root, 2, "--adopt", "tasks", "--code-repo", ".")
