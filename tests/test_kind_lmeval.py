@@ -188,7 +188,8 @@ def test_a_changed_function_reference_is_a_field_change_in_canonical_form(reg: P
 def test_group_files_templates_cycles_and_escaping_includes_are_refused_located(reg: Path) -> None:
     drafts = _bbh(reg)
     tasks = drafts / "tasks"
-    (tasks / "bbh-group.yaml").write_text("group: toy\ntask:\n  - arith-add\n  - logic-or\n")
+    # A group file, named without lm-eval's '_': read as a group, and its entries checked.
+    (tasks / "bbh-group.yaml").write_text("group: toy\ntask:\n  - arith-add\n  - arith-mul\n")
     (tasks / "base.yaml").write_text("output_type: generate_until\n")
     (tasks / "loop-a.yaml").write_text("include: _loop_b.yaml\ntask: loop-a\n")
     (tasks / "_loop_b.yaml").write_text("output_type: generate_until\ninclude: loop-a.yaml\n")
@@ -202,8 +203,8 @@ def test_group_files_templates_cycles_and_escaping_includes_are_refused_located(
         by_file[f"{shown}/base.yaml"].startswith(f"{shown}/base.yaml:")
         and "a template" in by_file[f"{shown}/base.yaml"]
     )
-    assert by_file[f"{shown}/bbh-group.yaml"].startswith(f"{shown}/bbh-group.yaml:2:"), problems
-    assert "a group file" in by_file[f"{shown}/bbh-group.yaml"]
+    assert by_file[f"{shown}/bbh-group.yaml"].startswith(f"{shown}/bbh-group.yaml:4:"), problems
+    assert "lists 'arith-mul', which is no task, group or tag" in by_file[f"{shown}/bbh-group.yaml"]
     cycle = by_file[f"{shown}/_loop_b.yaml"]
     assert cycle.startswith(f"{shown}/_loop_b.yaml:2:") and "include cycle" in cycle, problems
     escape = by_file[f"{shown}/escape.yaml"]

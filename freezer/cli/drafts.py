@@ -27,8 +27,21 @@ def init(
     directory: Annotated[Path, typer.Argument(help="Folder of the new registry (created if missing).")] = Path("."),
     suite_name: Annotated[str, typer.Option("--suite", "-s", help="Name of the first suite.")] = "bench",
     kind: Annotated[
-        str, typer.Option("--kind", help="Fixture schema of the suite: generic (any benchmark) or graph.")
+        str,
+        typer.Option(
+            "--kind",
+            help="Kind of the suite: generic (any benchmark) or graph in freezer's format; folders, records "
+            "or lm-eval in the benchmark's own.",
+        ),
     ] = "generic",
+    adopt: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--adopt",
+            help="An existing benchmark to freeze where it stands (Harbor task folders, an lm-eval task "
+            "family, a JSON or JSONL instances file); its kind and layout are read from its files.",
+        ),
+    ] = None,
     code_repo: Annotated[
         Optional[Path],
         typer.Option(
@@ -40,25 +53,27 @@ def init(
     fmt: FormatOption = None,
 ) -> Outcome:
     """Start a registry: freezer.yaml, a suite's drafts, a pre-commit hook, a CI workflow, editor schemas."""
-    from freezer.freeze import scaffold  # start-up time: loaded by the command that runs it (freezer.cli.app)
+    # start-up time: loaded by the command that runs it (freezer.cli.app)
+    from freezer.freeze import adoption, scaffold
 
     fmt = check_format(fmt, ("text", "json"))
-    result = scaffold.init_registry(directory, suite_name, kind, code_repo)
+    if adopt is not None:
+        result = adoption.adopt(directory, adopt, suite_name, kind, code_repo)
+    else:
+        result = scaffold.init_registry(directory, suite_name, kind, code_repo)
     if fmt == "json":
         return output.say_outcome("init", result)
     where = display_path(result.root)
-    drafts = f"drafts/{result.suite}"
     output.say(f"✓ created a registry in {where} with suite {result.suite!r} (kind {result.kind})")
-    output.say(f"  freezer.yaml                              the registry config (code_repo: {result.code_repo})")
-    pinned = f"pinned_sha {result.pinned_sha[:8]} (HEAD of the code)" if result.pinned_sha else "pinned_sha: TODO"
-    output.say(f"  {drafts}/version.yaml".ljust(44) + f"the record of v1; {pinned}")
-    output.say(f"  {drafts}/fixtures/example-task.yaml".ljust(44) + "a fixture: edit it, copy it for each task")
-    output.say("  .pre-commit-config.yaml                   the guard on every commit: run pre-commit install")
-    output.say("  .github/workflows/freezer.yml             the guard on every pull request")
-    output.say(f"  {scaffold.SCHEMAS_FOLDER}/".ljust(44) + "schemas for your editor (yaml-language-server)")
+    for line in result.guessed:
+        output.say(f"  guessed: {line}")
+    for rel, what in result.described.items():
+        output.say(f"  {rel}".ljust(44) + what)
+    for rel in result.kept:
+        output.say(f"  {rel}".ljust(44) + "already there: kept as it was (add freezer's guard to it yourself)")
     if result.git_initialized:
         output.say("  initialized a git repository there")
-    output.say("next: edit the drafts (every TODO), then freezer validate, freezer cut v1, git commit")
+    output.say(f"next: {result.next_step}")
     return result
 
 

@@ -32,7 +32,36 @@ from freezer.runtime import resources
 from freezer.runtime.lock import WORK_DIR, registry_lock
 from freezer.runtime.paths import unsafe_reason
 
-KINDS = ("generic", "graph")
+KINDS = ("generic", "graph")  # freezer's own fixture format: init writes an example fixture
+
+
+@dataclass(frozen=True)
+class BenchmarkLayout:
+    """Where a suite of a benchmark's own format is and how its kind reads it: what freezer.yaml says."""
+
+    kind: str
+    fixtures: str  # the fixtures glob, relative to the drafts
+    drafts: str | None = None  # relative to the registry; None: drafts/<suite>, a new folder
+    task_file: str | None = None
+    task_id: str | None = None
+
+
+# The layout ``freezer init --kind`` writes for each kind of a benchmark's own format (docs/formats.md).
+BENCHMARK_LAYOUTS = {
+    "folders": BenchmarkLayout("folders", "tasks/*/", task_file="task.toml"),
+    "records": BenchmarkLayout("records", "instances/*.jsonl", task_id="instance_id"),
+    "lm-eval": BenchmarkLayout("lm-eval", "tasks/*.yaml"),
+}
+_WHAT_THE_GLOB_NAMES = {
+    "folders": "Each folder the glob names is one task, with every file in it (a glob ending in '/').",
+    "records": "The files whose records are the tasks: JSON Lines, a JSON array or a YAML list.",
+    "lm-eval": "The task YAML files; _x.yaml files and group files beside them are frozen as assets.",
+}
+# What init leaves for the author to do next, by whether the suite is in freezer's own format.
+_NEXT_OWN = "edit the drafts (every TODO), then freezer validate, freezer cut v1, git commit"
+_NEXT_BENCHMARK = "write version.yaml's title and purpose, then freezer validate, freezer cut v1, git commit"
+# Files a registry may do without, that a folder adopted in place may already hold: kept as they are.
+OPTIONAL_FILES = (".pre-commit-config.yaml", ".github/workflows/freezer.yml", ".gitattributes")
 _SUITE_NAME = re.compile(r"[a-z][a-z0-9_-]{0,59}")  # whole names only: fullmatch, never match
 _FALLBACK_EXAMPLE = "src/main.py"
 SCHEMAS_FOLDER = ".freezer/schemas"
@@ -49,6 +78,11 @@ class InitResult:
     git_initialized: bool = False
     pinned_sha: str | None = None
     code_repo: str = ""
+    # What each file written is for (path relative to the registry → what it is), in order.
+    described: dict[str, str] = field(default_factory=dict)
+    guessed: list[str] = field(default_factory=list)  # what --adopt read the benchmark as
+    kept: list[str] = field(default_factory=list)  # optional files already there, left as they were
+    next_step: str = _NEXT_OWN
     ok: bool = True  # an init that could not write raises instead
 
     def to_json(self) -> dict[str, object]:
@@ -60,6 +94,8 @@ class InitResult:
             "git_initialized": self.git_initialized,
             "pinned_sha": self.pinned_sha,
             "code_repo": self.code_repo,
+            "guessed": self.guessed,
+            "kept": self.kept,
         }
 
 
@@ -99,14 +135,29 @@ def example_fixture(kind: str, example_file: str) -> str:
     )
 
 
-def plan(target: Path, suite: str, kind: str, code_repo: Path | None) -> tuple[dict[str, str], InitResult]:
-    """Every file of the new registry (path relative to ``target`` → text), rendered, nothing written."""
+def check_suite_name(suite: str) -> None:
     if _SUITE_NAME.fullmatch(suite) is None:
         raise UsageError(
             f"{suite!r} is not a suite name: use lower-case letters, digits, '-' and '_', starting with a letter"
         )
-    if kind not in KINDS:
-        raise UsageError(f"{kind!r} is not a suite kind: use one of {', '.join(KINDS)}")
+
+
+def plan(
+    target: Path, suite: str, kind: str, code_repo: Path | None, layout: BenchmarkLayout | None = None
+) -> tuple[dict[str, str], InitResult]:
+    """Every file of the new registry (path relative to ``target`` → text), rendered, nothing written.
+    ``layout``: the benchmark ``--adopt`` found; else a kind of :data:`BENCHMARK_LAYOUTS` gets its own."""
+    check_suite_name(suite)
+    if kind not in KINDS and kind not in BENCHMARK_LAYOUTS:
+        known = ", ".join((*KINDS, *BENCHMARK_LAYOUTS))
+        raise UsageError(f"{kind!r} is not a suite kind: use one of {known}")
+    if kind in BENCHMARK_LAYOUTS:
+        if code_repo is not None:
+            raise UsageError(
+                f"--code-repo is for a suite of kind generic or graph: a {kind} suite pins no code under test",
+                hint="leave --code-repo out",
+            )
+        return _benchmark_plan(target, suite, layout or BENCHMARK_LAYOUTS[kind])
     result = InitResult(target, suite, kind)
     pinned, example = None, _FALLBACK_EXAMPLE
     if code_repo is not None:
@@ -132,6 +183,7 @@ def plan(target: Path, suite: str, kind: str, code_repo: Path | None) -> tuple[d
         "tool_surface_yaml": _quoted("tools/**") + f"  # {MARKER} init): the paths of your tool's code",
         "example_file": _quoted(example),
         "example_name": _quoted(Path(example).name),
+        "validate_files": r"\.(ya?ml)$",  # freezer's own fixtures and version.yaml are YAML files
         "freezer_version": __version__,
         "action_repository": REPOSITORY,
         "action_ref": action_ref(),
@@ -147,7 +199,70 @@ def plan(target: Path, suite: str, kind: str, code_repo: Path | None) -> tuple[d
         f"{WORK_DIR}/.gitignore": WORK_GITIGNORE,
         **{f"{SCHEMAS_FOLDER}/{name}.schema.json": resources.schema_text(name) for name in schema_names},
     }
+    result.described = {
+        "freezer.yaml": f"the registry config (code_repo: {written_path})",
+        f"{folder}/version.yaml": "the record of v1; "
+        + (f"pinned_sha {pinned[:8]} (HEAD of the code)" if pinned else "pinned_sha: TODO"),
+        f"{folder}/fixtures/example-task.yaml": "a fixture: edit it, copy it for each task",
+        **_GUARD_FILES,
+    }
     return files, result
+
+
+_GUARD_FILES = {
+    ".pre-commit-config.yaml": "the guard on every commit: run pre-commit install",
+    ".github/workflows/freezer.yml": "the guard on every pull request",
+    f"{SCHEMAS_FOLDER}/": "schemas for your editor (yaml-language-server)",
+}
+
+
+def _benchmark_plan(target: Path, suite: str, layout: BenchmarkLayout) -> tuple[dict[str, str], InitResult]:
+    """The registry of a suite in a benchmark's own format: freezer.yaml names where it is and how its
+    kind reads it, version.yaml is the one file freezer adds to its drafts; no example task."""
+    drafts = layout.drafts or f"drafts/{safe_file_name(suite)}"
+    result = InitResult(target, suite, layout.kind, next_step=_NEXT_BENCHMARK)
+    depth = len(Path(drafts).parts)
+    values: dict[str, object] = {
+        "suite": suite,
+        "kind": layout.kind,
+        "version": 1,
+        "drafts_yaml": _quoted(drafts),
+        "fixtures_yaml": _quoted(layout.fixtures),
+        "fixtures_comment": _WHAT_THE_GLOB_NAMES[layout.kind],
+        "task_file_yaml": _quoted(layout.task_file) if layout.task_file else "",
+        "task_id_yaml": _quoted(layout.task_id) if layout.task_id else "",
+        "schema_path": "../" * depth + f"{SCHEMAS_FOLDER}/version.schema.json",
+        # Any file of the drafts is the benchmark's (an instruction.md, a .jsonl), and freezer.yaml.
+        "validate_files": _quoted(f"^(?:{re.escape(drafts)}/|freezer\\.yaml$)"),
+        "action_repository": REPOSITORY,
+        "action_ref": action_ref(),
+    }
+    files = {
+        "freezer.yaml": _render("freezer-benchmark.yaml.j2", values),
+        f"{drafts}/version.yaml": _render("version-benchmark.yaml.j2", values),
+        ".pre-commit-config.yaml": _render("pre-commit-config.yaml", values),
+        ".github/workflows/freezer.yml": _render("github-workflow.yml.j2", values),
+        ".gitattributes": _render("gitattributes", values),
+        f"{WORK_DIR}/.gitignore": WORK_GITIGNORE,
+        **{f"{SCHEMAS_FOLDER}/{name}.schema.json": resources.schema_text(name) for name in ("registry", "version")},
+    }
+    where = f"{drafts}/{layout.fixtures}"
+    result.described = {
+        "freezer.yaml": f"the registry config: suite {suite!r}, kind {layout.kind}, tasks {where}",
+        f"{drafts}/version.yaml": "the record of v1: its title and purpose",
+        **_GUARD_FILES,
+    }
+    if layout.drafts is None:
+        result.described[where] = _where_tasks_go(layout)
+    return files, result
+
+
+def _where_tasks_go(layout: BenchmarkLayout) -> str:
+    if layout.kind == "folders":
+        return f"add each task here: a folder with its {layout.task_file}, instruction.md, environment/, tests/"
+    if layout.kind == "records":
+        return f"add the records here, one JSON object a line, each named by its {layout.task_id}"
+    return "add each lm-eval task YAML here (task: its name)"
 
 
 def _place(target: Path) -> tuple[Path, Path]:
@@ -244,16 +359,27 @@ def _remove_placed(placed: list[Path]) -> None:
 
 
 def init_registry(
-    target: Path, suite: str = "bench", kind: str = "generic", code_repo: Path | None = None
+    target: Path,
+    suite: str = "bench",
+    kind: str = "generic",
+    code_repo: Path | None = None,
+    layout: BenchmarkLayout | None = None,
 ) -> InitResult:
     """Create the registry in ``target`` (a new or empty folder, or one without any of its files).
+    With ``layout`` (a benchmark adopted in place), the files a registry may do without
+    (:data:`OPTIONAL_FILES`) that the folder already holds are kept as they are, and said.
 
     Every file is built in a temporary folder beside the ones it goes to, then placed, each new
     top-level entry in one rename; a failure removes what was placed, so nothing is left behind.
     """
     root, base = _place(target)
-    files, result = plan(root, suite, kind, code_repo)
+    files, result = plan(root, suite, kind, code_repo, layout)
     result.root = target
+    if layout is not None:
+        result.kept = [rel for rel in OPTIONAL_FILES if os.path.lexists(root / rel)]
+        for rel in result.kept:
+            del files[rel]
+            result.described.pop(rel, None)
     paths = {rel: root / rel for rel in files}
     _refuse_unsafe(target, base, paths)
     git_init = _needs_git_init(target, root, base)

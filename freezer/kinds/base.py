@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from freezer.domain import taskid
@@ -156,6 +157,11 @@ class Kind(Protocol):
         """Whether a file of the drafts (path relative to the drafts folder) is part of a fixture."""
         ...
 
+    def claims_draft(self, rel: str, path: Path) -> bool:
+        """:meth:`claims`, for a file of the drafts that is at ``path``: a kind may decline a file
+        its glob names by what the file holds (an lm-eval group file is not a task)."""
+        ...
+
     def read(self, files: Files) -> KindRead:
         """The fixtures among ``files`` (all of them claimed), with every problem found."""
         ...
@@ -271,6 +277,12 @@ class BenchmarkKind:
 
     def canary_files(self, fixture_files: Sequence[str]) -> list[str]:
         return list(fixture_files)
+
+    def claims(self, rel: str) -> bool:
+        raise NotImplementedError  # each kind's own
+
+    def claims_draft(self, rel: str, path: Path) -> bool:
+        return self.claims(rel)
 
     def assets_read(self, assets: Sequence[str]) -> list[str]:
         return list(assets) if self.reads_assets else []

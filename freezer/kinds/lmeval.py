@@ -3,10 +3,12 @@
 The glob names task YAML files (``tasks/*.yaml``). A file whose name starts with ``_`` is not
 claimed even when the glob matches it: that is lm-eval's own convention for what is not a task (a
 shared template such as ``_template.yaml``, a group file such as ``_bbh.yaml``), and such a file is
-frozen as a suite asset, byte for byte, as is every Python module a ``!function`` names. A claimed
-file must be a task (``task:`` a name); a group file or a template there is refused, located.
+frozen as a suite asset, byte for byte, as is every Python module a ``!function`` names. Nor is a
+group file of the drafts, whatever its name, known by what it holds (:func:`is_group_file`):
+upstream lm-eval names many without the ``_`` (``leaderboard/leaderboard.yaml``). A claimed file
+must be a task (``task:`` a name); a template there is refused, located.
 
-A group file (``group:`` and a ``task:`` list) named ``_x.yaml`` in the glob is read as a group,
+A group file (``group:`` and a ``task:`` list) in the glob is read as a group,
 never silently a fixture nor ignored: it must read cleanly, and each entry of its list must name a
 task, group or tag of the suite (a mapping entry, ``{task: name, ...}``, overrides that task's keys
 for the group; one naming no task of the suite would define a task inline, which is refused: a
@@ -37,6 +39,7 @@ fixture's document (:class:`LmEvalDocument`) for the cut to warn about (:func:`o
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -58,9 +61,10 @@ from freezer.kinds.base import (
 )
 from freezer.kinds.closure import Closures
 from freezer.parse.document import YamlDocument
-from freezer.parse.lmevalyaml import FunctionRef, functions
+from freezer.parse.lmevalyaml import FunctionRef, functions, load_bytes
 from freezer.parse.yamllocate import YAML_SUFFIXES
 from freezer.runtime.limits import MAX_DOCUMENT_BYTES
+from freezer.runtime.reading import ReadRefused, read_bounded
 
 if TYPE_CHECKING:
     from freezer.parse import lmeval
@@ -147,6 +151,11 @@ class LmEvalKind(BenchmarkKind):
     def claims(self, rel: str) -> bool:
         return not _underscored(rel) and self._glob.matches(rel)
 
+    def claims_draft(self, rel: str, path: Path) -> bool:
+        """Not a group file, whatever its name: upstream lm-eval names many without the ``_``
+        (``leaderboard/leaderboard.yaml``); it is read as a group, frozen as a suite asset."""
+        return self.claims(rel) and not is_group_file(path)
+
     def read(self, files: Files) -> KindRead:
         # start-up time: lm-eval's resolver is for lm-eval suites; the catalog, which every command
         # loads, imports this kind
@@ -175,7 +184,8 @@ class LmEvalKind(BenchmarkKind):
             parsed[FILES_FIELD] = task.relatives
             located = LmEvalDocument(document.display, parsed, document, aliases, task.conflicts)
             found.fixtures.append(KindFixture(task_id, status, (rel,), fields, located))
-        groups = [rel for rel in sorted(files.others) if _underscored(rel) and self._glob.matches(rel)]
+        # Every other file the glob names is an ``_x.yaml`` or a group file the drafts declined by content.
+        groups = [rel for rel in sorted(files.others) if self._glob.matches(rel)]
         overrides: dict[str, set[str]] = {}
         _extend(found.problems, seen, self._groups(reader, groups, found.fixtures, overrides))
         if self.record.closure >= 1:
@@ -185,7 +195,7 @@ class LmEvalKind(BenchmarkKind):
     def _groups(
         self, reader: lmeval.Reader, rels: list[str], fixtures: list[KindFixture], overrides: dict[str, set[str]]
     ) -> list[Problem]:
-        """The problems of the ``_x.yaml`` files in the glob that are group files or name a task;
+        """The problems of the group files in the glob and of the ``_x.yaml`` files there that name a task;
         ``overrides`` gains, by task id, the modules a group's entry for that task names."""
         problems: list[Problem] = []
         read: list[lmeval.LmEvalTask] = []
@@ -198,7 +208,7 @@ class LmEvalKind(BenchmarkKind):
                 problems.extend(loaded.problems)  # a YAML file in the glob, unreadable: never skipped unseen
             elif isinstance(own, dict) and ("group" in own or isinstance(own.get("task"), list)):
                 read.append(reader.read(rel))
-            elif isinstance(own, dict) and isinstance(own.get("task"), str):
+            elif isinstance(own, dict) and isinstance(own.get("task"), str) and _underscored(rel):
                 name = posixpath.basename(rel).lstrip("_")
                 message = (
                     f"names the task {own['task']!r}, but its file name starts with '_', which lm-eval's "
@@ -284,6 +294,25 @@ def order_warnings(documents: Iterable[YamlDocument]) -> list[str]:
         if isinstance(document, LmEvalDocument)
         for key, files in sorted(document.conflicts.items())
     ]
+
+
+# Only a file holding both keys at its top is worth parsing to tell (a task may carry a legacy ``group:``)
+# (upstream writes some keys quoted: "task": "aclue_ancient_chinese_culture").
+_GROUP_KEYS = tuple(re.compile(rb"^[\"']?%s[\"']?[ \t]*:" % key, re.MULTILINE) for key in (b"group", b"task"))
+
+
+def is_group_file(path: Path) -> bool:
+    """Whether the file at ``path`` is an lm-eval group file by its content: a mapping with ``group:``
+    and a ``task:`` list. A file that cannot be read or parsed is no group: its reading reports it."""
+    try:
+        raw = read_bounded(path, MAX_DOCUMENT_BYTES)
+    except (OSError, ReadRefused):
+        return False
+    if not all(key.search(raw) for key in _GROUP_KEYS):
+        return False
+    own = load_bytes(raw, str(path)).document
+    data = own.data if own is not None else None
+    return isinstance(data, dict) and "group" in data and isinstance(data.get("task"), list)
 
 
 def _underscored(rel: str) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from freezer.domain.fixturekind import FixtureKindRecord
@@ -119,6 +120,9 @@ class YamlFilesKind:
         if rel.rsplit("/", 1)[-1] == VERSION_FILE:
             return False
         return self._glob.matches(rel) if self._glob is not None else rel.endswith(YAML_SUFFIXES)
+
+    def claims_draft(self, rel: str, path: Path) -> bool:
+        return self.claims(rel)
 
     def read(self, files: Files) -> KindRead:
         found = KindRead()

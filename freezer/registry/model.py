@@ -192,7 +192,7 @@ class Suite:
         """Whether a file of the drafts (path relative to the drafts folder) is a fixture's, as the
         suite's kind claims it. A frozen version's fixtures are the ones its manifest lists
         (:func:`freezer.registry.record.frozen_fixture_files`)."""
-        return self.kind.claims(rel)
+        return self.kind.claims_draft(rel, self.config.drafts / rel)
 
     def configured_groups(self) -> dict[str, str]:
         """The field groups the next cut records: those of the suite's fixture schema as configured
