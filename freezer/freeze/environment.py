@@ -8,7 +8,8 @@ from pathlib import Path, PurePosixPath
 from freezer.domain.errors import FreezerError
 from freezer.domain.images import ImageRef
 from freezer.kinds.yamlfiles import FILE_FIELDS, entries
-from freezer.resolve.images import compose_dockerfiles, dockerfile_images, is_build_file, is_compose, is_dockerfile
+from freezer.parse.compose import compose_dockerfiles, is_compose
+from freezer.resolve.images import dockerfile_images, is_build_file, is_dockerfile
 from freezer.resolve.images import fixture_images as images_of
 from freezer.resolve.references import dataset_unknown, harness_unknown, source_unknowns
 from freezer.runtime.limits import MAX_DOCKERFILE_BYTES

@@ -7,6 +7,10 @@ or run), followed file by file through the suite; an import no file of the suite
 name as an external dependency, and a module that cannot be read or parsed is kept as one too
 (``unparsed:<path>``): what it imports is unknown, which is not the same as nothing.
 
+A compose file a fixture names (:mod:`freezer.parse.compose`) pulls in the Dockerfile each of its
+services builds (``Dockerfile-cuda`` as much as ``Dockerfile``), when that file is one of the suite's
+and its name says it is a Dockerfile (:func:`freezer.parse.compose.may_be_built`).
+
 Which rules apply is the version's (:data:`freezer.domain.fixturekind.CLOSURE_RULES`): a version cut
 before the closure is read as it was cut, its fixtures depending on the files they name alone.
 """
@@ -16,8 +20,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from freezer.domain.fixturekind import COMPOSE_BUILDS_SINCE
 from freezer.kinds.base import Files
 from freezer.parse import pyimports
+from freezer.parse.compose import compose_dockerfiles, is_compose, may_be_built
 from freezer.runtime.limits import MAX_DOCUMENT_BYTES
 
 
@@ -33,8 +39,9 @@ class Closures:
     """Closures over one view of a suite's files; each module is parsed once, however many fixtures
     reach it (sixty lm-eval tasks naming one ``utils.py``)."""
 
-    def __init__(self, files: Files) -> None:
+    def __init__(self, files: Files, rules: int) -> None:
         self.files = files
+        self.rules = rules  # the closure rules (freezer.domain.fixturekind.CLOSURE_RULES) of the version
         self._known = {*files.paths, *files.others} - files.refused
         self._edges: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
@@ -45,6 +52,11 @@ class Closures:
         stack = [rel for rel in start if rel.endswith(pyimports.PYTHON_SUFFIX)]
         reached: list[str] = []
         external: set[str] = set()
+        if self.rules >= COMPOSE_BUILDS_SINCE:
+            for built in (path for rel in start if is_compose(rel) for path in self._builds_of(rel)):
+                if built not in seen:
+                    seen.add(built)
+                    reached.append(built)
         while stack:
             targets, outside = self._imports_of(stack.pop())
             external.update(outside)
@@ -74,3 +86,11 @@ class Closures:
             if resolved.external is not None:
                 external.append(resolved.external)
         return tuple(dict.fromkeys(targets)), tuple(dict.fromkeys(external))
+
+    def _builds_of(self, rel: str) -> list[str]:
+        """The suite's files a compose file's services build (one outside the suite, or a remote
+        context, is no file of it: its images are unknown, :mod:`freezer.resolve.images` says why)."""
+        raw = self.files.bytes_of(rel, MAX_DOCUMENT_BYTES) if rel in self._known else None
+        if not isinstance(raw, bytes):
+            return []
+        return [path for path in compose_dockerfiles(rel, raw) if path in self._known and may_be_built(path)]
