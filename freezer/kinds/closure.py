@@ -5,7 +5,9 @@ fixtures through, so the drafts and a frozen version give the same closure). Wha
 the suite pulls in is its static imports (:mod:`freezer.parse.pyimports`: parsed, never imported
 or run), followed file by file through the suite; an import no file of the suite answers is kept by
 name as an external dependency, and a module that cannot be read or parsed is kept as one too
-(``unparsed:<path>``): what it imports is unknown, which is not the same as nothing.
+(``unparsed:<path>``): what it imports is unknown, which is not the same as nothing. So is a
+module that imports a module named at run time (``importlib.import_module(name)``), kept as
+``dynamic:<path>``; a call naming a literal module is followed like an import statement.
 
 A compose file a fixture names (:mod:`freezer.parse.compose`) pulls in the Dockerfile each of its
 services builds (``Dockerfile-cuda`` as much as ``Dockerfile``), when that file is one of the suite's
@@ -20,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from freezer.domain.fixturekind import COMPOSE_BUILDS_SINCE
-from freezer.kinds.base import Files
+from freezer.domain.fixturekind import COMPOSE_BUILDS_SINCE, IMPORT_CALLS_SINCE
+from freezer.kinds.base import DYNAMIC_PREFIX, Files
 from freezer.parse import pyimports
 from freezer.parse.compose import compose_dockerfiles, is_compose, may_be_built
 from freezer.runtime.limits import MAX_DOCUMENT_BYTES
@@ -81,6 +83,11 @@ class Closures:
         targets: list[str] = []
         external: list[str] = []
         for imported in written:
+            if imported.call and self.rules < IMPORT_CALLS_SINCE:
+                continue  # a version cut before import calls were read keeps its closure as cut
+            if imported.at_run_time:
+                external.append(f"{DYNAMIC_PREFIX}{rel}")  # unknown, which is not the same as nothing
+                continue
             resolved = pyimports.resolve(rel, imported, self._known.__contains__)
             targets.extend(resolved.files)
             if resolved.external is not None:
