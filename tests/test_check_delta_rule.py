@@ -13,8 +13,8 @@ import json
 import subprocess
 from pathlib import Path
 
-from test_delta_block import _resum, _writable
-from test_delta_shown import HIDDEN, _cut, _refreeze_hiding
+from test_delta_block import _resum
+from test_delta_shown import _cut, _refreeze_hiding
 
 from freezer.compare.delta import compute
 from freezer.domain.canonical import frozen_file
@@ -30,17 +30,11 @@ from registry_helpers import commit_all, set_drafts
 def _hand_write_hiding(reg: Path, number: int) -> None:
     """graph_v<number> rewritten by hand as a freezer before the rule would have cut it: its
     template hides §Delta in a comment, its manifest records checks.delta_block 1, and its
-    delta.json, METHOD.md, statement and SHA256SUMS all agree with that."""
+    delta.json (which records the template's change), METHOD.md, statement and SHA256SUMS agree."""
     versions = reg / "versions"
     version = versions / f"graph_v{number}"
-    _writable(version)
-    (version / "METHOD.md.j2").write_text(HIDDEN)
+    _refreeze_hiding(version, recorded=1)
     manifest = json.loads((version / "manifest.json").read_bytes())
-    manifest["files"]["METHOD.md.j2"] = manifest["checks"]["template_sha256"] = hashlib.sha256(
-        HIDDEN.encode()
-    ).hexdigest()
-    manifest["checks"]["delta_block"] = 1
-    (version / "manifest.json").write_bytes(frozen_file(manifest))
     before, now = (FrozenVersion("graph", n, versions / f"graph_v{n}") for n in (number - 1, number))
     chain = [side(v.manifest_model(), *load_frozen_drafts(v, v.manifest_model())) for v in (before, now)]
     delta = frozen_file(compute(chain, dimensions_of(chain[1].manifest)).to_json())
