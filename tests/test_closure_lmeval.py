@@ -20,6 +20,7 @@ import test_kind_lmeval_groups as groups
 from test_delta_claims import FORMAT_4, _agree, _ok
 from test_demo_own_formats import MOVED_BY_UTILS
 
+from freezer.domain.fixturekind import CLOSURE_RULES
 from freezer.domain.manifest import FixtureKindRecord
 from freezer.kinds.base import EXTERNAL_FIELD, FILES_FIELD
 from freezer.kinds.catalog import read_frozen
@@ -104,7 +105,7 @@ def test_a_task_depends_on_every_module_its_modules_import_and_its_group_overrid
     assert groups._problems(root) == []
     _ok(root, "cut", "bbh_v1")
     manifest = json.loads((root / "versions/bbh_v1/manifest.json").read_text(encoding="utf-8"))
-    assert manifest["dependency_closure"] == 1
+    assert manifest["dependency_closure"] == CLOSURE_RULES == 2
     fixtures = _frozen_files(root, "bbh_v1")
     assert {task: data[FILES_FIELD] for task, data in fixtures.items()} == EXPECTED_FILES
     # What the closure needs from outside the suite is kept by name, never dropped.

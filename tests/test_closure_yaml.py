@@ -15,6 +15,7 @@ import pytest
 from test_closure_lmeval import _digests, _frozen_files
 from test_delta_claims import FORMAT_4, _agree, _ok
 
+from freezer.domain.fixturekind import CLOSURE_RULES
 from freezer.kinds.base import EXTERNAL_FIELD
 from freezer.kinds.yamlfiles import IMPORTED_FIELD
 
@@ -51,7 +52,7 @@ def test_a_yaml_fixture_depends_on_what_its_graders_import(api: Path) -> None:
     _suite(api)
     _ok(api, "cut", "api_v1")
     manifest = json.loads((api / "versions/api_v1/manifest.json").read_text(encoding="utf-8"))
-    assert manifest["dependency_closure"] == 1
+    assert manifest["dependency_closure"] == CLOSURE_RULES == 2
     fixtures = _frozen_files(api, "api_v1")  # read from the frozen bytes, as audit reads them
     assert fixtures["add-timeout-flag"][IMPORTED_FIELD] == ["graders/common.py"]
     assert fixtures["add-timeout-flag"][EXTERNAL_FIELD] == ["re"]

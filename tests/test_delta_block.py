@@ -241,11 +241,9 @@ def test_nothing_moved_beside_the_block_still_names_every_moved_dimension(reg: P
         assert "Nothing moved." in method
         assert unnamed_dimensions(method, delta) == []
     delta = json.loads((reg / "versions/graph_v2/delta.json").read_text())
-    # the example's harness repo names no commit: what the run configuration runs is unknown (format 6)
-    assert delta["moved"] == V2_MOVED and [u["dimension"] for u in delta["unknown"]] == [
-        "binary build",
-        "run configuration",
-    ]
+    # the example pins its harness to a commit, so of the run configuration only what moved is said;
+    # the binary's build commit is what stays unknown
+    assert delta["moved"] == V2_MOVED and [u["dimension"] for u in delta["unknown"]] == ["binary build"]
     result = run_inprocess("audit", "--no-code", cwd=reg)
     assert result.code == 0, result.text
 
@@ -345,10 +343,9 @@ def test_an_old_version_whose_template_hid_what_moved_fails_audit(reg: Path) -> 
     hiding = [x for x in result.out.splitlines() if "hides what moved" in x]
     [line] = [x for x in hiding if "graph_v2/METHOD.md" in x]
     assert all(repr(d) in line for d in EVERYTHING_V2_RECORDS), line
-    # graph_v1 records one thing only: its run configuration is unknown (the example's harness repo
-    # names no commit, delta format 6), which its own "Nothing moved" hides too.
-    [first] = [x for x in hiding if "graph_v1/METHOD.md" in x]
-    assert "'run configuration'" in first and not any(repr(d) in first for d in V2_MOVED if d != "run configuration")
+    # graph_v1 records nothing moved and nothing unknown (its harness is pinned to a commit): its
+    # "Nothing moved" is true, and the unknown binary build of graph_v2 is named above.
+    assert not [x for x in hiding if "graph_v1/METHOD.md" in x], hiding
 
 
 @pytest.mark.parametrize(

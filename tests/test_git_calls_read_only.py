@@ -74,12 +74,19 @@ def assert_only_reads(log: Path, writes: bool) -> None:
         if sub == "ls-files":
             # --others --ignored --exclude-standard lists the names git ignores (what a cut leaves out):
             # it reads folders and ignore files, never a file's content, so no filter can run.
-            assert set(options) <= {"-s", "-t", "-z", "--others", "--ignored", "--exclude-standard"}, args
+            # --exclude-from names the user's global excludes file, which git add honours too.
+            named = {a for a in options if a.startswith("--exclude-from=")}
+            assert len(named) <= 1, args
+            assert set(options) - named <= {"-s", "-t", "-z", "--others", "--ignored", "--exclude-standard"}, args
             assert "--others" not in options or {"--ignored", "--exclude-standard"} <= set(options), args
         if sub == "log":
             assert not [a for a in options if a.startswith(CONTENT_OPTIONS)], args
         if sub == "config":
-            assert args[:1] == ["--get"] or (writes and args[0] in ("core.autocrlf", "commit.gpgsign")), args
+            # --file ... --get core.excludesFile: where the user's global excludes file is, one key read
+            global_excludes = args[:1] == ["--file"] and args[2:] == ["--path", "--get", "core.excludesFile"]
+            assert (
+                args[:1] == ["--get"] or global_excludes or (writes and args[0] in ("core.autocrlf", "commit.gpgsign"))
+            ), args
         if sub == "branch":  # list mode only (-r remote-tracking, -l local): never creates or deletes one
             assert args[0] in ("-r", "-l") and "--contains" in args, args
             assert set(options) <= {"-r", "-l", "--contains", "--format=%(refname:short)"}, args

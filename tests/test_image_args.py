@@ -120,7 +120,7 @@ def _cut_dockerfiles(tmp_path: Path, texts: dict[str, str]) -> tuple[Path, str]:
     return root, cut(root, "v1").text
 
 
-def test_a_cut_warns_with_the_reason_and_method_says_build_argument(tmp_path: Path) -> None:
+def test_a_cut_warns_with_the_reason_and_method_says_it(tmp_path: Path) -> None:
     root, text = _cut_dockerfiles(tmp_path, {"capital-city": CI_IMAGE, "river-length": PYTHON_SERVICE})
     assert (
         "fixture capital-city names image ${REGISTRY}/${BASE_IMAGE} (assets/capital-city/Dockerfile:3), "
@@ -136,7 +136,10 @@ def test_a_cut_warns_with_the_reason_and_method_says_build_argument(tmp_path: Pa
     }
     assert images["capital-city"][0]["unresolved"].startswith("the build argument BASE_IMAGE")
     method = (frozen(root, 1) / "METHOD.md").read_text(encoding="utf-8")
-    assert "| capital-city | `${REGISTRY}/${BASE_IMAGE}` | unknown (build argument) |" in method
+    assert (
+        "| capital-city | `${REGISTRY}/${BASE_IMAGE}` | unknown (the build argument BASE_IMAGE has no default "
+        "before the first FROM: its value is given at build time) |" in method
+    )
     assert "| capital-city | `ghcr.io/acme/tools:latest` | unknown (tag only) |" in method
     ok(run_inprocess("audit", "--suite", "qa", cwd=root))
 

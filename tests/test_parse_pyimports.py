@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from freezer.domain.fixturekind import CLOSURE_RULES
 from freezer.kinds.base import Files
 from freezer.kinds.closure import Closures
 from freezer.parse.pyimports import Imported, imports, resolve
@@ -113,7 +114,7 @@ def test_a_closure_follows_imports_through_the_suite_and_keeps_what_it_cannot_re
         "tasks/unrelated.py": b"import torch\n",
     }
     view = Files([], lambda rel, _limit: data[rel], others=sorted(data))
-    closure = Closures(view).of(["tasks/utils.py"])
+    closure = Closures(view, CLOSURE_RULES).of(["tasks/utils.py"])
     assert closure.files == ("tasks/broken.py", "tasks/cycle.py", "tasks/helpers.py")
     assert closure.external == ("numpy", "unparsed:tasks/broken.py")
-    assert Closures(view).of(["tasks/a.yaml"]).files == ()
+    assert Closures(view, CLOSURE_RULES).of(["tasks/a.yaml"]).files == ()

@@ -61,7 +61,12 @@ def test_the_seed_harness_changes_make_graph_tool_scores_incomparable(demo_build
     graph, grep = records["graph-tools"], records["grep-only"]
     assert "run" in graph["depends_on"] and "run" in graph["moved"]
     reason = graph["excluded"]["locate-loopaudit-variants"]
-    assert "run (timeouts.subprocess_s 600 → 1000, parameters.infra_model_patterns +claude-opus-4-*" in reason
+    # the harness moved to the commit the v2 sweep ran (the example pins each), and with it its settings
+    assert (
+        "run (harness.commit bb736e3961b0d3bec4631c48782ff0c286a01456 → 7df885dbe3b4ac5017f1bbfb08604e60dabb1f25, "
+        in reason
+    )
+    assert "timeouts.subprocess_s 600 → 1000, parameters.infra_model_patterns +claude-opus-4-*" in reason
     assert "models.probe added (haiku)" in reason
     # The grep-only arm does not depend on run: its reason stays the fixture's own change.
     assert "run" not in grep["moved"] and "run" not in grep["excluded"]["locate-loopaudit-variants"]

@@ -48,6 +48,7 @@ from freezer.domain.manifest import TouchingCommit
 from freezer.domain.model import Fixture, Raw
 from freezer.kinds.yamlfiles import FILE_FIELDS, entries
 from freezer.registry.record import Side
+from freezer.resolve.references import closure_unknown
 from freezer.validate.namedfiles import AssetFiles, digest_form
 
 GROUPS = ("input", "grading", "cosmetic")
@@ -279,6 +280,7 @@ def compare(
         moved_names.discard("record")
     own = _own_environment(chain, moved_names, unknown) if record_format >= ATTRIBUTION_FORMAT else {}
     data_blind = _own_data(chain, unknown) if with_references else {}
+    code_blind = _own_code(chain) if with_references else {}
     records = []
     for arm, needs in arms.items():
         suite_level = [n for n in needs if n != "code_sites"]
@@ -291,6 +293,8 @@ def compare(
             )
             if task in data_blind and kind not in ("added", "removed") and "sources" in needs:
                 reason = "; ".join(r for r in (reason, data_blind[task]) if r)
+            if task in code_blind and kind not in ("added", "removed"):
+                reason = "; ".join(r for r in (reason, code_blind[task]) if r)
             if reason:
                 record.excluded[task] = reason
             else:
@@ -341,6 +345,18 @@ def _own_data(chain: Sequence[Side], unknown: dict[str, str]) -> dict[str, str]:
     for end in reversed(ends):
         for task, why in dataset_unknowns(end).items():
             found.setdefault(task, f"cannot tell whether its data moved: {end.name}: {why}")
+    return found
+
+
+def _own_code(chain: Sequence[Side]) -> dict[str, str]:
+    """Each landed fixture whose closure imports a module named at run time at an end (the newer
+    first) → its reason: whatever arm, its own code may have moved with no file of it changing."""
+    found: dict[str, str] = {}
+    for end in reversed((chain[0], chain[-1])):
+        for task, fixture in sorted(end.fixtures.items()):
+            why = closure_unknown(fixture) if fixture.get("status", "landed") == "landed" else None
+            if why is not None:
+                found.setdefault(task, f"cannot tell whether what it runs moved: {end.name}: {why}")
     return found
 
 

@@ -24,9 +24,15 @@ FixtureKindName = str
 YAML_FILES = "yaml"
 # The rules by which a fixture's dependency closure is computed (freezer.kinds.closure): 0, what a
 # fixture names (every version cut before the closure existed: a manifest without
-# "dependency_closure"); 1, also what its Python modules import and an lm-eval group's overrides.
+# "dependency_closure"); 1, also what its Python modules import and an lm-eval group's overrides;
+# 2, also the Dockerfile each compose file it names builds (whatever its name: Dockerfile-cuda),
+# and the modules a Python file imports through a call (importlib.import_module("pkg.mod")).
 # A frozen version is read by the rules it was cut with, so its digests and delta stay as recorded.
-CLOSURE_RULES = 1
+CLOSURE_RULES = 2
+# The first rules under which a compose file's built Dockerfiles are part of the closure.
+COMPOSE_BUILDS_SINCE = 2
+# The first rules under which importlib.import_module / __import__ calls are read as imports.
+IMPORT_CALLS_SINCE = 2
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,13 @@ class ImageRef:
         return self.digest is not None
 
     @property
+    def unknown_why(self) -> str | None:
+        """Why the image is unknown, as recorded (a tag alone when no other reason was); None when pinned."""
+        if self.pinned:
+            return None
+        return self.unresolved if self.unresolved is not None else "tag only"
+
+    @property
     def shown(self) -> str:
         return f"{self.name}@{self.digest}" if self.digest else self.name
 

@@ -8,9 +8,10 @@ from pathlib import Path, PurePosixPath
 from freezer.domain.errors import FreezerError
 from freezer.domain.images import ImageRef
 from freezer.kinds.yamlfiles import FILE_FIELDS, entries
-from freezer.resolve.images import compose_dockerfiles, dockerfile_images, is_build_file, is_compose, is_dockerfile
+from freezer.parse.compose import compose_dockerfiles, is_compose
+from freezer.resolve.images import dockerfile_images, is_build_file, is_dockerfile
 from freezer.resolve.images import fixture_images as images_of
-from freezer.resolve.references import dataset_unknown, harness_unknown, source_unknowns
+from freezer.resolve.references import closure_unknown, dataset_unknown, harness_unknown, source_unknowns
 from freezer.runtime.limits import MAX_DOCKERFILE_BYTES
 from freezer.runtime.reading import read_whole
 from freezer.validate.fixtureset import FixtureSet
@@ -106,9 +107,9 @@ def _reference_warnings(fixture_set: FixtureSet, landed: set[str]) -> list[str]:
     whys = [*source_unknowns(version), *filter(None, [harness_unknown(version)])] if isinstance(version, dict) else []
     by_dataset: dict[str, list[str]] = {}
     for doc in fixture_set.fixtures:
-        why = dataset_unknown(doc.data) if doc.data.get("task_id") in landed else None
-        if why is not None:
-            by_dataset.setdefault(why, []).append(str(doc.data["task_id"]))
+        for why in (dataset_unknown(doc.data), closure_unknown(doc.data)) if doc.data.get("task_id") in landed else ():
+            if why is not None:
+                by_dataset.setdefault(why, []).append(str(doc.data["task_id"]))
     for why, tasks in by_dataset.items():
         more = f" and {len(tasks) - _SHOWN_TASKS} more" if len(tasks) > _SHOWN_TASKS else ""
         whys.append(f"{why}, for {len(tasks)} task(s): {', '.join(tasks[:_SHOWN_TASKS])}{more}")

@@ -7,14 +7,18 @@ author's machine, and be missing from every clone. One ``git ls-files
 --others --ignored --exclude-standard`` answers for a whole folder; it reads
 the working tree's names and the repository's ignore files (``.gitignore``
 files, ``.git/info/exclude``), never a file's content, so no filter runs. The
-user's global excludes file is not read (the policy of
-:mod:`freezer.git.gitpolicy`): what a clone publishes must not depend on one
-author's machine. A tracked file is never among the ignored: git publishes it
-whatever ``.gitignore`` says.
+user's global excludes file is read too (``core.excludesFile`` of the user's
+git config, by default ``$XDG_CONFIG_HOME/git/ignore``), though the policy of
+:mod:`freezer.git.gitpolicy` reads no user config otherwise: ``git add -A`` on
+the author's machine honours it, so a file it ignores would be frozen, never
+committed, and missing from every clone. Only that one key is read, from the
+two files git reads it from, with ``git config --file``. A tracked file is
+never among the ignored: git publishes it whatever ``.gitignore`` says.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from freezer.domain.errors import GitError, UsageError
@@ -26,8 +30,13 @@ def ignored_files(folder: Path) -> frozenset[str] | None:
     """Every file under ``folder`` that git ignores, '/'-separated and relative to it; None where
     ``folder`` lies in no git working tree (or git is not installed), so git publishes nothing."""
     # Not --directory: git (2.39) fails with an internal error on it when the folder itself is ignored.
-    args = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard"]
+    args = ["ls-files", "-z", "--others", "--ignored"]
     try:
+        excludes = _global_excludes(folder)
+        # Before --exclude-standard: of the exclude files, the later given wins, and git ranks the
+        # repository's info/exclude above the user's global file.
+        args += [f"--exclude-from={excludes}"] if excludes is not None else []
+        args.append("--exclude-standard")
         code, out, err = git_status(args, folder)
     except UsageError:  # no git on this machine: nothing here is published through it
         return None
@@ -36,3 +45,20 @@ def ignored_files(folder: Path) -> frozenset[str] | None:
             return None
         raise GitError(f"git ls-files failed in {display_path(folder)}: {err.strip()}")
     return frozenset(path for path in out.split("\0") if path)
+
+
+def _global_excludes(folder: Path) -> Path | None:
+    """The user's global excludes file, as ``git add`` finds it: ``core.excludesFile`` of
+    ``$XDG_CONFIG_HOME/git/config`` then ``~/.gitconfig`` (the later wins), else
+    ``$XDG_CONFIG_HOME/git/ignore``; None when that file does not exist."""
+    home = Path(os.environ.get("HOME") or Path.home())
+    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    named = None
+    for config in (xdg / "git" / "config", home / ".gitconfig"):
+        if not config.is_file():
+            continue
+        code, out, _ = git_status(["config", "--file", str(config), "--path", "--get", "core.excludesFile"], folder)
+        if code == 0 and out.strip():
+            named = out.strip()
+    path = Path(named) if named else xdg / "git" / "ignore"
+    return path if path.is_file() else None

@@ -205,6 +205,17 @@ def _report_audit(result: VersionAudit, code: CodeChecks, report: CheckReport) -
     entry = result.name
     for failure in result.failures + result.code_failures:
         report.problems.append(_frozen_problem(failure.file, f"new version {entry}: {failure.message}"))
+    if result.hidden_delta is not None:
+        # audit lets a version recorded before the rule stand; a version the change adds is held to it
+        hidden = result.hidden_delta
+        report.problems.append(
+            _frozen_problem(
+                hidden.file,
+                f"new version {entry}: {hidden.message}. Its manifest records checks.delta_block 1 (cut before "
+                f"freezer read §Delta as shown), which only a version frozen in the base may keep: fix the "
+                "template and cut it again",
+            )
+        )
     detail = result.code.detail
     if not code.run and result.code_status != "none":  # none: no code under test, nothing was skipped
         detail = "not checked (--no-code)"

@@ -80,11 +80,14 @@ def check_rendered(
         # Frozen before cut refused such a template: the version stands as frozen, and is said once.
         first = unshown[0]
         more = f" (and {len(unshown) - 1} more)" if len(unshown) > 1 else ""
+        at = f"{where}/{registry.METHOD}:{first.line}"
+        hidden = f"does not show §Delta as a viewer reads it: {first.message}{more}"
+        result.hidden_delta = Failure(at, hidden)
         result.warnings.append(
             Failure(
-                f"{where}/{registry.METHOD}:{first.line}",
-                f"does not show §Delta as a viewer reads it: {first.message}{more}. The version stays as frozen; "
-                "a cut now refuses its template, so fix the template before the next cut",
+                at,
+                f"{hidden}. The version stays as frozen; a cut now refuses its template, so fix the template "
+                "before the next cut",
             )
         )
     _check_named(frozen_method, data, fail)

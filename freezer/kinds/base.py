@@ -30,6 +30,9 @@ FILES_FIELD = "files"
 # from outside the suite (sorted top-level module names): part of what it runs, so a change of it
 # is a change of the fixture.
 EXTERNAL_FIELD = "external_imports"
+# How an entry of EXTERNAL_FIELD names a module of the fixture whose imports are computed at run
+# time (``importlib.import_module(name)``): what the fixture runs is then unknown.
+DYNAMIC_PREFIX = "dynamic:"
 STATUSES = ("landed", "dropped")
 # What a kind's fixtures meet when the suite gives no schema of its own: freezer's identity fields,
 # and nothing else (the field groups: every other field is input, the strictest reading).

@@ -5,7 +5,13 @@ fixtures through, so the drafts and a frozen version give the same closure). Wha
 the suite pulls in is its static imports (:mod:`freezer.parse.pyimports`: parsed, never imported
 or run), followed file by file through the suite; an import no file of the suite answers is kept by
 name as an external dependency, and a module that cannot be read or parsed is kept as one too
-(``unparsed:<path>``): what it imports is unknown, which is not the same as nothing.
+(``unparsed:<path>``): what it imports is unknown, which is not the same as nothing. So is a
+module that imports a module named at run time (``importlib.import_module(name)``), kept as
+``dynamic:<path>``; a call naming a literal module is followed like an import statement.
+
+A compose file a fixture names (:mod:`freezer.parse.compose`) pulls in the Dockerfile each of its
+services builds (``Dockerfile-cuda`` as much as ``Dockerfile``), when that file is one of the suite's
+and its name says it is a Dockerfile (:func:`freezer.parse.compose.may_be_built`).
 
 Which rules apply is the version's (:data:`freezer.domain.fixturekind.CLOSURE_RULES`): a version cut
 before the closure is read as it was cut, its fixtures depending on the files they name alone.
@@ -16,8 +22,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from freezer.kinds.base import Files
+from freezer.domain.fixturekind import COMPOSE_BUILDS_SINCE, IMPORT_CALLS_SINCE
+from freezer.kinds.base import DYNAMIC_PREFIX, Files
 from freezer.parse import pyimports
+from freezer.parse.compose import compose_dockerfiles, is_compose, may_be_built
 from freezer.runtime.limits import MAX_DOCUMENT_BYTES
 
 
@@ -33,8 +41,9 @@ class Closures:
     """Closures over one view of a suite's files; each module is parsed once, however many fixtures
     reach it (sixty lm-eval tasks naming one ``utils.py``)."""
 
-    def __init__(self, files: Files) -> None:
+    def __init__(self, files: Files, rules: int) -> None:
         self.files = files
+        self.rules = rules  # the closure rules (freezer.domain.fixturekind.CLOSURE_RULES) of the version
         self._known = {*files.paths, *files.others} - files.refused
         self._edges: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
@@ -45,6 +54,11 @@ class Closures:
         stack = [rel for rel in start if rel.endswith(pyimports.PYTHON_SUFFIX)]
         reached: list[str] = []
         external: set[str] = set()
+        if self.rules >= COMPOSE_BUILDS_SINCE:
+            for built in (path for rel in start if is_compose(rel) for path in self._builds_of(rel)):
+                if built not in seen:
+                    seen.add(built)
+                    reached.append(built)
         while stack:
             targets, outside = self._imports_of(stack.pop())
             external.update(outside)
@@ -69,8 +83,21 @@ class Closures:
         targets: list[str] = []
         external: list[str] = []
         for imported in written:
+            if imported.call and self.rules < IMPORT_CALLS_SINCE:
+                continue  # a version cut before import calls were read keeps its closure as cut
+            if imported.at_run_time:
+                external.append(f"{DYNAMIC_PREFIX}{rel}")  # unknown, which is not the same as nothing
+                continue
             resolved = pyimports.resolve(rel, imported, self._known.__contains__)
             targets.extend(resolved.files)
             if resolved.external is not None:
                 external.append(resolved.external)
         return tuple(dict.fromkeys(targets)), tuple(dict.fromkeys(external))
+
+    def _builds_of(self, rel: str) -> list[str]:
+        """The suite's files a compose file's services build (one outside the suite, or a remote
+        context, is no file of it: its images are unknown, :mod:`freezer.resolve.images` says why)."""
+        raw = self.files.bytes_of(rel, MAX_DOCUMENT_BYTES) if rel in self._known else None
+        if not isinstance(raw, bytes):
+            return []
+        return [path for path in compose_dockerfiles(rel, raw) if path in self._known and may_be_built(path)]

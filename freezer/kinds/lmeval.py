@@ -189,7 +189,7 @@ class LmEvalKind(BenchmarkKind):
         overrides: dict[str, set[str]] = {}
         _extend(found.problems, seen, self._groups(reader, groups, found.fixtures, overrides))
         if self.record.closure >= 1:
-            _close(found.fixtures, Closures(files), overrides)
+            _close(found.fixtures, Closures(files, self.record.closure), overrides)
         return found
 
     def _groups(

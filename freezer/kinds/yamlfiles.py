@@ -21,11 +21,12 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from freezer.domain.fixturekind import FixtureKindRecord
+from freezer.domain.fixturekind import COMPOSE_BUILDS_SINCE, FixtureKindRecord
 from freezer.domain.jsontypes import JsonValue
 from freezer.domain.problems import Problem
 from freezer.git.globs import GlobError, compile_glob
 from freezer.kinds.base import EXTERNAL_FIELD, ConfigProblem, Files, KindFixture, KindRead
+from freezer.parse.compose import is_compose, may_be_built
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import load_bytes
 from freezer.parse.yamllocate import YAML_SUFFIXES
@@ -76,8 +77,16 @@ class YamlFilesKind:
         return {**owned, "class": "cosmetic", IMPORTED_FIELD: "input", EXTERNAL_FIELD: "input"}
 
     def assets_read(self, assets: Sequence[str]) -> list[str]:
-        """The Python assets: what a fixture's closure is read from (its other assets count by hash)."""
-        return [rel for rel in assets if rel.endswith(_PYTHON)]
+        """The Python assets, and the compose files and Dockerfiles a compose build can name: what a
+        fixture's closure is read from (its other assets count by hash)."""
+        return [rel for rel in assets if self._followed(rel) or (self._builds() and may_be_built(rel))]
+
+    def _builds(self) -> bool:
+        return self.record.closure >= COMPOSE_BUILDS_SINCE
+
+    def _followed(self, rel: str) -> bool:
+        """A file whose closure is followed: a Python module, or a compose file under rules that read its builds."""
+        return rel.endswith(_PYTHON) or (self._builds() and is_compose(rel))
 
     def close(self, documents: Iterable[YamlDocument], files: Files) -> list[Problem]:
         """Each fixture (parsed, its data changed in place) gains what the Python files its file
@@ -87,14 +96,14 @@ class YamlFilesKind:
         if self.record.closure < 1:
             return []
         known = {*files.paths, *files.others}
-        python = sorted(rel for rel in known if rel.endswith(_PYTHON))
+        followed = sorted(rel for rel in known if self._followed(rel))
         closures = None
-        if python:
-            # start-up time: the import reader is for suites with Python files; a validate hook on
-            # a suite of YAML alone (the usual graph suite) never loads it
+        if followed:
+            # start-up time: the import reader is for suites with Python or compose files; a validate
+            # hook on a suite of YAML alone (the usual graph suite) never loads it
             from freezer.kinds.closure import Closures
 
-            closures = Closures(files)
+            closures = Closures(files, self.record.closure)
         problems = []
         for document in documents:
             data = document.data
@@ -106,7 +115,7 @@ class YamlFilesKind:
             if closures is None:
                 continue
             written = [entry for key in FILE_FIELDS for entry in entries(data, key)]
-            named = [rel for entry in written for rel in _python(entry, known, python)]
+            named = [rel for entry in written for rel in _followed(entry, known, followed)]
             closure = closures.of(named)
             if closure.files:
                 data[IMPORTED_FIELD] = list(closure.files)
@@ -176,12 +185,13 @@ def glob_literal(entry: str) -> str:
     return entry[: min([entry.find(c) for c in _WILDCARDS if c in entry] or [len(entry)])]
 
 
-def _python(entry: str, known: Collection[str], python: Sequence[str]) -> list[str]:
-    """The Python files of the suite an ``assets:`` or ``graders:`` entry names: the file itself, or
-    those a folder or glob entry matches (read as :mod:`freezer.validate.namedfiles` reads it)."""
+def _followed(entry: str, known: Collection[str], followed: Sequence[str]) -> list[str]:
+    """The files of the suite whose closure is followed (``followed``, sorted) that an ``assets:`` or
+    ``graders:`` entry names: the file itself, or those a folder or glob entry matches (read as
+    :mod:`freezer.validate.namedfiles` reads it)."""
     if entry in known:
-        return [entry] if entry.endswith(_PYTHON) else []
-    return glob_matches(entry, python)
+        return [entry] if entry in followed else []
+    return glob_matches(entry, followed)
 
 
 def glob_matches(entry: str, paths: Sequence[str]) -> list[str]:

@@ -17,6 +17,11 @@ to the files of the suite it loads, by '/'-separated path relative to the suite'
   it, nearest first, the longest tail of the path first (``ifeval/instructions.py``, then
   ``instructions.py``).
 
+An import written as a call (``importlib.import_module("pkg.mod")``, ``import_module(".helpers",
+__package__)``, ``__import__("helpers")``) is read like the statement when its module is a string
+literal; when it is computed at run time (``import_module(name)``) what it loads cannot be known,
+and the import says so (:attr:`Imported.at_run_time`), never nothing.
+
 An import that names no file of the suite is external and kept by its top-level name (``nltk``,
 ``lm_eval``), never dropped: what a task needs from outside the suite is part of what it runs.
 A submodule found counts as the import resolved (``from pkg import mod`` loads ``pkg/mod.py``), and
@@ -45,6 +50,8 @@ class Imported:
     module: str
     level: int = 0
     names: tuple[str, ...] = ()
+    call: bool = False  # written as a call (importlib.import_module, __import__), not a statement
+    at_run_time: bool = False  # a call whose module is computed at run time: ``module`` is ""
 
 
 @dataclass(frozen=True)
@@ -93,7 +100,29 @@ def _imports(source: bytes) -> tuple[Imported, ...] | None:
             found.append(Imported(node.module or "", node.level, names))
         else:
             stack.extend(reversed(_statements_in(node)))
+    if any(name.encode() in source for name in _IMPORT_CALLS):
+        # Calls sit in expressions, which the walk above skips: only a file naming one is walked whole.
+        found.extend(filter(None, (_import_call(node) for node in ast.walk(tree) if isinstance(node, ast.Call))))
     return tuple(found)
+
+
+# The functions that import a module named by their first argument.
+_IMPORT_CALLS = ("import_module", "__import__")
+
+
+def _import_call(node: ast.Call) -> Imported | None:
+    """``importlib.import_module(x)``, ``import_module(x)`` or ``__import__(x)`` as an import."""
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    if name not in _IMPORT_CALLS or not (node.args or node.keywords):
+        return None
+    first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "name"), None)
+    if not isinstance(first, ast.Constant) or not isinstance(first.value, str):
+        return Imported("", call=True, at_run_time=True)
+    written = first.value
+    module = written.lstrip(".")
+    # __import__ takes its level as an argument, import_module as leading dots (with package=).
+    return Imported(module, len(written) - len(module), call=True)
 
 
 def _statements_in(node: ast.stmt) -> list[ast.stmt]:

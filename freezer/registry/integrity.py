@@ -174,6 +174,7 @@ def check_integrity(
         result.failures += rendered.failures
         result.checks += rendered.checks
         result.warnings += rendered.warnings
+        result.hidden_delta = rendered.hidden_delta
         return data
     finally:
         pending.cancel()

@@ -69,6 +69,10 @@ class VersionAudit:
     pin_reach: str | None = None
     # What reads wrong in a version that audits (a defect of the format it was cut in): said, not failed.
     warnings: list[Failure] = field(default_factory=list)
+    # Of the warnings, where METHOD.md hides §Delta in a version recording checks.delta_block 1:
+    # the version stands if the base froze it, but ``check`` refuses it in a version the change
+    # adds, as a hand-written manifest could claim that old record (file:line, and how it hides).
+    hidden_delta: Failure | None = None
 
     @property
     def ok(self) -> bool:

@@ -255,7 +255,7 @@ def method_from_files(
         "code_under_test": manifest.code_under_test,
         "sources": [asdict(source) for source in sources_of(version)],
         "images": [
-            {"task_id": task, **image.to_json(), "pinned": image.pinned}
+            {"task_id": task, **image.to_json(), "pinned": image.pinned, "unknown": image.unknown_why}
             for task, refs in manifest.images.items()
             for image in refs
         ],

@@ -14,7 +14,6 @@ Dockerfile outside the fixture's files) is unknown with that reason.
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,7 +21,8 @@ from pathlib import PurePosixPath
 
 from freezer.domain.images import ImageRef
 from freezer.domain.model import Raw
-from freezer.parse.yamlload import load_bytes
+from freezer.parse import compose
+from freezer.parse.compose import is_compose
 from freezer.runtime.limits import MAX_DOCKERFILE_BYTES
 
 # Fields naming an image, as JSON paths from the fixture's (or task file's) top level.
@@ -41,12 +41,6 @@ def is_dockerfile(rel: str) -> bool:
         or lowered.startswith(("dockerfile.", "containerfile."))
         or lowered.endswith((".dockerfile", ".containerfile"))
     )
-
-
-def is_compose(rel: str) -> bool:
-    """docker-compose.yaml, compose.yaml (and .yml), and their overrides (docker-compose.gpu.yaml)."""
-    lowered = PurePosixPath(rel).name.lower()
-    return lowered.startswith(("docker-compose.", "compose.")) and lowered.endswith((".yaml", ".yml"))
 
 
 def is_build_file(rel: str) -> bool:
@@ -234,7 +228,7 @@ def compose_images(rel: str, data: bytes, files: Mapping[str, bytes]) -> list[Im
     images of the Dockerfile each ``build:`` names (``files``: the fixture's files by path; one that
     is not among them, or a remote build context, is unknown with that reason). A compose file that
     does not read as YAML names one unknown image: what it runs cannot be known."""
-    services, parsed = _services(rel, data)
+    services, parsed = compose.services(rel, data)
     if services is None:
         if not parsed:
             return [ImageRef(rel, None, rel, "the compose file does not read as YAML, so its services are unknown")]
@@ -258,28 +252,8 @@ def _compose_image(text: str, where: str) -> ImageRef:
     return image_ref(text, where)
 
 
-def _services(rel: str, data: bytes) -> tuple[Mapping[str, object] | None, bool]:
-    """A compose file's ``services`` mapping (None when it has none), and whether it read as YAML."""
-    document = load_bytes(data, rel).document
-    services = document.data.get("services") if document is not None and isinstance(document.data, dict) else None
-    return (services if isinstance(services, Mapping) else None), document is not None
-
-
-def _build_path(rel: str, build: object) -> str | None:
-    """The Dockerfile a service's ``build:`` names, relative to the drafts; None for an inline one or
-    a remote context."""
-    context, dockerfile = (build, "Dockerfile") if isinstance(build, str) else (".", "Dockerfile")
-    if isinstance(build, Mapping):
-        if isinstance(build.get("dockerfile_inline"), str):
-            return None
-        context, dockerfile = str(build.get("context", ".")), str(build.get("dockerfile", "Dockerfile"))
-    if not isinstance(context, str) or "://" in context or context.startswith("git@"):
-        return None
-    return posixpath.normpath(posixpath.join(posixpath.dirname(rel), context, dockerfile))
-
-
 def _compose_build(rel: str, build: object, where: str, files: Mapping[str, bytes]) -> list[ImageRef]:
-    path = _build_path(rel, build)
+    path = compose.build_path(rel, build)
     if path is None:
         inline = build.get("dockerfile_inline") if isinstance(build, Mapping) else None
         if isinstance(inline, str):
@@ -291,19 +265,6 @@ def _compose_build(rel: str, build: object, where: str, files: Mapping[str, byte
         why = f"the Dockerfile it builds ({path}) is not among the fixture's files, so its images are unknown"
         return [ImageRef(path, None, where, why)]
     return dockerfile_images(path, data)
-
-
-def compose_dockerfiles(rel: str, data: bytes) -> list[str]:
-    """The paths of the Dockerfiles a compose file's ``build:`` entries name, for a reader that reads
-    only the files it needs (whatever their names: ``Dockerfile-cuda`` is no Dockerfile by name)."""
-    services, _ = _services(rel, data)
-    found = []
-    for service in (services or {}).values():
-        build = service.get("build") if isinstance(service, Mapping) else None
-        path = _build_path(rel, build) if build is not None else None
-        if path is not None:
-            found.append(path)
-    return found
 
 
 def field_images(fields: Raw) -> list[ImageRef]:

@@ -9,7 +9,9 @@ An image is pinned by its digest (:mod:`freezer.resolve.images`); the same rule 
 - ``run.harness``: a ``repo`` with no ``commit`` runs whatever the repository holds that day;
 - an lm-eval task's dataset: lm-eval reads ``dataset_path`` from the Hugging Face hub at the
   revision ``dataset_kwargs.revision`` names, and at the newest one when it names none (or a branch
-  or tag, which can move); a ``sources:`` entry for the same dataset is a claim, not what runs.
+  or tag, which can move); a ``sources:`` entry for the same dataset is a claim, not what runs;
+- a fixture's own code: a module of its closure that imports a module named at run time
+  (``importlib.import_module(name)``, recorded as ``dynamic:<path>``) runs what no file names.
 
 Each rule is a pure function of the parsed record; an unknown reference is never "did not move".
 """
@@ -20,6 +22,7 @@ import re
 from collections.abc import Mapping
 
 from freezer.domain.model import Raw, sources_of
+from freezer.kinds.base import DYNAMIC_PREFIX, EXTERNAL_FIELD
 
 _CONTENT_DIGEST = re.compile(r"^[a-z0-9-]+:[0-9a-fA-F]+$")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
@@ -73,3 +76,18 @@ def dataset_unknown(fixture: Raw) -> str | None:
     if not isinstance(revision, str) or not _COMMIT.match(revision):
         return f"dataset {path} is read at revision {revision!r}, a branch or tag name that can move"
     return None
+
+
+def closure_unknown(fixture: Raw) -> str | None:
+    """Why what a fixture runs cannot be known from its files (a module of its closure imports a
+    module named at run time), or None."""
+    external = fixture.get(EXTERNAL_FIELD)
+    dynamic = [
+        entry.removeprefix(DYNAMIC_PREFIX)
+        for entry in (external if isinstance(external, list) else ())
+        if isinstance(entry, str) and entry.startswith(DYNAMIC_PREFIX)
+    ]
+    if not dynamic:
+        return None
+    more = f" (and {len(dynamic) - 1} more module(s))" if len(dynamic) > 1 else ""
+    return f"{dynamic[0]}{more} imports a module named at run time (a dynamic import), so what it runs is unknown"

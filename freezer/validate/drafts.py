@@ -30,7 +30,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from freezer.domain import canonical
 from freezer.domain.escape import visible
@@ -85,6 +85,30 @@ def litter(name: str) -> tuple[str, str] | None:
     if name.endswith(_LITTER_ENDINGS):
         return next(LITTER_SUFFIXES[end] for end in _LITTER_ENDINGS if name.endswith(end))
     return None
+
+
+# How a file of the drafts is left out of a version: git ignores it, or it is litter outside git.
+LeftOut = Literal["ignored", "litter", "refused"]
+
+
+def leave_out(rel: str, name: str, ignored: frozenset[str] | None) -> tuple[LeftOut, str | None] | None:
+    """Whether the file ``rel`` of the drafts (named ``name``) is left out of a version, and how:
+    git ignores it, it is litter where the registry is no git repository (``ignored`` None), or it
+    is refused with why (litter git would publish, an ignored version.yaml); None: it is kept."""
+    if ignored and rel in ignored:
+        if rel == VERSION_NAME:
+            return "refused", "git ignores it, so a clone would have none; un-ignore it"
+        return "ignored", None
+    left = litter(name) if name.endswith(_LITTER_ENDINGS) or name in LITTER_NAMES else None
+    if left is None:
+        return None
+    if ignored is None:
+        return "litter", None
+    what, pattern = left
+    return "refused", (
+        f"{what}, which git does not ignore: git add would publish it and a cut would freeze it; "
+        f"add it to .gitignore (a line {pattern}) or delete it"
+    )
 
 
 @dataclass
@@ -188,27 +212,14 @@ def collect(suite: SuiteConfig) -> DraftFiles:
             joined = os.path.join(folder, name)
             path = Path(joined)
             rel = prefix + name
-            if ignored and rel in ignored:
-                if rel == VERSION_NAME:
-                    found.problems.append(_problem(path, "git ignores it, so a clone would have none; un-ignore it"))
+            left_out = leave_out(rel, name, ignored)
+            if left_out is not None:
+                how, why = left_out
+                if why is not None:
+                    found.problems.append(_problem(path, why))
                     found.refused.add(rel)
                 else:
-                    found.ignored.append(path)
-                continue
-            left = litter(name) if name.endswith(_LITTER_ENDINGS) or name in LITTER_NAMES else None
-            if left is not None and ignored is None:
-                found.litter.append(path)
-                continue
-            if left is not None:
-                what, pattern = left
-                found.problems.append(
-                    _problem(
-                        path,
-                        f"{what}, which git does not ignore: git add would publish it and a cut would freeze it; "
-                        f"add it to .gitignore (a line {pattern}) or delete it",
-                    )
-                )
-                found.refused.add(rel)
+                    (found.ignored if how == "ignored" else found.litter).append(path)
                 continue
             if visible(name) != name:
                 found.problems.append(_problem(path, "the file name holds a control or direction-changing character"))

@@ -21,6 +21,7 @@ from freezer.domain.errors import InvalidInput, UsageError
 from freezer.domain.escape import visible
 from freezer.domain.problems import Problem, display_path
 from freezer.domain.steps import Progress, no_progress
+from freezer.git.ignored import ignored_files
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import load_file
 from freezer.registry.config import CONFIG_NAME, RegistryConfig, SuiteConfig, load_config
@@ -230,6 +231,7 @@ def validate_paths(
     for one in [] if suite else owners.kind_versions(files):
         report.merge(validate_suite(one, progress))
         files = [file for file in files if not file.resolve().is_relative_to(one.drafts.resolve())]
+    files = _published(files, owners, report)
     # A file of a kind whose files do not stand alone (folders, records) is a part of a fixture: its
     # suite is validated as a whole (a task file says nothing of its folder, nor a record of its set).
     owned: dict[str, SuiteConfig] = {}
@@ -294,6 +296,36 @@ def validate_paths(
         report.sets.append(fixture_set)
     report.problems.sort(key=lambda p: (p.file, p.line or 0, p.col or 0, p.message))
     return report
+
+
+def _published(files: list[Path], owners: Owners, report: Report) -> list[Path]:
+    """The files named inside a suite's drafts that a version would hold, as a whole validate and a
+    cut sort them (:func:`freezer.validate.drafts.leave_out`): one git ignores is said and left
+    unchecked, litter git would publish is refused; a file outside every suite is kept."""
+    ignored_in: dict[Path, frozenset[str] | None] = {}
+    kept = []
+    for file in files:
+        owner = owners.of(file)
+        root = owner.drafts.resolve() if owner is not None else None
+        if owner is None or root is None or not file.parent.resolve().is_relative_to(root):
+            kept.append(file)
+            continue
+        if root not in ignored_in:
+            ignored_in[root] = ignored_files(owner.drafts)  # one git call per suite, not per file
+        rel = (file.parent.resolve() / file.name).relative_to(root).as_posix()
+        left = drafts.leave_out(rel, file.name, ignored_in[root])
+        if left is None:
+            kept.append(file)
+        elif left[1] is not None:
+            report.problems.append(Problem(display_path(file), None, None, (), left[1], "file"))
+        elif left[0] == "ignored":
+            report.notes.append(f"{display_path(file)}: git ignores it, so no version holds it; not checked")
+        else:
+            report.notes.append(
+                f"{display_path(file)}: left out of every version as what tools leave beside files (the registry "
+                "is no git repository, so freezer's own list stands in for a .gitignore); not checked"
+            )
+    return kept
 
 
 def _is_suite_version(file: Path, suite: SuiteConfig) -> bool:
