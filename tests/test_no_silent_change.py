@@ -89,7 +89,7 @@ def test_check_under_ci_without_the_base_fetched_is_an_error(v2_frozen: Path) ->
     assert "✓" not in result.out
     local = run_inprocess("check", cwd=v2_frozen)  # no CI, no upstream: HEAD, and it says so
     assert local.code == 0, local.text
-    assert "only uncommitted changes are checked" in local.out
+    assert "no upstream branch or origin/HEAD: the uncommitted changes; --base REF checks commits too" in local.out
 
 
 def test_check_on_the_first_commit_of_a_registry(reg: Path, tmp_path: Path) -> None:

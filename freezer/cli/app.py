@@ -33,13 +33,23 @@ app = typer.Typer(
     cls=Group,
     help="A frozen-version registry for benchmark fixture sets: validate, cut, audit, check.\n\n"
     "freezer -C DIR COMMAND runs as if started in DIR (as git -C does).",
+    # \b keeps click from re-wrapping the example block into one paragraph.
+    epilog="Examples:\n\n\b\n"
+    "  freezer demo /tmp/demo        a sample registry, every kind, cut and audited\n"
+    "  freezer init bench            start a registry (--kind, --adopt PATH for a benchmark you have)\n"
+    "  freezer validate              check the drafts\n"
+    "  freezer cut v1                freeze them as versions/<suite>_v1\n"
+    "  freezer check                 the pre-merge guard (pre-commit, CI)\n"
+    "  freezer audit                 prove every frozen version intact\n"
+    "  freezer compare v1 v2         which scores can be compared across two versions\n\n"
+    "Each command's --help says more.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=True,
     rich_markup_mode=None,
 )
-# In the order --help lists them.
-for _module in (browse, drafts, signing, guard):
+# In the order --help lists them: a version's life (drafts, cut, the guard), then reading, then signing.
+for _module in (drafts, guard, browse, signing):
     app.registered_commands.extend(_module.commands.registered_commands)
 app.add_typer(results.results_app, name="results")
 

@@ -292,7 +292,8 @@ def site(
     registry: RegistryOption = None,
     fmt: FormatOption = None,
 ) -> Outcome:
-    """Render the registry as a static HTML site (no JavaScript, relative links, byte-identical rebuilds)."""
+    """Render the registry as a static HTML site (relative links, byte-identical rebuilds; every page reads
+    without JavaScript, and only the search page runs a small script)."""
     # start-up time: loaded by the command that runs it (freezer.cli.app)
     from freezer.site import site as site_mod
     from freezer.site.site import Built  # as above

@@ -230,7 +230,8 @@ def demo(
     ] = None,
     fmt: FormatOption = None,
 ) -> Outcome:
-    """Build a sample code repository and a registry, cut graph v1 and v2, and audit them."""
+    """Build a sample code repository and a registry with a suite of every kind (graph, generic, Harbor task
+    folders, SWE-bench records, lm-eval tasks), cut their versions, and audit them."""
     # start-up time: loaded by the command that runs it (freezer.cli.app)
     from freezer.demo.registry import COMPARE_HINT, LOOK_AT, run_demo
 
@@ -251,5 +252,6 @@ def demo(
     width = max(len(path) for path, _ in LOOK_AT)
     for path, what in LOOK_AT:
         output.say(f"  {root}/{path.ljust(width)}   {what}")
-    output.say(f"Then try: cd {root} && freezer audit && {COMPARE_HINT}")
+    command = output.invoked_as()
+    output.say(f"Then try: cd {root} && {command} audit && {COMPARE_HINT.replace('freezer ', command + ' ', 1)}")
     return result

@@ -26,6 +26,21 @@ OUTPUT_FORMAT = 1
 Said = TypeVar("Said", bound=Outcome)
 
 
+def invoked_as() -> str:
+    """How to run freezer again from a shell, for a "then try" line: `freezer` when that name on PATH is
+    this program, else the path it was started by (the README's set-up runs `.venv/bin/freezer`, which
+    is not on PATH), else `python -m freezer` with this interpreter."""
+    import shutil  # start-up time: asked only by a command that ends with a "then try" line
+
+    started = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    on_path = shutil.which("freezer")
+    if on_path and started and os.path.realpath(on_path) == os.path.realpath(started):
+        return "freezer"
+    if os.path.basename(started) == "freezer" and os.access(started, os.X_OK):
+        return started
+    return f"{sys.executable} -m freezer"
+
+
 def resolve_format(requested: str | None) -> str:
     if requested:
         return requested

@@ -72,9 +72,17 @@ def _draft_set(
                 f"{_frozen_line(frozen)}; nothing was written. The drafts say version {declared}",
                 hint=f"cut them as v{declared}: freezer cut v{declared}",
             )
+        if isinstance(declared, int) and declared < number:
+            hint = (
+                f"these are still the drafts of v{declared}: start v{number}'s drafts with freezer next, "
+                f"edit them, then freezer cut v{number}"
+            )
+        else:
+            hint = f"cut them as v{declared}: freezer cut v{declared}"
         raise InvalidInput(
             "cut refused at step 'validate'",
             [fixture_set.version.problem(("version",), f"the drafts say version {declared}, not {number}", "rule")],
+            hint=hint,
         )
     return fixture_set, report.notes
 

@@ -232,6 +232,20 @@ class CodeRepo(History):
             self._trees[sha] = cached
         return cached
 
+    def missing_file_hint(self, path: str, sha: str) -> str:
+        """Where ``path``, absent from commit ``sha``, is after all: uncommitted in the working tree,
+        or in a later HEAD; "" when git knows it nowhere. Asked only for a file already found missing."""
+        code, out, _ = git_status(["status", "--porcelain=v1", "-z", "--", f":(literal){path}"], self.path)
+        state = out[:2] if code == 0 else ""
+        if state == "??":
+            return "; it is in the working tree, never committed: commit it, then pin that commit"
+        if state[:1] in ("A", "M", "R", "C"):
+            return "; it is staged, not yet committed: commit it, then pin that commit"
+        head = self._peeled_commit("HEAD")
+        if head is not None and head != sha and path in self.tree(head):
+            return f"; it is at HEAD ({head[:8]}): pin a commit that holds it"
+        return ""
+
     def entries(self, sha: str) -> list[tuple[str, str, str, str]]:
         """(mode, kind, object sha, path) of every entry of the tree at ``sha``, submodules included."""
         listing = self._git("ls-tree", "-r", "-z", "--full-tree", check_ref(sha))

@@ -189,7 +189,8 @@ class RegistryGit:
             )
         return (
             head,
-            "HEAD: no upstream branch or origin/HEAD found, so only uncommitted changes are checked; pass --base",
+            "HEAD, as there is no upstream branch or origin/HEAD: the uncommitted changes; "
+            "--base REF checks commits too",
         )
 
     def _scheduled_base(self, event: CiEvent) -> tuple[str, str]:

@@ -129,7 +129,8 @@ def check_sites(repo: CodeRepo, sha: str, doc: YamlDocument) -> list[Problem]:
             base = (key, index)
             entry = repo.tree(sha).get(site.file)
             if entry is None:
-                found.append(doc.problem((*base, "file"), f"{site.file} does not exist at {short}", "code"))
+                where_else = repo.missing_file_hint(site.file, sha)
+                found.append(doc.problem((*base, "file"), f"{site.file} does not exist at {short}{where_else}", "code"))
                 continue
             lines = repo.lines(entry[1])
             too_far = [n for n in site.lines if n > len(lines)]

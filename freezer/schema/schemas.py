@@ -207,6 +207,23 @@ def _not_a_sha(value: str) -> str:
     return f"{quoted(value)} is not a commit SHA: write 7 to 40 hex digits (git rev-parse gives them)"
 
 
+def _a(wanted: str) -> str:
+    """'an object (a mapping of fields)' for JSON Schema's 'object', else 'a string', 'an array'."""
+    if wanted == "object":
+        return "an object (a mapping of fields)"
+    return f"{'an' if wanted[:1] in 'aeiou' else 'a'} {wanted}"
+
+
+def _unknown_field(key: str, absent: set[str]) -> str:
+    """The message for a field the schema does not know, naming the absent field it most likely meant."""
+    import difflib  # start-up time: asked only for a field the schema does not know
+
+    meant = difflib.get_close_matches(key, sorted(absent), n=1, cutoff=0.75)
+    if meant:
+        return f"unknown field {key!r}: did you mean {meant[0]!r}?"
+    return f"unknown field {key!r} (check its spelling)"
+
+
 def _describe(error: ValidationError, root: JsonObject) -> list[tuple[JsonPath, str]]:
     path: JsonPath = tuple(error.absolute_path)
     kind: Any = error.validator
@@ -216,13 +233,15 @@ def _describe(error: ValidationError, root: JsonObject) -> list[tuple[JsonPath, 
     if kind == "additionalProperties" and isinstance(instance, dict):
         known = set(schema.get("properties", {}))
         extras = sorted(k for k in instance if k not in known)
-        return [((*path, key), f"unknown field {key!r} (check its spelling)") for key in extras]
+        return [((*path, key), _unknown_field(key, known - set(instance))) for key in extras]
     if kind == "required":
         missing = [k for k in expected if isinstance(instance, dict) and k not in instance]
         why = _condition(error, root)
         return [(path, f"missing required field {k!r}{why}") for k in missing]
     if kind == "type":
         wanted = " or ".join(expected) if isinstance(expected, list) else expected
+        if instance is None and not path:
+            return [(path, f"the file holds no document (empty, or comments only): expected {_a(wanted)}")]
         hint = ""
         if wanted == "string" and isinstance(instance, (int, float)) and not isinstance(instance, bool):
             hint = f"; YAML read it as a number: put it in quotes ('{instance}')"
@@ -245,6 +264,9 @@ def _describe(error: ValidationError, root: JsonObject) -> list[tuple[JsonPath, 
         return [(path, f"{quoted(instance)} does not match the pattern {expected}")]
     if kind == "propertyNames":
         return [(path, f"name {quoted(instance)} is not allowed ({error.message[:200]})")]
+    if kind == "anyOf" and all(isinstance(s, dict) and set(s) == {"required"} for s in expected):
+        names = ", ".join(repr(s["required"][0]) for s in expected)
+        return [(path, f"needs at least one of {names}")]
     if kind == "oneOf" and all(set(s) == {"required"} for s in expected):
         keys = [s["required"][0] for s in expected]
         present = [k for k in keys if isinstance(instance, dict) and k in instance]
