@@ -144,11 +144,14 @@ def main() -> None:
             if args.only is not None and args.only not in _builder_name(build):
                 continue
             result = build()
-            result.measure(max(size.runs, 10) if result.workload == "freezer --version" else size.runs)
+            # --version is a few ms: ten runs steady it, except in quick mode, which only keeps the harness alive.
+            steady = result.workload == "freezer --version" and not args.quick
+            result.measure(max(size.runs, 10) if steady else size.runs)
             workloads.append(result)
             print(report.one_line(result), flush=True)
-        against = {} if partial_run else bench_against(work, *size.against, runs=2)
-        scaling = {} if partial_run else scaling_rows(work, size.scale_validate, size.scale_check, 3)
+        repeats = 1 if args.quick else 2  # quick mode: each side once, as for every workload above
+        against = {} if partial_run else bench_against(work, *size.against, runs=repeats)
+        scaling = {} if partial_run else scaling_rows(work, size.scale_validate, size.scale_check, repeats + 1)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     results: dict[str, object] = {
