@@ -76,9 +76,32 @@ def test_a_literal_import_call_is_followed_and_a_computed_one_is_unknown(api: Pa
     changed, delta = _agree(api, "api")
     assert changed == {"add-timeout-flag"}
     assert "assets" not in delta["moved"], delta["moved"]
+    (unknown,) = [u for u in delta["unknown"] if u["dimension"] == "fixture set"]
+    assert unknown["why"].startswith("api_v2: task explain-pipeline: graders/grade_answer.py imports a module")
+    method = (api / "versions/api_v2/METHOD.md").read_text(encoding="utf-8")
+    assert "- **fixture set**: api_v2: task explain-pipeline: graders/grade_answer.py imports a module" in method
     arms = json.loads(_ok(api, "compare", "api_v1", "api_v2", "--format", "json"))["result"]["arms"]
     for arm in arms:
         # nothing of explain-pipeline's files changed, yet what its grader loads is unknown
         why = arm["excluded"].get("explain-pipeline", "")
         assert "cannot tell" in why and "graders/grade_answer.py" in why, arm
         assert "explain-pipeline" not in arm["comparable"]
+
+
+def test_a_task_that_loads_a_module_named_at_run_time_never_reads_as_unchanged(api: Path) -> None:
+    """Nothing of the fixtures' files changes between the versions: §Delta still cannot say the fixture
+    set did not move, because what explain-pipeline's grader loads is chosen at run time."""
+    drafts = _with_calls(api)
+    assert run_inprocess("cut", "api_v1", cwd=api).code == 0
+    commit_all(api, "freeze api_v1")
+    version_yaml = drafts / "version.yaml"
+    version_yaml.write_text(version_yaml.read_text().replace("version: 1\n", "version: 2\n", 1))
+
+    changed, delta = _agree(api, "api")
+
+    assert changed == set()
+    assert "fixture set" not in delta["moved"] and "fixture set" not in delta["unmoved"], delta
+    assert any(u["dimension"] == "fixture set" and "explain-pipeline" in u["why"] for u in delta["unknown"])
+    method = (api / "versions/api_v2/METHOD.md").read_text(encoding="utf-8")
+    did_not = next(line for line in method.splitlines() if line.startswith("These did not:"))
+    assert "fixture set" not in did_not

@@ -24,6 +24,7 @@ from freezer.compare.checkchanges import check_changes, oracle
 from freezer.compare.claims import changed_assets, claims_of, through_files, unclaimed_changes
 from freezer.compare.deltamodel import AssetChanges, BeforeAfter, Delta, FixtureDelta, ModeChange, Unknown
 from freezer.compare.environment import (
+    FIXTURE_SET,
     REFERENCES_FORMAT,
     harness_file_changes,
     image_changes,
@@ -183,7 +184,10 @@ def compute(
     moved: list[str] = []
     unmoved: list[str] = []
     fixture_set_moved = fixtures.moved or (delta_format >= CLAIMS_FORMAT and bool(fixtures.through_files))
-    (moved if fixture_set_moved else unmoved).append("fixture set")
+    if fixture_set_moved:
+        moved.append(FIXTURE_SET)
+    elif all(u.dimension != FIXTURE_SET for u in unknown):  # unknown is never "did not move"
+        unmoved.append(FIXTURE_SET)
     (moved if record else unmoved).append("version record")
     sources = _typed(source_changes(old.version, new.version, full=full)) if delta_format >= 4 else ()
     kept = set(old.fixtures) & set(new.fixtures)

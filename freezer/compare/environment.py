@@ -13,7 +13,7 @@ from freezer.domain.jsontypes import JsonObject
 from freezer.domain.manifest import Manifest
 from freezer.domain.model import Raw, sources_of
 from freezer.registry.record import Side
-from freezer.resolve.references import dataset_unknown, harness_unknown, source_unknowns
+from freezer.resolve.references import closure_unknown, dataset_unknown, harness_unknown, source_unknowns
 
 
 def source_fields(version: Raw | None) -> JsonObject:
@@ -159,6 +159,8 @@ def fixture_unknowns(ends: Sequence[Side]) -> dict[str, str]:
     return dict(sorted(found.items()))
 
 
+FIXTURE_SET = "fixture set"
+
 # Delta format 6 on: every reference a version records is pinned or unknown with why (a url source,
 # a harness repo with no commit, an lm-eval task's dataset revision), and the bytes of the harness
 # files run.harness.paths names are part of the run configuration.
@@ -180,6 +182,16 @@ def dataset_unknowns(end: Side) -> dict[str, str]:
     return found
 
 
+def closure_unknowns(end: Side) -> dict[str, str]:
+    """Each landed fixture whose closure imports a module named at run time (closure rules 2) → why."""
+    found = {}
+    for task, fixture in sorted(end.fixtures.items()):
+        why = closure_unknown(fixture) if fixture.get("status", "landed") == "landed" else None
+        if why is not None:
+            found[task] = why
+    return found
+
+
 def suite_source_unknown(ends: Sequence[Side]) -> str | None:
     """Why version.yaml's own sources are unknown at an end (the newer first), or None."""
     return next((_said_once(e.name, w) for e in reversed(ends) if (w := source_unknowns(e.version))), None)
@@ -196,6 +208,13 @@ def reference_unknowns(ends: Sequence[Side]) -> list[Unknown]:
         whys = source_unknowns(end.version) + [f"task {t}: {w}" for t, w in dataset_unknowns(end).items()]
         if whys:
             found.append(Unknown("sources", _said_once(end.name, whys)))
+            break
+    # A task whose code loads a module named at run time: its digest may stand still while what it runs
+    # moves. Only closure rules 2 record these, so versions cut before them derive the same delta.
+    for end in reversed(ends):
+        whys = [f"task {t}: {w}" for t, w in closure_unknowns(end).items()]
+        if whys:
+            found.append(Unknown(FIXTURE_SET, _said_once(end.name, whys)))
             break
     return found
 
