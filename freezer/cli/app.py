@@ -21,7 +21,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from freezer.cli import browse, drafts, flags, guard, output, results, signing
+from freezer.cli import browse, drafts, flags, guard, lockcmd, output, results, signing
 from freezer.cli.exits import Invocation
 from freezer.cli.options import ClickException, ClickUsageError, Group
 from freezer.domain.errors import FreezerError, UsageError
@@ -39,7 +39,7 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 # In the order --help lists them.
-for _module in (browse, drafts, signing, guard):
+for _module in (browse, drafts, lockcmd, signing, guard):
     app.registered_commands.extend(_module.commands.registered_commands)
 app.add_typer(results.results_app, name="results")
 

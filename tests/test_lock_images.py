@@ -1,0 +1,160 @@
+"""``freezer lock`` against a real registry on 127.0.0.1 (Debian's docker-registry): the images a
+Harbor-style task set names by tag (a Dockerfile's FROM and ``COPY --from``, a compose service's
+``image:``) are locked to the digest the registry serves; a cut reads the lock, never the network
+(the server is stopped before every cut); a tag re-pointed between two versions moves exactly the
+tasks whose image it is, in §Delta and ``compare``; ``lock --check`` is offline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
+
+from conftest import run_cli, run_inprocess
+from nocode_helpers import write
+from ociregistry import free_port, push_image, registry_server, require_server
+from registry_helpers import commit_all, compare_arms, cut_suite, ok, snapshot
+
+CONFIG = """\
+suites:
+  tb:
+    kind: folders
+    drafts: drafts/tb
+    fixtures: "tasks/*/"
+    task_file: task.toml
+    versions: versions
+"""
+VERSION = "suite: tb\nversion: {number}\ntitle: Terminal tasks\npurpose: >-\n  Tasks in containers.\n"
+LOCK = "drafts/tb/freezer.lock.json"
+
+
+def _registry(tmp_path: Path) -> Path:
+    root = tmp_path / "registry"
+    write(root / "freezer.yaml", CONFIG)
+    run_git(["init", "-q", "-b", "main", "."], root, DETERMINISTIC_ENV)
+    return root
+
+
+def _drafts(root: Path, number: int, host: str, instruction: str = "Count the lines of /app/log.") -> None:
+    tb = root / "drafts" / "tb"
+    write(tb / "version.yaml", VERSION.format(number=number))
+    build = tb / "tasks" / "build-app"
+    write(build / "task.toml", "[metadata]\ndifficulty = 'easy'\n")
+    write(build / "instruction.md", "Build the app.\n")
+    write(build / "environment" / "Dockerfile", f"FROM {host}/acme/base:1\nCOPY --from={host}/acme/tool:1 /t /t\n")
+    serve = tb / "tasks" / "serve-api"
+    write(serve / "task.toml", "[metadata]\ndifficulty = 'easy'\n")
+    write(serve / "instruction.md", "Serve the API.\n")
+    write(serve / "docker-compose.yaml", f"services:\n  app:\n    image: {host}/acme/tool:1\n")
+    count = tb / "tasks" / "count-lines"
+    write(count / "task.toml", "[metadata]\ndifficulty = 'easy'\n")
+    write(count / "instruction.md", instruction + "\n")
+
+
+@pytest.mark.slow
+def test_a_locked_tag_re_pointed_moves_exactly_the_tasks_whose_image_it_is(tmp_path: Path) -> None:
+    require_server()
+    root, storage, port = _registry(tmp_path), tmp_path / "storage", free_port()
+    host = f"127.0.0.1:{port}"
+    _drafts(root, 1, host)
+    with registry_server(storage, port):
+        base_1 = push_image(host, "acme/base", "1", {"etc/os-release": b"ID=one\n"})
+        tool = push_image(host, "acme/tool", "1", {"t": b"tool\n"})
+        locked = run_cli("lock", cwd=root)  # the real command, in its own process
+        assert locked.code == 0, locked.text
+        assert f"{host}/acme/base:1 locked at {base_1} (new)" in locked.out
+    lock = json.loads((root / LOCK).read_bytes())
+    assert lock == {"lock_format": 1, "images": {f"{host}/acme/base:1": base_1, f"{host}/acme/tool:1": tool}}
+    commit_all(root, "tb drafts v1, locked")
+    # The server is down: check reads no network, and a cut reads the lock alone.
+    ok(run_inprocess("lock", "--check", cwd=root))
+    text = cut_suite(root, "tb", "tb_v1").text
+    assert "by tag alone" not in text
+    manifest = json.loads((root / "versions/tb_v1/manifest.json").read_bytes())
+    assert manifest["environment_images"]["build-app"][0] == {
+        "name": f"{host}/acme/base:1",
+        "digest": base_1,
+        "where": "tasks/build-app/environment/Dockerfile:1",
+        "pinned_by": "lock",
+    }
+    assert manifest["files"]["freezer.lock.json"]  # the lock's bytes are frozen and hashed
+
+    # v2: one task's instruction edited; the base tag re-pointed at other content and locked again.
+    _drafts(root, 2, host, instruction="Count the words of /app/log.")
+    with registry_server(storage, port):
+        base_2 = push_image(host, "acme/base", "1", {"etc/os-release": b"ID=two\n"})
+        relocked = ok(run_inprocess("lock", cwd=root))
+    assert base_2 != base_1
+    assert f"{host}/acme/base:1 MOVED {base_1} → {base_2}" in relocked.out
+    assert f"{host}/acme/tool:1 unchanged at {tool}" in relocked.out
+    commit_all(root, "tb drafts v2, locked")
+    cut_suite(root, "tb", "tb_v2")
+    arm = compare_arms(root, "tb_v1", "tb_v2", "tb")["all"]
+    assert arm["comparable"] == ["serve-api"]
+    # the lock file's own change moves no dimension of every task: only the tasks its digests reach
+    assert arm["moved"] == []
+    assert arm["classes"] == {"build-app": "unchanged", "count-lines": "changed", "serve-api": "unchanged"}
+    assert sorted(arm["excluded"]) == ["build-app", "count-lines"]
+    moved_env = arm["excluded"]["build-app"]
+    assert (
+        f"its image {host}/acme/base:1@{base_1} (pinned by lock) → {host}/acme/base:1@{base_2} (pinned by lock) "
+        "(tasks/build-app/environment/Dockerfile:1)" in moved_env
+    )
+    delta = json.loads((root / "versions/tb_v2/delta.json").read_bytes())
+    assert [c["path"] for c in delta["environment"]] == ["build-app tasks/build-app/environment/Dockerfile:1"]
+    assert "(pinned by lock)" in (root / "versions/tb_v2/METHOD.md").read_text(encoding="utf-8")
+    ok(run_inprocess("audit", "--suite", "tb", cwd=root))
+
+
+def test_lock_check_names_unlocked_and_stale_images_offline(tmp_path: Path) -> None:
+    root = _registry(tmp_path)
+    host = "127.0.0.1:9"  # the discard port: nothing answers there, and check never asks
+    _drafts(root, 1, host)
+    commit_all(root, "tb drafts")
+    unlocked = run_inprocess("lock", "--check", cwd=root)
+    assert unlocked.code == 1, unlocked.text
+    assert "Traceback" not in unlocked.text
+    assert (
+        f"{host}/acme/base:1 is named by tag and not locked (build-app tasks/build-app/environment/Dockerfile:1)"
+        in unlocked.out
+    )
+    assert f"{host}/acme/tool:1 is named by tag and not locked" in unlocked.out
+    digest = "sha256:" + "e" * 64
+    images = {f"{host}/acme/base:1": digest, f"{host}/acme/tool:1": digest, f"{host}/acme/gone:1": digest}
+    write(root / LOCK, json.dumps({"lock_format": 1, "images": images}))
+    stale = run_inprocess("lock", "--check", cwd=root)
+    assert stale.code == 1, stale.text
+    assert f"{host}/acme/gone:1 is locked but no draft names it any more (stale)" in stale.out
+    assert "not locked" not in stale.out
+    images.pop(f"{host}/acme/gone:1")
+    write(root / LOCK, json.dumps({"lock_format": 1, "images": images}))
+    ok(run_inprocess("lock", "--check", cwd=root))
+
+
+def test_lock_with_a_registry_that_does_not_answer_writes_nothing(tmp_path: Path) -> None:
+    root = _registry(tmp_path)
+    host = f"127.0.0.1:{free_port()}"  # free: no server listens there
+    _drafts(root, 1, host)
+    commit_all(root, "tb drafts")
+    before = snapshot(root / "drafts")
+    result = run_inprocess("lock", cwd=root)
+    assert result.code == 1, result.text
+    assert "Traceback" not in result.text
+    assert f"image {host}/acme/base:1: cannot reach http://{host}" in result.text
+    assert snapshot(root / "drafts") == before
+
+
+def test_a_cut_refuses_a_lock_file_that_is_not_one_naming_where(tmp_path: Path) -> None:
+    root = _registry(tmp_path)
+    _drafts(root, 1, "127.0.0.1:9")
+    write(root / LOCK, json.dumps({"lock_format": 1, "images": {"127.0.0.1:9/acme/base:1": "sha256:short"}}))
+    commit_all(root, "tb drafts")
+    result = run_inprocess("cut", "v1", "--suite", "tb", cwd=root)
+    assert result.code == 1, result.text
+    assert "Traceback" not in result.text
+    assert "freezer.lock.json" in result.text and "$.images" in result.text
+    assert "no sha256:<64 hex> digest" in result.text and "run freezer lock" in result.text
+    assert not (root / "versions").exists()
