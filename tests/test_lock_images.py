@@ -7,13 +7,17 @@ tasks whose image it is, in §Delta and ``compare``; ``lock --check`` is offline
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
-from conftest import run_cli, run_inprocess
+from conftest import REPO, run_cli, run_inprocess
 from nocode_helpers import write
 from ociregistry import free_port, push_image, registry_server, require_server
 from registry_helpers import commit_all, compare_arms, cut_suite, ok, snapshot
@@ -73,6 +77,8 @@ def test_a_locked_tag_re_pointed_moves_exactly_the_tasks_whose_image_it_is(tmp_p
     ok(run_inprocess("lock", "--check", cwd=root))
     text = cut_suite(root, "tb", "tb_v1").text
     assert "by tag alone" not in text
+    method = (root / "versions/tb_v1/METHOD.md").read_text(encoding="utf-8")
+    assert f"| build-app | `{host}/acme/base:1` | `{base_1}` (pinned by lock) |" in method
     manifest = json.loads((root / "versions/tb_v1/manifest.json").read_bytes())
     assert manifest["environment_images"]["build-app"][0] == {
         "name": f"{host}/acme/base:1",
@@ -158,3 +164,41 @@ def test_a_cut_refuses_a_lock_file_that_is_not_one_naming_where(tmp_path: Path) 
     assert "freezer.lock.json" in result.text and "$.images" in result.text
     assert "no sha256:<64 hex> digest" in result.text and "run freezer lock" in result.text
     assert not (root / "versions").exists()
+
+
+def test_with_a_lock_file_only_lock_itself_reaches_the_image_registry(tmp_path: Path) -> None:
+    """The images' registry counts every connection: validate, lock --check, cut, audit, check and
+    compare, with a lock file in the drafts and proxies pointed at it too, make none; lock makes one
+    (the control), and a host that is no registry is refused cleanly."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        listener.settimeout(0.2)
+        host = f"127.0.0.1:{listener.getsockname()[1]}"
+        root = _registry(tmp_path)
+        _drafts(root, 1, host)
+        digest = "sha256:" + "e" * 64
+        images = {f"{host}/acme/base:1": digest, f"{host}/acme/tool:1": digest}
+        write(root / LOCK, json.dumps({"lock_format": 1, "images": images}))
+        commit_all(root, "tb drafts, locked")
+        env = {name: f"http://{host}" for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY")}
+        runs = [("validate",), ("lock", "--check"), ("cut", "v1", "--suite", "tb")]
+        for args in runs:
+            ok(run_inprocess(*args, cwd=root, env=env))
+        commit_all(root, "freeze tb_v1")
+        _drafts(root, 2, host, instruction="Count the words.")
+        ok(run_inprocess("cut", "v2", "--suite", "tb", cwd=root, env=env))
+        commit_all(root, "freeze tb_v2")
+        for args in (("audit",), ("check", "--base", "HEAD~1"), ("compare", "tb_v1", "tb_v2", "--suite", "tb")):
+            ok(run_inprocess(*args, cwd=root, env=env))
+        with pytest.raises(TimeoutError):
+            listener.accept()  # nothing connected
+        listener.settimeout(60)
+        command = [sys.executable, "-m", "freezer", "lock"]
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        with subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as lock:
+            connection, _ = listener.accept()  # the control: lock asked the host
+            connection.close()  # and heard no answer
+            out, err = lock.communicate(timeout=60)
+    assert lock.returncode == 1, out + err
+    assert b"Traceback" not in err and f"image {host}/acme/".encode() in err
