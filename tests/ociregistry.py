@@ -5,6 +5,7 @@ is built from a tar of a few files here, never downloaded."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
 import json
@@ -39,14 +40,16 @@ def free_port() -> int:
 
 
 @contextmanager
-def registry_server(storage: Path, port: int) -> Iterator[str]:
-    """The registry serving ``storage`` on 127.0.0.1:``port`` while the block runs; its host:port."""
+def registry_server(storage: Path, port: int, htpasswd: Path | None = None) -> Iterator[str]:
+    """The registry serving ``storage`` on 127.0.0.1:``port`` while the block runs; its host:port.
+    With ``htpasswd`` (bcrypt lines) it asks every request for Basic credentials."""
     binary = require_server()
     storage.mkdir(parents=True, exist_ok=True)
     config = storage.parent / f"registry-{port}.yml"
     config.write_text(
         f"version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {storage}\n"
-        f"http:\n  addr: 127.0.0.1:{port}\n",
+        f"http:\n  addr: 127.0.0.1:{port}\n"
+        + (f"auth:\n  htpasswd:\n    realm: test\n    path: {htpasswd}\n" if htpasswd else ""),
         encoding="utf-8",
     )
     log = (storage.parent / f"registry-{port}.log").open("wb")
@@ -58,6 +61,10 @@ def registry_server(storage: Path, port: int) -> Iterator[str]:
             try:
                 with urllib.request.urlopen(f"http://{host}/v2/", timeout=2):
                     break
+            except urllib.error.HTTPError as exc:
+                if exc.code == 401:  # up, and asking for credentials
+                    break
+                raise
             except (urllib.error.URLError, OSError):
                 if server.poll() is not None or time.monotonic() > deadline:
                     raise AssertionError((storage.parent / f"registry-{port}.log").read_text()) from None
@@ -83,8 +90,10 @@ def _digest(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def _upload(host: str, repository: str, blob: bytes) -> None:
-    start = urllib.request.Request(f"http://{host}/v2/{repository}/blobs/uploads/", method="POST", data=b"")
+def _upload(host: str, repository: str, blob: bytes, headers: dict[str, str]) -> None:
+    start = urllib.request.Request(
+        f"http://{host}/v2/{repository}/blobs/uploads/", method="POST", data=b"", headers=headers
+    )
     with urllib.request.urlopen(start, timeout=10) as answer:
         location = urllib.parse.urljoin(f"http://{host}/", answer.headers["Location"])
     joiner = "&" if "?" in location else "?"
@@ -92,21 +101,25 @@ def _upload(host: str, repository: str, blob: bytes) -> None:
         f"{location}{joiner}digest={_digest(blob)}",
         method="PUT",
         data=blob,
-        headers={"Content-Type": "application/octet-stream"},
+        headers={"Content-Type": "application/octet-stream", **headers},
     )
     with urllib.request.urlopen(put, timeout=10) as answer:
         assert answer.status == 201, answer.status
 
 
-def push_image(host: str, repository: str, tag: str, files: dict[str, bytes]) -> str:
-    """Push a one-layer image of ``files`` as ``host/repository:tag``; the digest of its manifest."""
+def push_image(
+    host: str, repository: str, tag: str, files: dict[str, bytes], login: tuple[str, str] | None = None
+) -> str:
+    """Push a one-layer image of ``files`` as ``host/repository:tag`` (as ``login``, Basic, when
+    given); the digest of its manifest."""
+    headers = {"Authorization": "Basic " + base64.b64encode(":".join(login).encode()).decode()} if login else {}
     layer = _layer(files)
     config = json.dumps(
         {"architecture": "amd64", "os": "linux", "rootfs": {"type": "layers", "diff_ids": [_digest(layer)]}},
         sort_keys=True,
     ).encode()
     for blob in (layer, config):
-        _upload(host, repository, blob)
+        _upload(host, repository, blob, headers)
     manifest = json.dumps(
         {
             "schemaVersion": 2,
@@ -126,7 +139,7 @@ def push_image(host: str, repository: str, tag: str, files: dict[str, bytes]) ->
         f"http://{host}/v2/{repository}/manifests/{tag}",
         method="PUT",
         data=manifest,
-        headers={"Content-Type": OCI_MANIFEST},
+        headers={"Content-Type": OCI_MANIFEST, **headers},
     )
     with urllib.request.urlopen(put, timeout=10) as answer:
         assert answer.status == 201, answer.status

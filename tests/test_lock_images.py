@@ -6,6 +6,7 @@ tasks whose image it is, in §Delta and ``compare``; ``lock --check`` is offline
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import socket
@@ -202,3 +203,26 @@ def test_with_a_lock_file_only_lock_itself_reaches_the_image_registry(tmp_path: 
             out, err = lock.communicate(timeout=60)
     assert lock.returncode == 1, out + err
     assert b"Traceback" not in err and f"image {host}/acme/".encode() in err
+
+
+@pytest.mark.slow
+def test_lock_logs_in_with_the_credentials_docker_and_skopeo_store(tmp_path: Path) -> None:
+    require_server()
+    crypt = pytest.importorskip("crypt", reason="bcrypt for the registry's htpasswd file comes from crypt")
+    htpasswd = tmp_path / "htpasswd"
+    htpasswd.write_text(f"ada:{crypt.crypt('s3cret', crypt.mksalt(crypt.METHOD_BLOWFISH))}\n", encoding="utf-8")
+    root, port = _registry(tmp_path), free_port()
+    host = f"127.0.0.1:{port}"
+    _drafts(root, 1, host)
+    commit_all(root, "tb drafts")
+    auth = tmp_path / "auth.json"
+    with registry_server(tmp_path / "storage", port, htpasswd):
+        base = push_image(host, "acme/base", "1", {"a": b"a\n"}, ("ada", "s3cret"))
+        push_image(host, "acme/tool", "1", {"t": b"t\n"}, ("ada", "s3cret"))
+        refused = run_inprocess("lock", cwd=root, env={"REGISTRY_AUTH_FILE": str(auth)})
+        token = base64.b64encode(b"ada:s3cret").decode()
+        auth.write_text(json.dumps({"auths": {host: {"auth": token}}}), encoding="utf-8")
+        locked = ok(run_inprocess("lock", cwd=root, env={"REGISTRY_AUTH_FILE": str(auth)}))
+    assert refused.code == 1, refused.text
+    assert f"{host} asks for credentials to read acme/" in refused.text and "docker login" in refused.text
+    assert f"{host}/acme/base:1 locked at {base} (new)" in locked.out
