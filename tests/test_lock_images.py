@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from freezer.demo.registry import OWN_FORMAT_CONFIG
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
 from conftest import REPO, run_cli, run_inprocess
@@ -23,15 +24,8 @@ from nocode_helpers import write
 from ociregistry import free_port, push_image, registry_server, require_server
 from registry_helpers import commit_all, compare_arms, cut_suite, ok, snapshot
 
-CONFIG = """\
-suites:
-  tb:
-    kind: folders
-    drafts: drafts/tb
-    fixtures: "tasks/*/"
-    task_file: task.toml
-    versions: versions
-"""
+# One suite of Harbor-style task folders (the demo's tb alone: check reads every suite's drafts).
+CONFIG = "suites:\n" + OWN_FORMAT_CONFIG.split("  swe:")[0]
 VERSION = "suite: tb\nversion: {number}\ntitle: Terminal tasks\npurpose: >-\n  Tasks in containers.\n"
 LOCK = "drafts/tb/freezer.lock.json"
 
@@ -68,14 +62,14 @@ def test_a_locked_tag_re_pointed_moves_exactly_the_tasks_whose_image_it_is(tmp_p
     with registry_server(storage, port):
         base_1 = push_image(host, "acme/base", "1", {"etc/os-release": b"ID=one\n"})
         tool = push_image(host, "acme/tool", "1", {"t": b"tool\n"})
-        locked = run_cli("lock", cwd=root)  # the real command, in its own process
+        locked = run_cli("lock", "--suite", "tb", cwd=root)  # the real command, in its own process
         assert locked.code == 0, locked.text
         assert f"{host}/acme/base:1 locked at {base_1} (new)" in locked.out
     lock = json.loads((root / LOCK).read_bytes())
     assert lock == {"lock_format": 1, "images": {f"{host}/acme/base:1": base_1, f"{host}/acme/tool:1": tool}}
     commit_all(root, "tb drafts v1, locked")
     # The server is down: check reads no network, and a cut reads the lock alone.
-    ok(run_inprocess("lock", "--check", cwd=root))
+    ok(run_inprocess("lock", "--check", "--suite", "tb", cwd=root))
     text = cut_suite(root, "tb", "tb_v1").text
     assert "by tag alone" not in text
     method = (root / "versions/tb_v1/METHOD.md").read_text(encoding="utf-8")
@@ -93,7 +87,7 @@ def test_a_locked_tag_re_pointed_moves_exactly_the_tasks_whose_image_it_is(tmp_p
     _drafts(root, 2, host, instruction="Count the words of /app/log.")
     with registry_server(storage, port):
         base_2 = push_image(host, "acme/base", "1", {"etc/os-release": b"ID=two\n"})
-        relocked = ok(run_inprocess("lock", cwd=root))
+        relocked = ok(run_inprocess("lock", "--suite", "tb", cwd=root))
     assert base_2 != base_1
     assert f"{host}/acme/base:1 MOVED {base_1} → {base_2}" in relocked.out
     assert f"{host}/acme/tool:1 unchanged at {tool}" in relocked.out
@@ -121,7 +115,7 @@ def test_lock_check_names_unlocked_and_stale_images_offline(tmp_path: Path) -> N
     host = "127.0.0.1:9"  # the discard port: nothing answers there, and check never asks
     _drafts(root, 1, host)
     commit_all(root, "tb drafts")
-    unlocked = run_inprocess("lock", "--check", cwd=root)
+    unlocked = run_inprocess("lock", "--check", "--suite", "tb", cwd=root)
     assert unlocked.code == 1, unlocked.text
     assert "Traceback" not in unlocked.text
     assert (
@@ -132,13 +126,13 @@ def test_lock_check_names_unlocked_and_stale_images_offline(tmp_path: Path) -> N
     digest = "sha256:" + "e" * 64
     images = {f"{host}/acme/base:1": digest, f"{host}/acme/tool:1": digest, f"{host}/acme/gone:1": digest}
     write(root / LOCK, json.dumps({"lock_format": 1, "images": images}))
-    stale = run_inprocess("lock", "--check", cwd=root)
+    stale = run_inprocess("lock", "--check", "--suite", "tb", cwd=root)
     assert stale.code == 1, stale.text
     assert f"{host}/acme/gone:1 is locked but no draft names it any more (stale)" in stale.out
     assert "not locked" not in stale.out
     images.pop(f"{host}/acme/gone:1")
     write(root / LOCK, json.dumps({"lock_format": 1, "images": images}))
-    ok(run_inprocess("lock", "--check", cwd=root))
+    ok(run_inprocess("lock", "--check", "--suite", "tb", cwd=root))
 
 
 def test_lock_with_a_registry_that_does_not_answer_writes_nothing(tmp_path: Path) -> None:
@@ -147,7 +141,7 @@ def test_lock_with_a_registry_that_does_not_answer_writes_nothing(tmp_path: Path
     _drafts(root, 1, host)
     commit_all(root, "tb drafts")
     before = snapshot(root / "drafts")
-    result = run_inprocess("lock", cwd=root)
+    result = run_inprocess("lock", "--suite", "tb", cwd=root)
     assert result.code == 1, result.text
     assert "Traceback" not in result.text
     assert f"image {host}/acme/base:1: cannot reach http://{host}" in result.text
@@ -183,19 +177,23 @@ def test_with_a_lock_file_only_lock_itself_reaches_the_image_registry(tmp_path: 
         write(root / LOCK, json.dumps({"lock_format": 1, "images": images}))
         commit_all(root, "tb drafts, locked")
         env = {name: f"http://{host}" for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY")}
-        runs = [("validate",), ("lock", "--check"), ("cut", "v1", "--suite", "tb")]
+        runs = [("validate", "--suite", "tb"), ("lock", "--check", "--suite", "tb"), ("cut", "v1", "--suite", "tb")]
         for args in runs:
             ok(run_inprocess(*args, cwd=root, env=env))
         commit_all(root, "freeze tb_v1")
         _drafts(root, 2, host, instruction="Count the words.")
         ok(run_inprocess("cut", "v2", "--suite", "tb", cwd=root, env=env))
         commit_all(root, "freeze tb_v2")
-        for args in (("audit",), ("check", "--base", "HEAD~1"), ("compare", "tb_v1", "tb_v2", "--suite", "tb")):
+        for args in (
+            ("audit", "--suite", "tb"),
+            ("check", "--base", "HEAD~1"),
+            ("compare", "tb_v1", "tb_v2", "--suite", "tb"),
+        ):
             ok(run_inprocess(*args, cwd=root, env=env))
         with pytest.raises(TimeoutError):
             listener.accept()  # nothing connected
         listener.settimeout(60)
-        command = [sys.executable, "-m", "freezer", "lock"]
+        command = [sys.executable, "-m", "freezer", "lock", "--suite", "tb"]
         env = {**os.environ, "PYTHONPATH": str(REPO)}
         with subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as lock:
             connection, _ = listener.accept()  # the control: lock asked the host
@@ -219,10 +217,10 @@ def test_lock_logs_in_with_the_credentials_docker_and_skopeo_store(tmp_path: Pat
     with registry_server(tmp_path / "storage", port, htpasswd):
         base = push_image(host, "acme/base", "1", {"a": b"a\n"}, ("ada", "s3cret"))
         push_image(host, "acme/tool", "1", {"t": b"t\n"}, ("ada", "s3cret"))
-        refused = run_inprocess("lock", cwd=root, env={"REGISTRY_AUTH_FILE": str(auth)})
+        refused = run_inprocess("lock", "--suite", "tb", cwd=root, env={"REGISTRY_AUTH_FILE": str(auth)})
         token = base64.b64encode(b"ada:s3cret").decode()
         auth.write_text(json.dumps({"auths": {host: {"auth": token}}}), encoding="utf-8")
-        locked = ok(run_inprocess("lock", cwd=root, env={"REGISTRY_AUTH_FILE": str(auth)}))
+        locked = ok(run_inprocess("lock", "--suite", "tb", cwd=root, env={"REGISTRY_AUTH_FILE": str(auth)}))
     assert refused.code == 1, refused.text
     assert f"{host} asks for credentials to read acme/" in refused.text and "docker login" in refused.text
     assert f"{host}/acme/base:1 locked at {base} (new)" in locked.out
