@@ -148,7 +148,7 @@ def test_lock_with_a_registry_that_does_not_answer_writes_nothing(tmp_path: Path
     assert snapshot(root / "drafts") == before
 
 
-def test_a_cut_refuses_a_lock_file_that_is_not_one_naming_where(tmp_path: Path) -> None:
+def test_validate_and_cut_refuse_a_lock_file_that_is_not_one_naming_where(tmp_path: Path) -> None:
     root = _registry(tmp_path)
     _drafts(root, 1, "127.0.0.1:9")
     write(root / LOCK, json.dumps({"lock_format": 1, "images": {"127.0.0.1:9/acme/base:1": "sha256:short"}}))
@@ -159,6 +159,12 @@ def test_a_cut_refuses_a_lock_file_that_is_not_one_naming_where(tmp_path: Path) 
     assert "freezer.lock.json" in result.text and "$.images" in result.text
     assert "no sha256:<64 hex> digest" in result.text and "run freezer lock" in result.text
     assert not (root / "versions").exists()
+    validated = run_inprocess("validate", "--suite", "tb", cwd=root)
+    assert validated.code == 1, validated.text
+    assert "drafts/tb/freezer.lock.json" in validated.text and "$.images" in validated.text
+    # freezer lock writes the file again: its own problems do not stop it (here the registry does)
+    relock = run_inprocess("lock", "--suite", "tb", cwd=root)
+    assert relock.code == 1 and "cannot reach http://127.0.0.1:9" in relock.text, relock.text
 
 
 def test_with_a_lock_file_only_lock_itself_reaches_the_image_registry(tmp_path: Path) -> None:

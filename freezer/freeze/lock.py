@@ -20,7 +20,7 @@ from freezer.domain.problems import display_path
 from freezer.domain.steps import no_progress
 from freezer.freeze.environment import fixture_images, suite_images
 from freezer.registry.config import RegistryConfig, SuiteConfig
-from freezer.registry.lockfile import LOCK_NAME, ImageLock, lockable, read_lock
+from freezer.registry.lockfile import LOCK_LAYER, LOCK_NAME, ImageLock, lockable, read_lock
 from freezer.runtime.lock import registry_lock
 from freezer.runtime.writing import replace_file
 from freezer.validate.validate import validate_suite
@@ -78,13 +78,15 @@ class LockReport:
         return {"check": self.checked, "suites": [one.to_json() for one in self.suites]}
 
 
-def _named(suite: SuiteConfig) -> dict[str, str]:
-    """Each image the suite's drafts name by tag → where it is first named (task and place)."""
+def _named(suite: SuiteConfig, *, relocking: bool = False) -> dict[str, str]:
+    """Each image the suite's drafts name by tag → where it is first named (task and place).
+    ``relocking``: the lock file's own problems are no obstacle, for it is written again."""
     report = validate_suite(suite, no_progress)
-    if not report.ok:
+    problems = [p for p in report.problems if not (relocking and p.layer == LOCK_LAYER)]
+    if problems or not report.sets:
         raise InvalidInput(
             f"the drafts of suite {suite.name} do not validate, so the images they name cannot be read",
-            report.problems,
+            problems,
             hint="fix what freezer validate reports, then lock again",
         )
     [fixture_set] = [s for s in report.sets if s.version is not None]
@@ -118,7 +120,7 @@ def lock_suites(config: RegistryConfig, suites: list[SuiteConfig]) -> LockReport
     found: list[tuple[SuiteConfig, SuiteLock, ImageLock]] = []
     resolved: dict[str, str] = {}
     for suite in suites:
-        named = _named(suite)
+        named = _named(suite, relocking=True)
         try:
             before = read_lock(suite.drafts) or ImageLock()
         except InvalidInput:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from freezer.domain.canonical import frozen_file
-from freezer.domain.errors import InvalidInput
+from freezer.domain.errors import FreezerError, InvalidInput
 from freezer.domain.images import ImageRef
 from freezer.domain.problems import Problem, display_path
 from freezer.parse.strictjson import NotStrictJson, loads
@@ -31,6 +31,8 @@ LOCK_FORMAT = 1
 # A lock names the images of one suite's drafts: a few hundred at most; this bounds a hostile one.
 MAX_LOCK_BYTES = 4 * 1024 * 1024
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+# The layer of a problem with the lock file: freezer lock rewrites the file such a problem is about.
+LOCK_LAYER = "lock"
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ def parse_lock(data: bytes, shown: str) -> ImageLock:
     if not isinstance(images, dict):
         raise _refused(shown, ("images",), "must be an object: image name → sha256:<64 hex>")
     problems = [
-        Problem(shown, None, None, ("images", name), f"{digest!r} is no sha256:<64 hex> digest", "lock")
+        Problem(shown, None, None, ("images", name), f"{digest!r} is no sha256:<64 hex> digest; {_HINT}", LOCK_LAYER)
         for name, digest in images.items()
         if not isinstance(digest, str) or not _DIGEST.match(digest)
     ]
@@ -90,7 +92,7 @@ _HINT = "run freezer lock to write it again (it is freezer's own file: never edi
 
 
 def _refused(shown: str, path: tuple[str, ...], message: str) -> InvalidInput:
-    problem = Problem(shown, None, None, path, message, "lock")
+    problem = Problem(shown, None, None, path, f"{message}; {_HINT}", LOCK_LAYER)
     return InvalidInput(f"{shown} is not a valid lock file", [problem], hint=_HINT)
 
 
@@ -101,6 +103,17 @@ def drafts_lock(assets: Mapping[str, Path]) -> ImageLock:
     if path is None:
         return ImageLock()
     return parse_lock(read_whole(path, MAX_LOCK_BYTES), display_path(path))
+
+
+def lock_problems(assets: Mapping[str, Path]) -> list[Problem]:
+    """What is wrong with the lock among a fixture set's assets, for validate (none without one)."""
+    try:
+        drafts_lock(assets)
+    except InvalidInput as exc:
+        return list(exc.problems)
+    except FreezerError as exc:  # unreadable, or larger than any lock
+        return [Problem(display_path(assets[LOCK_NAME]), None, None, (), f"{exc.message}; {_HINT}", LOCK_LAYER)]
+    return []
 
 
 def read_lock(drafts: Path) -> ImageLock | None:
