@@ -25,6 +25,7 @@ import pytest
 
 BINARY = shutil.which("docker-registry") or "/usr/bin/docker-registry"
 OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
+OCI_INDEX = "application/vnd.oci.image.index.v1+json"
 
 
 def require_server() -> str:
@@ -145,3 +146,33 @@ def push_image(
         assert answer.status == 201, answer.status
         assert answer.headers["Docker-Content-Digest"] == _digest(manifest)
     return _digest(manifest)
+
+
+def push_index(host: str, repository: str, tag: str, manifests: dict[str, str]) -> str:
+    """Push an OCI index (a multi-platform image) of the manifests given by platform
+    (``linux/amd64`` → digest, each pushed to ``repository`` before); the digest of the index."""
+    entries = []
+    for platform, digest in manifests.items():
+        with urllib.request.urlopen(
+            urllib.request.Request(
+                f"http://{host}/v2/{repository}/manifests/{digest}", headers={"Accept": OCI_MANIFEST}
+            ),
+            timeout=10,
+        ) as answer:
+            size = len(answer.read())
+        system, architecture = platform.split("/")
+        entries.append(
+            {
+                "mediaType": OCI_MANIFEST,
+                "digest": digest,
+                "size": size,
+                "platform": {"os": system, "architecture": architecture},
+            }
+        )
+    index = json.dumps({"schemaVersion": 2, "mediaType": OCI_INDEX, "manifests": entries}, sort_keys=True).encode()
+    put = urllib.request.Request(
+        f"http://{host}/v2/{repository}/manifests/{tag}", method="PUT", data=index, headers={"Content-Type": OCI_INDEX}
+    )
+    with urllib.request.urlopen(put, timeout=10) as answer:
+        assert answer.status == 201, answer.status
+    return _digest(index)

@@ -21,7 +21,7 @@ from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
 from conftest import REPO, run_cli, run_inprocess
 from nocode_helpers import write
-from ociregistry import free_port, push_image, registry_server, require_server
+from ociregistry import free_port, push_image, push_index, registry_server, require_server
 from registry_helpers import commit_all, compare_arms, cut_suite, ok, snapshot
 
 # One suite of Harbor-style task folders (the demo's tb alone: check reads every suite's drafts).
@@ -230,3 +230,26 @@ def test_lock_logs_in_with_the_credentials_docker_and_skopeo_store(tmp_path: Pat
     assert refused.code == 1, refused.text
     assert f"{host} asks for credentials to read acme/" in refused.text and "docker login" in refused.text
     assert f"{host}/acme/base:1 locked at {base} (new)" in locked.out
+
+
+@pytest.mark.slow
+def test_a_multi_platform_tag_locks_to_its_index_and_json_says_what_moved(tmp_path: Path) -> None:
+    """The digest a multi-platform tag is pinned by is its index's (what ``name@sha256:`` names on
+    every platform), not one platform's manifest; ``--format json`` gives each image's old digest."""
+    require_server()
+    root, port = _registry(tmp_path), free_port()
+    host = f"127.0.0.1:{port}"
+    _drafts(root, 1, host)
+    commit_all(root, "tb drafts")
+    with registry_server(tmp_path / "storage", port):
+        amd = push_image(host, "acme/base", "amd64", {"arch": b"amd64\n"})
+        arm = push_image(host, "acme/base", "arm64", {"arch": b"arm64\n"})
+        index = push_index(host, "acme/base", "1", {"linux/amd64": amd, "linux/arm64": arm})
+        push_image(host, "acme/tool", "1", {"t": b"t\n"})
+        ok(run_inprocess("lock", "--suite", "tb", cwd=root))
+        moved = push_index(host, "acme/base", "1", {"linux/amd64": amd})
+        result = ok(run_inprocess("lock", "--suite", "tb", "--format", "json", cwd=root))
+    assert json.loads((root / LOCK).read_bytes())["images"][f"{host}/acme/base:1"] == moved
+    [suite] = json.loads(result.out)["result"]["suites"]
+    assert suite["written"] is True
+    assert {"name": f"{host}/acme/base:1", "digest": moved, "was": index} in suite["locked"]
