@@ -24,12 +24,11 @@ from freezer.domain.errors import FreezerError, InvalidInput
 from freezer.domain.images import ImageRef
 from freezer.domain.problems import Problem, display_path
 from freezer.parse.strictjson import NotStrictJson, loads
+from freezer.runtime.limits import MAX_LOCK_BYTES
 from freezer.runtime.reading import read_whole
 
 LOCK_NAME = "freezer.lock.json"
 LOCK_FORMAT = 1
-# A lock names the images of one suite's drafts: a few hundred at most; this bounds a hostile one.
-MAX_LOCK_BYTES = 4 * 1024 * 1024
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 # The layer of a problem with the lock file: freezer lock rewrites the file such a problem is about.
 LOCK_LAYER = "lock"

@@ -36,6 +36,7 @@ from email.message import Message
 from pathlib import Path
 
 from freezer.domain.errors import FreezerError
+from freezer.runtime.limits import MAX_IMAGE_MANIFEST_BYTES
 
 MANIFEST_TYPES = (
     "application/vnd.oci.image.index.v1+json",
@@ -43,8 +44,6 @@ MANIFEST_TYPES = (
     "application/vnd.docker.distribution.manifest.list.v2+json",
     "application/vnd.docker.distribution.manifest.v2+json",
 )
-# A manifest or an index is a few KiB; a registry sending more is not answering the question.
-MAX_MANIFEST_BYTES = 4 * 1024 * 1024
 TIMEOUT_SECONDS = 30.0
 _DOCKER_HUB = "docker.io"
 _DOCKER_HUB_API = "registry-1.docker.io"
@@ -98,7 +97,7 @@ def credentials(host: str) -> tuple[str, str] | None:
     """The user and password the credentials file holds for ``host``, or None."""
     path = _auth_file()
     try:
-        document = json.loads(path.read_bytes()[:MAX_MANIFEST_BYTES])
+        document = json.loads(path.read_bytes()[:MAX_IMAGE_MANIFEST_BYTES])
     except (OSError, ValueError):
         return None  # no file, or none freezer can read: asked anonymously, as docker would
     auths = document.get("auths") if isinstance(document, dict) else None
@@ -142,7 +141,7 @@ def _token(image: ImageName, params: dict[str, str], login: tuple[str, str] | No
     if login is not None:
         request.add_header("Authorization", _basic(login))
     with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as answer:
-        document = json.loads(answer.read(MAX_MANIFEST_BYTES))
+        document = json.loads(answer.read(MAX_IMAGE_MANIFEST_BYTES))
     token = document.get("token") or document.get("access_token") if isinstance(document, dict) else None
     if not isinstance(token, str):
         raise FreezerError(f"{realm} gave no token for {image.repository}")
@@ -154,7 +153,7 @@ def _get(url: str, authorization: str | None) -> tuple[bytes, Message]:
     if authorization is not None:
         request.add_header("Authorization", authorization)
     with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as answer:
-        body = answer.read(MAX_MANIFEST_BYTES + 1)
+        body = answer.read(MAX_IMAGE_MANIFEST_BYTES + 1)
         return body, answer.headers
 
 
@@ -194,8 +193,10 @@ def resolve_digest(name: str) -> str:
             f"image {name}: cannot reach {image.scheme}://{image.api_host}: {reason}",
             hint="freezer lock is the one command that reads the network: run it where the registry is reachable",
         ) from None
-    if len(body) > MAX_MANIFEST_BYTES:
-        raise FreezerError(f"image {name}: {url} sent more than {MAX_MANIFEST_BYTES} bytes, no manifest is that large")
+    if len(body) > MAX_IMAGE_MANIFEST_BYTES:
+        raise FreezerError(
+            f"image {name}: {url} sent more than the {MAX_IMAGE_MANIFEST_BYTES:,}-byte limit; no manifest is that large"
+        )
     digest = "sha256:" + hashlib.sha256(body).hexdigest()
     claimed = headers.get("Docker-Content-Digest")
     if claimed and claimed.startswith("sha256:") and claimed != digest:
