@@ -36,7 +36,8 @@ from email.message import Message
 from pathlib import Path
 
 from freezer.domain.errors import FreezerError
-from freezer.runtime.limits import MAX_IMAGE_MANIFEST_BYTES
+from freezer.runtime.limits import MAX_DOCUMENT_BYTES, MAX_IMAGE_MANIFEST_BYTES
+from freezer.runtime.reading import ReadRefused, read_bounded
 
 MANIFEST_TYPES = (
     "application/vnd.oci.image.index.v1+json",
@@ -97,8 +98,8 @@ def credentials(host: str) -> tuple[str, str] | None:
     """The user and password the credentials file holds for ``host``, or None."""
     path = _auth_file()
     try:
-        document = json.loads(path.read_bytes()[:MAX_IMAGE_MANIFEST_BYTES])
-    except (OSError, ValueError):
+        document = json.loads(read_bounded(path, MAX_DOCUMENT_BYTES))
+    except (OSError, ValueError, ReadRefused):
         return None  # no file, or none freezer can read: asked anonymously, as docker would
     auths = document.get("auths") if isinstance(document, dict) else None
     if not isinstance(auths, dict):
