@@ -123,6 +123,8 @@ def test_lock_check_names_unlocked_and_stale_images_offline(tmp_path: Path) -> N
         in unlocked.out
     )
     assert f"{host}/acme/tool:1 is named by tag and not locked" in unlocked.out
+    dry = run_inprocess("cut", "v1", "--suite", "tb", "--dry-run", cwd=root)
+    assert f"names image {host}/acme/base:1 by tag alone" in dry.text and "or run freezer lock" in dry.text
     digest = "sha256:" + "e" * 64
     images = {f"{host}/acme/base:1": digest, f"{host}/acme/tool:1": digest, f"{host}/acme/gone:1": digest}
     write(root / LOCK, json.dumps({"lock_format": 1, "images": images}))
