@@ -21,7 +21,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from freezer.cli import browse, drafts, flags, guard, output, results, signing
+from freezer.cli import browse, drafts, flags, guard, lockcmd, output, results, signing
 from freezer.cli.exits import Invocation
 from freezer.cli.options import ClickException, ClickUsageError, Group
 from freezer.domain.errors import FreezerError, UsageError
@@ -48,8 +48,8 @@ app = typer.Typer(
     add_completion=True,
     rich_markup_mode=None,
 )
-# In the order --help lists them: a version's life (drafts, cut, the guard), then reading, then signing.
-for _module in (drafts, guard, browse, signing):
+# In the order --help lists them: a version's life (drafts, lock, cut, the guard), then reading, then signing.
+for _module in (drafts, lockcmd, guard, browse, signing):
     app.registered_commands.extend(_module.commands.registered_commands)
 app.add_typer(results.results_app, name="results")
 

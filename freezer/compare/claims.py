@@ -19,6 +19,7 @@ from freezer.domain.manifest import Manifest
 from freezer.domain.model import Raw
 from freezer.kinds.catalog import kind_of
 from freezer.kinds.yamlfiles import FILE_FIELDS, entries
+from freezer.registry.lockfile import LOCK_NAME
 from freezer.registry.record import Side
 from freezer.validate.namedfiles import AssetFiles, named_files
 
@@ -63,8 +64,10 @@ class Claims:
         return self.owners.get(rel, ())
 
     def unclaimed(self, rels: Iterable[str]) -> tuple[str, ...]:
-        """The files of ``rels`` that no fixture claims, in their order, each once."""
-        return tuple(dict.fromkeys(rel for rel in rels if rel not in self.owners))
+        """The files of ``rels`` that no fixture claims, in their order, each once. The lock file
+        is not the suite's asset: what it pins reaches each fixture through the image digests the
+        manifest records, so a re-pointed tag moves the fixtures naming that image, not every one."""
+        return tuple(dict.fromkeys(rel for rel in rels if rel not in self.owners and rel != LOCK_NAME))
 
 
 def claims_of(old: Side, new: Side) -> Claims:

@@ -5,6 +5,8 @@ image named by a tag alone (``python:3.12``, ``ubuntu:latest``) can be rebuilt u
 which is how an environment moves without any file of the benchmark changing; freezer says so. An
 image a Dockerfile names through a build argument with no default (``FROM ${BASE}``) is not even a
 name until the build gives it one: it is unknown for that reason (``unresolved``), not for a tag.
+An image named by tag that the drafts' lock file (``freezer lock``) resolved is pinned by lock: the
+digest the registry gave for the tag when the maintainer locked it, frozen with the version.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ class ImageRef:
     # Why the Dockerfile names no image freezer can read ("the build argument BASE has no default");
     # None when it names one. Written only when set, so a manifest from before has none.
     unresolved: str | None = None
+    # True: the fixture names a tag and the digest is the lock file's, not the fixture's own.
+    # Written only when set ("pinned_by": "lock"), so a manifest from before has none.
+    locked: bool = False
 
     @property
     def pinned(self) -> bool:
@@ -37,14 +42,18 @@ class ImageRef:
 
     @property
     def shown(self) -> str:
-        return f"{self.name}@{self.digest}" if self.digest else self.name
+        if self.digest is None:
+            return self.name
+        return f"{self.name}@{self.digest} (pinned by lock)" if self.locked else f"{self.name}@{self.digest}"
 
     @classmethod
     def from_data(cls, data: Raw) -> ImageRef:
-        return cls(data["name"], data["digest"], data["where"], data.get("unresolved"))
+        return cls(data["name"], data["digest"], data["where"], data.get("unresolved"), data.get("pinned_by") == "lock")
 
     def to_json(self) -> JsonObject:
         out: JsonObject = {"name": self.name, "digest": self.digest, "where": self.where}
         if self.unresolved is not None:
             out["unresolved"] = self.unresolved
+        if self.locked:
+            out["pinned_by"] = "lock"
         return out

@@ -31,6 +31,7 @@ from freezer.guard import audit
 from freezer.kinds.lmeval import order_warnings
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
+from freezer.registry.lockfile import drafts_lock
 from freezer.registry.model import Suite
 from freezer.registry.record import (
     Side,
@@ -249,9 +250,12 @@ def cut(
     previous_manifest = previous_side.manifest if previous_side else None
     resolved = check_against_code(config, suite, fixture_set, previous_manifest, steps, warnings)
     checked = time.perf_counter()
-    shared = suite_images(fixture_set)  # the suite's own Dockerfiles, no fixture's
+    # An image named by tag is pinned by the drafts' lock file (freezer lock) when it holds the tag:
+    # read from the file frozen with the version, never from the network.
+    lock = drafts_lock(fixture_set.assets)
+    shared = lock.pin_all(suite_images(fixture_set))  # the suite's own Dockerfiles, no fixture's
     warnings.extend(suite_warnings(shared))
-    images = fixture_images(fixture_set)
+    images = {task: lock.pin_all(refs) for task, refs in fixture_images(fixture_set).items()}
     warnings.extend(unpinned_warnings(fixture_set, images))
     warnings.extend(order_warnings(fixture_set.fixtures))
 

@@ -138,6 +138,6 @@ def _warning(who: str, image: ImageRef, others: str = "") -> str:
         )
     return (
         f"{who} names image {image.name} by tag alone ({image.where}){others}: a rebuild under the same "
-        "name changes its environment unseen; pin it by digest (name@sha256:...). METHOD.md says its "
-        "environment is unknown"
+        "name changes its environment unseen; pin it by digest (name@sha256:...), or run freezer lock to "
+        "pin the tag to the digest its registry serves. METHOD.md says its environment is unknown"
     )

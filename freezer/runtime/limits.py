@@ -37,6 +37,11 @@ MAX_METADATA_BYTES = 64 << 20
 MAX_TEMPLATE_BYTES = 1 << 20
 MAX_SCHEMA_BYTES = 1 << 20
 MAX_DOCKERFILE_BYTES = 1 << 20
+# The drafts' lock file (freezer lock): a digest per image named by tag, ~150 bytes each.
+MAX_LOCK_BYTES = 4 << 20
+# A manifest or an index a registry answers freezer lock with: a few KiB; the distribution spec lets
+# a registry refuse one over 4 MiB, so a larger answer is no manifest.
+MAX_IMAGE_MANIFEST_BYTES = 4 << 20
 
 # -- Problems -------------------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from freezer.git.ignored import ignored_files
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import load_file
 from freezer.registry.config import CONFIG_NAME, RegistryConfig, SuiteConfig, load_config
+from freezer.registry.lockfile import lock_problems
 from freezer.registry.model import Suite
 from freezer.runtime import work
 from freezer.runtime.reading import read_whole
@@ -425,6 +426,7 @@ def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Repo
     if suite.template is not None:
         report.problems.extend(template_problems(suite.template, suite.origin("template")))
     report.problems.extend(owned_group_problems(suite))
+    report.problems.extend(lock_problems(collected.assets))
     if kind.files_stand_alone:  # the kind closes the fixtures it reads itself
         report.problems.extend(close_alone(suite, fixture_set, frozenset(collected.refused)))
     report.sets.append(fixture_set)

@@ -1,0 +1,123 @@
+"""The drafts' lock file, ``freezer.lock.json``: the digest each image named by tag had when locked.
+
+``freezer lock`` writes it beside ``version.yaml`` (the benchmark's own files are never rewritten);
+nothing else writes it, and nothing reads the network but ``freezer lock``. In the drafts it is an
+asset like any other file, so a cut freezes its bytes with the version and hashes them; what it
+pins is read from it at the cut into the manifest's images (``pinned_by: lock``), so §Delta,
+``compare`` and the site read the digest, never the file again. Its format, version 1::
+
+    {"lock_format": 1, "images": {"ubuntu:24.04": "sha256:<64 hex>", ...}}
+
+keyed by the image as the drafts name it (after a Dockerfile's build arguments are substituted),
+sorted, with no time stamp: locking again when no tag moved writes the same bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from freezer.domain.canonical import frozen_file
+from freezer.domain.errors import FreezerError, InvalidInput
+from freezer.domain.images import ImageRef
+from freezer.domain.problems import Problem, display_path
+from freezer.parse.strictjson import NotStrictJson, loads
+from freezer.runtime.limits import MAX_LOCK_BYTES
+from freezer.runtime.reading import read_whole
+
+LOCK_NAME = "freezer.lock.json"
+LOCK_FORMAT = 1
+_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+# The layer of a problem with the lock file: freezer lock rewrites the file such a problem is about.
+LOCK_LAYER = "lock"
+
+
+@dataclass(frozen=True)
+class ImageLock:
+    """Image as named (a tag) → the content digest the registry gave for it when locked."""
+
+    images: Mapping[str, str] = field(default_factory=dict)
+
+    def pin(self, ref: ImageRef) -> ImageRef:
+        """``ref`` pinned by this lock when it names a tag the lock holds; otherwise ``ref`` itself
+        (already pinned by its own digest, unknown through a build argument, or not locked)."""
+        if ref.digest is not None or ref.unresolved is not None or ref.name not in self.images:
+            return ref
+        return replace(ref, digest=self.images[ref.name], locked=True)
+
+    def pin_all(self, refs: Iterable[ImageRef]) -> tuple[ImageRef, ...]:
+        return tuple(sorted(self.pin(ref) for ref in refs))
+
+    def to_bytes(self) -> bytes:
+        return frozen_file({"lock_format": LOCK_FORMAT, "images": dict(sorted(self.images.items()))})
+
+
+def lockable(refs: Iterable[ImageRef]) -> set[str]:
+    """The images among ``refs`` a lock can pin: named by tag, neither by digest nor through an
+    argument no one can know before the build."""
+    return {ref.name for ref in refs if ref.digest is None and ref.unresolved is None}
+
+
+def parse_lock(data: bytes, shown: str) -> ImageLock:
+    """The lock in ``data`` (the file ``shown``), or :class:`InvalidInput` naming each fault at
+    ``shown::$.path`` and what to do."""
+    try:
+        document = loads(data)
+    except NotStrictJson as exc:
+        raise _refused(shown, (), f"not strict JSON: {exc}") from None
+    if not isinstance(document, dict):
+        raise _refused(shown, (), "is not a JSON object")
+    if document.get("lock_format") != LOCK_FORMAT:
+        raise _refused(shown, ("lock_format",), f"must be {LOCK_FORMAT} (this freezer reads lock format {LOCK_FORMAT})")
+    unknown = sorted(set(document) - {"lock_format", "images"})
+    if unknown:
+        raise _refused(shown, (unknown[0],), "is no field of a lock file (lock_format, images)")
+    images = document.get("images", {})
+    if not isinstance(images, dict):
+        raise _refused(shown, ("images",), "must be an object: image name → sha256:<64 hex>")
+    problems = [
+        Problem(shown, None, None, ("images", name), f"{digest!r} is no sha256:<64 hex> digest; {_HINT}", LOCK_LAYER)
+        for name, digest in images.items()
+        if not isinstance(digest, str) or not _DIGEST.match(digest)
+    ]
+    if problems:
+        raise InvalidInput(f"{shown} is not a valid lock file", problems, hint=_HINT)
+    return ImageLock(dict(images))
+
+
+_HINT = "run freezer lock to write it again (it is freezer's own file: never edit it by hand)"
+
+
+def _refused(shown: str, path: tuple[str, ...], message: str) -> InvalidInput:
+    problem = Problem(shown, None, None, path, f"{message}; {_HINT}", LOCK_LAYER)
+    return InvalidInput(f"{shown} is not a valid lock file", [problem], hint=_HINT)
+
+
+def drafts_lock(assets: Mapping[str, Path]) -> ImageLock:
+    """The lock among a fixture set's assets (by path relative to the drafts folder): the file a
+    cut freezes, so what pins an image is what the version holds. Empty when there is none."""
+    path = assets.get(LOCK_NAME)
+    if path is None:
+        return ImageLock()
+    return parse_lock(read_whole(path, MAX_LOCK_BYTES), display_path(path))
+
+
+def lock_problems(assets: Mapping[str, Path]) -> list[Problem]:
+    """What is wrong with the lock among a fixture set's assets, for validate (none without one)."""
+    try:
+        drafts_lock(assets)
+    except InvalidInput as exc:
+        return list(exc.problems)
+    except FreezerError as exc:  # unreadable, or larger than any lock
+        return [Problem(display_path(assets[LOCK_NAME]), None, None, (), f"{exc.message}; {_HINT}", LOCK_LAYER)]
+    return []
+
+
+def read_lock(drafts: Path) -> ImageLock | None:
+    """The lock of the drafts folder ``drafts``, or None when it has none."""
+    path = drafts / LOCK_NAME
+    if not path.is_file():
+        return None
+    return parse_lock(read_whole(path, MAX_LOCK_BYTES), display_path(path))
