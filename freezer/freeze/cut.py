@@ -31,10 +31,10 @@ from freezer.guard import audit
 from freezer.kinds.lmeval import order_warnings
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
+from freezer.registry.dimensions import default_arms
 from freezer.registry.model import Suite
 from freezer.registry.record import (
     Side,
-    default_arms,
     read_version_files,
     side,
 )
