@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from freezer.domain.errors import FreezerError
 from freezer.domain.problems import Problem, display_path
@@ -33,12 +34,16 @@ from freezer.guard.place import frozen_in_base, registry_place
 from freezer.registry import registry
 from freezer.registry.config import CONFIG_NAME, FrozenLayout, RegistryConfig, SuiteConfig, frozen_layouts
 from freezer.registry.model import Suite
-from freezer.registry.verdict import CodeStatus, VersionAudit
 from freezer.runtime import work
 from freezer.runtime.paths import unsafe_folder_reason
 from freezer.runtime.reading import read_whole
 from freezer.trust.rootfiles import CHECKPOINT, SIGNATURES, STATUS_LOG
 from freezer.validate.validate import validate_suite
+
+if TYPE_CHECKING:
+    # Types only: an audit's verdict (with its steps) is built by the audit of a new version, which a
+    # check with nothing new never imports
+    from freezer.registry.verdict import CodeStatus, VersionAudit
 
 _VERBS = {"M": "modified", "D": "deleted", "A": "added", "T": "changed type", "U": "unmerged"}
 
