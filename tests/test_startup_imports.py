@@ -71,6 +71,9 @@ NOT_IN_CHECK = (
     "freezer.domain.model",
     "freezer.domain.scan",
     "freezer.registry.record",
+    # An audit's verdict and the steps it records: a new version's (the audit), never a clean check's.
+    "freezer.registry.verdict",
+    "freezer.domain.steps",
 )
 # validate reads drafts, never a frozen version, and a graph suite is freezer's own YAML kind; the
 # typed domain (domain.model) and a manifest's parts are dataclasses built at import, for a cut or an audit.
@@ -79,6 +82,8 @@ NOT_IN_VALIDATE = (
     "freezer.domain.model",
     "freezer.domain.manifestparts",
     "freezer.domain.scan",
+    # The steps a command records (dataclasses): validate records none, it only reports progress.
+    "freezer.domain.steps",
     # The other kinds are imported when a suite names one (kinds.catalog.KINDS).
     "freezer.kinds.folders",
     "freezer.kinds.records",

@@ -20,7 +20,8 @@ from freezer.domain.manifest import (
     file_state,
 )
 from freezer.domain.problems import display_path
-from freezer.domain.steps import Progress, Step, StepLog, no_progress
+from freezer.domain.progress import Progress, no_progress
+from freezer.domain.steps import Step, StepLog
 from freezer.freeze.assemble import GITATTRIBUTES_HASHES, assemble, record
 from freezer.freeze.codechecks import check_against_code, fail
 from freezer.freeze.cutresult import CutResult
