@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from freezer.compare.comparability import GROUPS, fixture_class, fixture_digests
-from freezer.registry.record import builtin_groups
+from freezer.registry.groups import builtin_groups
 
 from conftest import EXAMPLES, REPO, assert_clean_failure, run_inprocess
 from registry_helpers import code_commit, commit_all

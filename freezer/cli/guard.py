@@ -14,7 +14,8 @@ from freezer.cli.terminal import ProgressBar
 from freezer.domain.errors import UsageError
 from freezer.domain.outcome import Outcome
 from freezer.domain.problems import display_path
-from freezer.domain.steps import no_progress, told
+from freezer.domain.progress import no_progress
+from freezer.domain.steps import told
 from freezer.registry import config as config_mod
 from freezer.registry import registry as registry_mod
 

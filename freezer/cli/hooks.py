@@ -22,7 +22,7 @@ from freezer.domain.errors import UsageError
 from freezer.domain.fixtureclass import class_counts
 from freezer.domain.outcome import Outcome
 from freezer.domain.problems import display_path
-from freezer.domain.steps import no_progress
+from freezer.domain.progress import no_progress
 from freezer.registry import config as config_mod
 from freezer.validate import validate as validate_mod
 from freezer.validate.fixtureset import FixtureSet

@@ -22,6 +22,7 @@ from freezer.registry.model import Suite
 from freezer.trust import checkpoint as checkpoint_mod
 from freezer.trust import lifecycle
 from freezer.trust.outcomes import Checkpointed, Signed, StatusEvent, Verified
+from freezer.trust.rootfiles import STATUS_LOG
 
 if TYPE_CHECKING:
     from freezer.trust.signing import SignatureStatus
@@ -199,7 +200,7 @@ def _status_event(
     if fmt == "json":
         return output.say_outcome(event, recorded)
     done = "yanked" if event == "yank" else f"deprecated in favour of {superseded_by}"
-    output.say(f"✓ {frozen.name} {done}: recorded in {lifecycle.LOG}")
+    output.say(f"✓ {frozen.name} {done}: recorded in {STATUS_LOG}")
     for problem in problems:
         output.say(f"  ⚠ {problem}")
     return recorded

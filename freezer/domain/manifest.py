@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from freezer.domain import manifestfields
 from freezer.domain.fixturekind import YAML_FILES_RECORD, FixtureKindName, FixtureKindRecord
 from freezer.domain.images import ImageRef
 from freezer.domain.jsontypes import JsonObject
@@ -122,13 +123,13 @@ class Manifest:
         if fmt >= 2:
             scan: Scan | None = Scan.from_data(surface["scan"]) if code else None
             recorded = data["checks"]
-            schema = recorded.get("fixture_schema")
+            schema = manifestfields.fixture_schema(data)
             grep = recorded.get("grep")
             checks = Checks(
-                recorded["template_sha256"],
+                manifestfields.template_sha256(data),
                 GrepOracle(grep["engine"], grep["version"]) if grep is not None else None,
-                {d["dimension"]: d["meaning"] for d in recorded["dimensions"]},
-                FixtureSchemaRecord(schema["kind"], schema["sha256"]) if schema is not None else None,
+                manifestfields.dimensions(data),
+                FixtureSchemaRecord(*schema) if schema is not None else None,
                 recorded.get("markdown_rules"),
                 recorded.get("delta_block"),
             )
@@ -141,13 +142,13 @@ class Manifest:
                 known = bool(binary and binary.build_known)
                 scan = Scan(excluded, (surface["scanned_to"],), tuple(surface["globs"]), known)
             checks = Checks(
-                data["files"].get("METHOD.md.j2", ""),
+                manifestfields.template_sha256(data),
                 GrepOracle(LEGACY_GREP_ENGINE, data["freezer_version"]),
                 None,
             )
             history = None
         previous = data["previous"]
-        contents = data.get("contents")
+        contents = manifestfields.contents(data)
         comparability = data.get("comparability")
         pinned = data.get("pinned_sha")
         images = data.get("environment_images") or {}
@@ -159,7 +160,7 @@ class Manifest:
             pinned=PinnedSha(pinned["full"], pinned["short"], pinned["declared_as"]) if pinned else None,
             code_repo=CodeRepoIdentity.from_data(data["code_repo"]) if code else None,
             binary=binary,
-            globs=tuple(surface["globs"]),
+            globs=manifestfields.surface_globs(data),
             commits=tuple(SurfaceCommit.from_data(c) for c in surface["commits"]),
             scan=scan,
             checks=checks,
@@ -169,7 +170,7 @@ class Manifest:
             cut_at=data["cut_at"],
             previous=(previous["name"], previous["manifest_sha256"]) if previous else None,
             files=dict(sorted(data["files"].items())),
-            contents=Contents(tuple(contents["fixtures"]), tuple(contents["assets"])) if contents else None,
+            contents=Contents(*contents) if contents is not None else None,
             comparability=Comparability.from_data(comparability) if comparability is not None else None,
             canary=data.get("canary"),
             modes=dict(sorted((data.get("modes") or {}).items())),

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from freezer.domain.jsontypes import JsonObject, JsonValue
+from freezer.domain.manifestfields import sorted_arms, sorted_groups
 from freezer.domain.model import Raw
 from freezer.domain.scan import TouchingCommit
 
@@ -172,8 +173,8 @@ class Comparability:
     @classmethod
     def from_data(cls, data: Raw) -> Comparability:
         return cls(
-            {arm: tuple(data["arms"][arm]) for arm in sorted(data["arms"])},
-            dict(sorted(data["groups"].items())),
+            sorted_arms(data["arms"]),
+            sorted_groups(data["groups"]),
             {task: FixtureDigests(**data["fixtures"][task]) for task in sorted(data["fixtures"])},
             data["environment"],
         )

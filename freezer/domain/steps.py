@@ -1,4 +1,4 @@
-"""How long work reports on itself: steps that passed, and progress counts.
+"""How long work reports on itself: the steps that passed (progress counts: :mod:`freezer.domain.progress`).
 
 The core never prints; commands pass a listener and decide what a person sees.
 """
@@ -9,13 +9,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from freezer.domain.jsontypes import JsonObject
-
-# Called with (done, total) as work advances.
-Progress = Callable[[int, int], None]
-
-
-def no_progress(done: int, total: int) -> None:
-    """The default listener: nobody is watching."""
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ from freezer.domain.manifest import (
     file_state,
 )
 from freezer.domain.problems import display_path
-from freezer.domain.steps import Progress, Step, StepLog, no_progress
+from freezer.domain.progress import Progress, no_progress
+from freezer.domain.steps import Step, StepLog
 from freezer.freeze.assemble import GITATTRIBUTES_HASHES, assemble, record
 from freezer.freeze.codechecks import check_against_code, fail
 from freezer.freeze.cutresult import CutResult
@@ -31,11 +32,11 @@ from freezer.guard import audit
 from freezer.kinds.lmeval import order_warnings
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
+from freezer.registry.dimensions import default_arms
 from freezer.registry.lockfile import drafts_lock
 from freezer.registry.model import Suite
 from freezer.registry.record import (
     Side,
-    default_arms,
     read_version_files,
     side,
 )

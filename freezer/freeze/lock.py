@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from freezer.domain.errors import InvalidInput
 from freezer.domain.images import ImageRef
 from freezer.domain.problems import display_path
-from freezer.domain.steps import no_progress
+from freezer.domain.progress import no_progress
 from freezer.freeze.environment import fixture_images, suite_images
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.lockfile import LOCK_LAYER, LOCK_NAME, ImageLock, lockable, read_lock

@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import partial
 
 from freezer.domain.problems import display_path
-from freezer.domain.steps import Progress, no_progress
+from freezer.domain.progress import Progress, no_progress
 from freezer.guard import rederive
 from freezer.registry import registry
 from freezer.registry.config import SuiteConfig

@@ -10,6 +10,7 @@ from freezer.registry.config import RegistryConfig
 from freezer.registry.model import Registry
 from freezer.registry.verdict import VersionAudit
 from freezer.trust import checkpoint, checkpointstate, lifecycle, signing
+from freezer.trust.rootfiles import CHECKPOINT
 from freezer.trust.signing import SignatureStatus
 
 
@@ -61,7 +62,7 @@ def judge(cfg: RegistryConfig, audits: list[VersionAudit], *, strict: bool, requ
     if signed_heads is not None and not checkpoint_problems:
         replay = checkpointstate.remember(cfg, signed_heads)
         if replay:
-            checkpoint_problems.append(Problem(checkpoint.FILE, None, None, (), replay, "checkpoint"))
+            checkpoint_problems.append(Problem(CHECKPOINT, None, None, (), replay, "checkpoint"))
     report.log_problems = log_problems + checkpoint_problems
     report.stored_results = storedresults.verify(cfg, {a.name for a in audits})
     # A signature that does not verify always fails; a missing one only under --require-signature.

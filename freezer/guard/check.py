@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from freezer.domain.errors import FreezerError
 from freezer.domain.problems import Problem, display_path
@@ -33,13 +34,16 @@ from freezer.guard.place import frozen_in_base, registry_place
 from freezer.registry import registry
 from freezer.registry.config import CONFIG_NAME, FrozenLayout, RegistryConfig, SuiteConfig, frozen_layouts
 from freezer.registry.model import Suite
-from freezer.registry.verdict import CodeStatus, VersionAudit
-from freezer.render.attest import SIGNATURES
 from freezer.runtime import work
 from freezer.runtime.paths import unsafe_folder_reason
 from freezer.runtime.reading import read_whole
-from freezer.trust import checkpoint, lifecycle
+from freezer.trust.rootfiles import CHECKPOINT, SIGNATURES, STATUS_LOG
 from freezer.validate.validate import validate_suite
+
+if TYPE_CHECKING:
+    # Types only: an audit's verdict (with its steps) is built by the audit of a new version, which a
+    # check with nothing new never imports
+    from freezer.registry.verdict import CodeStatus, VersionAudit
 
 _VERBS = {"M": "modified", "D": "deleted", "A": "added", "T": "changed type", "U": "unmerged"}
 
@@ -240,19 +244,41 @@ def _report_audit(result: VersionAudit, code: CodeChecks, report: CheckReport) -
 
 def _guard_status_log(root: Path, before: bytes | None, report: CheckReport) -> None:
     """The status log may only grow, and every line must still verify."""
-    path = root / lifecycle.LOG
+    path = root / STATUS_LOG
     after = None
     if path.exists() or path.is_symlink():
         try:
             after = read_whole(path)  # never through a link, never a FIFO or device
         except FreezerError as exc:
-            report.problems.append(_frozen_problem(lifecycle.LOG, exc.message))
+            report.problems.append(_frozen_problem(STATUS_LOG, exc.message))
             return
+    if before is None and after is None:
+        return  # no status log in the base nor now: nothing was signed
+    # start-up time: the log's reader (its strict JSON parser, the signature checks) serves a registry
+    # that has a log; the pre-commit hook of one without never loads it
+    from freezer.trust import lifecycle
+
     why = lifecycle.only_appended(before, after)
     if why:
-        report.problems.append(_frozen_problem(lifecycle.LOG, why))
+        report.problems.append(_frozen_problem(STATUS_LOG, why))
     if after is not None:
         report.problems.extend(lifecycle.verify_log(root))
+
+
+def _guard_checkpoint(config: RegistryConfig, before: bytes | None, report: CheckReport) -> None:
+    """The checkpoint must verify, agree with the registry, and only grow from the base's."""
+    path = config.root / CHECKPOINT
+    if before is None and not path.exists() and not path.is_symlink():
+        return  # no checkpoint in the base nor now: nothing was signed
+    # start-up time: the checkpoint's reader (its strict JSON parser, the payload's records) serves a
+    # registry that has one; the pre-commit hook of one without never loads it
+    from freezer.trust import checkpoint
+
+    problems, payload = checkpoint.verify(config)
+    report.problems.extend(problems)
+    why = checkpoint.compare_with_base(before, payload if not problems else None)
+    if why:
+        report.problems.append(_frozen_problem(CHECKPOINT, why))
 
 
 def _guard_envelopes(root: Path, before: dict[str, bytes | None], report: CheckReport) -> None:
@@ -302,17 +328,13 @@ def check(config: RegistryConfig, base: str | None, code: CodeChecks | None = No
     with git.at(base_sha, place) as tree:
         layouts = _base_layouts(tree, base_sha, report)
         frozen_by_layout = {name: frozen_in_base(tree, layout) for name, layout in layouts.items()}
-        status_log_before = tree.blob(lifecycle.LOG)
-        checkpoint_before = tree.blob(checkpoint.FILE)
+        status_log_before = tree.blob(STATUS_LOG)
+        checkpoint_before = tree.blob(CHECKPOINT)
         envelopes_before = {name: tree.blob(f"{SIGNATURES}/{name}") for name in tree.names(SIGNATURES)}
         stored_before = storedresults.in_base(tree)
     _guard_envelopes(config.root, envelopes_before, report)
     _guard_status_log(config.root, status_log_before, report)
-    problems, payload = checkpoint.verify(config)
-    report.problems.extend(problems)
-    why = checkpoint.compare_with_base(checkpoint_before, payload if not problems else None)
-    if why:
-        report.problems.append(_frozen_problem(checkpoint.FILE, why))
+    _guard_checkpoint(config, checkpoint_before, report)
     for name, layout in layouts.items():
         frozen = frozen_by_layout[name]
         if not frozen:

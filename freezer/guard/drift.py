@@ -25,12 +25,11 @@ import hashlib
 from collections.abc import Callable, Sequence
 
 from freezer.domain.errors import FreezerError
-from freezer.domain.manifest import Manifest
+from freezer.domain.manifestfields import RecordedConfig
 from freezer.domain.problems import Problem, display_path
 from freezer.registry.config import RegistryConfig, SuiteConfig
-from freezer.registry.dimensions import DEFAULT_DIMENSIONS
+from freezer.registry.dimensions import DEFAULT_DIMENSIONS, default_arms, format_2_default_arms
 from freezer.registry.model import Suite
-from freezer.registry.record import arms_of, default_arms, format_2_default_arms
 from freezer.registry.registry import FROZEN_SCHEMA
 from freezer.runtime.limits import MAX_SCHEMA_BYTES, MAX_TEMPLATE_BYTES
 from freezer.runtime.reading import read_whole
@@ -47,22 +46,22 @@ def _listed(items: Sequence[str]) -> str:
     return ", ".join(items[:5]) + (" …" if len(items) > 5 else "")
 
 
-def _defaulted_dimensions(suite: SuiteConfig, manifest: Manifest) -> list[str]:
+def _defaulted_dimensions(suite: SuiteConfig, frozen: RecordedConfig) -> list[str]:
     """The dimensions the default arms are made of: the suite's, or, where freezer.yaml names none
     and the version was cut when every suite defaulted to the graph's, those."""
-    recorded = manifest.checks.dimensions
+    recorded = frozen.dimensions
     if "dimensions" not in suite.origins and recorded is not None and dict(recorded) == DEFAULT_DIMENSIONS:
         return list(DEFAULT_DIMENSIONS)
     return list(suite.dimensions)
 
 
-def _arms(suite: SuiteConfig, manifest: Manifest) -> list[str]:
-    if manifest.comparability is None:
+def _arms(suite: SuiteConfig, recorded: RecordedConfig) -> list[str]:
+    if recorded.arms is None:
         return []
-    dimensions = _defaulted_dimensions(suite, manifest)
+    dimensions = _defaulted_dimensions(suite, recorded)
     configured = suite.arms or default_arms(dimensions, code=suite.code_repo is not None)
     now = {arm: tuple(configured[arm]) for arm in sorted(configured)}
-    frozen = arms_of(manifest)
+    frozen = dict(recorded.arms)
     if not suite.arms and frozen == format_2_default_arms(dimensions):
         return []  # the default an earlier freezer recorded, not a config change
     code = suite.code_repo is not None
@@ -74,12 +73,11 @@ def _arms(suite: SuiteConfig, manifest: Manifest) -> list[str]:
     if not suite.arms and any(frozen == {a: tuple(n) for a, n in d.items()} for d in defaults):
         return []  # the default arm also depends on sources and images when a version has them
     changed = sorted(arm for arm in {*now, *frozen} if now.get(arm) != frozen.get(arm))
-    return [f"arms: {_listed(changed)} differ from what {manifest.name} was cut with"] if changed else []
+    return [f"arms: {_listed(changed)} differ from what {recorded.name} was cut with"] if changed else []
 
 
-def _groups(suite: SuiteConfig, manifest: Manifest) -> list[str]:
-    recorded = manifest.comparability
-    if recorded is None:
+def _groups(suite: SuiteConfig, recorded: RecordedConfig) -> list[str]:
+    if recorded.groups is None:
         return []
     now, frozen = Suite.of(suite).configured_groups(), dict(recorded.groups)
     moved = [
@@ -89,27 +87,27 @@ def _groups(suite: SuiteConfig, manifest: Manifest) -> list[str]:
     ]
     if not moved:
         return []
-    return [f"the fixture schema moves fields to another group: {_listed(moved)}; {manifest.name} was cut with the old"]
+    return [f"the fixture schema moves fields to another group: {_listed(moved)}; {recorded.name} was cut with the old"]
 
 
-def _dimensions(suite: SuiteConfig, manifest: Manifest) -> list[str]:
-    frozen = manifest.checks.dimensions
+def _dimensions(suite: SuiteConfig, recorded: RecordedConfig) -> list[str]:
+    frozen = recorded.dimensions
     if frozen is None or list(frozen.items()) == list(suite.dimensions.items()):
         return []
     if "dimensions" not in suite.origins and dict(frozen) == DEFAULT_DIMENSIONS:
         return []  # cut when every suite defaulted to the graph's dimensions: the default moved, not the config
     changed = [n for n in {**suite.dimensions, **frozen} if suite.dimensions.get(n) != frozen.get(n)]
     detail = _listed(changed) if changed else "their order"
-    return [f"dimensions: {detail} differ from what {manifest.name} was cut with"]
+    return [f"dimensions: {detail} differ from what {recorded.name} was cut with"]
 
 
-def _template(suite: SuiteConfig, manifest: Manifest) -> list[str]:
+def _template(suite: SuiteConfig, recorded: RecordedConfig) -> list[str]:
     if suite.template is None:
         return []
     digest = hashlib.sha256(read_whole(suite.template, MAX_TEMPLATE_BYTES)).hexdigest()
-    if digest == manifest.checks.template_sha256:
+    if digest == recorded.template_sha256:
         return []
-    return [f"the METHOD.md template differs from the copy {manifest.name} froze (METHOD.md.j2)"]
+    return [f"the METHOD.md template differs from the copy {recorded.name} froze (METHOD.md.j2)"]
 
 
 def _schema_named(kind: str, suite: SuiteConfig | None = None) -> str:
@@ -118,52 +116,52 @@ def _schema_named(kind: str, suite: SuiteConfig | None = None) -> str:
     return f"the built-in {kind} schema"
 
 
-def _kind(suite: SuiteConfig, manifest: Manifest) -> list[str]:
+def _kind(suite: SuiteConfig, recorded: RecordedConfig) -> list[str]:
     now = "custom" if suite.schema is not None else suite.kind
-    frozen = manifest.checks.fixture_schema_kind
+    frozen = recorded.fixture_schema_kind
     if now == frozen:
         return []
     return [
-        f"the fixtures now follow {_schema_named(now, suite)}, but {manifest.name} was cut with {_schema_named(frozen)}"
+        f"the fixtures now follow {_schema_named(now, suite)}, but {recorded.name} was cut with {_schema_named(frozen)}"
     ]
 
 
-def _schema(suite: SuiteConfig, manifest: Manifest) -> list[str]:
-    recorded = manifest.checks.fixture_schema
-    if suite.schema is None or recorded is None or recorded.kind != "custom":
+def _schema(suite: SuiteConfig, recorded: RecordedConfig) -> list[str]:
+    schema = recorded.fixture_schema
+    if suite.schema is None or schema is None or schema[0] != "custom":
         return []  # a change of kind is _kind's
     digest = hashlib.sha256(read_whole(suite.schema, MAX_SCHEMA_BYTES)).hexdigest()
-    if digest == recorded.sha256:
+    if digest == schema[1]:
         return []
     return [
-        f"the fixture schema {display_path(suite.schema)} differs from the copy {manifest.name} froze "
+        f"the fixture schema {display_path(suite.schema)} differs from the copy {recorded.name} froze "
         f"({FROZEN_SCHEMA}), though the field groups it gives may not"
     ]
 
 
-def _fixtures(suite: SuiteConfig, manifest: Manifest) -> list[str]:
-    contents = manifest.contents
-    if contents is None:
+def _fixtures(suite: SuiteConfig, recorded: RecordedConfig) -> list[str]:
+    if recorded.contents is None:
         return []
+    fixtures, assets = recorded.contents
     owner = Suite.of(suite)
-    lost = [rel for rel in contents.fixtures if not owner.is_draft_fixture(rel)]
-    gained = [rel for rel in contents.assets if owner.is_draft_fixture(rel)]
+    lost = [rel for rel in fixtures if not owner.is_draft_fixture(rel)]
+    gained = [rel for rel in assets if owner.is_draft_fixture(rel)]
     found = []
     if lost:
-        found.append(f"the fixtures glob no longer matches {manifest.name}'s fixtures {_listed(lost)}")
+        found.append(f"the fixtures glob no longer matches {recorded.name}'s fixtures {_listed(lost)}")
     if gained:
-        found.append(f"the fixtures glob now matches {manifest.name}'s assets {_listed(gained)}")
+        found.append(f"the fixtures glob now matches {recorded.name}'s assets {_listed(gained)}")
     return found
 
 
-def _globs(suite: SuiteConfig, manifest: Manifest) -> list[str]:
-    added = [g for g in suite.tool_surface if g not in manifest.globs]
-    dropped = [g for g in manifest.globs if g not in suite.tool_surface]
+def _globs(suite: SuiteConfig, recorded: RecordedConfig) -> list[str]:
+    added = [g for g in suite.tool_surface if g not in recorded.globs]
+    dropped = [g for g in recorded.globs if g not in suite.tool_surface]
     found = []
     if added:
-        found.append(f"tool_surface adds {_listed(added)}, which {manifest.name} did not scan")
+        found.append(f"tool_surface adds {_listed(added)}, which {recorded.name} did not scan")
     if dropped:
-        found.append(f"tool_surface drops {_listed(dropped)}, which {manifest.name} scanned")
+        found.append(f"tool_surface drops {_listed(dropped)}, which {recorded.name} scanned")
     return found
 
 
@@ -172,7 +170,7 @@ def _schema_key(suite: SuiteConfig) -> str:
     return "schema" if suite.schema is not None or "schema" in suite.origins else "kind"
 
 
-_CHECKS: tuple[tuple[str | Callable[[SuiteConfig], str], Callable[[SuiteConfig, Manifest], list[str]]], ...] = (
+_CHECKS: tuple[tuple[str | Callable[[SuiteConfig], str], Callable[[SuiteConfig, RecordedConfig], list[str]]], ...] = (
     ("arms", _arms),
     ("schema", _groups),
     (_schema_key, _kind),
@@ -192,15 +190,15 @@ def drift(config: RegistryConfig) -> list[Problem]:
         if latest is None:
             continue
         try:
-            manifest = latest.manifest_model()
-        except (FreezerError, OSError, KeyError, TypeError, ValueError):
+            recorded = RecordedConfig.from_data(latest.manifest())
+        except (FreezerError, OSError, KeyError, TypeError, ValueError, AttributeError):
             continue  # its audit reports why
         for key, check in _CHECKS:
             try:
-                messages = check(suite, manifest)
+                messages = check(suite, recorded)
             except (FreezerError, OSError, ValueError) as exc:
                 detail = exc.message if isinstance(exc, FreezerError) else str(exc)
-                messages = [f"cannot be compared with what {manifest.name} was cut with: {detail}"]
+                messages = [f"cannot be compared with what {recorded.name} was cut with: {detail}"]
             name = key if isinstance(key, str) else key(suite)
             where, line = _origin(suite, name)
             for message in messages:

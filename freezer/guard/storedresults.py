@@ -30,11 +30,9 @@ from freezer.domain.findings import JsonPath
 from freezer.domain.jsontypes import JsonObject, JsonValue
 from freezer.domain.problems import Problem, display_path
 from freezer.git.registrygit import BaseTree, Change
-from freezer.parse import jsonlines, strictjson
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig
 from freezer.registry.model import Registry
-from freezer.registry.record import arms_of, read
 from freezer.runtime.limits import MAX_RESULT_PROBLEMS
 from freezer.runtime.paths import unsafe_folder_reason
 from freezer.schema.resultrow import is_row, row_problems
@@ -290,6 +288,9 @@ def _version(frozen: registry.FrozenVersion, shown: str, found: _Found) -> _Vers
     # so check (the pre-commit hook) on a registry without stored results never loads them
     from freezer.compare.landeddigests import score_digests
 
+    # start-up time: the frozen-version records (with the typed manifest) likewise
+    from freezer.registry.record import arms_of, read
+
     try:
         data = read(frozen)
         arms = frozenset(arms_of(frozen.manifest_model()))
@@ -335,6 +336,10 @@ def _is_source(value: JsonValue) -> bool:
 
 
 def _verify_file(path: Path, version: _Version, found: _Found) -> None:
+    # start-up time: a stored run's reader serves a registry with stored results; check (the
+    # pre-commit hook) on one without never loads it
+    from freezer.parse import jsonlines
+
     shown = display_path(path)
     try:
         opened = jsonlines.open_lines(path)
@@ -352,6 +357,10 @@ def _verify_file(path: Path, version: _Version, found: _Found) -> None:
 def _verify_lines(
     lines: Iterator[tuple[int, bytes | None]], shown: str, file_name: str, version: _Version, found: _Found
 ) -> None:
+    # start-up time: a stored run's reader serves a registry with stored results; check (the
+    # pre-commit hook) on one without never loads it
+    from freezer.parse import strictjson
+
     first = next(lines, None)
     if first is None or first[1] is None:
         found.add(shown, 1, (), "holds no header: a stored run starts with its header line")
@@ -409,6 +418,10 @@ def _verify_row(
     seen: set[tuple[str, str]],
     found: _Found,
 ) -> None:
+    # start-up time: a stored run's reader serves a registry with stored results; check (the
+    # pre-commit hook) on one without never loads it
+    from freezer.parse import strictjson
+
     digests = claimed_and_actual(raw)
     if digests is None:
         found.add(shown, number, ("row_sha256",), "missing: a stored row starts with its row_sha256")

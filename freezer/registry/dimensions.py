@@ -6,6 +6,8 @@ whatever the default is now: only a suite's next cut follows a changed default.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 # A graph suite's: the three ways a code-search tool changes under an agent.
 DEFAULT_DIMENSIONS = {
     "indexer": "what the index contains (ignore files, noise removed or added)",
@@ -28,3 +30,22 @@ def default_dimensions(kind: str, has_code: bool, has_surface: bool, named: set[
     if kind == "graph" or named & DEFAULT_DIMENSIONS.keys():
         return dict(DEFAULT_DIMENSIONS)
     return dict(SURFACE_DIMENSIONS) if has_surface else {}
+
+
+def default_arms(
+    dimensions: Sequence[str], *, code: bool = True, sources: bool = False, environment: bool = False
+) -> dict[str, tuple[str, ...]]:
+    """The arms a cut records for a suite that declares none: one arm, ``all``, whose scores
+    depend on every dimension that exists: the suite's, the binary and the code (when there is
+    code under test), the run configuration, the assets, the version record, and the data
+    sources and the environment images when the version has them."""
+    needs = (*dimensions, "binary", "code") if code else tuple(dimensions)
+    extra = (*(("sources",) if sources else ()), *(("environment",) if environment else ()))
+    return {"all": (*needs, "run", "assets", "record", *extra)}
+
+
+def format_2_default_arms(dimensions: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """The documented default of every version before manifest format 3 (which recorded no arms),
+    and what earlier cuts of format 3 recorded for a suite that declared none: ``all``, depending
+    on every dimension, the binary and the code."""
+    return {"all": (*dimensions, "binary", "code")}

@@ -24,6 +24,7 @@ from freezer.domain.errors import IntegrityError, UsageError
 from freezer.domain.problems import display_path
 from freezer.kinds.catalog import kind_of
 from freezer.registry.config import RegistryConfig, SuiteConfig
+from freezer.registry.groups import builtin_groups, field_groups
 from freezer.registry.registry import (
     MANIFEST,
     FrozenVersion,
@@ -197,10 +198,6 @@ class Suite:
     def configured_groups(self) -> dict[str, str]:
         """The field groups the next cut records: those of the suite's fixture schema as configured
         (its own file when it has one). A frozen version's are its own (:func:`freezer.registry.record.groups_of`)."""
-        # start-up time: reading frozen records (the manifest, the integrity check) is a cut's, and
-        # validate (the pre-commit hook) builds this model without ever reading one
-        from freezer.registry.record import builtin_groups, field_groups
-
         if self.config.schema is None:
             return builtin_groups(self.config.kind)
         loaded = json.loads(read_whole(self.config.schema))  # validated as a schema when the config was read

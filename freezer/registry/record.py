@@ -19,12 +19,14 @@ from typing import Any
 from freezer.domain.errors import FreezerError, IntegrityError
 from freezer.domain.escape import visible
 from freezer.domain.fixturekind import YAML_FILES_RECORD
-from freezer.domain.jsontypes import JsonObject, as_object
+from freezer.domain.jsontypes import JsonObject
 from freezer.domain.manifest import FixtureKindRecord, Manifest
 from freezer.domain.model import Raw
 from freezer.domain.problems import display_path
 from freezer.kinds.catalog import builtin_schema, kind_of, read_frozen
 from freezer.parse.yamlload import load_bytes
+from freezer.registry.dimensions import format_2_default_arms
+from freezer.registry.groups import builtin_groups, field_groups
 from freezer.registry.integrity import integrity, require_intact
 from freezer.registry.registry import FROZEN_SCHEMA, MANIFEST, FrozenVersion, frozen_fixture_files
 from freezer.runtime.limits import MAX_SCHEMA_BYTES, MAX_WHOLE_FILE_BYTES
@@ -112,37 +114,6 @@ def fixture_schema_of(manifest: Manifest, files: Mapping[str, bytes]) -> JsonObj
 
 
 # --- what a version says about itself ---------------------------------------------------------------
-
-
-def field_groups(schema: JsonObject) -> dict[str, str]:
-    """Field → group, from the ``x-freezer-group`` annotations of a fixture schema's properties."""
-    properties = as_object(schema.get("properties")) or {}
-    return {
-        name: str(prop.get("x-freezer-group", "input")) for name, prop in properties.items() if isinstance(prop, dict)
-    }
-
-
-def builtin_groups(kind: str) -> dict[str, str]:
-    return field_groups(builtin_schema(kind))
-
-
-def default_arms(
-    dimensions: Sequence[str], *, code: bool = True, sources: bool = False, environment: bool = False
-) -> dict[str, tuple[str, ...]]:
-    """The arms a cut records for a suite that declares none: one arm, ``all``, whose scores
-    depend on every dimension that exists: the suite's, the binary and the code (when there is
-    code under test), the run configuration, the assets, the version record, and the data
-    sources and the environment images when the version has them."""
-    needs = (*dimensions, "binary", "code") if code else tuple(dimensions)
-    extra = (*(("sources",) if sources else ()), *(("environment",) if environment else ()))
-    return {"all": (*needs, "run", "assets", "record", *extra)}
-
-
-def format_2_default_arms(dimensions: Sequence[str]) -> dict[str, tuple[str, ...]]:
-    """The documented default of every version before manifest format 3 (which recorded no arms),
-    and what earlier cuts of format 3 recorded for a suite that declared none: ``all``, depending
-    on every dimension, the binary and the code."""
-    return {"all": (*dimensions, "binary", "code")}
 
 
 def dimensions_of(manifest: Manifest) -> dict[str, str]:

@@ -24,8 +24,6 @@ STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PREDICATE_TYPE = "https://slsa.dev/provenance/v1"
 BUILD_TYPE = "https://freezer.dev/cut/v1"
 PAYLOAD_TYPE = "application/vnd.in-toto+json"
-# The folder of the registry that holds the DSSE envelopes, one per signed version.
-SIGNATURES = "signatures"
 # Files of a version that freezer computes rather than takes from the drafts.
 # freezer's §Delta template is freezer's, not the suite's (only versions since checks.delta_block hold it).
 _DERIVED = (registry.DELTA, registry.COMPARABILITY, registry.GITATTRIBUTES, registry.DELTA_TEMPLATE_COPY)

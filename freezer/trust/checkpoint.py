@@ -30,8 +30,8 @@ from freezer.registry.model import Suite
 from freezer.runtime.lock import lock_wait_seconds, registry_lock
 from freezer.runtime.reading import read_whole
 from freezer.trust.checkpointformat import ChainHead, CheckpointPayload, Malformed, check_payload, grew
+from freezer.trust.rootfiles import CHECKPOINT
 
-FILE = "checkpoint.json"
 NAMESPACE = "freezer-checkpoint"
 
 
@@ -104,7 +104,7 @@ def _signed_by(root: Path, payload: CheckpointPayload, signature: str) -> str | 
 
 
 def _read(root: Path) -> bytes | None:
-    path = root / FILE
+    path = root / CHECKPOINT
     if not path.exists() and not path.is_symlink():
         return None
     return read_whole(path)
@@ -113,7 +113,7 @@ def _read(root: Path) -> bytes | None:
 def signed_payload(root: Path) -> tuple[CheckpointPayload | None, Problem | None]:
     """The one verified view of ``checkpoint.json``: its payload when the file is well formed and
     signed by an allowed key, else the problem (both None when there is no checkpoint)."""
-    shown = display_path(root / FILE)
+    shown = display_path(root / CHECKPOINT)
     try:
         data = _read(root)
     except FreezerError as exc:
@@ -154,7 +154,7 @@ def write(config: RegistryConfig, key_path: Path) -> CheckpointPayload:
             "signature": {"keyid": sshsig.fingerprint(public), "sig": base64.b64encode(blob).decode()},
         }
         text = canonical.ascii_file(document)
-        replace_file(config.root, config.root / FILE, text, "the checkpoint")
+        replace_file(config.root, config.root / CHECKPOINT, text, "the checkpoint")
     return payload
 
 
@@ -166,7 +166,7 @@ def verify(config: RegistryConfig) -> tuple[list[Problem], CheckpointPayload | N
         return [refused], None
     if payload is None:
         return [], None
-    shown = display_path(config.root / FILE)
+    shown = display_path(config.root / CHECKPOINT)
 
     def problem(message: str, suite: str) -> Problem:
         return Problem(shown, None, None, ("payload", "suites", suite), message, "checkpoint")

@@ -36,11 +36,11 @@ from freezer.registry import registry
 from freezer.runtime.lock import lock_wait_seconds, registry_lock
 from freezer.runtime.paths import require_safe
 from freezer.runtime.reading import read_whole
+from freezer.trust.rootfiles import STATUS_LOG
 
 if TYPE_CHECKING:
     from freezer.trust import allowed_signers
 
-LOG = "status.jsonl"
 NAMESPACE = "freezer-status"
 EVENTS = ("yank", "deprecate")
 
@@ -131,7 +131,7 @@ def _unsigned(event: JsonObject) -> JsonObject:
 
 def _read_log(root: Path) -> bytes | None:
     """The log's bytes (None when there is none); never through a link, a FIFO or a device."""
-    path = root / LOG
+    path = root / STATUS_LOG
     if not path.exists() and not path.is_symlink():
         return None
     return read_whole(path)
@@ -269,7 +269,7 @@ def _verified(root: Path, data: bytes, when: float | None) -> StatusLog:
     # with a status log; `freezer check` (a pre-commit hook) on one without does not import them.
     from freezer.trust import allowed_signers
 
-    shown = display_path(root / LOG)
+    shown = display_path(root / STATUS_LOG)
     problems: list[Problem] = []
     unverified: dict[str, list[Problem]] = {}
 
@@ -318,7 +318,7 @@ def status_log(root: Path, when: float | None = None) -> StatusLog:
     try:
         data = _read_log(root)
     except FreezerError as exc:
-        return StatusLog({}, (Problem(display_path(root / LOG), None, None, (), exc.message, "status"),), ())
+        return StatusLog({}, (Problem(display_path(root / STATUS_LOG), None, None, (), exc.message, "status"),), ())
     if data is None:
         return StatusLog()
     return _verified(root, data, when)
@@ -347,7 +347,7 @@ def append(root: Path, key_path: Path, change: StatusChange) -> LogEvent:
 
     key = sshsig.load_private_key(key_path)
     with registry_lock(root, wait=lock_wait_seconds()):
-        path = require_safe(root, root / LOG, "the status log", folder=False)
+        path = require_safe(root, root / STATUS_LOG, "the status log", folder=False)
         data = _read_log(root) or b""
         broken = _verified(root, data, None).problems if data else ()
         if broken:

@@ -39,12 +39,12 @@ from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.integrity import integrity
 from freezer.render import attest
-from freezer.render.attest import SIGNATURES
 from freezer.runtime.lock import lock_wait_seconds, registry_lock
 from freezer.runtime.paths import require_safe, unsafe_folder_reason
 from freezer.runtime.reading import ReadRefused, read_bounded, read_whole
 from freezer.runtime.writing import replace_file
 from freezer.trust import allowed_signers, sshsig
+from freezer.trust.rootfiles import SIGNATURES
 
 NAMESPACE = "freezer"
 ALLOWED_SIGNERS = allowed_signers.ALLOWED_SIGNERS

@@ -26,6 +26,7 @@ from freezer.registry.config import RegistryConfig
 from freezer.registry.model import Suite
 from freezer.trust import checkpoint, lifecycle
 from freezer.trust.lifecycle import VersionStatus
+from freezer.trust.rootfiles import CHECKPOINT
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ def view(config: RegistryConfig) -> VerifiedView:
         return VerifiedView(log, (refused,))
     if payload is None:
         return VerifiedView(log)
-    shown = display_path(config.root / checkpoint.FILE)
+    shown = display_path(config.root / CHECKPOINT)
     problems: list[Problem] = []
     contradicted: dict[str, Contradiction] = {}
     rolled_back: dict[str, Rollback] = {}

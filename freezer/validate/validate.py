@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from freezer.domain.errors import InvalidInput, UsageError
 from freezer.domain.escape import visible
 from freezer.domain.problems import Problem, display_path
-from freezer.domain.steps import Progress, no_progress
+from freezer.domain.progress import Progress, no_progress
 from freezer.git.ignored import ignored_files
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import load_file

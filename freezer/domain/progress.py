@@ -1,0 +1,17 @@
+"""Progress counts: how long work tells a listener how far it has come.
+
+The core never prints; a command passes a listener and decides what a person sees. Apart from the
+steps of a command (:mod:`freezer.domain.steps`, dataclasses built at import), since validate, a
+pre-commit hook, takes a listener and records no step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+# Called with (done, total) as work advances.
+Progress = Callable[[int, int], None]
+
+
+def no_progress(done: int, total: int) -> None:
+    """The default listener: nobody is watching."""
