@@ -87,8 +87,9 @@ def test_harbor_agent_model_is_stored(demo: Path, tmp_path: Path) -> None:
     trial = tmp_path / "job" / "count-words__1"
     trial.mkdir(parents=True)
     agent = {"name": "terminus-2", "version": "2.0.0", "model_info": {"name": "gpt-5", "provider": "openai"}}
+    rewarded = {"verifier_result": {"rewards": {"reward": 1.0}}, "exception_info": None}
     document = {"task_name": "count-words", "trial_name": trial.name, "task_id": {"path": "tasks/count-words"},
-                "agent_info": agent, "verifier_result": {"rewards": {"reward": 1.0}}, "exception_info": None}  # fmt: skip
+                "agent_info": agent, **rewarded}  # fmt: skip
     (trial / "result.json").write_text(json.dumps(document))
     _add(demo, "harbor", tmp_path / "job", "tb_v1")
     assert _header(demo, "tb_v1")["model"] == "openai/gpt-5"

@@ -13,6 +13,7 @@ a table over a hand-edited row would lie, so a suite with a problem shows its pr
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -179,8 +180,8 @@ def _suite_table(config: RegistryConfig, suite: Suite, view: verified.VerifiedVi
     for version in frozen:
         status = view.of(version.name)
         reason = status.reason if status.status == "yanked" else status.superseded_by
-        rows = lines.setdefault(version.name, [])
-        scores = tuple(_scored(config.root, path, rows) for path in _stored(config.root, version.name))
+        kept_rows = lines.setdefault(version.name, [])
+        scores = tuple(_scored(config.root, path, kept_rows) for path in _stored(config.root, version.name))
         by_file.update((score.stored, score) for score in scores)
         out.versions.append(VersionTable(version.name, status.status, reason, scores))
     pooled = [v for v in out.versions if v.status != "yanked"]
@@ -189,7 +190,7 @@ def _suite_table(config: RegistryConfig, suite: Suite, view: verified.VerifiedVi
     left_out = {v.version: f"yanked ({v.reason})" if v.reason else "yanked" for v in out.versions if v not in pooled}
     names = {v.version for v in pooled}
     shown = f"results/{suite.config.name}_v*"
-    for old, new in zip(pooled, pooled[1:], strict=False):
+    for old, new in itertools.pairwise(pooled):
         pair = tuple(lines[old.version] + lines[new.version])
         step = results.check(config, [results.MemoryRows(shown, pair)], allow_yanked=True)
         excluded = {task: why for pool in step.excluded.values() for task, why in pool.items()}
