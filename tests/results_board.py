@@ -1,13 +1,16 @@
-"""A registry whose stored results span three versions, one step moving half the fixtures: the
-demo with a records suite ``quiz`` of four fixtures cut three times (v1 → v2 moves nothing, v2 → v3
-changes the answer of two), and two models' runs stored for each version as Inspect logs written by
-Inspect's own writer. Shared by the results table's tests and the site's results page tests."""
+"""Harness files and registries for the stored results' tests.
+
+``build_board``: a registry whose stored results span three versions, one step moving half the
+fixtures: the demo with a records suite ``quiz`` of four fixtures cut three times (v1 → v2 moves
+nothing, v2 → v3 changes the answer of two), and two models' runs stored for each version as
+Inspect logs written by Inspect's own writer. ``lmeval_results``: lm-eval's results JSON."""
 
 from __future__ import annotations
 
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 from conftest import run_inprocess
 from registry_helpers import commit_all, cut_suite
@@ -67,3 +70,31 @@ def build_board(base: Path, demo_build: Path) -> Path:
             assert added.code == 0, added.text
     commit_all(root, "results: quiz")
     return root
+
+
+BBH = ["bbh_slice_boolean_logic", "bbh_slice_item_tally", "bbh_slice_calendar_steps"]
+
+
+def lmeval_results(folder: Path, **recorded: Any) -> Path:
+    """lm-eval's results JSON for three of the demo's bbh_v2 tasks, in the shape lm-eval 0.4.8
+    writes; ``recorded``: its other top-level keys (model_name, lm_eval_version, git_hash...)."""
+    config = {"dataset_path": "freezer-examples/bbh-slice", "test_split": "test", "output_type": "generate_until"}
+    document = {
+        "results": {task: {"alias": task, "exact_match,final-answer": 0.5} for task in BBH},
+        "configs": {task: {"task": task, **config, "num_fewshot": 0} for task in BBH},
+        "versions": {task: 1.0 for task in BBH},
+        "config": {"model": "hf", "model_args": "pretrained=EleutherAI/pythia-160m", "limit": None},
+        **recorded,
+    }
+    path = folder / "results.json"
+    path.write_text(json.dumps(document))
+    return path
+
+
+def built_site(base: Path, demo_build: Path) -> Path:
+    """``build_board``'s registry under ``base`` and its site (``base/site``)."""
+    root = build_board(base, demo_build)
+    out = base / "site"
+    built = run_inprocess("site", str(out), cwd=root)
+    assert built.code == 0, built.text
+    return out

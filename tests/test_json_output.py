@@ -12,6 +12,7 @@ import jsonschema
 import pytest
 
 from conftest import REPO, Run, run_inprocess
+from results_board import lmeval_results
 
 SCHEMA = json.loads((REPO / "schemas" / "output.schema.json").read_text(encoding="utf-8"))
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
@@ -135,25 +136,8 @@ def test_schema_command_ships_the_output_schema() -> None:
     assert json.loads(result.out) == SCHEMA
 
 
-def _lmeval_results(folder: Path) -> Path:
-    """lm-eval's results JSON for the demo's bbh_v2 tasks, in the shape lm-eval 0.4.8 writes."""
-    tasks = ["bbh_slice_boolean_logic", "bbh_slice_item_tally", "bbh_slice_calendar_steps"]
-    config = {"dataset_path": "freezer-examples/bbh-slice", "test_split": "test", "output_type": "generate_until"}
-    document = {
-        "results": {task: {"alias": task, "exact_match,final-answer": 0.5} for task in tasks},
-        "configs": {task: {"task": task, **config, "num_fewshot": 0} for task in tasks},
-        "versions": {task: 1.0 for task in tasks},
-        "config": {"model": "hf", "model_args": "pretrained=EleutherAI/pythia-160m", "limit": None},
-        "model_name": "EleutherAI/pythia-160m",
-        "lm_eval_version": "0.4.8",
-    }
-    path = folder / "results.json"
-    path.write_text(json.dumps(document))
-    return path
-
-
 def test_results_import_add_and_table_print_the_documented_shape(demo_copy: Path, tmp_path: Path) -> None:
-    source = _lmeval_results(tmp_path)
+    source = lmeval_results(tmp_path, model_name="EleutherAI/pythia-160m", lm_eval_version="0.4.8")
     harness = ["--from", "lm-eval", str(source), "--version", "bbh_v2", "--format", "json"]
     imported = _document(run_inprocess("results", "import", *harness, cwd=demo_copy), "results")
     assert imported["result"]["rows"] == 3

@@ -13,29 +13,15 @@ from typing import Any
 import pytest
 
 from conftest import run_inprocess
-
-BBH = ["bbh_slice_boolean_logic", "bbh_slice_item_tally", "bbh_slice_calendar_steps"]
+from results_board import lmeval_results
 
 
 @pytest.fixture
 def demo(demo_build: Path, tmp_path: Path) -> Path:
     root = tmp_path / "demo"
     shutil.copytree(demo_build, root, symlinks=True)
+    shutil.rmtree(root / "results")  # the demo's own stored runs: each test reads the one it adds
     return root
-
-
-def _lmeval(folder: Path, **recorded: Any) -> Path:
-    config = {"dataset_path": "freezer-examples/bbh-slice", "test_split": "test", "output_type": "generate_until"}
-    document = {
-        "results": {task: {"alias": task, "exact_match,final-answer": 0.5} for task in BBH},
-        "configs": {task: {"task": task, **config, "num_fewshot": 0} for task in BBH},
-        "versions": {task: 1.0 for task in BBH},
-        "config": {"model": "hf", "model_args": "pretrained=EleutherAI/pythia-160m", "limit": None},
-        **recorded,
-    }
-    path = folder / "results.json"
-    path.write_text(json.dumps(document))
-    return path
 
 
 def _header(root: Path, version: str) -> Any:
@@ -49,19 +35,24 @@ def _add(root: Path, harness: str, source: Path, version: str, *extra: str) -> N
 
 
 def test_lmeval_model_name_and_release_are_stored(demo: Path, tmp_path: Path) -> None:
-    _add(demo, "lm-eval", _lmeval(tmp_path, model_name="EleutherAI/pythia-160m", lm_eval_version="0.4.8"), "bbh_v2")
+    _add(
+        demo,
+        "lm-eval",
+        lmeval_results(tmp_path, model_name="EleutherAI/pythia-160m", lm_eval_version="0.4.8"),
+        "bbh_v2",
+    )
     header = _header(demo, "bbh_v2")
     assert (header["model"], header["harness_version"]) == ("EleutherAI/pythia-160m", "0.4.8")
 
 
 def test_lmeval_without_model_name_stores_the_config_model_and_git_hash(demo: Path, tmp_path: Path) -> None:
-    _add(demo, "lm-eval", _lmeval(tmp_path, git_hash="4f5e6d7"), "bbh_v2")
+    _add(demo, "lm-eval", lmeval_results(tmp_path, git_hash="4f5e6d7"), "bbh_v2")
     header = _header(demo, "bbh_v2")
     assert (header["model"], header["harness_version"]) == ("hf", "4f5e6d7")
 
 
 def test_the_command_line_says_what_the_files_do_not_override(demo: Path, tmp_path: Path) -> None:
-    source = _lmeval(tmp_path, model_name="EleutherAI/pythia-160m", lm_eval_version="0.4.8")
+    source = lmeval_results(tmp_path, model_name="EleutherAI/pythia-160m", lm_eval_version="0.4.8")
     _add(demo, "lm-eval", source, "bbh_v2", "--model", "pythia", "--harness-version", "0.4.7")
     header = _header(demo, "bbh_v2")
     assert (header["model"], header["harness_version"]) == ("pythia", "0.4.7")

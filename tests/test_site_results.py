@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_inprocess
-from results_board import MOVED, build_board
+from results_board import MOVED, built_site
 
 pytest.importorskip("inspect_ai")  # the board's runs are Inspect logs
 
@@ -18,11 +17,7 @@ pytest.importorskip("inspect_ai")  # the board's runs are Inspect logs
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> Path:
     base = tmp_path_factory.mktemp("site-results")
-    root = build_board(base, demo_build)
-    out = base / "site"
-    built = run_inprocess("site", str(out), cwd=root)
-    assert built.code == 0, built.text
-    return out
+    return built_site(base, demo_build)
 
 
 def test_the_suite_page_links_its_results_page(site: Path) -> None:

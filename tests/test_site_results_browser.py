@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import run_inprocess
-from results_board import MOVED, build_board
+from results_board import MOVED, built_site
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
@@ -22,11 +21,7 @@ pytest.importorskip("inspect_ai")  # the board's runs are Inspect logs
 @pytest.fixture(scope="module")
 def results_page(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> Path:
     base = tmp_path_factory.mktemp("site-results-browser")
-    root = build_board(base, demo_build)
-    out = base / "site"
-    built = run_inprocess("site", str(out), cwd=root)
-    assert built.code == 0, built.text
-    return out / "quiz" / "results.html"
+    return built_site(base, demo_build) / "quiz" / "results.html"
 
 
 @pytest.fixture(scope="module")
