@@ -176,13 +176,13 @@ def _suite_table(config: RegistryConfig, suite: Suite, view: verified.VerifiedVi
     if out.problems:
         return out
     lines: dict[str, list[bytes]] = {}  # version → its rows, each run renamed to its stored file, for results check
-    by_file: dict[str, StoredScore] = {}
+    by_key: dict[str, StoredScore] = {}  # a run's key in the rows handed to results check → its score
     for version in frozen:
         status = view.of(version.name)
         reason = status.reason if status.status == "yanked" else status.superseded_by
         kept_rows = lines.setdefault(version.name, [])
-        scores = tuple(_scored(config.root, path, kept_rows) for path in _stored(config.root, version.name))
-        by_file.update((score.stored, score) for score in scores)
+        paths = _stored(config.root, version.name)
+        scores = tuple(score for path in paths for score in _scored(config.root, path, kept_rows, by_key))
         out.versions.append(VersionTable(version.name, status.status, reason, scores))
     pooled = [v for v in out.versions if v.status != "yanked"]
     if len(pooled) < 2:
@@ -205,10 +205,12 @@ def _suite_table(config: RegistryConfig, suite: Suite, view: verified.VerifiedVi
     for pool, common in report.common.items():
         rows: dict[tuple[str, str], dict[str, float | None]] = {}
         for run in (r for r in report.runs if r.pool == pool):
-            score = by_file[run.run]
+            score = by_key[run.run]
             cells = rows.setdefault((score.model, score.harness), dict.fromkeys(report.versions))
             if cells[run.version] is not None:  # a second run of one model on one version: a row of its own
-                cells = rows.setdefault((f"{score.model} ({run.run})", score.harness), dict.fromkeys(report.versions))
+                cells = rows.setdefault(
+                    (f"{score.model} ({score.stored})", score.harness), dict.fromkeys(report.versions)
+                )
             cells[run.version] = run.mean
         cross_rows = tuple(CrossRow(model, harness, cells) for (model, harness), cells in rows.items())
         subset = tuple(common)
@@ -222,21 +224,41 @@ def _stored(root: Path, version: str) -> Iterator[Path]:
     yield from sorted((root / storedresults.RESULTS_FOLDER / version).glob("*.jsonl"))
 
 
-def _scored(root: Path, path: Path, lines: list[bytes]) -> StoredScore:
-    """A verified stored run's score; its rows appended to ``lines``, each run named by its file."""
+@dataclass
+class _Tally:
+    fixtures: int = 0
+    passed: int = 0
+    total: float = 0.0
+
+
+def _scored(root: Path, path: Path, lines: list[bytes], by_key: dict[str, StoredScore]) -> list[StoredScore]:
+    """A verified stored file's scores, one per run in it (a harness's files may hold several); its
+    rows appended to ``lines``, each renamed to a key of ``by_key`` that names its run's score."""
     stored = path.relative_to(root).as_posix()
+    tallies: dict[str, _Tally] = {}
+    keys: dict[str, str] = {}
     with path.open("rb") as handle:
         header = json.loads(handle.readline())
-        fixtures = passed = 0
-        total = 0.0
-        model = header["model"]
         for raw in handle:
             row = json.loads(raw)
-            score = float(row["score"])
-            fixtures, passed, total = fixtures + 1, passed + (score >= 1), total + score
-            model = model or row["run"]
-            row["run"] = stored
+            run = row["run"]
+            tally = tallies.get(run)
+            if tally is None:
+                tally = tallies[run] = _Tally()
+                keys[run] = f"stored run {len(by_key) + len(keys)}"  # short: a run name is at most 200 characters
+            value = float(row["score"])
+            tally.fixtures += 1
+            tally.passed += value >= 1
+            tally.total += value
+            row["run"] = keys[run]
             lines.append(json.dumps(row).encode())
-    mean = round(total / fixtures, 6) if fixtures else None
     arm, harness, release, metric = header["arm"], header["harness"], header["harness_version"], header["metric"]
-    return StoredScore(stored, model, harness, release, arm, metric, fixtures, passed, mean)
+    out = []
+    for run, tally in tallies.items():
+        # The stored model names the file's one run; a file of several runs is shown run by run.
+        model = header["model"] if header["model"] is not None and len(tallies) == 1 else run
+        mean = round(tally.total / tally.fixtures, 6)
+        score = StoredScore(stored, model, harness, release, arm, metric, tally.fixtures, tally.passed, mean)
+        by_key[keys[run]] = score
+        out.append(score)
+    return out
