@@ -241,7 +241,7 @@ def _scored(root: Path, path: Path, lines: list[bytes], by_key: dict[str, Stored
         header = json.loads(handle.readline())
         for raw in handle:
             row = json.loads(raw)
-            run = row["run"]
+            run = str(row.get("run") or "")  # the schema leaves a row's run out when it has one run
             tally = tallies.get(run)
             if tally is None:
                 tally = tallies[run] = _Tally()
@@ -256,7 +256,7 @@ def _scored(root: Path, path: Path, lines: list[bytes], by_key: dict[str, Stored
     out = []
     for run, tally in tallies.items():
         # The stored model names the file's one run; a file of several runs is shown run by run.
-        model = header["model"] if header["model"] is not None and len(tallies) == 1 else run
+        model = header["model"] if header["model"] is not None and len(tallies) == 1 else (run or stored)
         mean = round(tally.total / tally.fixtures, 6)
         score = StoredScore(stored, model, harness, release, arm, metric, tally.fixtures, tally.passed, mean)
         by_key[keys[run]] = score
