@@ -12,6 +12,7 @@ import jsonschema
 import pytest
 
 from conftest import REPO, Run, run_inprocess
+from results_board import lmeval_results
 
 SCHEMA = json.loads((REPO / "schemas" / "output.schema.json").read_text(encoding="utf-8"))
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
@@ -133,3 +134,16 @@ def test_schema_command_ships_the_output_schema() -> None:
     result = run_inprocess("schema", "output")
     assert result.code == 0, result.text
     assert json.loads(result.out) == SCHEMA
+
+
+def test_results_import_add_and_table_print_the_documented_shape(demo_copy: Path, tmp_path: Path) -> None:
+    source = lmeval_results(tmp_path, model_name="EleutherAI/pythia-160m", lm_eval_version="0.4.8")
+    harness = ["--from", "lm-eval", str(source), "--version", "bbh_v2", "--format", "json"]
+    imported = _document(run_inprocess("results", "import", *harness, cwd=demo_copy), "results")
+    assert imported["result"]["rows"] == 3
+    added = _document(run_inprocess("results", "add", *harness, cwd=demo_copy), "results")
+    assert added["result"]["stored"].startswith("results/bbh_v2/")
+    table = _document(run_inprocess("results", "table", "--suite", "bbh", "--format", "json", cwd=demo_copy), "results")
+    [suite] = table["result"]["suites"]
+    [v2] = [version for version in suite["versions"] if version["version"] == "bbh_v2"]
+    assert added["result"]["stored"] in [run["stored"] for run in v2["runs"]]

@@ -29,6 +29,8 @@ BBH = ["bbh_slice_boolean_logic", "bbh_slice_item_tally", "bbh_slice_calendar_st
 def demo_once(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> Path:
     root = tmp_path_factory.mktemp("store") / "demo"
     shutil.copytree(demo_build, root, symlinks=True)
+    shutil.rmtree(root / "results")  # the demo's own stored runs: these tests start from none
+    commit_all(root, "no stored runs")
     return root
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from freezer.cli import output
+from freezer.cli import flags, output
 from freezer.cli.options import FormatOption, Group, RegistryOption, check_format, complete_frozen
 from freezer.domain.errors import UsageError
 from freezer.domain.outcome import Outcome
@@ -17,6 +17,7 @@ from freezer.registry import config as config_mod
 from freezer.runtime import writing
 
 if TYPE_CHECKING:
+    from freezer.query import table as table_mod
     from freezer.query.harness import Imported
 
 results_app = typer.Typer(
@@ -226,3 +227,121 @@ def add(
         output.say(f"✓ stored {what} from {imported.files} {imported.harness} file(s) as {added.stored}")
     _say_unchecked(imported)
     return added
+
+
+TABLE_FORMATS = ("text", "json", "csv", "markdown")
+TableFormatOption = Annotated[
+    Optional[str],
+    typer.Option(
+        *flags.FORMAT,
+        help="Output format: text, json, csv or markdown.",
+        autocompletion=lambda incomplete: [f for f in TABLE_FORMATS if f.startswith(incomplete)],
+        is_eager=True,  # read before any other parameter can fail, so that a usage error answers in JSON too
+    ),
+]
+CSV_COLUMNS = ("suite", "table", "version", "status", "model", "harness", "harness_version", "arm", "fixtures",
+               "passed", "mean", "subset_size", "subset_sha256", "task_id", "reason")  # fmt: skip
+
+
+@results_app.command("table")
+def table(
+    suite: Annotated[
+        Optional[str], typer.Option("--suite", help="One suite's tables (default: every suite's).")
+    ] = None,
+    registry: RegistryOption = None,
+    fmt: TableFormatOption = None,
+) -> Outcome:
+    """The stored runs' scores: a table per version, and across versions over the comparable subset only."""
+    from freezer.query import table as table_mod  # start-up time: loaded by the command that runs it
+
+    fmt = check_format(fmt, TABLE_FORMATS)
+    board = table_mod.table(config_mod.load(registry), suite)
+    if fmt == "json":
+        return output.say_outcome("results", board)
+    if fmt == "csv":
+        output.say_block(_csv(board))
+        return board
+    for line in _table_lines(board, markdown=fmt == "markdown"):
+        output.say(line)
+    for line in output.problem_lines(board.problems, "text"):
+        output.say(line)
+    if board.problems:
+        output.say(f"✗ {len(board.problems)} problem(s) in the stored results: no score is shown for their suite")
+    return board
+
+
+def _mean(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def _grid(header: list[str], rows: list[list[str]], markdown: bool) -> list[str]:
+    if markdown:
+        cells = [header, ["---"] * len(header), *rows]
+        return ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in cells]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    return ["  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in [header, *rows]]
+
+
+def _version_title(one: "table_mod.VersionTable") -> str:
+    if one.status == "yanked":
+        return f"{one.version}: YANKED{f' ({one.reason})' if one.reason else ''}, its scores are never pooled"
+    if one.status == "deprecated":
+        return f"{one.version}: deprecated{f', superseded by {one.reason}' if one.reason else ''}"
+    return one.version
+
+
+def _table_lines(board: "table_mod.Leaderboard", *, markdown: bool) -> list[str]:
+    heading = ("## ", "### ") if markdown else ("", "")
+    out: list[str] = []
+    for suite in board.suites:
+        if not suite.versions and not suite.problems:
+            out.append(f"{heading[0]}suite {suite.suite}: no stored results (freezer results add stores a run)")
+            continue
+        out.append(f"{heading[0]}suite {suite.suite}")
+        for one in suite.versions:
+            rows = [
+                [r.model, " ".join(filter(None, (r.harness, r.harness_version))), r.arm, str(r.fixtures),
+                 str(r.passed), _mean(r.mean)]
+                for r in one.runs
+            ]  # fmt: skip
+            out += [
+                "",
+                f"{heading[1]}{_version_title(one)}",
+                *_grid(["model", "harness", "arm", "n", "passed", "mean"], rows, markdown),
+            ]
+        for cross in suite.cross:
+            out += ["", f"{heading[1]}{' → '.join(cross.versions)} (arm {cross.arm}): comparable subset of "
+                    f"{len(cross.subset)} fixture(s), sha256 {cross.subset_sha256}"]  # fmt: skip
+            rows = [[r.model, r.harness, *(_mean(r.scores[v]) for v in cross.versions)] for r in cross.rows]
+            out += _grid(["model", "harness", *cross.versions], rows, markdown)
+            if cross.excluded:
+                out += ["", f"excluded from the subset ({len(cross.excluded)}):"]
+                out += [f"{'- ' if markdown else '  '}{task}: {why}" for task, why in cross.excluded.items()]
+            for version, why in cross.left_out.items():
+                out.append(f"{version} is left out: {why}")
+    return out
+
+
+def _csv(board: "table_mod.Leaderboard") -> str:
+    import csv  # start-up time: only the csv format writes it
+    import io  # start-up time: only the csv format writes it
+
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for suite in board.suites:
+        for one in suite.versions:
+            for r in one.runs:
+                release = r.harness_version or ""
+                writer.writerow([suite.suite, "version", one.version, one.status, r.model, r.harness, release, r.arm,
+                                 r.fixtures, r.passed, _mean(r.mean), "", "", "", ""])  # fmt: skip
+        for cross in suite.cross:
+            size, sha = len(cross.subset), cross.subset_sha256
+            for row in cross.rows:
+                for version in cross.versions:
+                    writer.writerow([suite.suite, "cross", version, "", row.model, row.harness, "", cross.arm, "",
+                                     "", _mean(row.scores[version]), size, sha, "", ""])  # fmt: skip
+            for task, why in cross.excluded.items():
+                writer.writerow([suite.suite, "excluded", " ".join(cross.versions), "", "", "", "", cross.arm, "",
+                                 "", "", size, sha, task, why])  # fmt: skip
+    return text.getvalue()

@@ -182,8 +182,7 @@ class PairRecord:
 
     @property
     def subset_sha256(self) -> str:
-        lines = "".join(f"{task} {self.digests[task]}\n" for task in self.comparable)
-        return hashlib.sha256(lines.encode()).hexdigest()
+        return subset_sha256(self.comparable, self.digests)
 
     def to_json(self) -> JsonObject:
         return {
@@ -408,3 +407,9 @@ def _exclusion(
             if hits:
                 reasons.append(f"a commit between the pins touched its ground-truth files ({hits[0].sha[:8]})")
     return "; ".join(reasons) or None
+
+
+def subset_sha256(tasks: Sequence[str], digests: Mapping[str, str]) -> str:
+    """The digest of a comparable subset: each task id (in the order given) with its score digest."""
+    lines = "".join(f"{task} {digests[task]}\n" for task in tasks)
+    return hashlib.sha256(lines.encode()).hexdigest()

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from freezer.demo import results as demo_results
 from freezer.demo.build import build_sample_repo
 from freezer.demo.samplecode import TOOL_SURFACE
 from freezer.domain.errors import UsageError
@@ -79,6 +80,7 @@ LOOK_AT = (
     ("versions/tb_v1/", "task folders frozen byte for byte, tests/test.sh still executable"),
     ("versions/swe_v1/", "JSONL records, one fixture each, named by instance_id"),
     ("versions/bbh_v2/METHOD.md", "lm-eval tasks: §Delta names the three moved through tasks/utils.py"),
+    ("results/bbh_v2/", "two models' lm-eval runs stored beside their version: freezer results table"),
     ("freezer.yaml", "the registry config"),
     ("sample-code", "the code under test (git log shows the tool-surface commits)"),
 )
@@ -161,6 +163,9 @@ def run_demo(target: Path | None, progress: Callable[[str], None] = lambda _: No
         progress(f"cutting bbh {version} (lm-eval task files, no code under test)")
         result.cuts.append(cut(config, config.suite("bbh"), version))
         _commit(root, f"freeze bbh_{version}")
+    progress("storing two models' lm-eval runs of bbh_v1 and bbh_v2 (freezer results add)")
+    demo_results.store(config)
+    _commit(root, "results: two models' lm-eval runs of bbh_v1 and bbh_v2")
     progress("auditing the frozen versions")
     result.audits = [audited for suite in SUITES for audited in audit_suite(config.suite(suite))]
     return result

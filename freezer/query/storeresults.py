@@ -83,9 +83,9 @@ def add(
     sources = sources_of(harness, paths)
     rows = tuple(StoredRow(r.task_id, r.score, r.run, r.fixture_digest, r.harness_hash) for r in imported.rows)
     manifest = imported.rows[0].manifest_sha256
-    stored = StoredRun(
-        imported.version, manifest, imported.arm, harness, labels.harness_version, labels.model, metric, sources, rows
-    )
+    release = labels.harness_version or imported.harness_version
+    model = labels.model or imported.model
+    stored = StoredRun(imported.version, manifest, imported.arm, harness, release, model, metric, sources, rows)
     data = stored.file_bytes()
     root = config.root
     target = root / stored.relative_path()

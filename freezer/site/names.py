@@ -31,3 +31,11 @@ def version_file(name: str) -> str:
 def diff_file(before: str, after: str) -> str:
     """The diff of two adjacent versions, relative to their suite's folder."""
     return f"diff/{safe_file_name(before)}..{safe_file_name(after)}.html"
+
+
+RESULTS_FILE = "results.html"  # a suite's results page, relative to its suite's folder
+
+
+def excluded_anchor(task_id: object) -> str:
+    """The anchor of an excluded fixture's reason on the results page."""
+    return f"excluded-{page_stem(task_id)}"

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from freezer.domain.jsontypes import JsonObject, json_list
 from freezer.domain.problems import display_path
 from freezer.domain.release import __version__
 from freezer.domain.taskid import safe_file_name
+from freezer.query import table
 from freezer.query.outcomes import with_log
 from freezer.registry import registry
 from freezer.registry.config import RegistryConfig, SuiteConfig
@@ -38,9 +40,9 @@ from freezer.registry.model import Suite
 from freezer.registry.record import dimensions_of, groups_of, read
 from freezer.runtime import resources, work
 from freezer.runtime.reading import read_whole
-from freezer.site import diffpage, fixturepage, indexpage, versionpage
+from freezer.site import diffpage, fixturepage, indexpage, plot, versionpage
 from freezer.site.html import environment, inert, markdown_html, markup
-from freezer.site.names import diff_file, fixture_file, version_file
+from freezer.site.names import RESULTS_FILE, diff_file, excluded_anchor, fixture_file, version_file
 from freezer.site.sitewriter import MARKER, write_site
 from freezer.site.versionpage import VersionPage, fixture_title
 from freezer.trust import signing, verified
@@ -93,6 +95,10 @@ def _suite_pages(
         pages[rel] = env.get_template("fixture.html.j2").render(root="../../", here=_here(rel), **common, **shown)
     diffs = indexpage.diff_rows(versions)
     search = _search_entries(suite.name, versions, histories)
+    [board] = table.table(config, suite.name).suites
+    has_results = bool(board.versions or board.problems)
+    if has_results:
+        pages[RESULTS_FILE] = _results_page(env, board, common)
     pages["index.html"] = env.get_template("suite.html.j2").render(
         root="../",
         here="index.html",
@@ -104,10 +110,31 @@ def _suite_pages(
             for task in sorted(histories)
         ],
         search=embedded(search, "../"),
+        results=RESULTS_FILE if has_results else None,
     )
     entry = indexpage.index_entry(suite.name, versions, diffs, sorted(histories), latest)
     listed = indexpage.version_rows(versions, log, latest, f"{safe_file_name(suite.name)}/")
     return pages, entry, listed, search
+
+
+def _results_page(env: Any, board: table.SuiteTable, common: Mapping[str, object]) -> str:
+    """The suite's leaderboard: the tables of ``freezer results table`` and the plot, each excluded
+    fixture's reason at its own anchor, linked from the count above its table."""
+    excluded = {task for cross in board.cross for task in cross.excluded}
+    return str(
+        env.get_template("results.html.j2").render(
+            root="../",
+            here=RESULTS_FILE,
+            **common,
+            problems=[str(p) for p in board.problems],
+            plot=markup(plot.svg(board)) if not board.problems else "",
+            steps=board.steps,
+            cross_tables=board.cross,
+            version_tables=board.versions,
+            anchors={task: excluded_anchor(task) for task in excluded},
+            fixture_paths={task: fixture_file(task) for task in excluded},
+        )
+    )
 
 
 def _here(rel: str) -> str:

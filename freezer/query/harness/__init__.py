@@ -16,7 +16,7 @@ from typing import Literal
 from freezer.domain.errors import UsageError
 from freezer.domain.problems import Problem, display_path
 from freezer.query.harness import harbor, inspectlog, lmeval
-from freezer.query.harness.target import ResultRow, Scores, target
+from freezer.query.harness.target import ResultRow, Scores, one_of, target
 from freezer.registry.config import RegistryConfig
 
 Harness = Literal["lm-eval", "inspect", "harbor"]
@@ -36,6 +36,8 @@ class Imported:
     problems: list[Problem] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)  # checks the files' format did not allow
     problems_not_shown: int = 0  # found beyond MAX_RESULT_PROBLEMS
+    model: str | None = None  # as the files record it (None: they do not)
+    harness_version: str | None = None  # the harness's release, as the files record it
 
     @property
     def ok(self) -> bool:
@@ -48,6 +50,8 @@ class Imported:
             "arm": self.arm,
             "files": self.files,
             "rows": len(self.rows),
+            "model": self.model,
+            "harness_version": self.harness_version,
             "unchecked": self.unchecked,
             "problems": [p.to_json() for p in self.problems],
             "problems_not_shown": self.problems_not_shown,
@@ -96,6 +100,7 @@ def import_files(
     imported = Imported(harness, frozen.name, frozen.arm, len(files), problems=scores.problems)
     imported.problems_not_shown = scores.problems_not_shown
     imported.unchecked = sorted(scores.unchecked)
+    imported.model, imported.harness_version = one_of(scores.models), one_of(scores.releases)
     if not scores.problems:
         imported.rows = scores.rows()
         if not imported.rows:

@@ -72,6 +72,15 @@ def _run(value: JsonObject, shown: str) -> str:
     return run_name(agent.get("name"), model.get("name"), job or Path(shown).parent.parent.name)
 
 
+def _model(value: JsonObject) -> str | None:
+    """The model the trial's agent ran, as Harbor's --model names it (provider/name)."""
+    info = _object(_object(value.get("agent_info")).get("model_info"))
+    name, provider = info.get("name"), info.get("provider")
+    if not isinstance(name, str) or not name:
+        return None
+    return f"{provider}/{name}" if isinstance(provider, str) and provider and "/" not in name else name
+
+
 def _name(value: JsonObject) -> tuple[str, tuple[str, ...]] | None:
     name = value.get("task_name")
     if isinstance(name, str) and name:
@@ -145,6 +154,7 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, bel
             doc.problem(("verifier_result", "rewards", key), f"reward {quoted(rewards[key])} is no score from 0 to 1")
         )
         return
+    scores.recorded(_model(value), None)  # a trial's result records its agent's release, never Harbor's
     scores.add(run or _run(value, display_path(path)), task, score)
 
 

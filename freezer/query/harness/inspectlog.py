@@ -109,6 +109,7 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, bel
         )
         return
     this_run = run or run_name(header.eval.model, header.eval.run_id)
+    scores.recorded(header.eval.model, (header.eval.packages or {}).get("inspect_ai"))
     if not samples:
         refuse("samples", "the log holds no samples (was it written with --no-log-samples?)")
     for sample in samples:

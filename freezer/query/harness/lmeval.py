@@ -193,6 +193,8 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, bel
     if not hashes:
         scores.unchecked.add(f"{doc.shown}: no task_hashes (run lm_eval with --log_samples to record them)")
     this_run = run or _run(value)
+    release = value.get("lm_eval_version") or value.get("git_hash")
+    scores.recorded(value.get("model_name") or section("config").get("model"), release)
     target = scores.target
     for name, values in results.items():
         if name in groups:

@@ -157,6 +157,15 @@ class Scores:
     fingerprints: dict[str, tuple[str, str]] = field(default_factory=dict)  # task id → (hash, where)
     unchecked: set[str] = field(default_factory=set)  # checks a file's format did not allow
     problems_not_shown: int = 0  # found beyond MAX_RESULT_PROBLEMS
+    models: set[str] = field(default_factory=set)  # the models the files record
+    releases: set[str] = field(default_factory=set)  # the harness's releases the files record
+
+    def recorded(self, model: object, release: object) -> None:
+        """Keep the model and the harness's release a file records (a value that is no text is not one)."""
+        if isinstance(model, str) and model.strip():
+            self.models.add(run_name(model))
+        if isinstance(release, str) and release.strip():
+            self.releases.add(run_name(release))
 
     @property
     def problem_count(self) -> int:
@@ -217,6 +226,12 @@ def score_value(value: object) -> float | None:
     if isinstance(value, (int, float)) and math.isfinite(value) and 0 <= value <= 1:
         return float(value) + 0.0
     return None
+
+
+def one_of(values: set[str]) -> str | None:
+    """What several files record of one run: the value they agree on, every one of them when they
+    differ (a run is never said to be of one model when its files name two), None when none does."""
+    return " + ".join(sorted(values)) or None
 
 
 def run_name(*parts: object) -> str:
