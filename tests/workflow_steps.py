@@ -55,9 +55,15 @@ def job(workflow: Path, name: str = "check") -> dict[str, Any]:
 
 
 def run_job(
-    workflow: Path, workspace: Path, github_env: dict[str, str], path: list[Path], name: str = "check"
+    workflow: Path,
+    workspace: Path,
+    github_env: dict[str, str],
+    path: list[Path],
+    name: str = "check",
+    only: set[str] | None = None,
 ) -> list[StepRun]:
-    """Every step of the workflow's job ``name``, run in ``workspace`` with the tools of ``path`` first."""
+    """Every step of the workflow's job ``name``, run in ``workspace`` with the tools of ``path`` first.
+    ``only``: run just the steps of these names (the others, an install among them, are the test's)."""
     spec = job(workflow, name)
     event = github_env.get("GITHUB_EVENT_NAME", "")
     base = {
@@ -73,7 +79,7 @@ def run_job(
     failed = False
     for number, step in enumerate(spec["steps"]):
         name = str(step.get("name") or step.get("uses") or f"step {number}")
-        if "uses" in step or not _runs(step.get("if"), event, failed):
+        if "uses" in step or (only is not None and name not in only) or not _runs(step.get("if"), event, failed):
             ran.append(StepRun(name, None))
             continue
         env = {**base, **{key: str(value) for key, value in step.get("env", {}).items()}}
