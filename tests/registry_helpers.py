@@ -141,3 +141,15 @@ def write_own_prose(path: Path) -> None:
     for name, placeholder in PLACEHOLDERS.items():
         text = text.replace(placeholder, f"the author's own {name.replace('_', ' ')}")
     path.write_text(text, encoding="utf-8")
+
+
+def small_code_repo(path: Path) -> Path:
+    """A code repository to init a registry against: src/main.py, and tools/ for init's tool_surface
+    glob (tools/**), in one commit on main."""
+    (path / "src").mkdir(parents=True)
+    (path / "src/main.py").write_text("def main():\n    return 0\n")
+    (path / "tools").mkdir()
+    (path / "tools/search.txt").write_text("search: find a symbol\n")
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "code"]):
+        run_git(args, path, DETERMINISTIC_ENV)
+    return path

@@ -7,7 +7,6 @@ binary's build, the provenance, a graph fixture's explanations) is refused by a 
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ import pytest
 from freezer.freeze.scaffold import PLACEHOLDERS, plan
 
 from conftest import REPO, assert_clean_failure, run_inprocess
-from registry_helpers import snapshot
+from registry_helpers import small_code_repo, snapshot
 
 REAL_FIXTURE = (
     "task_id: find-main\nstatus: landed\nclass: locate\nquestion: Where is main defined?\n"
@@ -24,21 +23,9 @@ REAL_FIXTURE = (
 )
 
 
-def _code(path: Path) -> Path:
-    (path / "src").mkdir(parents=True)
-    (path / "src/main.py").write_text("def main():\n    return 0\n")
-    (path / "tools").mkdir()
-    (path / "tools/search.txt").write_text("search: find a symbol\n")
-    env = {"GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@x.invalid", "GIT_COMMITTER_NAME": "a"}
-    env["GIT_COMMITTER_EMAIL"] = "a@x.invalid"
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "code"]):
-        subprocess.run(["git", *args], cwd=path, check=True, env={**env, "PATH": "/usr/bin:/bin"})
-    return path
-
-
 def _first_week(tmp_path: Path) -> Path:
     """init with the code repository, the example replaced by a real task: only the prose is left."""
-    _code(tmp_path / "code")
+    small_code_repo(tmp_path / "code")
     made = run_inprocess("init", "reg", "--code-repo", "code", cwd=tmp_path)
     assert made.code == 0, made.text
     root = tmp_path / "reg"
@@ -87,7 +74,7 @@ def test_the_first_week_cuts_once_the_prose_is_the_authors(tmp_path: Path) -> No
 
 
 def test_a_graph_fixture_copied_from_the_example_keeps_no_placeholder(tmp_path: Path) -> None:
-    _code(tmp_path / "code")
+    small_code_repo(tmp_path / "code")
     assert run_inprocess("init", "reg", "--kind", "graph", "--code-repo", "code", cwd=tmp_path).code == 0
     fixture = tmp_path / "reg/drafts/bench/fixtures/example-task.yaml"
     copied = fixture.parent / "find-main.yaml"
