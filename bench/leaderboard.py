@@ -172,7 +172,7 @@ def _reset(root: Path) -> None:
 
 
 def bench_stored_results(work: Path, tasks: int, models: int) -> Result:
-    """``results add`` of every version's runs, then ``results table``, over tasks by models by 3 versions rows."""
+    """``results add`` of every version's runs, then ``results table``, over tasks by models by 3 versions of rows."""
     rows = tasks * models * len(VERSIONS)
     root = registry(work / "leaderboard", tasks)
     files = runs(work / "leaderboard-runs", tasks, models)
@@ -186,10 +186,6 @@ def bench_stored_results(work: Path, tasks: int, models: int) -> Result:
     def stored() -> list[str]:
         return [str(p) for p in sorted((root / "results").rglob("*.jsonl"))]
 
-    # The table reads what the adds stored: one add first, kept for every table run.
-    _reset(root)
-    run_command(["bash", "-c", add_all], root)
-    stored_files = stored()
     table = [*FREEZER, "results", "table", "--suite", "bench", "--format", "json"]
     sides = [
         Side("freezer", "freezer", lambda: run_command(["bash", "-c", add_all], root, partial(_reset, root))),
@@ -198,7 +194,7 @@ def bench_stored_results(work: Path, tasks: int, models: int) -> Result:
         Side(
             "json.loads of the stored lines",
             "limit",
-            lambda: run_command([PY, "-c", LIMIT, "lines", *stored_files], root),
+            lambda: run_command([PY, "-c", LIMIT, "lines", *stored()], root),  # what the add side stored
         ),
     ]
     size = sum(p.stat().st_size for paths in files.values() for p in paths)
@@ -216,4 +212,5 @@ def bench_stored_results(work: Path, tasks: int, models: int) -> Result:
             ),
         ],
         notes=[f"{tasks:,} tasks × {models:,} models × 3 versions; v2 moved half the tasks, v3 a tenth"],
+        most_runs=1 if rows > 100_000 else None,
     )
