@@ -69,7 +69,11 @@ def test_the_site_is_deterministic_relative_and_complete(hostile_site: Path, tmp
         assert parser.script_sources == [], page
         for link in parser.links:
             assert "://" not in link and not link.startswith(("/", "javascript:")), (page, link)
-            assert (page.parent / link.split("#", 1)[0]).resolve().is_file(), (page, link)
+            path, _, fragment = link.partition("#")
+            target = (page.parent / path).resolve() if path else page  # "#x" is a place on this page
+            assert target.is_file(), (page, link)
+            if fragment and target.suffix == ".html":
+                assert f'id="{fragment}"' in target.read_text(encoding="utf-8"), (page, link)
     index = json.loads((first / "index.json").read_text())
     paths = [s["path"] for s in index["suites"]]
     paths += [v["path"] for s in index["suites"] for v in s["versions"]]
