@@ -28,6 +28,11 @@ def version_file(name: str) -> str:
     return f"{safe_file_name(name)}/index.html"
 
 
+def archive_file(name: str) -> str:
+    """A version's download (its frozen folder as a tar.gz), beside its page, relative to its suite's folder."""
+    return f"{safe_file_name(name)}/{safe_file_name(name)}.tar.gz"
+
+
 def diff_file(before: str, after: str) -> str:
     """The diff of two adjacent versions, relative to their suite's folder."""
     return f"diff/{safe_file_name(before)}..{safe_file_name(after)}.html"

@@ -19,6 +19,7 @@ the search box's index (:func:`embedded`) and ``freezer site``'s outcome (:class
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 from collections.abc import Mapping
@@ -41,8 +42,9 @@ from freezer.registry.record import dimensions_of, groups_of, read
 from freezer.runtime import resources, work
 from freezer.runtime.reading import read_whole
 from freezer.site import diffpage, fixturepage, indexpage, plot, versionpage
+from freezer.site.archive import version_archive
 from freezer.site.html import environment, inert, markdown_html, markup
-from freezer.site.names import RESULTS_FILE, diff_file, excluded_anchor, fixture_file, version_file
+from freezer.site.names import RESULTS_FILE, archive_file, diff_file, excluded_anchor, fixture_file, version_file
 from freezer.site.sitewriter import MARKER, write_site
 from freezer.site.versionpage import VersionPage, fixture_title
 from freezer.trust import signing, verified
@@ -54,9 +56,10 @@ STYLESHEET = "site.css"
 
 def _suite_pages(
     config: RegistryConfig, suite: SuiteConfig, env: Any, known: verified.VerifiedView
-) -> tuple[dict[str, str], JsonObject, list[indexpage.VersionRow], list[SearchEntry]]:
-    """Every page of one suite (paths relative to the suite's folder), its index.json entry, its
-    versions as the root index lists them, and its search entries."""
+) -> tuple[dict[str, str], dict[str, bytes], JsonObject, list[indexpage.VersionRow], list[SearchEntry]]:
+    """Every page of one suite (paths relative to the suite's folder), the files it offers as they
+    are (each version's archive), its index.json entry, its versions as the root index lists them,
+    and its search entries."""
     versions = [
         VersionPage(
             frozen,
@@ -84,10 +87,16 @@ def _suite_pages(
         rel = diff_file(names[index - 1], names[index])
         pages[rel] = env.get_template("diff.html.j2").render(root="../../", here=_here(rel), **common, **diff)
     methods = _methods_html([page.frozen.path / registry.METHOD for page in versions])
+    offered: dict[str, bytes] = {}
     for index, page in enumerate(versions):
         context = versionpage.version_context(page, previous[index], sides[: index + 1], markup(methods[index]))
         rel = version_file(page.frozen.name)
-        pages[rel] = env.get_template("version.html.j2").render(root="../../", here=_here(rel), **common, **context)
+        archive = version_archive(page.frozen.path, page.data.manifest.cut_at)
+        offered[archive_file(page.frozen.name)] = archive
+        download = {"name": _here(archive_file(page.frozen.name)), "sha256": hashlib.sha256(archive).hexdigest()}
+        pages[rel] = env.get_template("version.html.j2").render(
+            root="../../", here=_here(rel), **common, **context, download=download, download_size=len(archive)
+        )
     histories = fixturepage.histories(versions, classes)
     for task_id, history in sorted(histories.items()):
         shown = fixturepage.fixture_context(task_id, history, versions)
@@ -114,7 +123,7 @@ def _suite_pages(
     )
     entry = indexpage.index_entry(suite.name, versions, diffs, sorted(histories), latest)
     listed = indexpage.version_rows(versions, log, latest, f"{safe_file_name(suite.name)}/")
-    return pages, entry, listed, search
+    return pages, offered, entry, listed, search
 
 
 def _results_page(env: Any, board: table.SuiteTable, common: Mapping[str, object]) -> str:
@@ -200,9 +209,10 @@ def build(config: RegistryConfig) -> SiteFiles:
     rows: list[list[indexpage.VersionRow]] = []
     search: list[SearchEntry] = []
     for name in sorted(config.suites):
-        pages, entry, suite_rows, found = _suite_pages(config, config.suites[name], env, known)
+        pages, offered, entry, suite_rows, found = _suite_pages(config, config.suites[name], env, known)
         folder = safe_file_name(name)
         files.update({f"{folder}/{rel}": text.encode("utf-8") for rel, text in pages.items()})
+        files.update({f"{folder}/{rel}": data for rel, data in offered.items()})
         suites.append(entry)
         rows.append(suite_rows)
         search += found
