@@ -33,6 +33,13 @@ def archive_file(name: str) -> str:
     return f"{safe_file_name(name)}/{safe_file_name(name)}.tar.gz"
 
 
+def frozen_file_page(name: str, rel: str) -> str:
+    """A frozen file's page in a version, relative to its suite's folder: ``rel`` is a path the
+    version's manifest lists (checked at cut: relative, no ``..``), and the site writer refuses any
+    path that would leave the site's folder."""
+    return f"{safe_file_name(name)}/files/{rel}.html"
+
+
 def diff_file(before: str, after: str) -> str:
     """The diff of two adjacent versions, relative to their suite's folder."""
     return f"diff/{safe_file_name(before)}..{safe_file_name(after)}.html"

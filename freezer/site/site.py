@@ -41,12 +41,20 @@ from freezer.registry.model import Suite
 from freezer.registry.record import dimensions_of, groups_of, read
 from freezer.runtime import resources, work
 from freezer.runtime.reading import read_whole
-from freezer.site import diffpage, fixturepage, indexpage, plot, versionpage
+from freezer.site import diffpage, filepage, fixturepage, indexpage, plot, versionpage
 from freezer.site.archive import version_archive
 from freezer.site.html import environment, inert, markdown_html, markup
-from freezer.site.names import RESULTS_FILE, archive_file, diff_file, excluded_anchor, fixture_file, version_file
+from freezer.site.names import (
+    RESULTS_FILE,
+    archive_file,
+    diff_file,
+    excluded_anchor,
+    fixture_file,
+    frozen_file_page,
+    version_file,
+)
 from freezer.site.sitewriter import MARKER, write_site
-from freezer.site.versionpage import VersionPage, fixture_title
+from freezer.site.versionpage import VersionPage, title_in
 from freezer.trust import signing, verified
 
 __all__ = ["MARKER", "SiteFiles", "build", "inert", "markdown_html", "write"]
@@ -97,6 +105,7 @@ def _suite_pages(
         pages[rel] = env.get_template("version.html.j2").render(
             root="../../", here=_here(rel), **common, **context, download=download, download_size=len(archive)
         )
+        pages.update(_file_pages(env, page, common, download["name"]))
     histories = fixturepage.histories(versions, classes)
     for task_id, history in sorted(histories.items()):
         shown = fixturepage.fixture_context(task_id, history, versions)
@@ -126,6 +135,27 @@ def _suite_pages(
     return pages, offered, entry, listed, search
 
 
+def _file_pages(env: Any, page: VersionPage, common: Mapping[str, object], archive: str) -> dict[str, str]:
+    """A page for each file the version's manifest lists: the file's text, read on the site."""
+    out: dict[str, str] = {}
+    for rel, digest in sorted(page.data.manifest.files.items()):
+        up = "../" * (1 + rel.count("/"))
+        shown = filepage.file_context(
+            page.frozen.path, page.frozen.name, rel, digest, fixturepage.frozen_size(page, rel)
+        )
+        target = frozen_file_page(page.frozen.name, rel)
+        out[target] = env.get_template("file.html.j2").render(
+            root="../" + up + "../",
+            here=_here(target),
+            **common,
+            **shown,
+            version_path=up + "index.html",
+            archive_path=up + archive,
+            archive_name=archive,
+        )
+    return out
+
+
 def _results_page(env: Any, board: table.SuiteTable, common: Mapping[str, object]) -> str:
     """The suite's leaderboard: the tables of ``freezer results table`` and the plot, each excluded
     fixture's reason at its own anchor, linked from the count above its table."""
@@ -153,7 +183,7 @@ def _here(rel: str) -> str:
 
 def _title(rows: list[fixturepage.HistoryRow], versions: list[VersionPage], task: str) -> str:
     newest = next(v for v in reversed(versions) if v.frozen.name == rows[-1]["version"])
-    return fixture_title(next(f for f in newest.data.fixtures if str(f["task_id"]) == task))
+    return title_in(newest, next(f for f in newest.data.fixtures if str(f["task_id"]) == task))
 
 
 def _search_entries(
