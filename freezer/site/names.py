@@ -33,6 +33,12 @@ def archive_file(name: str) -> str:
     return f"{safe_file_name(name)}/{safe_file_name(name)}.tar.gz"
 
 
+def citation_files(name: str) -> tuple[str, str]:
+    """A version's CITATION.cff and BibTeX entry, beside its page, relative to its suite's folder."""
+    folder = safe_file_name(name)
+    return f"{folder}/CITATION.cff", f"{folder}/{folder}.bib"
+
+
 def frozen_file_page(name: str, rel: str) -> str:
     """A frozen file's page in a version, relative to its suite's folder: ``rel`` is a path the
     version's manifest lists (checked at cut: relative, no ``..``), and the site writer refuses any

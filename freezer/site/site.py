@@ -43,10 +43,12 @@ from freezer.runtime import resources, work
 from freezer.runtime.reading import read_whole
 from freezer.site import diffpage, filepage, fixturepage, indexpage, plot, versionpage
 from freezer.site.archive import version_archive
+from freezer.site.citation import Citation
 from freezer.site.html import environment, inert, markdown_html, markup
 from freezer.site.names import (
     RESULTS_FILE,
     archive_file,
+    citation_files,
     diff_file,
     excluded_anchor,
     fixture_file,
@@ -102,8 +104,27 @@ def _suite_pages(
         archive = version_archive(page.frozen.path, page.data.manifest.cut_at)
         offered[archive_file(page.frozen.name)] = archive
         download = {"name": _here(archive_file(page.frozen.name)), "sha256": hashlib.sha256(archive).hexdigest()}
+        cite = Citation(
+            suite.name,
+            page.frozen.name,
+            context["title"],
+            page.data.manifest.cut_at,
+            context["manifest_sha256"],
+            download["sha256"],
+            config.license,
+            config.maintainer,
+        )
+        cff, bib = citation_files(page.frozen.name)
+        offered[cff], offered[bib] = cite.cff().encode("utf-8"), cite.bibtex().encode("utf-8")
         pages[rel] = env.get_template("version.html.j2").render(
-            root="../../", here=_here(rel), **common, **context, download=download, download_size=len(archive)
+            root="../../",
+            here=_here(rel),
+            **common,
+            **context,
+            download=download,
+            download_size=len(archive),
+            citation=cite,
+            citation_paths=(_here(cff), _here(bib)),
         )
         pages.update(_file_pages(env, page, common, download["name"]))
     histories = fixturepage.histories(versions, classes)
