@@ -19,6 +19,7 @@ from freezer.compare.fieldlevel import field_changes
 from freezer.domain import canonical
 from freezer.domain.jsontypes import JsonObject, JsonValue
 from freezer.kinds.yamlfiles import entries
+from freezer.site.codelinks import CodeSite, code_sites
 from freezer.site.filepage import INLINE_BYTES, text_of
 from freezer.site.names import frozen_file_page, version_file
 from freezer.site.versionpage import VersionPage, title_in
@@ -51,6 +52,8 @@ class FixtureContext(TypedDict):
     groups: dict[str, str]
     files: list[JsonObject]
     rows: list[HistoryRow]
+    code: list[CodeSite]  # its ground-truth sites, linked to the code at the pinned SHA when it has a web address
+    pinned: str | None
 
 
 def histories(versions: list[VersionPage], classes: list[dict[str, str]]) -> dict[str, list[HistoryRow]]:
@@ -159,6 +162,7 @@ def fixture_context(task_id: str, rows: list[HistoryRow], versions: list[Version
     """Everything fixture.html.j2 shows: the fixture as the newest version holding it froze it."""
     newest = next(page for page in reversed(versions) if page.frozen.name == rows[-1]["version"])
     fixture = next(f for f in newest.data.fixtures if str(f["task_id"]) == task_id)
+    manifest = newest.data.manifest
     return {
         "task_id": task_id,
         "title": title_in(newest, fixture),
@@ -168,4 +172,6 @@ def fixture_context(task_id: str, rows: list[HistoryRow], versions: list[Version
         "groups": {key: newest.groups.get(key, "input") for key in fixture if key not in ("task_id", "status")},
         "files": fixture_files(newest, fixture),
         "rows": list(reversed(rows)),
+        "code": code_sites(fixture, manifest.pinned_full, manifest.code_repo.origin if manifest.code_repo else None),
+        "pinned": manifest.pinned_full,
     }

@@ -7,7 +7,8 @@ reference definitions all disabled, so no fixture text can inject markup or scri
 load or link anything. Every name that comes from data becomes a file name in
 :mod:`freezer.site.names`, and every link is built from those same names, URL-escaped;
 :mod:`freezer.site.sitewriter` refuses any path that would leave the site's folder. Every link is
-relative, the only script is the search box's own (the pages read fine without it), the stylesheet is
+relative but a ground-truth site's link to its code host (:mod:`freezer.site.codelinks`), the only
+script is the search box's own (the pages read fine without it), the stylesheet is
 the site's own file, and the same registry gives byte-identical files (no clock, everything sorted).
 The build returns the files; the CLI writes them.
 
