@@ -62,5 +62,12 @@ def test_the_web_address_of_an_origin() -> None:
     ):
         assert web_address(origin) == expected, origin
     assert web_address("https://gitlab.com/group/sub/r.git") == ("https://gitlab.com/group/sub/r", "-/blob")
-    for origin in (None, "", "/srv/git/r.git", "https://example.org/o/r.git", "https://github.com.evil.org/o/r"):
-        assert web_address(origin) is None, origin
+    unknown: tuple[str | None, ...] = (
+        None,
+        "",
+        "/srv/git/r.git",
+        "https://example.org/o/r.git",
+        "https://github.com.evil.org/o/r",
+    )
+    for other in unknown:
+        assert web_address(other) is None, other

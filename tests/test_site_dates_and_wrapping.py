@@ -8,7 +8,7 @@ import json
 import re
 import shutil
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,7 @@ def demo_site(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> tup
 def test_a_cut_time_is_shown_readable_with_its_iso_stamp_kept(demo_site: tuple[Path, Path]) -> None:
     root, out = demo_site
     stamp = json.loads((root / "versions/graph_v2/manifest.json").read_text())["cut_at"]
-    moment = datetime.fromisoformat(stamp).astimezone(UTC)
+    moment = datetime.fromisoformat(stamp).astimezone(timezone.utc)
     readable = f"{moment.day} {moment:%b %Y, %H:%M} UTC"
     shown = f'<time datetime="{stamp}">{readable}</time>'
     for page in ("graph/graph_v2/index.html", "graph/index.html", "index.html"):

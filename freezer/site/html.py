@@ -76,13 +76,13 @@ def environment() -> Any:
 def when(stamp: Any) -> Any:
     """An ISO 8601 UTC stamp as a reader reads it ("2 Dec 2026, 14:03 UTC") in a ``<time>`` whose
     ``datetime`` keeps the stamp; a stamp that does not parse is shown as it is."""
-    from datetime import UTC, datetime  # only the site shows dates
+    from datetime import datetime, timezone  # only the site shows dates
 
     from markupsafe import Markup, escape  # comes with jinja2, which is imported only when a site is built
 
     text = str(stamp)
     try:
-        moment = datetime.fromisoformat(text).astimezone(UTC)
+        moment = datetime.fromisoformat(text).astimezone(timezone.utc)
     except ValueError:
         return inert(text)
     shown = f"{moment.day} {moment:%b %Y, %H:%M} UTC"
