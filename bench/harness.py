@@ -102,6 +102,9 @@ class Result:
     notes: list[str] = field(default_factory=list)
     # A note that can only be written once every run is done (e.g. a median the command reported).
     late_note: Callable[[], str] | None = None
+    # A workload whose one run takes minutes (its inputs just written, so already in the page cache)
+    # is run this many times at most, without the warm-up run.
+    most_runs: int | None = None
 
     def side(self, name: str) -> Side:
         return next(s for s in self.sides if s.name == name)
@@ -113,9 +116,10 @@ class Result:
         return self.side(bar.side).median(bar.measure) / self.side(bar.against).median(bar.measure)
 
     def measure(self, runs: int) -> Result:
-        for side in self.sides:
-            side.run()  # warm the page cache and the bytecode cache
-        for _ in range(runs):
+        if self.most_runs is None:
+            for side in self.sides:
+                side.run()  # warm the page cache and the bytecode cache
+        for _ in range(runs if self.most_runs is None else min(runs, self.most_runs)):
             for side in self.sides:
                 side.samples.append(side.run())
         if self.late_note:

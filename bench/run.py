@@ -29,6 +29,7 @@ sys.path.insert(0, str(HERE))
 import generate  # noqa: E402
 import report  # noqa: E402
 from harness import ENV, FREEZER, PY, REPO, Bar, Result, Sample, Side, machine, run_command  # noqa: E402
+from leaderboard import bench_stored_results  # noqa: E402
 from workloads import (  # noqa: E402
     bench_against,
     bench_audit,
@@ -65,6 +66,7 @@ class Sizes:
     scale_check: tuple[int, ...]
     runs: int
     lmeval_unknown: int  # tasks of an lm-eval results file that no version holds
+    stored_results: tuple[int, int]  # lm-eval tasks, models: each model's run of each of 3 versions
 
 
 SIZES = {
@@ -84,6 +86,7 @@ SIZES = {
         scale_check=(2, 10),
         runs=1,  # quick mode keeps the harness from rotting (CI); its figures are not the bars'
         lmeval_unknown=100,
+        stored_results=(20, 17),  # 1,020 rows
     ),
     # The large profile at 2,000 files: check-jsonschema takes about 30 s per run there.
     "full": Sizes(
@@ -100,6 +103,7 @@ SIZES = {
         scale_check=(10, 100, 1_000),
         runs=5,
         lmeval_unknown=6_000,
+        stored_results=(1_000, 334),  # 1,002,000 rows
     ),
 }
 
@@ -136,6 +140,7 @@ def main() -> None:
             *(partial(bench_gate_b, work, count) for count in size.gate_b),
             partial(bench_materialize, work, *size.tree),
             partial(bench_results_import, work, size.lmeval_unknown),
+            partial(bench_stored_results, work, *size.stored_results),
             partial(bench_hook_imports, work, "validate"),
             partial(bench_hook_imports, work, "check"),
         ]

@@ -11,7 +11,7 @@ from pathlib import Path
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
 from conftest import assert_clean_failure, run_cli, run_inprocess
-from registry_helpers import commit_all, snapshot
+from registry_helpers import commit_all, snapshot, write_own_prose
 
 DOCKERFILE = "FROM ubuntu:24.04\nRUN apt-get update\n"
 TASK_TOML = 'version = "1.0"\n\n[metadata]\ndifficulty = "{level}"\n\n[verifier]\ntimeout_sec = 120.0\n'
@@ -87,6 +87,7 @@ def _freezes_in_place(root: Path, benchmark: str, drafts: str) -> str:
     after = snapshot(root)
     assert {rel: data for rel, data in after.items() if rel in before} == before  # nothing rewritten or moved
     assert f"{drafts}/version.yaml" in set(after) - set(before)
+    write_own_prose(root / drafts / "version.yaml")  # its purpose: init's next step
     for step in (["validate"], ["cut", "v1"]):
         result = run_inprocess(*step, cwd=root)
         assert result.code == 0, result.text

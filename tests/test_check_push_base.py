@@ -11,21 +11,20 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
+from workflow_steps import StepRun, run_job
 
-from freezer.domain.release import REPOSITORY
-
-from action_helpers import run_action
 from conftest import assert_clean_failure, run_inprocess
 from registry_helpers import commit_all, set_drafts
 
 ZERO = "0" * 40
 CI = {"CI": "true", "GITHUB_ACTIONS": "true"}
+BIN = Path(sys.executable).parent  # this freezer, as the workflow's install step leaves it on PATH
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -262,36 +261,36 @@ def test_under_ci_with_nothing_to_merge_into_the_message_reads_right(pushed: Pat
     assert "the base the branch" not in result.err
 
 
-def _workflow_check_args(reg: Path, tmp_path: Path) -> tuple[dict[Any, Any], dict[str, str]]:
-    """The workflow `freezer init` writes, and the inputs its step gives freezer's action (which runs
-    freezer check; tests/test_action.py covers the action itself)."""
+def _init_workflow(reg: Path, tmp_path: Path) -> Path:
+    """The workflow `freezer init` writes (tests/test_init_workflow.py runs its install step too)."""
     made = run_inprocess("init", str(tmp_path / "new"), "--code-repo", str(reg / "sample-code"), cwd=tmp_path)
     assert made.code == 0, made.text
-    workflow = yaml.safe_load((tmp_path / "new/.github/workflows/freezer.yml").read_text(encoding="utf-8"))
-    steps = workflow["jobs"]["check"]["steps"]
-    (guard,) = [step for step in steps if str(step.get("uses", "")).startswith(f"{REPOSITORY}@")]
-    return workflow, {
-        name: str(value).lower() if isinstance(value, bool) else str(value) for name, value in guard["with"].items()
-    }
+    return tmp_path / "new/.github/workflows/freezer.yml"
+
+
+def _workflow_check(workflow: Path, where: Path, env: dict[str, str]) -> StepRun:
+    """The workflow's check step, run as GitHub runs it, with this freezer on PATH."""
+    (check,) = [s for s in run_job(workflow, where, env, [BIN], only={"freezer check"}) if s.code is not None]
+    return check
 
 
 def test_the_init_workflow_gives_check_its_base_on_push_and_on_pull_request(pushed: Path, tmp_path: Path) -> None:
-    workflow, args = _workflow_check_args(pushed, tmp_path)
-    triggers = workflow[True] if True in workflow else workflow["on"]  # YAML 1.1 reads `on` as true
+    workflow = _init_workflow(pushed, tmp_path)
+    spec = yaml.safe_load(workflow.read_text(encoding="utf-8"))
     # a change on push and pull request; a nightly (and a hand-started) audit of every version
-    assert set(triggers) == {"push", "pull_request", "schedule", "workflow_dispatch"}
-    (checkout,) = [
-        s for s in workflow["jobs"]["check"]["steps"] if str(s.get("uses", "")).startswith("actions/checkout")
-    ]
+    assert set(spec[True]) == {"push", "pull_request", "schedule", "workflow_dispatch"}  # YAML 1.1 reads `on` as true
+    steps = spec["jobs"]["check"]["steps"]
+    (checkout,) = [s for s in steps if str(s.get("uses", "")).startswith("actions/checkout")]
     assert checkout["with"]["fetch-depth"] == 0  # the commit before a push, and the base branch, are fetched
-    # Nothing an event lacks: the action reads the base from the event itself.
-    assert all("github.event" not in value and "base" not in name for name, value in args.items())
+    # Nothing an event lacks: check reads the base from the event itself.
+    (check,) = [s for s in steps if s.get("name") == "freezer check"]
+    assert "github.event" not in check["run"] and "--base" not in check["run"]
     before = _git(pushed, "rev-parse", "HEAD")
     _recut_v2_without_hooks(pushed)
     _git(pushed, "checkout", "-q", "-b", "feature")
     _git(pushed, "push", "-q", "origin", "main", "feature")
-    on_push = run_action(_checkout(pushed, tmp_path), _push_event(tmp_path, before), args)
-    assert_clean_failure(on_push)
+    on_push = _workflow_check(workflow, _checkout(pushed, tmp_path), _push_event(tmp_path, before))
+    assert on_push.code == 1, on_push.out + on_push.err
     assert "frozen file modified: graph_v2" in on_push.out
     # The same change as a pull request from a branch cut before the re-cut.
     _git(pushed, "checkout", "-q", "-B", "topic", before)
@@ -300,7 +299,7 @@ def test_the_init_workflow_gives_check_its_base_on_push_and_on_pull_request(push
     _git(pushed, "push", "-q", "-f", "origin", f"{before}:refs/heads/main")
     payload = {"pull_request": {"base": {"sha": before, "ref": "main"}}}
     env = {**_event(tmp_path, "pull_request", payload), "GITHUB_BASE_REF": "main"}
-    on_pull = run_action(_checkout(pushed, tmp_path, "topic"), env, args)
-    assert_clean_failure(on_pull)
+    on_pull = _workflow_check(workflow, _checkout(pushed, tmp_path, "topic"), env)
+    assert on_pull.code == 1, on_pull.out + on_pull.err
     assert "(merge-base of HEAD and origin/main)" in on_pull.out
     assert "frozen file modified: graph_v2" in on_pull.out

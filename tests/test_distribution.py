@@ -172,18 +172,25 @@ def test_the_readme_action_snippet_uses_the_inputs_action_yml_declares() -> None
     assert "GitHub home is not decided" in readme
 
 
-def test_the_init_files_name_no_index_pin() -> None:
-    for name in ("github-workflow.yml.j2", "pre-commit-config.yaml"):
-        text = (REPO / "templates/init" / name).read_text(encoding="utf-8")
-        assert "pip install" not in text and "==" not in text, name
-
-
-def test_init_writes_the_placeholder_home_from_one_place(tmp_path: Path) -> None:
+def test_the_init_workflow_pins_this_release_by_its_index_name_from_one_place(tmp_path: Path) -> None:
+    template = (REPO / "templates/init/github-workflow.yml.j2").read_text(encoding="utf-8")
+    assert DISTRIBUTION not in template and __version__ not in template  # both come from release.py
+    assert "pip install" not in (REPO / "templates/init/pre-commit-config.yaml").read_text(encoding="utf-8")
     made = run_inprocess("init", str(tmp_path / "new"), cwd=tmp_path)
     assert made.code == 0, made.text
     workflow = (tmp_path / "new/.github/workflows/freezer.yml").read_text(encoding="utf-8")
-    assert f"- uses: {REPOSITORY}@{action_ref()}\n" in workflow
-    assert "TODO" in workflow.split(f"- uses: {REPOSITORY}")[0].rsplit("\n", 2)[-2]  # the line above says to set it
+    assert f'pip install --disable-pip-version-check "{DISTRIBUTION}=={__version__}"' in workflow
+
+
+def test_init_names_the_placeholder_home_from_one_place_and_never_as_a_step(tmp_path: Path) -> None:
+    made = run_inprocess("init", str(tmp_path / "new"), cwd=tmp_path)
+    assert made.code == 0, made.text
+    workflow = (tmp_path / "new/.github/workflows/freezer.yml").read_text(encoding="utf-8")
+    assert f"#   - uses: {REPOSITORY}@{action_ref()}\n" in workflow  # what replaces the steps once published
+    assert f"- uses: {REPOSITORY}" not in workflow.replace(
+        f"#   - uses: {REPOSITORY}", ""
+    )  # a step would fail at set-up
+    assert made.out.count(f"uses: {REPOSITORY}@{action_ref()}") == 1
 
 
 # --- tools/check_dist.py ---------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from conftest import assert_clean_failure, run_cli, run_inprocess
-from registry_helpers import commit_all, snapshot
+from registry_helpers import commit_all, snapshot, write_own_prose
 
 # One minimal real task of each kind, at the place init's output names (relative to the drafts).
 ONE_TASK = {
@@ -49,6 +49,9 @@ def test_init_of_a_benchmark_kind_cuts_once_one_task_is_added(tmp_path: Path, ki
         (drafts / rel).write_text(text, encoding="utf-8")
     validated = run_inprocess("validate", cwd=root)
     assert validated.code == 0, validated.text
+    refused = run_inprocess("cut", "v1", cwd=root)
+    assert refused.code == 1 and "still holds the scaffold's placeholder 'Why this version exists" in refused.err
+    write_own_prose(drafts / "version.yaml")  # the purpose, as init's next step says
     cut = run_inprocess("cut", "v1", cwd=root)
     assert cut.code == 0, cut.text
     manifest = json.loads((root / "versions/bench_v1/manifest.json").read_text())

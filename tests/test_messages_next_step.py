@@ -35,7 +35,7 @@ def test_a_misspelt_field_names_the_field_it_meant_and_no_schema_dump(tmp_path: 
     assert "{'required'" not in result.text and "fails the 'anyOf' rule" not in result.text
 
 
-def test_an_empty_fixture_file_says_it_holds_no_document(tmp_path: Path) -> None:
+def test_an_empty_fixture_file_says_it_holds_no_fields(tmp_path: Path) -> None:
     root = _init(tmp_path)
     (fixture,) = (root / "drafts/bench/fixtures").glob("*.yaml")
     fixture.write_text("# nothing yet\n", encoding="utf-8")
@@ -43,8 +43,9 @@ def test_an_empty_fixture_file_says_it_holds_no_document(tmp_path: Path) -> None
     result = run_inprocess("validate", cwd=root)
 
     assert result.code == 1, result.text
-    assert "$: the file holds no document (empty, or comments only): expected an object (a mapping of fields)" in (
-        result.out
+    assert (
+        "$: the file holds no fields (it is empty, comments only or null): expected an object (a mapping of fields)"
+        in (result.out)
     )
     assert "null None" not in result.text
 

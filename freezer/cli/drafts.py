@@ -70,9 +70,14 @@ def init(
     for rel, what in result.described.items():
         output.say(f"  {rel}".ljust(44) + what)
     for rel in result.kept:
-        output.say(f"  {rel}".ljust(44) + "already there: kept as it was (add freezer's guard to it yourself)")
+        output.say(f"  {rel}".ljust(44) + "already there: kept as it was; add freezer's guard to it (below)")
     if result.git_initialized:
         output.say("  initialized a git repository there")
+    for rel, text in result.to_add.items():
+        output.say(f"add this to {rel}, merging it with what is there:")
+        output.say_block(text)
+    published = "once freezer's Action is published, one line replaces the workflow's install and guard"
+    output.say(f"{published}: {scaffold.ACTION_USES}")
     output.say(f"next: {result.next_step}")
     return result
 

@@ -12,9 +12,12 @@ digest the registry gave for the tag when the maintainer locked it, frozen with 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from freezer.domain.jsontypes import JsonObject
-from freezer.domain.model import Raw
+
+if TYPE_CHECKING:  # start-up time: a type only, and domain.model builds the fixture records validate never needs
+    from freezer.domain.model import Raw
 
 
 @dataclass(frozen=True, order=True)

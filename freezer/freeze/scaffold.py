@@ -3,7 +3,10 @@
 It writes freezer.yaml, one suite's drafts (a commented version.yaml and a
 fixture to copy), a pre-commit config and a GitHub Actions workflow that run
 the guard, and copies of the schemas for editors (each YAML file names its
-schema in a ``yaml-language-server`` modeline). Nothing existing is ever
+schema in a ``yaml-language-server`` modeline). The pre-commit config and the
+workflow go where pre-commit and GitHub read them: the top of the git
+repository, which may be above the registry; one already there is kept, and
+init says what to add to it. Nothing existing is ever
 overwritten, and nothing is written through a link: the folder may come
 from a clone whose ``.freezer``, ``drafts`` or ``.github`` is a committed
 link to somewhere else. Every file is rendered and written in a temporary
@@ -24,7 +27,7 @@ from pathlib import Path
 
 from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.problems import display_path
-from freezer.domain.release import REPOSITORY, __version__, action_ref
+from freezer.domain.release import DISTRIBUTION, REPOSITORY, __version__, action_ref
 from freezer.domain.taskid import safe_file_name
 from freezer.git.gitrepo import git_status
 from freezer.kinds.yamlfiles import schema_name
@@ -60,8 +63,12 @@ _WHAT_THE_GLOB_NAMES = {
 # What init leaves for the author to do next, by whether the suite is in freezer's own format.
 _NEXT_OWN = "edit the drafts (every TODO), then freezer validate, freezer cut v1, git commit"
 _NEXT_BENCHMARK = "write version.yaml's title and purpose, then freezer validate, freezer cut v1, git commit"
+PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
+WORKFLOW = ".github/workflows/freezer.yml"
+# What pre-commit and GitHub read only at the top of the repository: written there, wherever the registry is.
+AT_REPOSITORY_TOP = (PRE_COMMIT_CONFIG, WORKFLOW)
 # Files a registry may do without, that a folder adopted in place may already hold: kept as they are.
-OPTIONAL_FILES = (".pre-commit-config.yaml", ".github/workflows/freezer.yml", ".gitattributes")
+OPTIONAL_FILES = (*AT_REPOSITORY_TOP, ".gitattributes")
 _SUITE_NAME = re.compile(r"[a-z][a-z0-9_-]{0,59}")  # whole names only: fullmatch, never match
 _FALLBACK_EXAMPLE = "src/main.py"
 SCHEMAS_FOLDER = ".freezer/schemas"
@@ -82,6 +89,8 @@ class InitResult:
     described: dict[str, str] = field(default_factory=dict)
     guessed: list[str] = field(default_factory=list)  # what --adopt read the benchmark as
     kept: list[str] = field(default_factory=list)  # optional files already there, left as they were
+    # What the author must do by hand for the guard to run: a file kept, with what to add to it.
+    to_add: dict[str, str] = field(default_factory=dict)
     next_step: str = _NEXT_OWN
     ok: bool = True  # an init that could not write raises instead
 
@@ -96,6 +105,8 @@ class InitResult:
             "code_repo": self.code_repo,
             "guessed": self.guessed,
             "kept": self.kept,
+            "to_add": self.to_add,
+            "action_uses": ACTION_USES,
         }
 
 
@@ -115,6 +126,28 @@ def _code_facts(code_repo: Path) -> tuple[str | None, str]:
     return head.strip(), (readable[0] if readable else _FALLBACK_EXAMPLE)
 
 
+# The one line that replaces the workflow's install and guard steps once the Action is published.
+ACTION_USES = f"uses: {REPOSITORY}@{action_ref()}"
+
+
+def _guard_values(registry_path: str, drafts: str) -> dict[str, object]:
+    """What the pre-commit config and the workflow need to know of the registry: where it is from the
+    repository's top (``registry_path``, "." at the top) and where its drafts are in it."""
+    prefix = "" if registry_path == "." else registry_path + "/"
+    return {
+        # Any file of the drafts is the suite's (a fixture, an instruction.md, a .jsonl, a !function
+        # module), and freezer.yaml: pre-commit matches the path from the repository's top.
+        "validate_files": _quoted(f"^{re.escape(prefix)}(?:{re.escape(drafts)}/|freezer\\.yaml$)"),
+        "registry_args": json.dumps(["-C", registry_path]) if prefix else "",
+        "registry_yaml": _quoted(registry_path),
+        "distribution": DISTRIBUTION,
+        "freezer_version": __version__,
+        "action_repository": REPOSITORY,
+        "action_ref": action_ref(),
+        "placeholder": PLACEHOLDERS,
+    }
+
+
 def _render(name: str, values: dict[str, object]) -> str:
     from jinja2 import Environment, StrictUndefined  # Jinja2 costs ~40 ms at start-up: only for init
 
@@ -125,13 +158,29 @@ def _render(name: str, values: dict[str, object]) -> str:
 
 EXAMPLE_TASK_ID = "example-task"  # the task_id of the fixture init writes (templates/init/fixture-*.yaml.j2)
 MARKER = "TODO(freezer"  # what every line init or next leaves for the author to do carries
+# The prose init writes where only the author knows what is true. The templates take each text from
+# here by name, and a cut refuses any line still holding one (scaffoldcheck), so none is ever frozen:
+# neither from the scaffold nor copied forward by `freezer next` from a version frozen before this.
+PLACEHOLDERS = {
+    "purpose": "Why this version exists: what it measures, and what changed since the last one.",
+    "build_sha_unknown": "not recorded yet (replace this line with build_sha and the commit)",
+    "mechanism": "how the agent reaches the tool (a CLI on $PATH, an MCP server, ...)",
+    "provenance_text": "Where the fixtures come from, how the binary was built, and how it was run.",
+    "why_grep_fails": "Explain why the naive grep does not answer the question.",
+    "graph_tool": "your.graph.tool",
+    "resolution": "Explain how the graph tools answer it.",
+}
 
 
 def example_fixture(kind: str, example_file: str) -> str:
     """The example fixture init writes for a suite of ``kind`` whose code's first file is ``example_file``."""
     return _render(
         f"fixture-{kind}.yaml.j2",
-        {"example_file": _quoted(example_file), "example_name": _quoted(Path(example_file).name)},
+        {
+            "example_file": _quoted(example_file),
+            "example_name": _quoted(Path(example_file).name),
+            "placeholder": PLACEHOLDERS,
+        },
     )
 
 
@@ -143,10 +192,16 @@ def check_suite_name(suite: str) -> None:
 
 
 def plan(
-    target: Path, suite: str, kind: str, code_repo: Path | None, layout: BenchmarkLayout | None = None
+    target: Path,
+    suite: str,
+    kind: str,
+    code_repo: Path | None,
+    layout: BenchmarkLayout | None = None,
+    registry_path: str = ".",
 ) -> tuple[dict[str, str], InitResult]:
     """Every file of the new registry (path relative to ``target`` → text), rendered, nothing written.
-    ``layout``: the benchmark ``--adopt`` found; else a kind of :data:`BENCHMARK_LAYOUTS` gets its own."""
+    ``layout``: the benchmark ``--adopt`` found; else a kind of :data:`BENCHMARK_LAYOUTS` gets its own.
+    ``registry_path``: where ``target`` is from the top of its git repository (the guard files name it)."""
     check_suite_name(suite)
     if kind not in KINDS and kind not in BENCHMARK_LAYOUTS:
         known = ", ".join((*KINDS, *BENCHMARK_LAYOUTS))
@@ -157,7 +212,7 @@ def plan(
                 f"--code-repo is for a suite of kind generic or graph: a {kind} suite pins no code under test",
                 hint="leave --code-repo out",
             )
-        return _benchmark_plan(target, suite, layout or BENCHMARK_LAYOUTS[kind])
+        return _benchmark_plan(target, suite, layout or BENCHMARK_LAYOUTS[kind], registry_path)
     result = InitResult(target, suite, kind)
     pinned, example = None, _FALLBACK_EXAMPLE
     if code_repo is not None:
@@ -183,10 +238,7 @@ def plan(
         "tool_surface_yaml": _quoted("tools/**") + f"  # {MARKER} init): the paths of your tool's code",
         "example_file": _quoted(example),
         "example_name": _quoted(Path(example).name),
-        "validate_files": r"\.(ya?ml)$",  # freezer's own fixtures and version.yaml are YAML files
-        "freezer_version": __version__,
-        "action_repository": REPOSITORY,
-        "action_ref": action_ref(),
+        **_guard_values(registry_path, folder),
     }
     schema_names = ["registry", "version", schema_name(kind)]
     files = {
@@ -216,7 +268,9 @@ _GUARD_FILES = {
 }
 
 
-def _benchmark_plan(target: Path, suite: str, layout: BenchmarkLayout) -> tuple[dict[str, str], InitResult]:
+def _benchmark_plan(
+    target: Path, suite: str, layout: BenchmarkLayout, registry_path: str
+) -> tuple[dict[str, str], InitResult]:
     """The registry of a suite in a benchmark's own format: freezer.yaml names where it is and how its
     kind reads it, version.yaml is the one file freezer adds to its drafts; no example task."""
     drafts = layout.drafts or f"drafts/{safe_file_name(suite)}"
@@ -232,10 +286,7 @@ def _benchmark_plan(target: Path, suite: str, layout: BenchmarkLayout) -> tuple[
         "task_file_yaml": _quoted(layout.task_file) if layout.task_file else "",
         "task_id_yaml": _quoted(layout.task_id) if layout.task_id else "",
         "schema_path": "../" * depth + f"{SCHEMAS_FOLDER}/version.schema.json",
-        # Any file of the drafts is the benchmark's (an instruction.md, a .jsonl), and freezer.yaml.
-        "validate_files": _quoted(f"^(?:{re.escape(drafts)}/|freezer\\.yaml$)"),
-        "action_repository": REPOSITORY,
-        "action_ref": action_ref(),
+        **_guard_values(registry_path, drafts),
     }
     files = {
         "freezer.yaml": _render("freezer-benchmark.yaml.j2", values),
@@ -307,10 +358,15 @@ def _refuse_unsafe(target: Path, base: Path, paths: dict[str, Path]) -> None:
         )
 
 
-def _needs_git_init(target: Path, root: Path, base: Path) -> bool:
+def _repository_top(base: Path) -> Path | None:
+    """The top of the git work tree ``base`` is in (resolved, as a registry root is), or None."""
+    code, top, _ = git_status(["rev-parse", "--show-toplevel"], base)
+    return Path(top.strip()).resolve() if code == 0 and top.strip() else None
+
+
+def _needs_git_init(target: Path, root: Path, top: Path | None) -> bool:
     """Whether the registry needs a ``git init``: not when it is inside a work tree already."""
-    code, inside, _ = git_status(["rev-parse", "--is-inside-work-tree"], base)
-    if code == 0 and inside.strip() == "true":
+    if top is not None:
         return False
     if os.path.lexists(root / ".git"):
         raise UsageError(
@@ -319,6 +375,21 @@ def _needs_git_init(target: Path, root: Path, base: Path) -> bool:
             hint="remove it (or make it a real git folder), or init another folder",
         )
     return True
+
+
+def _move_to_top(files: dict[str, str], paths: dict[str, Path], result: InitResult, root: Path, top: Path) -> None:
+    """Place the pre-commit config and the workflow at the repository's top, where their tools read
+    them (the registry is a folder below it); one already there is kept, and what to add to it said."""
+    for rel in AT_REPOSITORY_TOP:
+        shown = os.path.relpath(top / rel, root)
+        what = result.described.pop(rel, "")
+        if os.path.lexists(top / rel):
+            result.kept.append(shown)
+            result.to_add[shown] = files.pop(rel)
+            del paths[rel]
+            continue
+        paths[rel] = top / rel
+        result.described[shown] = what
 
 
 def _entries_to_place(base: Path, paths: list[Path]) -> list[Path]:
@@ -373,16 +444,24 @@ def init_registry(
     top-level entry in one rename; a failure removes what was placed, so nothing is left behind.
     """
     root, base = _place(target)
-    files, result = plan(root, suite, kind, code_repo, layout)
+    top = _repository_top(base)
+    below_top = top is not None and top != root and root.is_relative_to(top)
+    registry_path = root.relative_to(top).as_posix() if top is not None and below_top else "."
+    files, result = plan(root, suite, kind, code_repo, layout, registry_path)
     result.root = target
-    if layout is not None:
-        result.kept = [rel for rel in OPTIONAL_FILES if os.path.lexists(root / rel)]
-        for rel in result.kept:
-            del files[rel]
-            result.described.pop(rel, None)
     paths = {rel: root / rel for rel in files}
+    if below_top:
+        assert top is not None
+        _move_to_top(files, paths, result, root, top)
+        base = top  # every path init writes is below the repository's top
+    if layout is not None:
+        for rel in [rel for rel in OPTIONAL_FILES if rel in files and os.path.lexists(paths[rel])]:
+            result.kept.append(rel)
+            result.to_add[rel] = files.pop(rel)
+            del paths[rel]
+            result.described.pop(rel, None)
     _refuse_unsafe(target, base, paths)
-    git_init = _needs_git_init(target, root, base)
+    git_init = _needs_git_init(target, root, top)
     placed: list[Path] = []
     try:
         staging = Path(tempfile.mkdtemp(prefix=".freezer-init-", dir=base))
@@ -416,7 +495,7 @@ def init_registry(
         raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    result.written = list(files)
+    result.written = [os.path.relpath(paths[rel], root) for rel in files]
     if git_init:
         initialized, _, _ = git_status(["init", "-q", "."], root)
         result.git_initialized = initialized == 0

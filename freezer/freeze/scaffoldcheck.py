@@ -1,14 +1,15 @@
 """The cut's refusal of drafts that are still the scaffold ``freezer init`` or ``freezer next`` wrote.
 
-A ``TODO(freezer …)`` line is work the author has not done yet (set ``pinned_sha``, fill a path), and
-the example fixture is a placeholder, not a task of the benchmark: frozen, either would stand in a
-version forever. Both are found in the drafts' own files, located to the line.
+A ``TODO(freezer …)`` line is work the author has not done yet (set ``pinned_sha``, fill a path), the
+scaffold's placeholder prose (a purpose, a provenance that only the author can write) and the example
+fixture are not the benchmark's: frozen, any of them would stand in a version forever. All are found in
+the drafts' own files, located to the line.
 """
 
 from __future__ import annotations
 
 from freezer.domain.problems import Problem
-from freezer.freeze.scaffold import EXAMPLE_TASK_ID, KINDS, MARKER, example_fixture
+from freezer.freeze.scaffold import EXAMPLE_TASK_ID, KINDS, MARKER, PLACEHOLDERS, example_fixture
 from freezer.registry.config import SuiteConfig
 from freezer.registry.model import Suite
 from freezer.runtime.reading import read_whole
@@ -17,7 +18,7 @@ from freezer.validate.validate import VERSION_NAME
 
 
 def scaffold_problems(suite: SuiteConfig, fixture_set: FixtureSet) -> list[Problem]:
-    """Every ``TODO(freezer`` line of version.yaml and the YAML fixtures, and the untouched example."""
+    """Every ``TODO(freezer`` line and placeholder of version.yaml and the fixtures, and the untouched example."""
     found: list[Problem] = []
     # A benchmark's own files (folders, records) are its bytes, not freezer's scaffold.
     scaffolded = Suite.of(suite).kind.scaffolded
@@ -27,21 +28,10 @@ def scaffold_problems(suite: SuiteConfig, fixture_set: FixtureSet) -> list[Probl
         text = read_whole(path).decode("utf-8", errors="replace")
         texts[display] = text
         for number, line in enumerate(text.splitlines(), start=1):
-            column = line.find(MARKER)
-            if column >= 0:
-                comment = line.rfind("#", 0, column)  # the comment the marker begins, as the user sees it
-                column = comment if comment >= 0 else column
-                said = line[column:].strip()
-                found.append(
-                    Problem(
-                        display,
-                        number,
-                        column + 1,
-                        (),
-                        f"still holds the scaffold's marker '{said}': do what it says, then delete the line",
-                        "rule",
-                    )
-                )
+            said = _scaffold_left_in(line)
+            if said is not None:
+                column, what = said
+                found.append(Problem(display, number, column, (), what, "rule"))
     for doc in fixture_set.fixtures if scaffolded else ():
         if doc.data.get("task_id") != EXAMPLE_TASK_ID:
             continue
@@ -67,3 +57,19 @@ def _is_the_example(kind: str, data: dict[str, object], text: str | None) -> boo
     first = truth[0] if isinstance(truth, list) and truth and isinstance(truth[0], dict) else {}
     file = first.get("file")
     return text is not None and isinstance(file, str) and text == example_fixture(kind, file)
+
+
+def _scaffold_left_in(line: str) -> tuple[int, str] | None:
+    """(column, what to do) when ``line`` still holds a ``TODO(freezer`` marker or a placeholder."""
+    column = line.find(MARKER)
+    if column >= 0:
+        comment = line.rfind("#", 0, column)  # the comment the marker begins, as the user sees it
+        column = comment if comment >= 0 else column
+        said = line[column:].strip()
+        return column + 1, f"still holds the scaffold's marker '{said}': do what it says, then delete the line"
+    for placeholder in PLACEHOLDERS.values():
+        if placeholder in line:
+            return line.find(placeholder) + 1, (
+                f"still holds the scaffold's placeholder '{placeholder}': write this version's own text in its place"
+            )
+    return None

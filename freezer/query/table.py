@@ -177,12 +177,13 @@ def _suite_table(config: RegistryConfig, suite: Suite, view: verified.VerifiedVi
         return out
     lines: dict[str, list[bytes]] = {}  # version → its rows, each run renamed to its stored file, for results check
     by_key: dict[str, StoredScore] = {}  # a run's key in the rows handed to results check → its score
+    firsts: dict[str, dict[tuple[str, str], bytes]] = {}  # version → (arm, task) → its first row
     for version in frozen:
         status = view.of(version.name)
         reason = status.reason if status.status == "yanked" else status.superseded_by
-        kept_rows = lines.setdefault(version.name, [])
+        version_rows = _Kept(lines.setdefault(version.name, []), firsts.setdefault(version.name, {}))
         paths = _stored(config.root, version.name)
-        scores = tuple(score for path in paths for score in _scored(config.root, path, kept_rows, by_key))
+        scores = tuple(score for path in paths for score in _scored(config.root, path, version_rows, by_key))
         out.versions.append(VersionTable(version.name, status.status, reason, scores))
     pooled = [v for v in out.versions if v.status != "yanked"]
     if len(pooled) < 2:
@@ -191,7 +192,9 @@ def _suite_table(config: RegistryConfig, suite: Suite, view: verified.VerifiedVi
     names = {v.version for v in pooled}
     shown = f"results/{suite.config.name}_v*"
     for old, new in itertools.pairwise(pooled):
-        pair = tuple(lines[old.version] + lines[new.version])
+        # A step's exclusions depend only on the (version, arm, task)s scored, not on runs or scores:
+        # one row each is enough, and every row is still checked in the cross-version check below.
+        pair = (*firsts[old.version].values(), *firsts[new.version].values())
         step = results.check(config, [results.MemoryRows(shown, pair)], allow_yanked=True)
         excluded = {task: why for pool in step.excluded.values() for task, why in pool.items()}
         out.steps.append(Step(old.version, new.version, excluded))
@@ -231,9 +234,17 @@ class _Tally:
     total: float = 0.0
 
 
-def _scored(root: Path, path: Path, lines: list[bytes], by_key: dict[str, StoredScore]) -> list[StoredScore]:
+@dataclass(frozen=True)
+class _Kept:
+    """One version's verified rows, as handed to results check."""
+
+    lines: list[bytes]  # every row, its run renamed to its key in ``by_key``
+    firsts: dict[tuple[str, str], bytes]  # (arm, task) → its first row: what a step's exclusions depend on
+
+
+def _scored(root: Path, path: Path, kept: _Kept, by_key: dict[str, StoredScore]) -> list[StoredScore]:
     """A verified stored file's scores, one per run in it (a harness's files may hold several); its
-    rows appended to ``lines``, each renamed to a key of ``by_key`` that names its run's score."""
+    rows kept, each renamed to a key of ``by_key`` that names its run's score."""
     stored = path.relative_to(root).as_posix()
     tallies: dict[str, _Tally] = {}
     keys: dict[str, str] = {}
@@ -251,7 +262,9 @@ def _scored(root: Path, path: Path, lines: list[bytes], by_key: dict[str, Stored
             tally.passed += value >= 1
             tally.total += value
             row["run"] = keys[run]
-            lines.append(json.dumps(row).encode())
+            line = json.dumps(row).encode()
+            kept.lines.append(line)
+            kept.firsts.setdefault((row["arm"], row["task_id"]), line)
     arm, harness, release, metric = header["arm"], header["harness"], header["harness_version"], header["metric"]
     out = []
     for run, tally in tallies.items():

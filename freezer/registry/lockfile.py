@@ -23,7 +23,6 @@ from freezer.domain.canonical import frozen_file
 from freezer.domain.errors import FreezerError, InvalidInput
 from freezer.domain.images import ImageRef
 from freezer.domain.problems import Problem, display_path
-from freezer.parse.strictjson import NotStrictJson, loads
 from freezer.runtime.limits import MAX_LOCK_BYTES
 from freezer.runtime.reading import read_whole
 
@@ -63,9 +62,11 @@ def lockable(refs: Iterable[ImageRef]) -> set[str]:
 def parse_lock(data: bytes, shown: str) -> ImageLock:
     """The lock in ``data`` (the file ``shown``), or :class:`InvalidInput` naming each fault at
     ``shown::$.path`` and what to do."""
+    from freezer.parse import strictjson  # start-up time: validate reads a lock only where the drafts hold one
+
     try:
-        document = loads(data)
-    except NotStrictJson as exc:
+        document = strictjson.loads(data)
+    except strictjson.NotStrictJson as exc:
         raise _refused(shown, (), f"not strict JSON: {exc}") from None
     if not isinstance(document, dict):
         raise _refused(shown, (), "is not a JSON object")

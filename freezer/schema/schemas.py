@@ -241,7 +241,7 @@ def _describe(error: ValidationError, root: JsonObject) -> list[tuple[JsonPath, 
     if kind == "type":
         wanted = " or ".join(expected) if isinstance(expected, list) else expected
         if instance is None and not path:
-            return [(path, f"the file holds no document (empty, or comments only): expected {_a(wanted)}")]
+            return [(path, f"the file holds no fields (it is empty, comments only or null): expected {_a(wanted)}")]
         hint = ""
         if wanted == "string" and isinstance(instance, (int, float)) and not isinstance(instance, bool):
             hint = f"; YAML read it as a number: put it in quotes ('{instance}')"
