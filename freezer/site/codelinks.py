@@ -46,12 +46,29 @@ def code_sites(fixture: JsonObject, pinned: str | None, origin: str | None) -> l
         for entry in listed if isinstance(listed, list) else []:
             if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
                 continue
-            path, line = str(entry["file"]), entry.get("line")
-            has_line = isinstance(line, int) and not isinstance(line, bool) and line > 0
-            label = f"{path}:{line}" if has_line else path
+            path = str(entry["file"])
+            shown, anchor = _lines_of(entry)
+            label = f"{path}:{shown}" if shown else path
             href = None
             if web is not None:
                 base, blob = web
-                href = f"{base}/{blob}/{pinned}/{quote(path, safe='/')}" + (f"#L{line}" if has_line else "")
+                href = f"{base}/{blob}/{pinned}/{quote(path, safe='/')}" + anchor
             sites.append(CodeSite(label, href))
     return sites
+
+
+def _line(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _lines_of(entry: JsonObject) -> tuple[str, str]:
+    """(the lines as the fixture gives them, the URL anchor): line 48 → ("48", "#L48"); lines [105, 239]
+    → ("105, 239", "#L105"), the first of them; range [10, 20] → ("10-20", "#L10-L20"); else ("", "")."""
+    line, lines, span = entry.get("line"), entry.get("lines"), entry.get("range")
+    if _line(line):
+        return f"{line}", f"#L{line}"
+    if isinstance(lines, list) and lines and all(_line(n) for n in lines):
+        return ", ".join(str(n) for n in lines), f"#L{lines[0]}"
+    if isinstance(span, list) and len(span) == 2 and all(_line(n) for n in span):
+        return f"{span[0]}-{span[1]}", f"#L{span[0]}-L{span[1]}"
+    return "", ""
