@@ -104,6 +104,10 @@ class RegistryConfig:
     root: Path
     path: Path
     suites: dict[str, SuiteConfig]
+    # Who publishes the benchmark and under which license (optional): the site's citation files
+    # state them only when the config does, never a guess.
+    license: str | None = None
+    maintainer: str | None = None
 
     def suite(self, name: str | None) -> SuiteConfig:
         """The named suite, or the only one when ``name`` is None."""
@@ -315,7 +319,9 @@ def load_config(path: Path) -> RegistryConfig:
         )
     if problems:
         raise InvalidInput(f"{display}: the registry config is invalid", problems)
-    return RegistryConfig(root=root, path=path, suites=suites)
+    return RegistryConfig(
+        root=root, path=path, suites=suites, license=doc.data.get("license"), maintainer=doc.data.get("maintainer")
+    )
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,10 @@ from freezer.compare.fieldlevel import field_changes
 from freezer.domain import canonical
 from freezer.domain.jsontypes import JsonObject, JsonValue
 from freezer.kinds.yamlfiles import entries
-from freezer.site.names import version_file
-from freezer.site.versionpage import VersionPage, fixture_title
+from freezer.site.codelinks import CodeSite, code_sites
+from freezer.site.filepage import INLINE_BYTES, text_of
+from freezer.site.names import frozen_file_page, version_file
+from freezer.site.versionpage import VersionPage, title_in
 from freezer.trust.lifecycle import VersionStatus
 from freezer.validate.namedfiles import AssetFiles, named_files
 
@@ -50,6 +52,8 @@ class FixtureContext(TypedDict):
     groups: dict[str, str]
     files: list[JsonObject]
     rows: list[HistoryRow]
+    code: list[CodeSite]  # its ground-truth sites, linked to the code at the pinned SHA when it has a web address
+    pinned: str | None
 
 
 def histories(versions: list[VersionPage], classes: list[dict[str, str]]) -> dict[str, list[HistoryRow]]:
@@ -131,11 +135,20 @@ def fixture_files(page: VersionPage, fixture: JsonObject) -> list[JsonObject]:
     rows: list[JsonObject] = []
     for rel in dict.fromkeys(wanted):
         digest = manifest.files.get(rel)
-        rows.append({"path": rel, "sha256": digest, "size": _size(page, rel) if digest else None})
+        rows.append(
+            {
+                "path": rel,
+                "sha256": digest,
+                "size": frozen_size(page, rel) if digest else None,
+                "page": f"../{frozen_file_page(page.frozen.name, rel)}" if digest else None,
+                # Read on the fixture's own page (a folder task's instruction and test script).
+                "text": text_of(page.frozen.path / rel, INLINE_BYTES) if digest else None,
+            }
+        )
     return rows
 
 
-def _size(page: VersionPage, rel: str) -> int | None:
+def frozen_size(page: VersionPage, rel: str) -> int | None:
     """The size of a file the manifest lists; it was hash-checked when the version was read, and a
     link or anything but a plain file inside the version is not followed."""
     try:
@@ -149,13 +162,16 @@ def fixture_context(task_id: str, rows: list[HistoryRow], versions: list[Version
     """Everything fixture.html.j2 shows: the fixture as the newest version holding it froze it."""
     newest = next(page for page in reversed(versions) if page.frozen.name == rows[-1]["version"])
     fixture = next(f for f in newest.data.fixtures if str(f["task_id"]) == task_id)
+    manifest = newest.data.manifest
     return {
         "task_id": task_id,
-        "title": fixture_title(fixture),
+        "title": title_in(newest, fixture),
         "shown_in": newest.frozen.name,
         "shown_path": f"../{version_file(newest.frozen.name)}",
         "fixture": fixture,
         "groups": {key: newest.groups.get(key, "input") for key in fixture if key not in ("task_id", "status")},
         "files": fixture_files(newest, fixture),
         "rows": list(reversed(rows)),
+        "code": code_sites(fixture, manifest.pinned_full, manifest.code_repo.origin if manifest.code_repo else None),
+        "pinned": manifest.pinned_full,
     }

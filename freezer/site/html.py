@@ -66,10 +66,27 @@ def environment() -> Any:
     env.filters["short"] = lambda sha: str(sha)[:8]
     env.filters["url"] = url
     env.filters["size"] = size_text
+    env.filters["when"] = when
     env.tests["multiline"] = lambda value: isinstance(value, str) and ("\n" in value or len(value) > 100)
     env.tests["mapping"] = lambda value: isinstance(value, dict)
     env.tests["list"] = lambda value: isinstance(value, list)
     return env
+
+
+def when(stamp: Any) -> Any:
+    """An ISO 8601 UTC stamp as a reader reads it ("2 Dec 2026, 14:03 UTC") in a ``<time>`` whose
+    ``datetime`` keeps the stamp; a stamp that does not parse is shown as it is."""
+    from datetime import datetime, timezone  # only the site shows dates
+
+    from markupsafe import Markup, escape  # comes with jinja2, which is imported only when a site is built
+
+    text = str(stamp)
+    try:
+        moment = datetime.fromisoformat(text).astimezone(timezone.utc)
+    except ValueError:
+        return inert(text)
+    shown = f"{moment.day} {moment:%b %Y, %H:%M} UTC"
+    return Markup(f'<time datetime="{escape(inert(text))}">{shown}</time>')
 
 
 def size_text(size: Any) -> str:

@@ -28,6 +28,24 @@ def version_file(name: str) -> str:
     return f"{safe_file_name(name)}/index.html"
 
 
+def archive_file(name: str) -> str:
+    """A version's download (its frozen folder as a tar.gz), beside its page, relative to its suite's folder."""
+    return f"{safe_file_name(name)}/{safe_file_name(name)}.tar.gz"
+
+
+def citation_files(name: str) -> tuple[str, str]:
+    """A version's CITATION.cff and BibTeX entry, beside its page, relative to its suite's folder."""
+    folder = safe_file_name(name)
+    return f"{folder}/CITATION.cff", f"{folder}/{folder}.bib"
+
+
+def frozen_file_page(name: str, rel: str) -> str:
+    """A frozen file's page in a version, relative to its suite's folder: ``rel`` is a path the
+    version's manifest lists (checked at cut: relative, no ``..``), and the site writer refuses any
+    path that would leave the site's folder."""
+    return f"{safe_file_name(name)}/files/{rel}.html"
+
+
 def diff_file(before: str, after: str) -> str:
     """The diff of two adjacent versions, relative to their suite's folder."""
     return f"diff/{safe_file_name(before)}..{safe_file_name(after)}.html"

@@ -7,7 +7,8 @@ reference definitions all disabled, so no fixture text can inject markup or scri
 load or link anything. Every name that comes from data becomes a file name in
 :mod:`freezer.site.names`, and every link is built from those same names, URL-escaped;
 :mod:`freezer.site.sitewriter` refuses any path that would leave the site's folder. Every link is
-relative, the only script is the search box's own (the pages read fine without it), the stylesheet is
+relative but a ground-truth site's link to its code host (:mod:`freezer.site.codelinks`), the only
+script is the search box's own (the pages read fine without it), the stylesheet is
 the site's own file, and the same registry gives byte-identical files (no clock, everything sorted).
 The build returns the files; the CLI writes them.
 
@@ -19,6 +20,7 @@ the search box's index (:func:`embedded`) and ``freezer site``'s outcome (:class
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 from collections.abc import Mapping
@@ -40,11 +42,22 @@ from freezer.registry.model import Suite
 from freezer.registry.record import dimensions_of, groups_of, read
 from freezer.runtime import resources, work
 from freezer.runtime.reading import read_whole
-from freezer.site import diffpage, fixturepage, indexpage, plot, versionpage
+from freezer.site import diffpage, filepage, fixturepage, indexpage, plot, versionpage
+from freezer.site.archive import version_archive
+from freezer.site.citation import Citation
 from freezer.site.html import environment, inert, markdown_html, markup
-from freezer.site.names import RESULTS_FILE, diff_file, excluded_anchor, fixture_file, version_file
+from freezer.site.names import (
+    RESULTS_FILE,
+    archive_file,
+    citation_files,
+    diff_file,
+    excluded_anchor,
+    fixture_file,
+    frozen_file_page,
+    version_file,
+)
 from freezer.site.sitewriter import MARKER, write_site
-from freezer.site.versionpage import VersionPage, fixture_title
+from freezer.site.versionpage import VersionPage, title_in
 from freezer.trust import signing, verified
 
 __all__ = ["MARKER", "SiteFiles", "build", "inert", "markdown_html", "write"]
@@ -54,9 +67,10 @@ STYLESHEET = "site.css"
 
 def _suite_pages(
     config: RegistryConfig, suite: SuiteConfig, env: Any, known: verified.VerifiedView
-) -> tuple[dict[str, str], JsonObject, list[indexpage.VersionRow], list[SearchEntry]]:
-    """Every page of one suite (paths relative to the suite's folder), its index.json entry, its
-    versions as the root index lists them, and its search entries."""
+) -> tuple[dict[str, str], dict[str, bytes], JsonObject, list[indexpage.VersionRow], list[SearchEntry]]:
+    """Every page of one suite (paths relative to the suite's folder), the files it offers as they
+    are (each version's archive), its index.json entry, its versions as the root index lists them,
+    and its search entries."""
     versions = [
         VersionPage(
             frozen,
@@ -84,10 +98,36 @@ def _suite_pages(
         rel = diff_file(names[index - 1], names[index])
         pages[rel] = env.get_template("diff.html.j2").render(root="../../", here=_here(rel), **common, **diff)
     methods = _methods_html([page.frozen.path / registry.METHOD for page in versions])
+    offered: dict[str, bytes] = {}
     for index, page in enumerate(versions):
         context = versionpage.version_context(page, previous[index], sides[: index + 1], markup(methods[index]))
         rel = version_file(page.frozen.name)
-        pages[rel] = env.get_template("version.html.j2").render(root="../../", here=_here(rel), **common, **context)
+        archive = version_archive(page.frozen.path, page.data.manifest.cut_at)
+        offered[archive_file(page.frozen.name)] = archive
+        download = {"name": _here(archive_file(page.frozen.name)), "sha256": hashlib.sha256(archive).hexdigest()}
+        cite = Citation(
+            suite.name,
+            page.frozen.name,
+            context["title"],
+            page.data.manifest.cut_at,
+            context["manifest_sha256"],
+            download["sha256"],
+            config.license,
+            config.maintainer,
+        )
+        cff, bib = citation_files(page.frozen.name)
+        offered[cff], offered[bib] = cite.cff().encode("utf-8"), cite.bibtex().encode("utf-8")
+        pages[rel] = env.get_template("version.html.j2").render(
+            root="../../",
+            here=_here(rel),
+            **common,
+            **context,
+            download=download,
+            download_size=len(archive),
+            citation=cite,
+            citation_paths=(_here(cff), _here(bib)),
+        )
+        pages.update(_file_pages(env, page, common, download["name"]))
     histories = fixturepage.histories(versions, classes)
     for task_id, history in sorted(histories.items()):
         shown = fixturepage.fixture_context(task_id, history, versions)
@@ -114,7 +154,28 @@ def _suite_pages(
     )
     entry = indexpage.index_entry(suite.name, versions, diffs, sorted(histories), latest)
     listed = indexpage.version_rows(versions, log, latest, f"{safe_file_name(suite.name)}/")
-    return pages, entry, listed, search
+    return pages, offered, entry, listed, search
+
+
+def _file_pages(env: Any, page: VersionPage, common: Mapping[str, object], archive: str) -> dict[str, str]:
+    """A page for each file the version's manifest lists: the file's text, read on the site."""
+    out: dict[str, str] = {}
+    for rel, digest in sorted(page.data.manifest.files.items()):
+        up = "../" * (1 + rel.count("/"))
+        shown = filepage.file_context(
+            page.frozen.path, page.frozen.name, rel, digest, fixturepage.frozen_size(page, rel)
+        )
+        target = frozen_file_page(page.frozen.name, rel)
+        out[target] = env.get_template("file.html.j2").render(
+            root="../" + up + "../",
+            here=_here(target),
+            **common,
+            **shown,
+            version_path=up + "index.html",
+            archive_path=up + archive,
+            archive_name=archive,
+        )
+    return out
 
 
 def _results_page(env: Any, board: table.SuiteTable, common: Mapping[str, object]) -> str:
@@ -144,7 +205,7 @@ def _here(rel: str) -> str:
 
 def _title(rows: list[fixturepage.HistoryRow], versions: list[VersionPage], task: str) -> str:
     newest = next(v for v in reversed(versions) if v.frozen.name == rows[-1]["version"])
-    return fixture_title(next(f for f in newest.data.fixtures if str(f["task_id"]) == task))
+    return title_in(newest, next(f for f in newest.data.fixtures if str(f["task_id"]) == task))
 
 
 def _search_entries(
@@ -200,9 +261,10 @@ def build(config: RegistryConfig) -> SiteFiles:
     rows: list[list[indexpage.VersionRow]] = []
     search: list[SearchEntry] = []
     for name in sorted(config.suites):
-        pages, entry, suite_rows, found = _suite_pages(config, config.suites[name], env, known)
+        pages, offered, entry, suite_rows, found = _suite_pages(config, config.suites[name], env, known)
         folder = safe_file_name(name)
         files.update({f"{folder}/{rel}": text.encode("utf-8") for rel, text in pages.items()})
+        files.update({f"{folder}/{rel}": data for rel, data in offered.items()})
         suites.append(entry)
         rows.append(suite_rows)
         search += found

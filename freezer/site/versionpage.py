@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import TypedDict
 
 from freezer.compare.comparability import compare
@@ -17,6 +18,7 @@ from freezer.domain.jsontypes import JsonObject, JsonValue, as_object, json_list
 from freezer.registry import registry
 from freezer.registry.record import Side, VersionData, arms_of, dimensions_of, groups_of
 from freezer.runtime.reading import read_whole
+from freezer.site.filepage import folder_title
 from freezer.site.names import diff_file, fixture_file, version_file
 from freezer.trust import lifecycle, signing
 
@@ -163,7 +165,7 @@ def fixture_rows(page: VersionPage, classes: dict[str, str]) -> list[FixtureRow]
         {
             "task_id": fixture["task_id"],
             "path": f"../{fixture_file(fixture['task_id'])}",
-            "title": fixture_title(fixture),
+            "title": title_in(page, fixture),
             "kind": fixture.get("class"),
             "change": classes.get(str(fixture["task_id"]), "unchanged"),
             "status": fixture["status"],
@@ -195,6 +197,17 @@ def fixture_title(fixture: JsonObject) -> str:
             line = value.strip().splitlines()[0]
             return line if len(line) <= 140 else line[:139] + "…"
     return ""
+
+
+def title_in(page: VersionPage, fixture: JsonObject) -> str:
+    """A fixture's title as a version froze it: its first line of prose, else, for a folder task,
+    its instruction's first heading."""
+    own = fixture_title(fixture)
+    if own:
+        return own
+    task = str(fixture["task_id"])
+    in_folder = [rel for rel in page.data.manifest.files if PurePosixPath(rel).parent.name == task]
+    return folder_title(page.frozen.path, sorted(in_folder))
 
 
 def version_context(page: VersionPage, previous: str | None, chain: list[Side], method_html: str) -> VersionContext:
