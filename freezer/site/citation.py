@@ -49,8 +49,7 @@ class Citation:
     def cff(self) -> str:
         """CITATION.cff (format 1.2.0); every value a JSON string, which YAML reads as written."""
 
-        def q(text: str) -> str:
-            return json.dumps(text)
+        q = json.dumps  # a JSON string is a YAML scalar read exactly as written
 
         lines = [
             f"# Written by freezer {__version__} from the frozen version {self.version}.",
