@@ -97,6 +97,23 @@ def checkout(remote: Path, where: Path, branch: str, depth: int | None = 1) -> P
     return where
 
 
+def pushed_demo(demo_build: Path, where: Path) -> Path:
+    """The demo registry (``where/reg``), its versions frozen and committed, pushed to a bare remote
+    (``where/remote.git``) as main: the origin every job of a test checks out."""
+    reg = where / "reg"
+    shutil.copytree(demo_build, reg, symlinks=True)
+    remote = where / "remote.git"
+    git(where, "init", "-q", "--bare", "-b", "main", str(remote))
+    git(reg, "remote", "add", "origin", str(remote))
+    git(reg, "push", "-q", "origin", "main")
+    return reg
+
+
+def job_checkout(reg: Path, branch: str, name: str = "job") -> Path:
+    """A job's checkout (beside ``reg``) of ``branch`` as pushed to the remote :func:`pushed_demo` made."""
+    return checkout(reg.parent / "remote.git", reg.parent / name, branch)
+
+
 def run_action(
     job: Path, event: Mapping[str, str], inputs: Mapping[str, str] | None = None, summary: Path | None = None
 ) -> Run:

@@ -19,12 +19,13 @@ from action_helpers import (
     ACTION_YML,
     ZERO,
     action,
-    checkout,
     event_env,
     git,
     guard_step,
+    job_checkout,
     pull_request_event,
     push_event,
+    pushed_demo,
     run_action,
 )
 from conftest import REPO, assert_clean_failure, run_inprocess
@@ -33,17 +34,7 @@ from conftest import REPO, assert_clean_failure, run_inprocess
 @pytest.fixture
 def origin(demo_build: Path, tmp_path: Path) -> Path:
     """The demo registry, its five versions frozen and committed, pushed to a bare remote as main."""
-    reg = tmp_path / "reg"
-    shutil.copytree(demo_build, reg, symlinks=True)
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
-    git(reg, "remote", "add", "origin", str(remote))
-    git(reg, "push", "-q", "origin", "main")
-    return reg
-
-
-def _remote(reg: Path) -> Path:
-    return reg.parent / "remote.git"
+    return pushed_demo(demo_build, tmp_path)
 
 
 def _commit(reg: Path, message: str) -> str:
@@ -70,10 +61,6 @@ def _recut_graph_v2(reg: Path) -> None:
     assert cut.code == 0, cut.text
 
 
-def _job(reg: Path, branch: str, name: str = "job") -> Path:
-    return checkout(_remote(reg), reg.parent / name, branch)
-
-
 def _annotations(out: str) -> list[str]:
     return [line for line in out.splitlines() if line.startswith("::error")]
 
@@ -91,7 +78,7 @@ def test_a_pull_request_that_edits_a_frozen_file_fails_with_an_annotation(origin
     _edit_frozen(origin, rel)
     _commit(origin, "edit a frozen file")
     git(origin, "push", "-q", "origin", "edit")
-    job = _job(origin, "edit")
+    job = job_checkout(origin, "edit")
     assert git(job, "rev-parse", "--is-shallow-repository") == "true"  # the base is not in the checkout
 
     result = run_action(job, pull_request_event(origin.parent, base, "edit"))
@@ -115,7 +102,7 @@ def test_a_pull_request_that_deletes_a_frozen_version_fails(origin: Path) -> Non
     _commit(origin, "drop swe_v1")
     git(origin, "push", "-q", "origin", "drop")
 
-    result = run_action(_job(origin, "drop"), pull_request_event(origin.parent, base, "drop"))
+    result = run_action(job_checkout(origin, "drop"), pull_request_event(origin.parent, base, "drop"))
 
     assert_clean_failure(result)
     assert any("versions/swe_v1/" in line for line in _annotations(result.out)), result.out
@@ -134,7 +121,9 @@ def test_a_clean_pull_request_passes_check_and_audit(origin: Path) -> None:
     git(origin, "push", "-q", "origin", "notes")
     summary = origin.parent / "summary.md"
 
-    result = run_action(_job(origin, "notes"), pull_request_event(origin.parent, base, "notes"), summary=summary)
+    result = run_action(
+        job_checkout(origin, "notes"), pull_request_event(origin.parent, base, "notes"), summary=summary
+    )
 
     assert result.code == 0, result.text
     assert "✓ frozen versions untouched against" in result.out
@@ -158,7 +147,7 @@ def test_a_pull_request_without_a_base_ref_uses_the_payloads_base_commit(origin:
     git(origin, "push", "-q", "origin", "queue")
     event = event_env(origin.parent, "merge_group", {"merge_group": {"base_sha": base, "head_ref": "queue"}})
 
-    result = run_action(_job(origin, "queue"), event)
+    result = run_action(job_checkout(origin, "queue"), event)
 
     assert_clean_failure(result)
     assert f"merge_group: check compares with the merge-base of HEAD and the base commit {base[:12]}" in result.out
@@ -173,7 +162,7 @@ def test_a_push_that_recuts_a_frozen_version_past_the_hook_fails(origin: Path) -
     _recut_graph_v2(origin)
     _commit(origin, "re-cut graph_v2")
     git(origin, "push", "-q", "origin", "main")
-    job = _job(origin, "main")
+    job = job_checkout(origin, "main")
     assert before not in git(job, "rev-list", "--all").split()  # one commit deep: the base is not there
 
     result = run_action(job, push_event(origin.parent, before))
@@ -192,14 +181,14 @@ def test_a_push_that_tampers_a_frozen_file_fails_and_the_next_clean_push_still_f
     _edit_frozen(origin, "versions/tb_v1/version.yaml")
     tampered = _commit(origin, "tamper")
     git(origin, "push", "-q", "origin", "main")
-    first = run_action(_job(origin, "main", "job1"), push_event(origin.parent, before))
+    first = run_action(job_checkout(origin, "main", "job1"), push_event(origin.parent, before))
     assert_clean_failure(first)
     assert any(line.startswith("::error file=versions/tb_v1/version.yaml") for line in _annotations(first.out))
 
     (origin / "NOTES.md").write_text("later\n", encoding="utf-8")
     _commit(origin, "notes")
     git(origin, "push", "-q", "origin", "main")
-    second = run_action(_job(origin, "main", "job2"), push_event(origin.parent, tampered))
+    second = run_action(job_checkout(origin, "main", "job2"), push_event(origin.parent, tampered))
     assert_clean_failure(second)
     assert "✓ frozen versions untouched against" in second.out  # nothing changed since the tamper...
     assert "✗ tb_v1:" in second.out  # ...but the version no longer matches its manifest
@@ -213,7 +202,7 @@ def test_a_clean_push_passes(origin: Path) -> None:
     _commit(origin, "drafts: api notes")
     git(origin, "push", "-q", "origin", "main")
 
-    result = run_action(_job(origin, "main"), push_event(origin.parent, before))
+    result = run_action(job_checkout(origin, "main"), push_event(origin.parent, before))
 
     assert result.code == 0, result.text
     assert f"(the commit before this push ({before[:8]}))" in result.out
@@ -227,7 +216,7 @@ def test_a_push_that_creates_a_branch_is_checked_from_where_it_left_the_default_
     _commit(origin, "notes")
     git(origin, "push", "-q", "origin", "feature")
 
-    clean = run_action(_job(origin, "feature", "clean"), push_event(origin.parent, ZERO, "refs/heads/feature"))
+    clean = run_action(job_checkout(origin, "feature", "clean"), push_event(origin.parent, ZERO, "refs/heads/feature"))
 
     assert clean.code == 0, clean.text
     assert (
@@ -240,13 +229,15 @@ def test_a_push_that_creates_a_branch_is_checked_from_where_it_left_the_default_
     _recut_graph_v2(origin)
     _commit(origin, "re-cut graph_v2")
     git(origin, "push", "-q", "origin", "feature2")
-    recut = run_action(_job(origin, "feature2", "recut"), push_event(origin.parent, ZERO, "refs/heads/feature2"))
+    recut = run_action(
+        job_checkout(origin, "feature2", "recut"), push_event(origin.parent, ZERO, "refs/heads/feature2")
+    )
     assert_clean_failure(recut)
     assert "frozen file modified: graph_v2 was frozen in" in recut.out
 
 
 def test_the_first_push_of_the_default_branch_checks_every_version_as_new(origin: Path, tmp_path: Path) -> None:
-    result = run_action(_job(origin, "main"), push_event(tmp_path, ZERO))
+    result = run_action(job_checkout(origin, "main"), push_event(tmp_path, ZERO))
     assert result.code == 0, result.text
     assert "push creates main, the default branch: there is no commit before it, so every version is new" in result.out
     assert "new: graph_v1, graph_v2, api_v1, tb_v1, swe_v1" in result.out
@@ -254,7 +245,7 @@ def test_the_first_push_of_the_default_branch_checks_every_version_as_new(origin
 
 def test_a_push_whose_base_cannot_be_fetched_is_a_usage_error_naming_it(origin: Path) -> None:
     gone = "1234567890abcdef" * 2 + "12345678"
-    result = run_action(_job(origin, "main"), push_event(origin.parent, gone))
+    result = run_action(job_checkout(origin, "main"), push_event(origin.parent, gone))
     assert_clean_failure(result, code=2)
     assert f"the commit before the push, {gone[:12]}, could not be fetched" in result.out
     assert "git fetch origin" in result.err  # check's own message says what to fetch
@@ -271,11 +262,11 @@ def test_suite_and_require_signature_reach_the_audit(origin: Path) -> None:
     git(origin, "push", "-q", "origin", "main")
     event = push_event(origin.parent, before)
 
-    one = run_action(_job(origin, "main", "one"), event, {"suite": "swe"})
+    one = run_action(job_checkout(origin, "main", "one"), event, {"suite": "swe"})
     assert one.code == 0, one.text
     assert "✓ swe_v1:" in one.out and "graph_v1" not in one.out.split("frozen versions untouched")[1]
 
-    signed = run_action(_job(origin, "main", "signed"), event, {"suite": "tb", "require-signature": "true"})
+    signed = run_action(job_checkout(origin, "main", "signed"), event, {"suite": "tb", "require-signature": "true"})
     assert_clean_failure(signed)
     assert "✗ signature: unsigned" in signed.out and "1 not signed" in signed.out
     assert "graph_v1" not in signed.out.split("frozen versions untouched")[1]
@@ -283,7 +274,7 @@ def test_suite_and_require_signature_reach_the_audit(origin: Path) -> None:
 
 @pytest.mark.parametrize(("name", "value"), [("require-signature", "yes"), ("reach-code", "1")])
 def test_a_boolean_input_that_is_not_true_or_false_is_refused(origin: Path, name: str, value: str) -> None:
-    result = run_action(_job(origin, "main"), push_event(origin.parent, ZERO), {name: value})
+    result = run_action(job_checkout(origin, "main"), push_event(origin.parent, ZERO), {name: value})
     assert result.code == 2
     assert f"::error title=freezer action::input {name} is '{value}'; set it to true or false" in result.out
 
@@ -291,12 +282,12 @@ def test_a_boolean_input_that_is_not_true_or_false_is_refused(origin: Path, name
 @pytest.mark.slow  # more instances of the cases above; each job runs check and audit
 def test_reach_code_checks_new_versions_against_the_code_and_fails_when_it_is_not_there(origin: Path) -> None:
     before = git(origin, "rev-parse", "HEAD~4")  # graph_v2 and api_v1 are new, and have code under test
-    job = _job(origin, "main", "nocode")
+    job = job_checkout(origin, "main", "nocode")
     away = run_action(job, push_event(origin.parent, before), {"reach-code": "true"})
     assert_clean_failure(away)
     assert "code: unreachable" in away.text
 
-    job = _job(origin, "main", "withcode")
+    job = job_checkout(origin, "main", "withcode")
     shutil.copytree(origin / "sample-code", job / "sample-code", symlinks=True)
     near = run_action(job, push_event(origin.parent, before), {"reach-code": "true"})
     assert near.code == 0, near.text
@@ -304,7 +295,7 @@ def test_reach_code_checks_new_versions_against_the_code_and_fails_when_it_is_no
 
 
 def test_the_registry_input_names_a_folder_below_the_checkout(origin: Path, tmp_path: Path) -> None:
-    result = run_action(_job(origin, "main"), push_event(tmp_path, ZERO), {"registry": "no-such-folder"})
+    result = run_action(job_checkout(origin, "main"), push_event(tmp_path, ZERO), {"registry": "no-such-folder"})
     assert result.code == 2
     assert "input registry is 'no-such-folder', which is not a folder of the checkout" in result.out
 

@@ -8,12 +8,11 @@ sets (GITHUB_REF names the branch a schedule or a dispatch runs on).
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from action_helpers import checkout, event_env, git, push_event, run_action
+from action_helpers import event_env, git, job_checkout, push_event, pushed_demo, run_action
 from conftest import assert_clean_failure
 
 FROZEN = "versions/graph_v1/fixtures/impact-default-timeout-users.yaml"
@@ -22,13 +21,7 @@ FROZEN = "versions/graph_v1/fixtures/impact-default-timeout-users.yaml"
 @pytest.fixture
 def origin(demo_build: Path, tmp_path: Path) -> Path:
     """The demo registry, its versions frozen and committed, pushed to a bare remote as main."""
-    reg = tmp_path / "reg"
-    shutil.copytree(demo_build, reg, symlinks=True)
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
-    git(reg, "remote", "add", "origin", str(remote))
-    git(reg, "push", "-q", "origin", "main")
-    return reg
+    return pushed_demo(demo_build, tmp_path)
 
 
 def _push_branch_editing_a_frozen_file(origin: Path, branch: str) -> str:
@@ -40,10 +33,6 @@ def _push_branch_editing_a_frozen_file(origin: Path, branch: str) -> str:
     git(origin, "commit", "-q", "--no-verify", "-m", "edit a frozen file")
     git(origin, "push", "-q", "origin", branch)
     return git(origin, "rev-parse", "HEAD")
-
-
-def _job(origin: Path, branch: str, name: str = "job") -> Path:
-    return checkout(origin.parent / "remote.git", origin.parent / name, branch)
 
 
 def _scheduled(tmp_path: Path) -> dict[str, str]:
@@ -62,7 +51,7 @@ def _annotations(out: str) -> list[str]:
 
 def test_a_scheduled_run_on_a_clean_default_branch_passes_and_audits_every_version(origin: Path) -> None:
     summary = origin.parent / "summary.md"
-    result = run_action(_job(origin, "main"), _scheduled(origin.parent), summary=summary)
+    result = run_action(job_checkout(origin, "main"), _scheduled(origin.parent), summary=summary)
 
     assert result.code == 0, result.text
     assert "schedule on the default branch: the event names no change" in result.out
@@ -76,7 +65,7 @@ def test_a_scheduled_run_on_a_clean_default_branch_passes_and_audits_every_versi
 
 
 def test_a_dispatched_run_on_the_default_branch_passes(origin: Path) -> None:
-    result = run_action(_job(origin, "main"), _dispatched(origin.parent, "main"))
+    result = run_action(job_checkout(origin, "main"), _dispatched(origin.parent, "main"))
     assert result.code == 0, result.text
     assert "workflow_dispatch on the default branch: the event names no change" in result.out
 
@@ -86,7 +75,7 @@ def test_a_dispatched_run_on_a_branch_that_edits_a_frozen_file_fails_naming_the_
     _push_branch_editing_a_frozen_file(origin, "edit")
     summary = origin.parent / "summary.md"
 
-    result = run_action(_job(origin, "edit"), _dispatched(origin.parent, "edit"), summary=summary)
+    result = run_action(job_checkout(origin, "edit"), _dispatched(origin.parent, "edit"), summary=summary)
 
     assert_clean_failure(result)
     assert "workflow_dispatch on refs/heads/edit: check compares with where it left origin/main" in result.out
@@ -108,8 +97,10 @@ def test_the_base_input_is_the_base_of_a_scheduled_run(origin: Path) -> None:
     git(origin, "commit", "-q", "--no-verify", "-am", "tamper on main")
     git(origin, "push", "-q", "origin", "main")
 
-    unguarded = run_action(_job(origin, "main", "nightly"), _scheduled(origin.parent))
-    guarded = run_action(_job(origin, "main", "nightly2"), _scheduled(origin.parent), inputs={"base": "last-release"})
+    unguarded = run_action(job_checkout(origin, "main", "nightly"), _scheduled(origin.parent))
+    guarded = run_action(
+        job_checkout(origin, "main", "nightly2"), _scheduled(origin.parent), inputs={"base": "last-release"}
+    )
 
     assert "✓ frozen versions untouched" in unguarded.out  # the schedule names no change of its own...
     assert_clean_failure(guarded)  # ...the base input does
@@ -120,7 +111,7 @@ def test_the_base_input_is_the_base_of_a_scheduled_run(origin: Path) -> None:
 
 @pytest.mark.parametrize("base", ["--upload-pack=x", "a..b", "no-such-branch"])
 def test_a_base_input_that_names_no_commit_is_refused_with_an_annotation(origin: Path, base: str) -> None:
-    result = run_action(_job(origin, "main"), _scheduled(origin.parent), inputs={"base": base})
+    result = run_action(job_checkout(origin, "main"), _scheduled(origin.parent), inputs={"base": base})
     assert_clean_failure(result, code=2)
     (annotation,) = _annotations(result.out)
     assert annotation.startswith("::error title=freezer action::input base is")
@@ -129,7 +120,7 @@ def test_a_base_input_that_names_no_commit_is_refused_with_an_annotation(origin:
 def test_a_push_whose_base_cannot_be_fetched_fails_with_an_annotation_saying_what_to_fetch(origin: Path) -> None:
     gone = "1234567890abcdef" * 2 + "12345678"
     summary = origin.parent / "summary.md"
-    result = run_action(_job(origin, "main"), push_event(origin.parent, gone), summary=summary)
+    result = run_action(job_checkout(origin, "main"), push_event(origin.parent, gone), summary=summary)
 
     assert_clean_failure(result, code=2)
     (annotation, *_) = _annotations(result.out)
@@ -147,7 +138,7 @@ def test_each_failing_version_of_the_audit_is_one_annotation(origin: Path) -> No
     git(origin, "commit", "-q", "--no-verify", "-am", "tamper two versions")
     git(origin, "push", "-q", "origin", "main")
 
-    result = run_action(_job(origin, "main"), _scheduled(origin.parent))
+    result = run_action(job_checkout(origin, "main"), _scheduled(origin.parent))
 
     assert_clean_failure(result)
     audit = [line for line in _annotations(result.out) if line.startswith("::error title=freezer audit::")]
