@@ -31,7 +31,7 @@ def list_versions(suite: SuiteOption = None, registry: RegistryOption = None, fm
     """Table of frozen versions: pinned SHA, cut date, fixtures, classes, integrity."""
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
-    suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
+    suites = cfg.suites_named(suite)
     listed = outcomes.listing(cfg, suites)
     rows, known, failed = listed.rows, listed.known, listed.broken
     if fmt == "json":
@@ -228,7 +228,7 @@ def log(suite: SuiteOption = None, registry: RegistryOption = None, fmt: FormatO
     """One line per frozen version, newest first: date, pinned SHA, fixtures, what moved."""
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
-    suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
+    suites = cfg.suites_named(suite)
     logged = outcomes.history(cfg, suites)
     rows, known = logged.rows, logged.known
     if fmt == "json":

@@ -103,7 +103,7 @@ def status(suite: SuiteOption = None, registry: RegistryOption = None, fmt: Form
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
-    suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
+    suites = cfg.suites_named(suite)
     report = status_mod.status_of(suites, cfg)
     if fmt == "json":
         return output.say_outcome("status", report)

@@ -123,7 +123,7 @@ def run_validate(paths: list[Path] | None, registry: Path | None, suite: str | N
             report = validate_mod.validate_paths(paths, _optional_config(registry), progress=progress)
         else:
             cfg = config_mod.load(registry)
-            suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
+            suites = cfg.suites_named(suite)
             report = validate_mod.Report()
             for one in suites:
                 checked = validate_mod.validate_suite(one, progress)

@@ -31,7 +31,7 @@ def lock(
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
-    suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
+    suites = cfg.suites_named(suite)
     report = lock_mod.check_locks(suites) if check else lock_mod.lock_suites(cfg, suites)
     if fmt == "json":
         return output.say_outcome("lock", report)

@@ -121,7 +121,7 @@ def verify(
             one = config_mod.suite_of_label(cfg, label, suite)
             chosen.append((one, browse.find(one, label)))
     else:
-        suites = [cfg.suite(suite)] if suite else list(cfg.suites.values())
+        suites = cfg.suites_named(suite)
         chosen = [(one, frozen) for one in suites for frozen in Suite.of(one).versions()]
     verified = Verified([signing.verify(cfg, one, frozen) for one, frozen in chosen])
     if fmt == "json":

@@ -109,6 +109,10 @@ class RegistryConfig:
     license: str | None = None
     maintainer: str | None = None
 
+    def suites_named(self, name: str | None) -> list[SuiteConfig]:
+        """The named suite alone (a --suite option), or every suite when ``name`` is None or empty."""
+        return [self.suite(name)] if name else list(self.suites.values())
+
     def suite(self, name: str | None) -> SuiteConfig:
         """The named suite, or the only one when ``name`` is None."""
         if name is None:
