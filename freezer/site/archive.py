@@ -44,8 +44,13 @@ def _timestamp(cut_at: str) -> int:
 def version_archive(folder: Path, cut_at: str) -> bytes:
     """The frozen folder as a reproducible tar.gz."""
     mtime = _timestamp(cut_at)
-    raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+    packed = io.BytesIO()
+    # The tar streams straight into gzip (mtime 0, no name): one copy of the version in memory, and the
+    # same bytes as packing it first, since deflate's output does not depend on how its input is split.
+    with (
+        gzip.GzipFile(filename="", fileobj=packed, mode="wb", compresslevel=9, mtime=0) as gz,
+        tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar,
+    ):
         for rel, path in _frozen_files(folder):
             data = read_whole(path, MAX_WHOLE_FILE_BYTES)
             info = tarfile.TarInfo(f"{folder.name}/{rel}")
@@ -55,7 +60,4 @@ def version_archive(folder: Path, cut_at: str) -> bytes:
             info.uid = info.gid = 0
             info.uname = info.gname = ""
             tar.addfile(info, io.BytesIO(data))
-    packed = io.BytesIO()
-    with gzip.GzipFile(filename="", fileobj=packed, mode="wb", compresslevel=9, mtime=0) as gz:
-        gz.write(raw.getvalue())
     return packed.getvalue()
