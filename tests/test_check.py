@@ -30,13 +30,29 @@ def test_commit_changing_a_frozen_file_fails(v1_frozen: Path) -> None:
     result = run_inprocess("check", "--base", "HEAD~1", cwd=v1_frozen)
     assert_clean_failure(result)
     assert "versions/graph_v1/fixtures/locate-register-tools.yaml:1: $: frozen file modified" in result.out
+    # the next step, not only the fact: how to restore it, and where a change belongs instead
+    base = result.out.split("frozen in ")[1][:8]
+    restore = f"git checkout {base} -- versions/graph_v1/fixtures/locate-register-tools.yaml"
+    assert f"restore it with `{restore}`" in result.out
+    assert "`freezer next`" in result.out
+
+
+def test_a_deleted_version_is_one_problem_that_says_how_to_restore_it(v1_frozen: Path) -> None:
+    shutil.rmtree(v1_frozen / "versions/graph_v1")
+    result = run_inprocess("check", "--base", "HEAD", cwd=v1_frozen)
+    assert_clean_failure(result)
+    problems = [line for line in result.out.splitlines() if "graph_v1" in line]
+    assert len(problems) == 1, result.out
+    assert problems[0].startswith("versions/graph_v1: $: frozen version deleted: graph_v1 (")
+    assert "`git checkout " in problems[0] and "-- versions/graph_v1`" in problems[0]
+    assert "`freezer yank graph_v1 --reason" in problems[0]
 
 
 def test_deleted_and_renamed_versions_fail(v1_frozen: Path) -> None:
     (v1_frozen / "versions/graph_v1").rename(v1_frozen / "versions/graph_v9")
     result = run_inprocess("check", "--base", "HEAD", cwd=v1_frozen)
     assert_clean_failure(result)
-    assert "versions/graph_v1/manifest.json: $: frozen file deleted" in result.out
+    assert "versions/graph_v1: $: frozen version deleted: graph_v1" in result.out
     assert "graph_v9" in result.out
 
 

@@ -198,7 +198,7 @@ def test_check_of_a_repository_under_a_linked_parent_folder_still_guards(repo: P
     _commit(repo, "drop two frozen versions")
     dropped = _check("-C", str(named), "check", cwd=tmp_path)
     assert_clean_failure(dropped)
-    assert "frozen file deleted: tb_v1" in dropped.out
+    assert "frozen version deleted: tb_v1" in dropped.out
 
 
 def test_a_new_registry_beside_the_base_one_is_checked_as_new(repo: Path) -> None:

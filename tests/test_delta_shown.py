@@ -318,6 +318,10 @@ def _cut(reg: Path, label: str) -> None:
     assert result.code == 0, result.text
 
 
+# A suite's first version has no previous one: its heading says so (it once said "Delta vs v0").
+FIRST_DELTA_HEADING = "## Delta vs the previous version: none, this is the first"
+
+
 def _cut_v1(reg: Path) -> None:
     _cut(reg, "v1")
 
@@ -332,7 +336,7 @@ def test_audit_says_once_that_a_version_cut_before_the_rule_hides_delta(reg: Pat
     assert "METHOD.md reproduced" in result.out
     lines = [x for x in result.text.splitlines() if "does not show §Delta" in x]
     assert len(lines) == 1, result.text
-    line = (version / "METHOD.md").read_text().split("\n").index("## Delta vs v0") + 1
+    line = (version / "METHOD.md").read_text().split("\n").index(FIRST_DELTA_HEADING) + 1
     assert f"graph_v1/METHOD.md:{line}" in lines[0] and "inside an HTML comment" in lines[0], lines[0]
     assert "stays as frozen" in lines[0]
     assert {p: p.read_bytes() for p in version.rglob("*") if p.is_file()} == before
@@ -355,7 +359,7 @@ def test_audit_fails_a_method_hand_edited_to_hide_delta(reg: Path) -> None:
     version = reg / "versions/graph_v1"
     _writable(version)
     method = (version / "METHOD.md").read_text()
-    (version / "METHOD.md").write_text(method.replace("## Delta vs v0", "<!--\n## Delta vs v0", 1) + "-->\n")
+    (version / "METHOD.md").write_text(method.replace(FIRST_DELTA_HEADING, "<!--\n" + FIRST_DELTA_HEADING, 1) + "-->\n")
     _resum(version)
     result = run_inprocess("audit", "--no-code", cwd=reg)
     assert result.code == 1, result.text

@@ -45,7 +45,7 @@ def test_a_records_suite_reads_the_image_field_and_attributes_its_change(tmp_pat
     first = {IDS[0]: f"swebench/orbit-101@{DIGEST_A}", IDS[1]: f"swebench/orbit-102@{DIGEST_A}", IDS[2]: "x:1"}
     _records(root, 1, first)
     text = cut_suite(root, "swe", "swe_v1").text
-    assert f"fixture {IDS[2]} names image x:1 by tag alone ($.image)" in text
+    assert f"fixture {IDS[2]} names image x:1 by tag alone (drafts/swe/instances/all.jsonl::$.image)" in text, text
     assert f"fixture {IDS[0]}" not in text
     manifest = json.loads((root / "versions/swe_v1/manifest.json").read_bytes())
     assert manifest["environment_images"][IDS[0]] == [
@@ -129,3 +129,14 @@ def test_the_generic_schema_has_no_image_field_a_dockerfile_asset_names_it(tmp_p
     for task in ("capital-city", "river-length"):
         assert f"fixtures/{task}.yaml" in result.text
     assert "image" in result.text
+
+
+def test_a_tag_only_image_of_a_task_file_field_names_the_task_file(tmp_path: Path) -> None:
+    root = _registry(tmp_path, CONFIG)
+    images = {task: f"ghcr.io/acme/{task}@{DIGEST_A}" for task in TASKS}
+    _folders(root, 1, {**images, TASKS[2]: "ghcr.io/acme/parse-logs:latest"}, f"ubuntu:24.04@{DIGEST_A}")
+    text = cut_suite(root, "tb", "tb_v1").text
+    assert (
+        f"fixture {TASKS[2]} names image ghcr.io/acme/parse-logs:latest by tag alone "
+        f"(drafts/tb/tasks/{TASKS[2]}/task.toml::$.environment.docker_image)"
+    ) in text, text

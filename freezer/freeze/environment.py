@@ -96,7 +96,12 @@ def unpinned_warnings(fixture_set: FixtureSet, images: dict[str, tuple[ImageRef,
         for image in refs:
             if task in landed and not image.pinned:
                 by_image.setdefault((image.name, image.unresolved), []).append((task, image))
-    found = [_warning(f"fixture {named[0][0]}", named[0][1], _others(named)) for named in by_image.values()]
+    # A field's place ($.environment.docker_image) says where in a file, not which file: name it.
+    files = {doc.data.get("task_id"): doc.display for doc in fixture_set.fixtures}
+    found = [
+        _warning(f"fixture {named[0][0]}", named[0][1], _others(named), files.get(named[0][0]))
+        for named in by_image.values()
+    ]
     return found + _reference_warnings(fixture_set, landed)
 
 
@@ -129,15 +134,16 @@ def _others(named: list[tuple[str, ImageRef]]) -> str:
     return f" (as do {len(others)} other fixture{plural}: {', '.join(others[:_SHOWN_TASKS])}{more})"
 
 
-def _warning(who: str, image: ImageRef, others: str = "") -> str:
+def _warning(who: str, image: ImageRef, others: str = "", file: str | None = None) -> str:
+    where = f"{file}::{image.where}" if file and image.where.startswith("$") else image.where
     if image.unresolved is not None:
         return (
-            f"{who} names image {image.name} ({image.where}){others}, which cannot be known: {image.unresolved}; "
+            f"{who} names image {image.name} ({where}){others}, which cannot be known: {image.unresolved}; "
             "give the build argument a default pinned by digest (ARG NAME=name@sha256:...), or name the image "
             "by digest. METHOD.md says its environment is unknown"
         )
     return (
-        f"{who} names image {image.name} by tag alone ({image.where}){others}: a rebuild under the same "
+        f"{who} names image {image.name} by tag alone ({where}){others}: a rebuild under the same "
         "name changes its environment unseen; pin it by digest (name@sha256:...), or run freezer lock to "
         "pin the tag to the digest its registry serves. METHOD.md says its environment is unknown"
     )

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from freezer.domain.errors import FreezerError
 from freezer.domain.problems import Problem, display_path
-from freezer.git.registrygit import BaseTree, RegistryGit
+from freezer.git.registrygit import BaseTree, Change, RegistryGit
 from freezer.guard import storedresults
 from freezer.guard.drift import drift
 from freezer.guard.place import frozen_in_base, registry_place
@@ -137,21 +137,45 @@ def _config_changes(
 
 
 def _guard_frozen(git: RegistryGit, base: str, frozen: dict[str, list[str]], root: Path, report: CheckReport) -> None:
-    """No file of a version frozen in the base (``frozen``: versions folder → version names) changes."""
+    """No file of a version frozen in the base (``frozen``: versions folder → version names) changes.
+    A version deleted whole is one problem, not one per file: a CI annotation limit (GitHub shows ten)
+    would otherwise hide every other finding."""
     folders = {f"{versions}/{name}": name for versions, names in frozen.items() for name in names}
+    by_folder: dict[str, list[Change]] = {}
     for change in git.changes(base, sorted(folders)):
-        name = next((n for folder, n in folders.items() if change.path.startswith(folder + "/")), change.path)
-        verb = _VERBS.get(change.status, "changed")
-        message = f"frozen file {verb}: {name} was frozen in {base[:8]} and may never change"
-        if not change.staged:
-            message += (
-                " (only the working tree differs, the index holds the frozen entry: an edit not yet "
-                "committed, or a conversion that .gitattributes asks a checkout to make, such as ident, "
-                "working-tree-encoding or a filter)"
+        folder = next((f for f in folders if change.path.startswith(f + "/")), change.path)
+        by_folder.setdefault(folder, []).append(change)
+    for folder, changes in by_folder.items():
+        name = folders.get(folder, folder)
+        if all(c.status == "D" for c in changes) and not (root / folder).exists():
+            report.problems.append(
+                _frozen_problem(
+                    display_path(root / folder),
+                    f"frozen version deleted: {name} ({len(changes)} files) was frozen in {base[:8]} and may never "
+                    f"be removed; restore it with `git checkout {base[:8]} -- {folder}`, and withdraw a version "
+                    f"with `freezer yank {name} --reason …` instead, which keeps its files",
+                )
             )
-        report.problems.append(
-            _frozen_problem(display_path(root / change.path), message, None if change.status == "D" else 1)
+            continue
+        for change in changes:
+            report.problems.append(_frozen_file_problem(change, name, base, root))
+
+
+def _frozen_file_problem(change: Change, name: str, base: str, root: Path) -> Problem:
+    verb = _VERBS.get(change.status, "changed")
+    message = f"frozen file {verb}: {name} was frozen in {base[:8]} and may never change"
+    if not change.staged:
+        message += (
+            " (only the working tree differs, the index holds the frozen entry: an edit not yet "
+            "committed, or a conversion that .gitattributes asks a checkout to make, such as ident, "
+            "working-tree-encoding or a filter)"
         )
+    if change.status == "A":
+        message += f"; remove it with `git rm -f {change.path}`"
+    else:
+        message += f"; restore it with `git checkout {base[:8]} -- {change.path}`"
+    message += ", and put a change in the next version instead (`freezer next`, then `freezer cut`)"
+    return _frozen_problem(display_path(root / change.path), message, None if change.status == "D" else 1)
 
 
 @dataclass(frozen=True)
