@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from forkserver import ForkServer
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
@@ -97,6 +98,34 @@ def run_cli(
         preexec_fn=become_nobody if as_nobody else None,
     )
     return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+_FORK_SERVER = ForkServer()
+
+
+def run_forked(
+    *args: str,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+    memory_limit: int | None = None,
+    as_nobody: bool = False,
+    timeout: float = 120,
+) -> Run:
+    """Run the real CLI in a process of its own, as run_cli does, forked from a server that imported
+    freezer once (tests/forkserver.py): the limits bound that process alone. Not for what only an
+    interpreter's start reads (START_UP_VARIABLES, checked against ``env``): use run_cli."""
+    changed = {k for k, v in (env or {}).items() if os.environ.get(k) != v}
+    assert not START_UP_VARIABLES & changed - {"PYTHONPATH"}, f"{sorted(START_UP_VARIABLES & changed)}: use run_cli"
+    full_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
+    full_env.pop("FREEZER_DEBUG", None)
+    ran = _FORK_SERVER.run(list(args), cwd, full_env, memory_limit, as_nobody, timeout)
+    if ran.timed_out:
+        pytest.fail(f"freezer {' '.join(args)} ran past {timeout}s and was killed: {(ran.out + ran.err)[-500:]!r}")
+    return Run(ran.code, ran.out.decode("utf-8", errors="replace"), ran.err.decode("utf-8", errors="replace"))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    _FORK_SERVER.close()
 
 
 def assert_clean_failure(result: Run, code: int = 1) -> None:

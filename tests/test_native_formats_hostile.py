@@ -1,7 +1,8 @@
-"""Issue 26: the hostile-input limits hold for the benchmark-native formats (tests/hostile/native_formats.py).
+"""The hostile-input limits hold for the benchmark-native formats (tests/hostile/native_formats.py).
 
-Every case runs the real CLI in its own subprocess, under an address-space limit and a timeout, in
-a real registry of three suites (folders, records, lm-eval) with no code under test: ``validate``
+Every case runs the real CLI in a process of its own (forked from a server that imported freezer
+once, tests/forkserver.py), under an address-space limit and a timeout, in a real registry of three
+suites (folders, records, lm-eval) with no code under test: ``validate``
 and ``cut`` (and, slow, ``cut --dry-run``); where the input is legitimately fine, the cut version
 is audited. Each must end with the case's exit status and, when refused, exactly one problem
 naming the case's file (at a line where the format has one), no traceback, no byte written into
@@ -16,10 +17,7 @@ import hashlib
 import json
 import os
 import re
-import resource
 import stat
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +26,7 @@ from hostile import native_formats
 from hostile.corpus import make_unreadable_dirs_traversable
 from hostile.native_formats import SECRET, Case
 
-from conftest import REPO, become_nobody, nobody_can_run_python
+from conftest import nobody_can_run_python, run_forked
 
 MEMORY_LIMIT = 1 << 30
 TIME_LIMIT = 60.0
@@ -45,30 +43,10 @@ def _param(case: Case) -> Any:
 
 def _run(args: list[str], cwd: Path, as_nobody: bool) -> tuple[int, str, str]:
     """Exit status, stdout, and stdout with stderr after it."""
-    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
-    env.pop("FREEZER_DEBUG", None)
-
-    def preexec() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-        if as_nobody:
-            become_nobody()
-
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "freezer", *args],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        preexec_fn=preexec,
+    ran = run_forked(
+        *args, cwd=cwd, env={"NO_COLOR": "1"}, memory_limit=MEMORY_LIMIT, as_nobody=as_nobody, timeout=TIME_LIMIT
     )
-    try:
-        out, err = proc.communicate(timeout=TIME_LIMIT)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-        pytest.fail(f"freezer {' '.join(args)} hung past {TIME_LIMIT}s: {(out + err)[-500:]!r}")
-    text = out.decode("utf-8", errors="replace")
-    return proc.returncode, text, text + err.decode("utf-8", errors="replace")
+    return ran.code, ran.out, ran.out + ran.err
 
 
 def _state(top: Path) -> dict[str, tuple[int, str]]:

@@ -1,0 +1,193 @@
+"""A fresh freezer process for each command, without the interpreter's start.
+
+A hostile-input case runs the CLI in a process of its own, under an address-space limit, a timeout
+and sometimes as user nobody: the limits must bound freezer, not the test. Started with
+``python -m freezer``, each such process spends most of its CPU starting the interpreter and
+importing freezer before the command does anything. Here one server process per test process
+imports freezer once and forks a child per command (as a zygote does): each child starts from the
+same untouched state, in its own process, with the limits, working directory, environment and
+streams the command would have had, and exits with the command's exit status.
+
+What a fork cannot give, the callers keep ``run_cli`` for: a variable the interpreter reads only at
+its start (conftest.START_UP_VARIABLES), and the start-up itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import pkgutil
+import resource
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+NOBODY = 65534
+_TESTS = Path(__file__).resolve().parent
+_REPO = _TESTS.parent
+
+
+@dataclass
+class Ran:
+    code: int  # the exit status, or -N: killed by signal N
+    out: bytes
+    err: bytes
+    timed_out: bool
+
+
+class ForkServer:
+    """The test side: one server, started on first use, asked one command at a time."""
+
+    def __init__(self) -> None:
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def _server(self) -> subprocess.Popen[bytes]:
+        if self._proc is None or self._proc.poll() is not None:
+            env = {**os.environ, "PYTHONPATH": str(_REPO)}
+            env.pop("FREEZER_DEBUG", None)
+            self._proc = subprocess.Popen(
+                [sys.executable, str(Path(__file__).resolve()), "--serve"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                cwd=_REPO,
+                env=env,
+            )
+        return self._proc
+
+    def run(
+        self,
+        args: list[str],
+        cwd: Path,
+        env: dict[str, str],
+        memory_limit: int | None = None,
+        as_nobody: bool = False,
+        timeout: float = 120,
+    ) -> Ran:
+        server = self._server()
+        assert server.stdin is not None and server.stdout is not None
+        with tempfile.TemporaryDirectory() as scratch:
+            out, err = Path(scratch) / "out", Path(scratch) / "err"
+            request = {
+                "args": args,
+                "cwd": str(cwd),
+                "env": env,
+                "memory_limit": memory_limit,
+                "as_nobody": as_nobody,
+                "timeout": timeout,
+                "out": str(out),
+                "err": str(err),
+            }
+            server.stdin.write(json.dumps(request).encode() + b"\n")
+            server.stdin.flush()
+            reply = server.stdout.readline()
+            if not reply:
+                raise RuntimeError(f"the fork server ended (exit {server.wait()})")
+            answer = json.loads(reply)
+            return Ran(answer["code"], out.read_bytes(), err.read_bytes(), answer["timed_out"])
+
+    def close(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            assert self._proc.stdin is not None
+            self._proc.stdin.close()
+            self._proc.wait(timeout=30)
+
+
+def _preload() -> None:
+    """Import every module of freezer, so that no child pays for one (``__main__`` runs the CLI)."""
+    import freezer
+
+    for module in pkgutil.walk_packages(freezer.__path__, "freezer."):
+        if not module.name.endswith("__main__"):
+            __import__(module.name)
+
+
+def _child(request: dict[str, object]) -> None:
+    """In the forked child: become the process ``python -m freezer ARGS`` would have been."""
+    code = 1
+    try:
+        # The output files are opened before the user changes, as a shell opens a redirection.
+        stdin = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(stdin, 0)
+        for fd, path in ((1, request["out"]), (2, request["err"])):
+            target = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.dup2(target, fd)
+            os.close(target)
+        limit = request["memory_limit"]
+        if isinstance(limit, int):
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        if request["as_nobody"]:
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+        os.chdir(str(request["cwd"]))
+        env = request["env"]
+        assert isinstance(env, dict)
+        os.environ.clear()
+        os.environ.update(env)
+        # As the interpreter opens them at its start: the same encoding and error handler, on the new files.
+        sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding=sys.stdin.encoding)
+        sys.stdout = io.TextIOWrapper(
+            io.BufferedWriter(io.FileIO(1, "w", closefd=False)),
+            encoding=sys.stdout.encoding,
+            errors=sys.stdout.errors,
+        )
+        sys.stderr = io.TextIOWrapper(
+            io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
+            encoding=sys.stderr.encoding,
+            errors=sys.stderr.errors,
+            line_buffering=True,
+        )
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # as the interpreter leaves it
+        from freezer.cli import main
+
+        args = request["args"]
+        assert isinstance(args, list)
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError):
+                stream.flush()
+    finally:
+        os._exit(code)
+
+
+def _wait(pid: int, timeout: float) -> tuple[int, bool]:
+    """The child's exit status (or -signal), and whether it was killed for running past ``timeout``."""
+    handle = os.pidfd_open(pid)
+    try:
+        timed_out = not select.select([handle], [], [], timeout)[0]
+        if timed_out:
+            os.kill(pid, signal.SIGKILL)
+    finally:
+        os.close(handle)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), timed_out
+
+
+def serve() -> None:
+    _preload()
+    requests = sys.stdin.buffer
+    replies = sys.stdout.buffer
+    for line in requests:
+        request = json.loads(line)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            requests.close()
+            _child(request)
+        code, timed_out = _wait(pid, float(request["timeout"]))
+        replies.write(json.dumps({"code": code, "timed_out": timed_out}).encode() + b"\n")
+        replies.flush()
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--serve"]:
+    serve()
