@@ -36,6 +36,7 @@ class Run:
     code: int
     out: str
     err: str
+    peak_kib: int = 0  # run_forked: the process's largest resident size
 
     @property
     def text(self) -> str:
@@ -121,7 +122,9 @@ def run_forked(
     ran = _FORK_SERVER.run(list(args), cwd, full_env, memory_limit, as_nobody, timeout)
     if ran.timed_out:
         pytest.fail(f"freezer {' '.join(args)} ran past {timeout}s and was killed: {(ran.out + ran.err)[-500:]!r}")
-    return Run(ran.code, ran.out.decode("utf-8", errors="replace"), ran.err.decode("utf-8", errors="replace"))
+    return Run(
+        ran.code, ran.out.decode("utf-8", errors="replace"), ran.err.decode("utf-8", errors="replace"), ran.peak_kib
+    )
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -39,6 +39,7 @@ class Ran:
     out: bytes
     err: bytes
     timed_out: bool
+    peak_kib: int  # the child's largest resident size
 
 
 class ForkServer:
@@ -89,7 +90,7 @@ class ForkServer:
             if not reply:
                 raise RuntimeError(f"the fork server ended (exit {server.wait()})")
             answer = json.loads(reply)
-            return Ran(answer["code"], out.read_bytes(), err.read_bytes(), answer["timed_out"])
+            return Ran(answer["code"], out.read_bytes(), err.read_bytes(), answer["timed_out"], answer["peak_kib"])
 
     def close(self) -> None:
         if self._proc is not None and self._proc.poll() is None:
@@ -159,8 +160,9 @@ def _child(request: dict[str, object]) -> None:
         os._exit(code)
 
 
-def _wait(pid: int, timeout: float) -> tuple[int, bool]:
-    """The child's exit status (or -signal), and whether it was killed for running past ``timeout``."""
+def _wait(pid: int, timeout: float) -> tuple[int, bool, int]:
+    """The child's exit status (or -signal), whether it was killed for running past ``timeout``, and
+    its peak resident size in KiB."""
     handle = os.pidfd_open(pid)
     try:
         timed_out = not select.select([handle], [], [], timeout)[0]
@@ -168,8 +170,8 @@ def _wait(pid: int, timeout: float) -> tuple[int, bool]:
             os.kill(pid, signal.SIGKILL)
     finally:
         os.close(handle)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), timed_out
+    _, status, usage = os.wait4(pid, 0)
+    return os.waitstatus_to_exitcode(status), timed_out, usage.ru_maxrss
 
 
 def serve() -> None:
@@ -184,8 +186,8 @@ def serve() -> None:
         if pid == 0:
             requests.close()
             _child(request)
-        code, timed_out = _wait(pid, float(request["timeout"]))
-        replies.write(json.dumps({"code": code, "timed_out": timed_out}).encode() + b"\n")
+        code, timed_out, peak_kib = _wait(pid, float(request["timeout"]))
+        replies.write(json.dumps({"code": code, "timed_out": timed_out, "peak_kib": peak_kib}).encode() + b"\n")
         replies.flush()
 
 

@@ -3,23 +3,19 @@
 For every case: exit 1 or 2, a message naming the file and a location, no
 traceback and no crash (signals included), bounded time and memory, and not
 one byte written under versions/. Cases that reach libyaml or the file system
-run in their own subprocess, so an interpreter dying in a C extension shows
+run in a process of their own (forked, tests/forkserver.py), so an interpreter dying in a C extension shows
 up as a failure instead of taking the test run down.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import resource
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hostile import corpus
 
-from conftest import REPO, become_nobody, nobody_can_run_python, run_inprocess
+from conftest import nobody_can_run_python, run_forked, run_inprocess
 from registry_helpers import sample_repo, snapshot
 
 # Slow (170 subprocess cases and the schema mutation corpus): CI runs it; `pytest -m slow` runs it here.
@@ -30,37 +26,11 @@ MEMORY_LIMIT = 1 << 30
 TIME_LIMIT = 30.0
 
 
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-
-
 def _run(args: list[str], cwd: Path, as_nobody: bool) -> tuple[int, str, int]:
-    """Run the CLI; return (exit status, output, peak RSS in KiB). A run past TIME_LIMIT fails as a hang."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    env.pop("FREEZER_DEBUG", None)
-
-    def preexec() -> None:
-        _limit_memory()
-        if as_nobody:
-            become_nobody()
-
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "freezer", *args],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        preexec_fn=preexec,
-    )
-    try:
-        output, _ = proc.communicate(timeout=TIME_LIMIT)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        output, _ = proc.communicate()
-        pytest.fail(f"timed out after {TIME_LIMIT}s: {output[-500:]!r}")
-    # The address-space limit set above is the memory bound; this is the largest child seen so far.
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return proc.returncode, output.decode("utf-8", errors="replace"), int(peak)
+    """Run the CLI in a process of its own; return (exit status, output, that process's peak RSS in
+    KiB). A run past TIME_LIMIT fails as a hang."""
+    ran = run_forked(*args, cwd=cwd, memory_limit=MEMORY_LIMIT, as_nobody=as_nobody, timeout=TIME_LIMIT)
+    return ran.code, ran.out + ran.err, ran.peak_kib
 
 
 @pytest.fixture(scope="module")

@@ -11,11 +11,8 @@ hazards as subprocess cases of the hostile campaign (slow).
 from __future__ import annotations
 
 import datetime
-import os
 import re
-import resource
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,7 +26,7 @@ from hypothesis import strategies as st
 from freezer.parse import yamlfast, yamlload
 from freezer.parse.yamllocate import Limits
 
-from conftest import REPO, assert_clean_failure, run_inprocess
+from conftest import REPO, assert_clean_failure, run_forked, run_inprocess
 from registry_helpers import sample_repo, snapshot
 
 FIXTURE = "drafts/graph/fixtures/trace-run-deterministic-callers.yaml"
@@ -320,22 +317,9 @@ def test_hostile_case(case: corpus.Case, code_repo: Path, tmp_path: Path) -> Non
     corpus.base_registry(root, code_repo)
     case.build(root)
 
-    def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    env.pop("FREEZER_DEBUG", None)
-    proc = subprocess.run(
-        [sys.executable, "-m", "freezer", *case.command],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        preexec_fn=limit,
-    )
-    output = proc.stdout + proc.stderr
-    assert proc.returncode == 1, output
+    ran = run_forked(*case.command, cwd=root, memory_limit=MEMORY_LIMIT, timeout=30)
+    output = ran.out + ran.err
+    assert ran.code == 1, output
     assert "Traceback" not in output and "internal error" not in output, output
     assert re.search(re.escape(case.names) + r":\d+:\d+: \$", output), output
     assert not (root / "versions").exists()
