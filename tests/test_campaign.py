@@ -16,7 +16,7 @@ from freezer.freeze.cut import cut
 from freezer.freeze.snapshot import FsOps
 from freezer.registry import config as config_mod
 
-from conftest import REPO, assert_clean_failure, run_cli, run_inprocess
+from conftest import REPO, assert_clean_failure, run_forked, run_inprocess
 from registry_helpers import commit_all, make_registry, set_drafts, snapshot
 
 # Slow (the tamper matrix and every filesystem step failing): CI runs it; `pytest -m slow` runs it here.
@@ -70,7 +70,7 @@ def _reset(version: Path) -> None:
 
 
 def test_every_filesystem_step_failing_leaves_the_registry_as_it_was(reg: Path) -> None:
-    assert run_cli("cut", "v1", cwd=reg).code == 0
+    assert run_forked("cut", "v1", cwd=reg).code == 0
     commit_all(reg, "freeze v1")
     set_drafts(reg, "v2")
     config = config_mod.load_config(reg / "freezer.yaml")
@@ -136,9 +136,9 @@ def _touch(path: Path) -> Path:
 
 @pytest.fixture
 def frozen_pair(reg: Path) -> Path:
-    assert run_cli("cut", "v1", cwd=reg).code == 0
+    assert run_forked("cut", "v1", cwd=reg).code == 0
     set_drafts(reg, "v2")
-    assert run_cli("cut", "v2", cwd=reg).code == 0
+    assert run_forked("cut", "v2", cwd=reg).code == 0
     commit_all(reg, "freeze v1 and v2")
     return reg
 
@@ -172,7 +172,7 @@ def test_fresh_clone_has_no_read_only_bits_and_audits(frozen_pair: Path, tmp_pat
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", "-c", "core.autocrlf=true", str(frozen_pair), str(clone)], check=True)
     assert all(p.stat().st_mode & 0o200 for p in (clone / "versions").rglob("*") if p.is_file())
-    result = run_cli("audit", "--no-code", cwd=clone)
+    result = run_forked("audit", "--no-code", cwd=clone)
     assert result.code == 0, result.text
 
 
@@ -202,7 +202,7 @@ def test_option_like_refs_are_refused_everywhere(frozen_pair: Path, tmp_path: Pa
         ["check", "--base", f"--output={marker}"],
         ["check", "--base", "-c core.pager=touch"],
     ):
-        result = run_cli(*args, cwd=frozen_pair)
+        result = run_forked(*args, cwd=frozen_pair)
         assert result.code in (1, 2) and "looks like an option" in result.text, result.text
     assert not marker.exists()
 
@@ -219,8 +219,8 @@ def _structure(markdown: str) -> list[tuple[str, int]]:
 
 
 def test_markdown_injection_cannot_change_method_structure(reg: Path) -> None:
-    assert run_cli("cut", "v1", "--dry-run", cwd=reg).code == 0
-    baseline = run_cli("cut", "v1", "--dry-run", cwd=reg).out
+    assert run_forked("cut", "v1", "--dry-run", cwd=reg).code == 0
+    baseline = run_forked("cut", "v1", "--dry-run", cwd=reg).out
     evil = "a | b\n\n## Injected heading\n| x | y |\n|---|---|\n<script>alert(1)</script> ``` `code` ~~~ {{ 7*7 }}"
     import yaml
 
@@ -236,7 +236,7 @@ def test_markdown_injection_cannot_change_method_structure(reg: Path) -> None:
     draft["purpose"] = evil
     draft["binary"]["consumers"][0]["via"] = evil
     version.write_text(yaml.safe_dump(draft, allow_unicode=True))
-    injected = run_cli("cut", "v1", "--dry-run", cwd=reg)
+    injected = run_forked("cut", "v1", "--dry-run", cwd=reg)
     assert injected.code == 0, injected.text
     assert evil.splitlines()[2] not in injected.out.splitlines()
     # Markdown rules 4 escape a `<` that would open a tag with a backslash (`\<script>`), which a
@@ -258,7 +258,7 @@ def test_links_and_dotdot_cannot_pull_outside_files_into_a_version(reg: Path, tm
         .replace("locate-register-tools", "stolen")
     )
     (reg / "drafts/graph/fixtures/stolen.yaml").symlink_to(secret)
-    result = run_cli("cut", "v1", cwd=reg)
+    result = run_forked("cut", "v1", cwd=reg)
     assert_clean_failure(result)
     assert "is a symbolic link" in result.text
     assert not (reg / "versions").exists()
@@ -268,19 +268,19 @@ def test_links_and_dotdot_cannot_pull_outside_files_into_a_version(reg: Path, tm
     os.symlink(outside, reg / "linked-drafts")
     config = reg / "freezer.yaml"
     config.write_text(config.read_text().replace("drafts: drafts/graph", "drafts: linked-drafts"))
-    escaped = run_cli("cut", "v1", cwd=reg)
+    escaped = run_forked("cut", "v1", cwd=reg)
     assert_clean_failure(escaped)
     assert "points outside the registry root" in escaped.text
     assert not (reg / "versions").exists()
 
 
 def test_cut_refuses_to_chain_onto_a_damaged_version(reg: Path) -> None:
-    assert run_cli("cut", "v1", cwd=reg).code == 0
+    assert run_forked("cut", "v1", cwd=reg).code == 0
     target = reg / "versions/graph_v1/fixtures/locate-register-tools.yaml"
     target.chmod(0o644)
     target.write_text(target.read_text() + "# edited\n")
     set_drafts(reg, "v2")
-    result = run_cli("cut", "v2", cwd=reg)
+    result = run_forked("cut", "v2", cwd=reg)
     assert_clean_failure(result)
     assert "previous version graph_v1 fails its integrity check" in result.err
     assert not (reg / "versions/graph_v2").exists()
@@ -289,5 +289,5 @@ def test_cut_refuses_to_chain_onto_a_damaged_version(reg: Path) -> None:
 def test_two_registries_do_not_share_state(tmp_path: Path, cache_root: Path) -> None:
     first = make_registry(tmp_path / "a", cache_root)
     second = make_registry(tmp_path / "b", cache_root)
-    assert run_cli("cut", "v1", cwd=first).code == 0
+    assert run_forked("cut", "v1", cwd=first).code == 0
     assert not (second / "versions").exists()

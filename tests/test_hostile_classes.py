@@ -20,7 +20,7 @@ from freezer.cli.output import dumps, github_annotation
 from freezer.domain.problems import Problem
 from freezer.render.render import cell, code, text
 
-from conftest import REPO, Run, assert_clean_failure, run_cli
+from conftest import REPO, Run, assert_clean_failure, run_cli, run_forked
 from registry_helpers import code_commit, commit_all, set_drafts
 
 # Slow (hostile input classes, each in its own registry and subprocess): CI runs it; `pytest -m slow` runs it here.
@@ -41,7 +41,7 @@ def assert_terminal_safe(result: Run) -> None:
 def test_a_key_cannot_forge_a_problem_line(tmp_path: Path) -> None:
     fixture = tmp_path / "f.yaml"
     fixture.write_text('task_id: a\n"x\\nother.yaml:9:9: $.forged: everything is fine": 1\n', encoding="utf-8")
-    result = run_cli("validate", str(fixture), cwd=tmp_path)
+    result = run_forked("validate", str(fixture), cwd=tmp_path)
     assert_clean_failure(result)
     assert not any(line.startswith("other.yaml") for line in result.text.splitlines()), result.text
     assert "\\nother.yaml:9:9" in result.out
@@ -51,7 +51,7 @@ def test_a_key_cannot_forge_a_problem_line(tmp_path: Path) -> None:
 def test_control_characters_in_data_are_refused_at_their_place(tmp_path: Path) -> None:
     fixture = tmp_path / "f.yaml"
     fixture.write_text('task_id: "a\\e[2Jb"\nquestion: "x\\u202ey"\nnotes: "a\\r# heading"\n', encoding="utf-8")
-    result = run_cli("validate", str(fixture), cwd=tmp_path)
+    result = run_forked("validate", str(fixture), cwd=tmp_path)
     assert_clean_failure(result)
     assert "f.yaml:1:10: $.task_id: the text holds the control character U+001B" in result.out
     assert "f.yaml:2:11: $.question: the text holds the control character U+202E" in result.out
@@ -64,21 +64,21 @@ def test_registry_folder_and_cwd_with_controls(reg: Path) -> None:
     reg.rename(odd)
     commands = (["validate"], ["cut", "v1"], ["list"], ["show", "v1"], ["diff", "v1", "v1"], ["audit"], ["audit", "x"])
     for command in commands:
-        result = run_cli(*command, cwd=odd)
+        result = run_forked(*command, cwd=odd)
         assert "Traceback" not in result.text
         assert_terminal_safe(result)
-    named = run_cli("validate", "--registry", str(odd), "no-such-file.yaml", cwd=odd.parent)
+    named = run_forked("validate", "--registry", str(odd), "no-such-file.yaml", cwd=odd.parent)
     assert_clean_failure(named, 2)  # a path that does not exist is a usage error (issue 27, item 8)
     assert_terminal_safe(named)
 
 
 def test_commit_subjects_from_the_code_repository(reg: Path) -> None:
-    assert run_cli("cut", "v1", cwd=reg).code == 0
+    assert run_forked("cut", "v1", cwd=reg).code == 0
     sha = code_commit(reg, {".orbitignore": "target/\n"}, "surface \x1b[2J\x1b]0;owned\x07 change\u202e")
     set_drafts(reg, "v2")
     version = reg / "drafts/graph/version.yaml"
     version.write_text(version.read_text().replace("pinned_sha: 7df885db", f"pinned_sha: {sha[:12]}"))
-    result = run_cli("cut", "v2", cwd=reg)
+    result = run_forked("cut", "v2", cwd=reg)
     assert_clean_failure(result)
     assert "undeclared tool-surface commit" in result.err
     assert "\\x1b[2J" in result.err
@@ -96,7 +96,7 @@ def test_github_annotations_escape_properties_and_data() -> None:
 def test_github_format_from_the_cli(tmp_path: Path) -> None:
     fixture = tmp_path / "x,y:z.yaml"
     fixture.write_text("task_id: [broken\n", encoding="utf-8")
-    result = run_cli("validate", str(fixture), "--format", "github", cwd=tmp_path)
+    result = run_forked("validate", str(fixture), "--format", "github", cwd=tmp_path)
     assert_clean_failure(result)
     assert "::error file=x%2Cy%3Az.yaml,line=" in result.out
 
@@ -123,18 +123,18 @@ def test_json_output_is_terminal_safe_and_never_nan() -> None:
 def test_float_line_is_refused_at_validation(reg: Path) -> None:
     fixture = reg / "drafts/graph/fixtures/trace-run-deterministic-callers.yaml"
     fixture.write_text(re.sub(r"line: (\d+)", r"line: \1.0", fixture.read_text(), count=1))
-    result = run_cli("cut", "--dry-run", "v1", cwd=reg)
+    result = run_forked("cut", "--dry-run", "v1", cwd=reg)
     assert_clean_failure(result)
     assert "expected integer, got number" in result.err and "cut refused at step 'validate'" in result.err
 
 
 def test_audit_of_a_version_folder_that_is_a_link(reg: Path) -> None:
-    assert run_cli("cut", "v1", cwd=reg).code == 0
+    assert run_forked("cut", "v1", cwd=reg).code == 0
     moved = reg / "elsewhere"
     (reg / "versions/graph_v1").rename(moved)
     (reg / "versions/graph_v1").symlink_to(moved)
     for command in (["audit"], ["audit", "v1"], ["audit", "--no-code"]):
-        result = run_cli(*command, cwd=reg)
+        result = run_forked(*command, cwd=reg)
         assert_clean_failure(result)
         assert "graph_v1: is a symbolic link" in result.out, result.text
         assert "audited 0 version(s)" not in result.out
@@ -171,11 +171,11 @@ def test_two_suites_sharing_a_versions_folder(reg: Path) -> None:
     text_now = config.read_text()
     graph_block = text_now[text_now.index("  graph:") :]
     config.write_text(text_now + graph_block.replace("  graph:", "  api:", 1).replace("drafts/graph", "drafts/api"))
-    assert run_cli("cut", "v1", "--suite", "graph", cwd=reg).code == 0
+    assert run_forked("cut", "v1", "--suite", "graph", cwd=reg).code == 0
     commit_all(reg, "graph v1 and the api suite")
-    cut = run_cli("cut", "v1", "--suite", "api", cwd=reg)
+    cut = run_forked("cut", "v1", "--suite", "api", cwd=reg)
     assert cut.code == 0, cut.text
-    result = run_cli("check", "--base", "HEAD", cwd=reg)
+    result = run_forked("check", "--base", "HEAD", cwd=reg)
     assert result.code == 0, result.text
     assert "new: api_v1" in result.out
 
@@ -203,7 +203,7 @@ HANG = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% e
 
 
 def test_a_frozen_template_that_never_finishes_cannot_stall_audit(reg: Path) -> None:
-    assert run_cli("cut", "v1", cwd=reg).code == 0
+    assert run_forked("cut", "v1", cwd=reg).code == 0
     # It places §Delta, as a template must, so the render itself is what has to be stopped.
     _refrozen(reg / "versions/graph_v1", "METHOD.md.j2", (HANG + "\n{{ delta_block }}\n").encode())
     result = run_cli("audit", "--no-code", cwd=reg, env={"FREEZER_RENDER_SECONDS": "2"}, timeout=60)
@@ -254,7 +254,7 @@ def test_a_sparse_template_is_refused_by_its_size(reg: Path) -> None:
         handle.truncate(1100 << 20)
     config = reg / "freezer.yaml"
     config.write_text(config.read_text().replace("versions: versions", "versions: versions\n    template: method.j2"))
-    result = run_cli("cut", "--dry-run", "v1", cwd=reg)
+    result = run_forked("cut", "--dry-run", "v1", cwd=reg)
     # Invalid input, refused by the validate step at the config line that names the template (it was
     # an exit 2 from the render, after every other check, with no freezer.yaml line).
     assert_clean_failure(result, code=1)
@@ -264,7 +264,7 @@ def test_a_sparse_template_is_refused_by_its_size(reg: Path) -> None:
 
 @pytest.mark.parametrize("kind", ["sparse", "deep", "not-an-object"])
 def test_hostile_manifests(reg: Path, kind: str) -> None:
-    assert run_cli("cut", "v1", cwd=reg).code == 0
+    assert run_forked("cut", "v1", cwd=reg).code == 0
     manifest = reg / "versions/graph_v1/manifest.json"
     manifest.chmod(0o644)
     if kind == "sparse":
@@ -275,13 +275,13 @@ def test_hostile_manifests(reg: Path, kind: str) -> None:
     else:
         manifest.write_text("[1, 2]")
     for command in (["audit", "--no-code"], ["list"], ["show", "v1"], ["cut", "v2"], ["diff", "v1", "v1"]):
-        result = run_cli(*command, cwd=reg)
+        result = run_forked(*command, cwd=reg)
         assert result.code in (1, 2), (command, result.text)
         assert "Traceback" not in result.text and "internal error" not in result.text, (command, result.text)
 
 
 def test_an_empty_version_folder(reg: Path) -> None:
-    assert run_cli("cut", "v1", cwd=reg).code == 0
+    assert run_forked("cut", "v1", cwd=reg).code == 0
     (reg / "versions/graph_v2").mkdir()
     set_drafts(reg, "v2")
     for command in (
@@ -292,10 +292,10 @@ def test_an_empty_version_folder(reg: Path) -> None:
         ["cut", "v3"],
         ["diff", "v1", "v2"],
     ):
-        result = run_cli(*command, cwd=reg)
+        result = run_forked(*command, cwd=reg)
         assert result.code in (1, 2), (command, result.text)
         assert "Traceback" not in result.text and "internal error" not in result.text, (command, result.text)
-    assert run_cli("audit", "--no-code", cwd=reg).out.count("manifest.json: missing") == 1
+    assert run_forked("audit", "--no-code", cwd=reg).out.count("manifest.json: missing") == 1
 
 
 def test_output_to_a_full_device_or_a_closed_stdout(reg: Path) -> None:
