@@ -9,20 +9,16 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, assert_clean_failure, make_traversable, nobody_can_run_python, run_cli, run_inprocess
-from registry_helpers import code_commit, commit_all, make_registry, set_drafts
+from registry_helpers import code_commit, make_registry
 
 
 @pytest.fixture
-def frozen(reg: Path) -> Path:
+def frozen(v2_frozen: Path) -> Path:
     """A registry with graph_v1 and graph_v2 frozen and committed."""
-    assert run_inprocess("cut", "v1", cwd=reg).code == 0
-    set_drafts(reg, "v2")
-    assert run_inprocess("cut", "v2", cwd=reg).code == 0
-    commit_all(reg, "freeze v1 and v2")
-    for path in (reg / "versions").rglob("*"):
+    for path in (v2_frozen / "versions").rglob("*"):
         if path.is_file():
             path.chmod(0o644)  # as in a fresh clone: permission bits are not content
-    return reg
+    return v2_frozen
 
 
 def version_files(reg: Path) -> list[str]:
@@ -39,35 +35,62 @@ def test_clean_registry_audits(frozen: Path) -> None:
     assert "code: verified at 7df885db" in result.out
 
 
-TAMPERS = ["flip", "truncate", "delete", "stray", "rename"]
+TAMPERS = ["flip", "truncate", "delete", "stray", "rename", "symlink", "emptydir"]
+
+
+def _tamper(path: Path, how: str) -> Path:
+    """Apply one tamper to the frozen file ``path``; return the path the audit must name."""
+    original = path.read_bytes()
+    if how == "flip":
+        data = bytearray(original)
+        data[len(data) // 2] ^= 0x01
+        path.write_bytes(bytes(data))
+    elif how == "truncate":
+        path.write_bytes(original[: len(original) // 2])
+    elif how == "delete":
+        path.unlink()
+    elif how == "rename":
+        path.rename(path.with_name(path.name + ".renamed"))
+    elif how == "symlink":  # the same bytes, through a link to a file outside the version's tree
+        twin = path.parent.parent / f".twin-{path.name}"
+        twin.write_bytes(original)
+        path.unlink()
+        path.symlink_to(twin)
+    elif how == "stray":
+        (path.parent / "stray.yaml").write_text("x: 1\n")
+        return path.parent / "stray.yaml"
+    elif how == "emptydir":
+        (path.parent / "empty").mkdir()
+        return path.parent / "empty"
+    return path
+
+
+def _untamper(path: Path, how: str, original: bytes) -> None:
+    if how == "stray":
+        (path.parent / "stray.yaml").unlink()
+    elif how == "emptydir":
+        (path.parent / "empty").rmdir()
+    elif how == "rename":
+        path.with_name(path.name + ".renamed").unlink()
+    elif how == "symlink":
+        path.unlink()
+        (path.parent.parent / f".twin-{path.name}").unlink()
+    path.write_bytes(original)
 
 
 @pytest.mark.parametrize("tamper", TAMPERS)
 def test_every_file_every_tamper(frozen: Path, tamper: str) -> None:
-    for rel in version_files(frozen):
+    """Each tamper of each frozen file of two chained versions fails the audit, naming the file."""
+    files = version_files(frozen)
+    assert len(files) > 20
+    for rel in files:
         path = frozen / rel
         original = path.read_bytes()
-        if tamper == "flip":
-            data = bytearray(original)
-            data[len(data) // 2] ^= 0x01
-            path.write_bytes(bytes(data))
-        elif tamper == "truncate":
-            path.write_bytes(original[: len(original) // 2])
-        elif tamper == "delete":
-            path.unlink()
-        elif tamper == "stray":
-            (path.parent / "stray.yaml").write_text("x: 1\n")
-        elif tamper == "rename":
-            path.rename(path.with_name(path.name + ".renamed"))
+        named = _tamper(path, tamper)
         result = run_inprocess("audit", "--no-code", fresh=False, cwd=frozen)
         assert_clean_failure(result)
-        named = (path.parent / "stray.yaml") if tamper == "stray" else path
         assert named.relative_to(frozen).as_posix() in result.out, (rel, tamper, result.out)
-        if tamper == "stray":
-            (path.parent / "stray.yaml").unlink()
-        elif tamper == "rename":
-            path.with_name(path.name + ".renamed").rename(path)
-        path.write_bytes(original)
+        _untamper(path, tamper, original)
     assert run_inprocess("audit", "--no-code", cwd=frozen).code == 0
 
 
