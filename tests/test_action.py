@@ -105,7 +105,10 @@ def test_a_pull_request_that_deletes_a_frozen_version_fails(origin: Path) -> Non
     result = run_action(job_checkout(origin, "drop"), pull_request_event(origin.parent, base, "drop"))
 
     assert_clean_failure(result)
-    assert any("versions/swe_v1/" in line for line in _annotations(result.out)), result.out
+    # one annotation for the version, not one per file (GitHub shows ten), with how to restore it
+    deleted = [line for line in _annotations(result.out) if "versions/swe_v1" in line]
+    assert len(deleted) == 1, result.out
+    assert "frozen version deleted: swe_v1" in deleted[0] and "git checkout" in deleted[0], deleted[0]
 
 
 def _frozen_count(root: Path) -> int:

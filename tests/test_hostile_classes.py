@@ -77,7 +77,7 @@ def test_commit_subjects_from_the_code_repository(reg: Path) -> None:
     sha = code_commit(reg, {".orbitignore": "target/\n"}, "surface \x1b[2J\x1b]0;owned\x07 change\u202e")
     set_drafts(reg, "v2")
     version = reg / "drafts/graph/version.yaml"
-    version.write_text(version.read_text().replace("pinned_sha: 7df885db", f"pinned_sha: {sha[:12]}"))
+    version.write_text(version.read_text().replace("pinned_sha: 7df885db", f"pinned_sha: '{sha[:12]}'"))
     result = run_forked("cut", "v2", cwd=reg)
     assert_clean_failure(result)
     assert "undeclared tool-surface commit" in result.err
