@@ -16,7 +16,7 @@ from freezer.freeze.cut import cut
 from freezer.freeze.snapshot import FsOps
 from freezer.registry import config as config_mod
 
-from conftest import REPO, assert_clean_failure, run_forked, run_inprocess
+from conftest import REPO, assert_clean_failure, run_forked
 from registry_helpers import commit_all, make_registry, set_drafts, snapshot
 
 # Slow (every filesystem step failing): CI runs it; `pytest -m slow` runs it here.
@@ -101,12 +101,8 @@ def test_every_filesystem_step_failing_leaves_the_registry_as_it_was(reg: Path) 
 
 
 @pytest.fixture
-def frozen_pair(reg: Path) -> Path:
-    assert run_inprocess("cut", "v1", cwd=reg).code == 0
-    set_drafts(reg, "v2")
-    assert run_inprocess("cut", "v2", cwd=reg).code == 0
-    commit_all(reg, "freeze v1 and v2")
-    return reg
+def frozen_pair(v2_frozen: Path) -> Path:
+    return v2_frozen
 
 
 def test_fresh_clone_has_no_read_only_bits_and_audits(frozen_pair: Path, tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ import yaml
 from workflow_steps import StepRun, run_job
 
 from conftest import assert_clean_failure, run_inprocess
-from registry_helpers import commit_all, set_drafts
+from registry_helpers import commit_all
 
 ZERO = "0" * 40
 CI = {"CI": "true", "GITHUB_ACTIONS": "true"}
@@ -37,12 +37,9 @@ def _cut(reg: Path, label: str) -> None:
 
 
 @pytest.fixture
-def pushed(reg: Path, tmp_path: Path) -> Path:
+def pushed(v2_frozen: Path, tmp_path: Path) -> Path:
     """The registry with v1 and v2 frozen, committed and pushed to a bare remote (origin)."""
-    _cut(reg, "v1")
-    set_drafts(reg, "v2")
-    _cut(reg, "v2")
-    commit_all(reg, "freeze v1 and v2")
+    reg = v2_frozen
     remote = tmp_path / "remote.git"
     _git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
     _git(reg, "remote", "add", "origin", str(remote))

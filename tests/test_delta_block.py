@@ -280,9 +280,9 @@ def _drop_the_section(method: str) -> str:
     ids=["moved-line-dropped", "nothing-moved", "section-dropped"],
 )
 def test_a_hand_edited_method_that_hides_a_moved_dimension_fails_audit(
-    reg: Path, edit: Callable[[str], str], missing: list[str]
+    v2_frozen: Path, edit: Callable[[str], str], missing: list[str]
 ) -> None:
-    _cut_both(reg)
+    reg = v2_frozen  # graph_v1 and graph_v2 cut (and committed), as _cut_both leaves them
     method_path = reg / "versions/graph_v2/METHOD.md"
     _writable(method_path.parent)
     edited = edit(method_path.read_text())
@@ -298,8 +298,8 @@ def test_a_hand_edited_method_that_hides_a_moved_dimension_fails_audit(
     assert all(repr(d) in result.out for d in hidden)
 
 
-def test_a_tampered_frozen_template_cannot_drop_the_block(reg: Path) -> None:
-    _cut_both(reg)
+def test_a_tampered_frozen_template_cannot_drop_the_block(v2_frozen: Path) -> None:
+    reg = v2_frozen  # graph_v1 and graph_v2 cut (and committed), as _cut_both leaves them
     hidden = SHIPPED.replace("{{ delta_block }}", "{% if false %}{{ delta_block }}{% endif %}")
     version = reg / "versions/graph_v2"
     _writable(version)
@@ -316,8 +316,8 @@ def test_a_tampered_frozen_template_cannot_drop_the_block(reg: Path) -> None:
 # --- versions cut before freezer owned §Delta ------------------------------------------------------
 
 
-def test_a_version_cut_before_the_delta_block_still_audits(reg: Path) -> None:
-    _cut_both(reg)
+def test_a_version_cut_before_the_delta_block_still_audits(v2_frozen: Path) -> None:
+    reg = v2_frozen  # graph_v1 and graph_v2 cut (and committed), as _cut_both leaves them
     versions = reg / "versions"
     before = {v.name: _method_without_hash(v) for v in versions.iterdir()}
     _as_cut_before_delta_block(reg, OLD_SHIPPED)
@@ -331,8 +331,8 @@ def test_a_version_cut_before_the_delta_block_still_audits(reg: Path) -> None:
     assert result.out.count("METHOD.md reproduced") == 2
 
 
-def test_an_old_version_whose_template_hid_what_moved_fails_audit(reg: Path) -> None:
-    _cut_both(reg)
+def test_an_old_version_whose_template_hid_what_moved_fails_audit(v2_frozen: Path) -> None:
+    reg = v2_frozen  # graph_v1 and graph_v2 cut (and committed), as _cut_both leaves them
     _as_cut_before_delta_block(reg, OLD_HIDING)
     method = (reg / "versions/graph_v2/METHOD.md").read_text()
     assert "Nothing moved." in method and "these dimensions moved" not in method

@@ -13,18 +13,10 @@ import shutil
 from pathlib import Path
 
 from conftest import REPO, assert_clean_failure, run_inprocess
-from registry_helpers import commit_all, sample_repo, set_drafts, snapshot
+from registry_helpers import sample_repo, set_drafts, snapshot
 
 FORMAT_3 = REPO / "tests/cases/format-3-registry"
 FROZEN_LINE = re.compile(r"graph_v2 is already frozen \(versions/graph_v2, cut \d{4}-\d\d-\d\d\)")
-
-
-def _v2_frozen(reg: Path) -> Path:
-    assert run_inprocess("cut", "v1", cwd=reg).code == 0
-    set_drafts(reg, "v2")
-    assert run_inprocess("cut", "v2", cwd=reg).code == 0
-    commit_all(reg, "two versions")
-    return reg
 
 
 def _set_version(reg: Path, number: int) -> None:
@@ -32,8 +24,8 @@ def _set_version(reg: Path, number: int) -> None:
     version.write_text(re.sub(r"(?m)^version: \d+$", f"version: {number}", version.read_text()))
 
 
-def test_the_drafts_of_the_next_version_are_told_to_cut_as_it(reg: Path) -> None:
-    _v2_frozen(reg)
+def test_the_drafts_of_the_next_version_are_told_to_cut_as_it(v2_frozen: Path) -> None:
+    reg = v2_frozen
     before = snapshot(reg / "versions")
     for number in (3, 4):
         _set_version(reg, number)
@@ -47,8 +39,8 @@ def test_the_drafts_of_the_next_version_are_told_to_cut_as_it(reg: Path) -> None
         assert snapshot(reg / "versions") == before
 
 
-def test_drafts_that_do_not_validate_still_hear_the_version_is_frozen(reg: Path) -> None:
-    _v2_frozen(reg)
+def test_drafts_that_do_not_validate_still_hear_the_version_is_frozen(v2_frozen: Path) -> None:
+    reg = v2_frozen
     before = snapshot(reg / "versions")
     fixture = reg / "drafts/graph/fixtures/locate-loopaudit-variants.yaml"
     for broken in ("task_id: [", "status: maybe\n"):
@@ -61,8 +53,8 @@ def test_drafts_that_do_not_validate_still_hear_the_version_is_frozen(reg: Path)
         set_drafts(reg, "v2")
 
 
-def test_changed_drafts_of_a_frozen_version_are_refused_naming_it_first(reg: Path) -> None:
-    _v2_frozen(reg)
+def test_changed_drafts_of_a_frozen_version_are_refused_naming_it_first(v2_frozen: Path) -> None:
+    reg = v2_frozen
     before = snapshot(reg / "versions")
     fixture = reg / "drafts/graph/fixtures/locate-loopaudit-variants.yaml"
     for old, new in (("difficulty: easy", "difficulty: medium"), ("difficulty: medium", "difficulty: hard")):
