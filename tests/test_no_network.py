@@ -120,6 +120,8 @@ def _hostile(root: Path, url: str) -> None:
     (drafts / "fixtures").mkdir(parents=True)
     version = (EXAMPLES / "generic/v1/version.yaml").read_text().replace("min_landed: 2", "min_landed: 1")
     version = version.replace("Tasks written against", f"Tasks ({url}/provenance) written against")
+    # A git source named by a branch on the server: only freezer lock may ask it (git ls-remote).
+    version += f"sources:\n  - name: {url}/data.git\n    kind: git\n    revision: main\n"
     (drafts / "version.yaml").write_text(version)
     (drafts / "README.md").write_text(f"# Tasks\n\n![logo]({url}/logo.png) <img src='{url}/x.png'>\n")
     (drafts / "fixtures" / "hello.yaml").write_text(
@@ -160,6 +162,9 @@ def test_no_command_reaches_the_network(
     commit_all(reg, "freeze api_v1")
     version = reg / "drafts/api/version.yaml"
     version.write_text(version.read_text().replace("version: 1\n", "version: 2\n"))
+    # v2 with a lock file pinning the branch: read from the drafts, never checked against the server
+    lock = {"lock_format": 1, "images": {}, "git": {f"{url}/data.git": {"main": "b" * 40}}}
+    (reg / "drafts/api/freezer.lock.json").write_text(json.dumps(lock))
     hello = reg / "drafts/api/fixtures/hello.yaml"
     hello.write_text(hello.read_text().replace("/task and print", "/task2 and print"))
     run("cut", "api_v2")
@@ -202,8 +207,17 @@ def test_no_command_reaches_the_network(
     ]
     assert {args: succeeded[args] for args in ran_to_the_end} == dict.fromkeys(ran_to_the_end, 0)
     assert url in (reg / "versions/api_v2/METHOD.md").read_text()  # the URL really went through
+    # the lock really pinned the source in v2 (an unlocked one in v1)
+    manifest = json.loads((reg / "versions/api_v2/manifest.json").read_bytes())
+    assert manifest["locked_sources"] == {f"{url}/data.git": "b" * 40} and "locked_sources" not in json.loads(
+        (reg / "versions/api_v1/manifest.json").read_bytes()
+    )
     assert server.connections == 0 and server.requests == []
     _the_server_would_have_seen_it(server, url)
+    # The control for the git source: freezer lock, the one command that reads it, asks the server.
+    locked = _run(reg, "lock", "--suite", "api")
+    assert locked.code == 1 and f"git source {url}/data.git: " in locked.text, locked.text
+    assert any("/data.git/info/refs" in request for request in server.requests), server.requests
 
 
 def _the_server_would_have_seen_it(server: _Counting, url: str) -> None:

@@ -21,12 +21,14 @@ def lock(
     suite: SuiteOption = None,
     check: Annotated[
         bool,
-        typer.Option("--check", help="Read no network: say which images are unlocked or stale; exit 1 if any."),
+        typer.Option(
+            "--check", help="Read no network: say which images and git sources are unlocked or stale; exit 1 if any."
+        ),
     ] = False,
     registry: RegistryOption = None,
     fmt: FormatOption = None,
 ) -> Outcome:
-    """Pin each image the drafts name by tag to the digest its registry gives today (drafts' freezer.lock.json)."""
+    """Pin each image and git source the drafts name by tag to what it names today (drafts' freezer.lock.json)."""
     from freezer.freeze import lock as lock_mod  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
     fmt = check_format(fmt, ("text", "json"))
@@ -37,7 +39,7 @@ def lock(
         return output.say_outcome("lock", report)
     for one in report.suites:
         if not one.named:
-            output.say(f"{one.suite}: no image is named by tag; nothing to lock")
+            output.say(f"{one.suite}: no image nor git source is named by tag; nothing to lock")
             continue
         for image in one.locked:
             if check:
@@ -48,6 +50,15 @@ def lock(
                 output.say(f"{one.suite}: {image.name} MOVED {image.was} → {image.digest}")
             else:
                 output.say(f"{one.suite}: {image.name} unchanged at {image.digest}")
+        for source in one.git:
+            if check:
+                output.say(f"{one.suite}: {source.name} locked at {source.commit}")
+            elif source.was is None:
+                output.say(f"{one.suite}: {source.name} locked at {source.commit} (new)")
+            elif source.was != source.commit:
+                output.say(f"{one.suite}: {source.name} MOVED {source.was} → {source.commit}")
+            else:
+                output.say(f"{one.suite}: {source.name} unchanged at {source.commit}")
         for name in one.unlocked:
             output.say(f"{one.suite}: {name} is named by tag and not locked ({one.named[name]})")
         for name in one.stale:

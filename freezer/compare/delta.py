@@ -158,7 +158,7 @@ def compute(
         moved=(),
         unmoved=(),
         unknown=tuple(unknown),
-        sources=_typed(source_changes(None, new.version, full=full)) if delta_format >= 4 else (),
+        sources=_typed(source_changes(None, new, full=full)) if delta_format >= 4 else (),
         environment=_typed(image_changes(None, new.manifest, full=full)) if delta_format >= 4 else (),
     )
     if old is None:
@@ -189,7 +189,7 @@ def compute(
     elif all(u.dimension != FIXTURE_SET for u in unknown):  # unknown is never "did not move"
         unmoved.append(FIXTURE_SET)
     (moved if record else unmoved).append("version record")
-    sources = _typed(source_changes(old.version, new.version, full=full)) if delta_format >= 4 else ()
+    sources = _typed(source_changes(old, new, full=full)) if delta_format >= 4 else ()
     kept = set(old.fixtures) & set(new.fixtures)
     environment = _typed(image_changes(old.manifest, new.manifest, full=full, kept=kept)) if delta_format >= 4 else ()
     if delta_format >= 4:

@@ -5,7 +5,7 @@ fixture leaves the environment unknown: a rebuild under the same tag changes it 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from freezer.compare import fieldtext
 from freezer.compare.deltamodel import Unknown
@@ -16,21 +16,26 @@ from freezer.registry.record import Side
 from freezer.resolve.references import closure_unknown, dataset_unknown, harness_unknown, source_unknowns
 
 
-def source_fields(version: Raw | None) -> JsonObject:
+def source_fields(version: Raw | None, locked: Mapping[str, str] | None = None) -> JsonObject:
     """version.yaml's sources flattened by name: ``"<name> revision"``, ``"<name> kind"``, ``"<name> notes"``
-    (a name holds dots and slashes, so it is not a JSON path)."""
+    (a name holds dots and slashes, so it is not a JSON path). A git source named by a branch or
+    tag that a lock pinned (``locked``: the manifest's locked_sources) reads ``main@<commit> (pinned
+    by lock)``, as an image does, so a re-pointed branch is a change of its revision."""
     flat: JsonObject = {}
     for source in sources_of(version or {}):
         for key in ("kind", "revision", "notes"):
             value = getattr(source, key)
+            if key == "revision" and locked and source.name in locked:
+                value = f"{value}@{locked[source.name]} (pinned by lock)"
             if value is not None:
                 flat[f"{source.name} {key}"] = value
     return flat
 
 
-def source_changes(old: Raw | None, new: Raw, *, full: bool = False) -> list[JsonObject]:
+def source_changes(old: Side | None, new: Side, *, full: bool = False) -> list[JsonObject]:
     """The data sources field by field; a first version's (``old`` None) are each listed as added."""
-    return fieldtext.field_changes(source_fields(old), source_fields(new), full=full)
+    was = source_fields(old.version, old.manifest.locked_sources) if old is not None else {}
+    return fieldtext.field_changes(was, source_fields(new.version, new.manifest.locked_sources), full=full)
 
 
 # How §Delta names the place of an image of the suite's own Dockerfile: no task id starts with "(".
@@ -194,7 +199,8 @@ def closure_unknowns(end: Side) -> dict[str, str]:
 
 def suite_source_unknown(ends: Sequence[Side]) -> str | None:
     """Why version.yaml's own sources are unknown at an end (the newer first), or None."""
-    return next((_said_once(e.name, w) for e in reversed(ends) if (w := source_unknowns(e.version))), None)
+    whys = ((e, source_unknowns(e.version, e.manifest.locked_sources)) for e in reversed(ends))
+    return next((_said_once(e.name, w) for e, w in whys if w), None)
 
 
 def reference_unknowns(ends: Sequence[Side]) -> list[Unknown]:
@@ -205,7 +211,9 @@ def reference_unknowns(ends: Sequence[Side]) -> list[Unknown]:
     if harness is not None:
         found.append(Unknown("run configuration", harness))
     for end in reversed(ends):
-        whys = source_unknowns(end.version) + [f"task {t}: {w}" for t, w in dataset_unknowns(end).items()]
+        whys = source_unknowns(end.version, end.manifest.locked_sources) + [
+            f"task {t}: {w}" for t, w in dataset_unknowns(end).items()
+        ]
         if whys:
             found.append(Unknown("sources", _said_once(end.name, whys)))
             break

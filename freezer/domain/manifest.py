@@ -110,6 +110,9 @@ class Manifest:
     images: Mapping[str, tuple[ImageRef, ...]] = field(default_factory=dict)
     # The images of the suite's Dockerfiles that no fixture names (shared by every fixture), sorted.
     suite_images: tuple[ImageRef, ...] = ()
+    # Each git source of version.yaml named by a branch or tag → the commit the drafts' lock file
+    # pinned it to (freezer lock), by source name. Written only when there is one.
+    locked_sources: Mapping[str, str] = field(default_factory=dict)
     # Format 1's scan as it recorded it (scanned_from, scanned_to): read-only, never written again.
     legacy_scan: tuple[str | None, str | None] | None = field(default=None, repr=False)
 
@@ -177,6 +180,7 @@ class Manifest:
             fixture_kind=FixtureKindRecord.of_manifest(data),
             images={task: tuple(ImageRef.from_data(i) for i in images[task]) for task in sorted(images)},
             suite_images=tuple(ImageRef.from_data(i) for i in data.get("suite_images") or ()),
+            locked_sources=dict(sorted((data.get("locked_sources") or {}).items())),
             legacy_scan=legacy_scan,
         )
 
@@ -226,6 +230,8 @@ class Manifest:
             out["environment_images"] = {task: [i.to_json() for i in refs] for task, refs in self.images.items()}
         if self.suite_images:
             out["suite_images"] = [i.to_json() for i in self.suite_images]
+        if self.locked_sources:  # only a source named by a branch or tag and locked has one
+            out["locked_sources"] = dict(sorted(self.locked_sources.items()))
         return out
 
     @property

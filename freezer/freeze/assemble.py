@@ -82,6 +82,7 @@ def record(
     comparability: dict[str, Any] | None = None,
     images: Mapping[str, tuple[ImageRef, ...]] | None = None,
     suite_images: tuple[ImageRef, ...] = (),
+    locked_sources: Mapping[str, str] | None = None,
 ) -> Manifest:
     """The manifest without its file list: everything the checks used and found. With the
     ``comparability`` entry (arms, field groups, fixture digests) it is manifest format 3.
@@ -122,6 +123,7 @@ def record(
         fixture_kind=suite.fixture_kind,
         images=dict(images or {}),
         suite_images=suite_images,
+        locked_sources=dict(sorted((locked_sources or {}).items())),
     )
     if comparability is not None:
         entry = Comparability.from_data({**comparability, "environment": environment_digest(manifest, version_data)})

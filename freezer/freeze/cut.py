@@ -257,7 +257,9 @@ def cut(
     shared = lock.pin_all(suite_images(fixture_set))  # the suite's own Dockerfiles, no fixture's
     warnings.extend(suite_warnings(shared))
     images = {task: lock.pin_all(refs) for task, refs in fixture_images(fixture_set).items()}
-    warnings.extend(unpinned_warnings(fixture_set, images))
+    # A git source named by a branch or tag is pinned likewise, by the commit the lock holds for it.
+    locked_sources = lock.source_commits(fixture_set.version.data)
+    warnings.extend(unpinned_warnings(fixture_set, images, locked_sources))
     warnings.extend(order_warnings(fixture_set.fixtures))
 
     drafts = read_drafts(suite, fixture_set)
@@ -289,7 +291,18 @@ def cut(
         configured_arms, owner.configured_groups(), parsed[1], AssetFiles(states, list(asset_hashes)), fields
     )
     manifest_record = record(
-        suite, number, version_data, resolved, previous, template, contents, fixture_schema, entry, images, shared
+        suite,
+        number,
+        version_data,
+        resolved,
+        previous,
+        template,
+        contents,
+        fixture_schema,
+        entry,
+        images,
+        shared,
+        locked_sources,
     )
     manifest_record = replace(manifest_record, modes=modes)
     template_name = display_path(suite.template) if suite.template else registry.TEMPLATE_COPY

@@ -3,6 +3,7 @@ landed fixture that names an image by tag alone (it can be rebuilt under the sam
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from freezer.domain.errors import FreezerError
@@ -87,7 +88,9 @@ def suite_warnings(images: tuple[ImageRef, ...]) -> list[str]:
     return [_warning("the suite's Dockerfile", image) for image in images if not image.pinned]
 
 
-def unpinned_warnings(fixture_set: FixtureSet, images: dict[str, tuple[ImageRef, ...]]) -> list[str]:
+def unpinned_warnings(
+    fixture_set: FixtureSet, images: dict[str, tuple[ImageRef, ...]], locked_sources: Mapping[str, str] | None = None
+) -> list[str]:
     """One warning per unknown image (the same tag named by 300 tasks is one reference, said once,
     with how many name it), in the order the fixtures name them."""
     landed = {doc.data["task_id"] for doc in fixture_set.fixtures if doc.data.get("status") == "landed"}
@@ -102,14 +105,18 @@ def unpinned_warnings(fixture_set: FixtureSet, images: dict[str, tuple[ImageRef,
         _warning(f"fixture {named[0][0]}", named[0][1], _others(named), files.get(named[0][0]))
         for named in by_image.values()
     ]
-    return found + _reference_warnings(fixture_set, landed)
+    return found + _reference_warnings(fixture_set, landed, locked_sources or {})
 
 
-def _reference_warnings(fixture_set: FixtureSet, landed: set[str]) -> list[str]:
+def _reference_warnings(fixture_set: FixtureSet, landed: set[str], locked_sources: Mapping[str, str]) -> list[str]:
     """The other references that pin nothing, once each: version.yaml's sources and harness repo,
     and each dataset the landed tasks read at no pinned revision (once, with how many read it)."""
     version = fixture_set.version.data if fixture_set.version is not None else None
-    whys = [*source_unknowns(version), *filter(None, [harness_unknown(version)])] if isinstance(version, dict) else []
+    whys = (
+        [*source_unknowns(version, locked_sources), *filter(None, [harness_unknown(version)])]
+        if isinstance(version, dict)
+        else []
+    )
     by_dataset: dict[str, list[str]] = {}
     for doc in fixture_set.fixtures:
         for why in (dataset_unknown(doc.data), closure_unknown(doc.data)) if doc.data.get("task_id") in landed else ():

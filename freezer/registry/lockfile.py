@@ -1,4 +1,5 @@
-"""The drafts' lock file, ``freezer.lock.json``: the digest each image named by tag had when locked.
+"""The drafts' lock file, ``freezer.lock.json``: the digest each image named by tag had when locked,
+and the commit each git source named by a branch or tag had.
 
 ``freezer lock`` writes it beside ``version.yaml`` (the benchmark's own files are never rewritten);
 nothing else writes it, and nothing reads the network but ``freezer lock``. In the drafts it is an
@@ -6,10 +7,14 @@ asset like any other file, so a cut freezes its bytes with the version and hashe
 pins is read from it at the cut into the manifest's images (``pinned_by: lock``), so §Delta,
 ``compare`` and the site read the digest, never the file again. Its format, version 1::
 
-    {"lock_format": 1, "images": {"ubuntu:24.04": "sha256:<64 hex>", ...}}
+    {"lock_format": 1, "images": {"ubuntu:24.04": "sha256:<64 hex>", ...},
+     "git": {"https://host/data.git": {"main": "<40 hex>"}, ...}}
 
-keyed by the image as the drafts name it (after a Dockerfile's build arguments are substituted),
-sorted, with no time stamp: locking again when no tag moved writes the same bytes.
+images keyed by the image as the drafts name it (after a Dockerfile's build arguments are
+substituted); git by a ``sources:`` entry's name (its URL), then the branch or tag its revision
+names; all sorted, with no time stamp: locking again when nothing moved writes the same bytes.
+``git`` is written only when a source is locked, so a lock of images alone keeps its bytes.
+A cut reads the commits into the manifest's ``locked_sources``.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from freezer.domain.canonical import frozen_file
 from freezer.domain.errors import FreezerError, InvalidInput
@@ -26,9 +32,13 @@ from freezer.domain.problems import Problem, display_path
 from freezer.runtime.limits import MAX_LOCK_BYTES
 from freezer.runtime.reading import read_whole
 
+if TYPE_CHECKING:
+    from freezer.domain.model import Raw
+
 LOCK_NAME = "freezer.lock.json"
 LOCK_FORMAT = 1
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
 # The layer of a problem with the lock file: freezer lock rewrites the file such a problem is about.
 LOCK_LAYER = "lock"
 
@@ -38,6 +48,8 @@ class ImageLock:
     """Image as named (a tag) → the content digest the registry gave for it when locked."""
 
     images: Mapping[str, str] = field(default_factory=dict)
+    # A git source's name (its URL) → the branch or tag its revision names → the commit it named.
+    git: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def pin(self, ref: ImageRef) -> ImageRef:
         """``ref`` pinned by this lock when it names a tag the lock holds; otherwise ``ref`` itself
@@ -49,8 +61,32 @@ class ImageLock:
     def pin_all(self, refs: Iterable[ImageRef]) -> tuple[ImageRef, ...]:
         return tuple(sorted(self.pin(ref) for ref in refs))
 
+    def source_commits(self, version: Raw) -> dict[str, str]:
+        """Each git source of version.yaml whose revision names a branch or tag this lock holds →
+        the commit it pins, by source name (unique in the list); what a cut records."""
+        from freezer.domain.model import sources_of  # start-up time: validate reads no source through a lock
+
+        return {
+            source.name: self.git[source.name][source.revision]
+            for source in sources_of(version)
+            if source.kind == "git"
+            and not _COMMIT.match(source.revision)
+            and source.revision in self.git.get(source.name, {})
+        }
+
     def to_bytes(self) -> bytes:
-        return frozen_file({"lock_format": LOCK_FORMAT, "images": dict(sorted(self.images.items()))})
+        document: dict[str, object] = {"lock_format": LOCK_FORMAT, "images": dict(sorted(self.images.items()))}
+        if self.git:
+            document["git"] = {url: dict(sorted(refs.items())) for url, refs in sorted(self.git.items())}
+        return frozen_file(document)
+
+
+def named_git_refs(version: Raw) -> list[tuple[str, str]]:
+    """The git sources of version.yaml named by a branch or tag (not a full commit), as (URL, ref):
+    what a lock can pin."""
+    from freezer.domain.model import sources_of  # start-up time: as above
+
+    return [(s.name, s.revision) for s in sources_of(version) if s.kind == "git" and not _COMMIT.match(s.revision)]
 
 
 def lockable(refs: Iterable[ImageRef]) -> set[str]:
@@ -72,9 +108,9 @@ def parse_lock(data: bytes, shown: str) -> ImageLock:
         raise _refused(shown, (), "is not a JSON object")
     if document.get("lock_format") != LOCK_FORMAT:
         raise _refused(shown, ("lock_format",), f"must be {LOCK_FORMAT} (this freezer reads lock format {LOCK_FORMAT})")
-    unknown = sorted(set(document) - {"lock_format", "images"})
+    unknown = sorted(set(document) - {"lock_format", "images", "git"})
     if unknown:
-        raise _refused(shown, (unknown[0],), "is no field of a lock file (lock_format, images)")
+        raise _refused(shown, (unknown[0],), "is no field of a lock file (lock_format, images, git)")
     images = document.get("images", {})
     if not isinstance(images, dict):
         raise _refused(shown, ("images",), "must be an object: image name → sha256:<64 hex>")
@@ -83,9 +119,18 @@ def parse_lock(data: bytes, shown: str) -> ImageLock:
         for name, digest in images.items()
         if not isinstance(digest, str) or not _DIGEST.match(digest)
     ]
+    git = document.get("git", {})
+    if not isinstance(git, dict) or not all(isinstance(refs, dict) for refs in git.values()):
+        raise _refused(shown, ("git",), "must be an object: repository URL → branch or tag → commit (40 hex)")
+    problems += [
+        Problem(shown, None, None, ("git", url, ref), f"{sha!r} is no commit (40 hex); {_HINT}", LOCK_LAYER)
+        for url, refs in git.items()
+        for ref, sha in refs.items()
+        if not isinstance(sha, str) or not _COMMIT.match(sha)
+    ]
     if problems:
         raise InvalidInput(f"{shown} is not a valid lock file", problems, hint=_HINT)
-    return ImageLock(dict(images))
+    return ImageLock(dict(images), {url: dict(refs) for url, refs in git.items()})
 
 
 _HINT = "run freezer lock to write it again (it is freezer's own file: never edit it by hand)"

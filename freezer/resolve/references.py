@@ -4,7 +4,9 @@ freezer fetches nothing, so what a reference points at is only as fixed as the r
 An image is pinned by its digest (:mod:`freezer.resolve.images`); the same rule holds for the rest:
 
 - a ``sources:`` entry: a huggingface or git source is pinned by its commit (the version schema
-  asks for 40 hex), a url by a content digest written as ``<algorithm>:<hex>`` (``sha256:…``);
+  asks for 40 hex); a git source may name a branch or tag instead, pinned only by the commit the
+  drafts' lock file held for it (``freezer lock``; the manifest's ``locked_sources``); a url by a
+  content digest written as ``<algorithm>:<hex>`` (``sha256:…``);
   ``revision: latest`` pins nothing, for the file at the URL can change under it;
 - ``run.harness``: a ``repo`` with no ``commit`` runs whatever the repository holds that day;
 - an lm-eval task's dataset: lm-eval reads ``dataset_path`` from the Hugging Face hub at the
@@ -31,10 +33,16 @@ _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 _BUILDERS = frozenset({"json", "csv", "parquet", "text", "arrow", "pandas", "webdataset", "imagefolder"})
 
 
-def source_unknowns(version: Raw) -> list[str]:
-    """Why each data source of version.yaml is not pinned (none when all are)."""
+def source_unknowns(version: Raw, locked: Mapping[str, str] | None = None) -> list[str]:
+    """Why each data source of version.yaml is not pinned (none when all are). ``locked``: the git
+    sources named by a branch or tag that a lock pinned (source name → commit)."""
     found = []
     for source in sources_of(version):
+        if source.kind == "git" and not _COMMIT.match(source.revision) and source.name not in (locked or {}):
+            found.append(
+                f"source {source.name} (kind git) has revision {source.revision!r}, a branch or tag name "
+                "that can move, and no lock pins it (run freezer lock)"
+            )
         if source.kind == "url" and not _CONTENT_DIGEST.match(source.revision):
             found.append(
                 f"source {source.name} (kind url) has revision {source.revision!r}, which names no content "
