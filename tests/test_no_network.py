@@ -227,10 +227,15 @@ def _the_server_would_have_seen_it(server: _Counting, url: str) -> None:
 
     import jsonschema
 
-    urllib.request.install_opener(None)  # urlopen keeps the proxies of its first call; take this test's
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        jsonschema.Draft202012Validator({"$ref": f"{url}/x.json"}).is_valid(1)
+    # urlopen keeps the proxies of its first call in this process: take this test's, and leave none
+    # behind (a later test's urlopen would go through this test's proxy, gone by then)
+    urllib.request.install_opener(None)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            jsonschema.Draft202012Validator({"$ref": f"{url}/x.json"}).is_valid(1)
+    finally:
+        urllib.request.install_opener(None)
     assert server.requests in (["GET /x.json"], [f"GET {url}/x.json"]) and server.connections == 1
 
 
