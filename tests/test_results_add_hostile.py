@@ -30,7 +30,6 @@ from hostile.results_add_cases import OUTSIDE_NAME, AddCase
 from conftest import Run, run_forked
 
 MEMORY_LIMIT = 1 << 30
-INSPECT_MEMORY_LIMIT = 3 << 30  # inspect_ai's imports (numpy, pydantic, botocore) map more than 1 GiB
 TIME_LIMIT = 60.0
 STORED = re.compile(r"results/(?P<version>[a-z0-9_]+_v[0-9]+)/[0-9a-f]{16}\.jsonl")
 
@@ -67,8 +66,7 @@ def _state(top: Path) -> dict[str, tuple[int, str]]:
 
 
 def _run(case: AddCase, *args: str, cwd: Path) -> Run:
-    limit = INSPECT_MEMORY_LIMIT if case.inspect else MEMORY_LIMIT
-    ran = run_forked(*args, cwd=cwd, env={"NO_COLOR": "1"}, memory_limit=limit, timeout=TIME_LIMIT)
+    ran = run_forked(*args, cwd=cwd, env={"NO_COLOR": "1"}, memory_limit=MEMORY_LIMIT, timeout=TIME_LIMIT)
     assert ran.code != 3 and ran.code >= 0, f"freezer {' '.join(args)}: exit {ran.code}\n{ran.text[-3000:]}"
     assert "Traceback" not in ran.text and "internal error" not in ran.text, ran.text[-3000:]
     return ran
