@@ -12,10 +12,10 @@ import os
 import shutil
 import subprocess
 import zipfile
-import zlib
 from pathlib import Path
 
 import pytest
+from hostile.evalzip import fix_offsets, lie_about_size, rewrite, zeros
 from test_results_import import SWE, TB, _inspect, _lmeval, _trial
 
 from conftest import assert_clean_failure, run_inprocess
@@ -168,38 +168,6 @@ def test_inspect_log_that_is_a_committed_link_is_refused(repo: Path, suffix: str
         assert '"manifest_sha256"' not in result.out
 
 
-def _rewrite(log: Path, replace: dict[str, bytes], *, method: int = zipfile.ZIP_DEFLATED) -> None:
-    with zipfile.ZipFile(log) as source:
-        members = {info.filename: source.read(info) for info in source.infolist()}
-    members.update(replace)
-    with zipfile.ZipFile(log, "w", method) as target:
-        for name, data in members.items():
-            target.writestr(name, data)
-
-
-def _lie_about_size(log: Path, member: str, declared: int) -> None:
-    """Set a member's recorded uncompressed size (local header and central directory) to ``declared``."""
-    data = bytearray(log.read_bytes())
-    with zipfile.ZipFile(log) as archive:
-        info = archive.getinfo(member)
-    data[info.header_offset + 22 : info.header_offset + 26] = declared.to_bytes(4, "little")
-    central = data.rfind(b"PK\x01\x02" + data[info.header_offset + 4 : info.header_offset + 6])
-    while central != -1:
-        name_length = int.from_bytes(data[central + 28 : central + 30], "little")
-        offset = int.from_bytes(data[central + 42 : central + 46], "little")
-        if offset == info.header_offset and data[central + 46 : central + 46 + name_length] == member.encode():
-            data[central + 24 : central + 28] = declared.to_bytes(4, "little")
-            break
-        central = data.rfind(b"PK\x01\x02", 0, central)
-    log.write_bytes(bytes(data))
-
-
-def _zeros(size: int) -> bytes:
-    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
-    block = bytes(1 << 20)
-    return b"".join(packer.compress(block) for _ in range(size >> 20)) + packer.flush()
-
-
 # Slow lane: its point is size (tens of seconds of the default lane's wall on two cores).
 @pytest.mark.slow
 def test_inspect_archive_whose_members_inflate_past_the_limit_is_refused(tmp_path: Path, demo_build: Path) -> None:
@@ -208,49 +176,27 @@ def test_inspect_archive_whose_members_inflate_past_the_limit_is_refused(tmp_pat
 
     big = MAX_INSPECT_MEMBER_BYTES + (1 << 20)
     declared = _inspect(tmp_path, {SWE[0]: "C"})
-    _rewrite(declared, {"header.json": bytes(big)})  # a header that says it is over the limit
+    rewrite(declared, {"header.json": bytes(big)})  # a header that says it is over the limit
     lying = tmp_path / "lying"
     lying.mkdir()
     small = _inspect(lying, {SWE[0]: "C"})
-    _rewrite(small, {"extra.bin": b"\0" * 1000})
+    rewrite(small, {"extra.bin": b"\0" * 1000})
     raw = small.read_bytes()
     with zipfile.ZipFile(small) as z:
         info = z.getinfo("extra.bin")
     start = info.header_offset + 30 + len(info.filename) + len(info.extra)
-    bomb = _zeros(big)  # deflate data that inflates to more than it says, far past the limit
+    bomb = zeros(big)  # deflate data that inflates to more than it says, far past the limit
     patched = raw[:start] + bomb + raw[start + info.compress_size :]
     small.write_bytes(patched)
-    _fix_offsets(small, info, len(bomb) - info.compress_size)
-    _lie_about_size(small, "extra.bin", 1000)
+    fix_offsets(small, info, len(bomb) - info.compress_size)
+    lie_about_size(small, "extra.bin", 1000)
     many = tmp_path / "many"
     many.mkdir()
     crowded = _inspect(many, {SWE[0]: "C"})
-    _rewrite(crowded, {f"junk/{n}": b"" for n in range(MAX_INSPECT_MEMBERS + 1)}, method=zipfile.ZIP_STORED)
+    rewrite(crowded, {f"junk/{n}": b"" for n in range(MAX_INSPECT_MEMBERS + 1)}, method=zipfile.ZIP_STORED)
     for log, text in ((declared, "header.json"), (small, "extra.bin"), (crowded, "members")):
         result = run_inprocess("results", "import", "--from", "inspect", str(log), "--version", "swe_v1",
                                cwd=demo_build)  # fmt: skip
         assert_clean_failure(result)
         assert str(log) in result.out and text in result.out, result.out
         assert "limit" in result.out, result.out
-
-
-def _fix_offsets(log: Path, changed: zipfile.ZipInfo, delta: int) -> None:
-    """After ``changed``'s data grew by ``delta`` bytes: its compressed size, and every later offset."""
-    data = bytearray(log.read_bytes())
-    size = changed.compress_size + delta
-    data[changed.header_offset + 18 : changed.header_offset + 22] = size.to_bytes(4, "little")
-    end = data.rfind(b"PK\x05\x06")
-    directory = int.from_bytes(data[end + 16 : end + 20], "little") + delta
-    data[end + 16 : end + 20] = directory.to_bytes(4, "little")
-    pos = directory
-    while data[pos : pos + 4] == b"PK\x01\x02":
-        name_length, extra_length, comment_length = (
-            int.from_bytes(data[pos + at : pos + at + 2], "little") for at in (28, 30, 32)
-        )
-        offset = int.from_bytes(data[pos + 42 : pos + 46], "little")
-        if offset == changed.header_offset:
-            data[pos + 20 : pos + 24] = size.to_bytes(4, "little")
-        elif offset > changed.header_offset:
-            data[pos + 42 : pos + 46] = (offset + delta).to_bytes(4, "little")
-        pos += 46 + name_length + extra_length + comment_length
-    log.write_bytes(bytes(data))

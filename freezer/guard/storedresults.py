@@ -35,7 +35,7 @@ from freezer.registry.config import RegistryConfig
 from freezer.registry.model import Registry
 from freezer.runtime.limits import MAX_RESULT_PROBLEMS
 from freezer.runtime.paths import unsafe_folder_reason
-from freezer.schema.resultrow import is_row, row_problems
+from freezer.schema.resultrow import ResultRow, is_row, row_problems
 
 RESULTS_FOLDER = "results"
 STORE_FORMAT = 1
@@ -93,18 +93,9 @@ class StoredRun:
         return f"{RESULTS_FOLDER}/{self.version}/{self.run_id}.jsonl"
 
     def row_json(self, row: StoredRow) -> JsonObject:
-        out: JsonObject = {
-            "manifest_sha256": self.manifest_sha256,
-            "task_id": row.task_id,
-            "arm": self.arm,
-            "score": row.score,
-            "run": row.run,
-            "fixture_digest": row.fixture_digest,
-            "harness": self.harness,
-        }
-        if row.harness_hash is not None:
-            out["harness_hash"] = row.harness_hash
-        return out
+        """A stored row as the result row it is (the header's fields in it)."""
+        return ResultRow(self.manifest_sha256, row.task_id, self.arm, row.score, row.run, row.fixture_digest,
+                         self.harness, row.harness_hash).to_json()  # fmt: skip
 
     def file_bytes(self) -> bytes:
         """The stored file: the header line, then one line per row."""

@@ -95,6 +95,10 @@ def add(
                 f"{', '.join(display_path(p) for p in paths)}: changed while they were imported; nothing stored",
                 hint="add them again once the harness has finished writing",
             )
+        # Before anything is read: a results/ or results/<version>/ that is a link would have the
+        # file found below it (stored outside the registry) count as stored already.
+        for folder in (root / RESULTS_FOLDER, target.parent):
+            require_safe(root, folder, "the stored results folder")
         if target.exists() or target.is_symlink():
             if read_whole(target, MAX_RESULTS_FILE_BYTES) == data:
                 return Added(imported, stored.relative_path(), already=True)

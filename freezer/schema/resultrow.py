@@ -14,16 +14,48 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from freezer.domain import taskid
 from freezer.domain.escape import quoted, unsafe_char
 from freezer.domain.findings import JsonPath
+from freezer.domain.jsontypes import JsonObject
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _ARM = re.compile(r"[a-z][a-z0-9_-]*")
 _REQUIRED = ("manifest_sha256", "task_id", "arm", "score")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """One row of freezer's results format (schemas/results.schema.json): a task's mean score in one run."""
+
+    manifest_sha256: str
+    task_id: str
+    arm: str
+    score: float
+    run: str
+    fixture_digest: str
+    harness: str
+    harness_hash: str | None = None  # the harness's own hash of what it ran, for whoever can recompute it
+
+    def to_json(self) -> JsonObject:
+        """The row as written, one JSON line, its keys in this order: by ``results import`` and by
+        ``results add`` (each stored row, freezer.guard.storedresults), the one place it is made."""
+        out: JsonObject = {
+            "manifest_sha256": self.manifest_sha256,
+            "task_id": self.task_id,
+            "arm": self.arm,
+            "score": self.score,
+            "run": self.run,
+            "fixture_digest": self.fixture_digest,
+            "harness": self.harness,
+        }
+        if self.harness_hash is not None:
+            out["harness_hash"] = self.harness_hash
+        return out
 
 
 def _got(value: Any) -> str:

@@ -16,8 +16,9 @@ from typing import Literal
 from freezer.domain.errors import UsageError
 from freezer.domain.problems import Problem, display_path
 from freezer.query.harness import harbor, inspectlog, lmeval
-from freezer.query.harness.target import ResultRow, Scores, one_of, target
+from freezer.query.harness.target import Scores, one_of, target
 from freezer.registry.config import RegistryConfig
+from freezer.schema.resultrow import ResultRow
 
 Harness = Literal["lm-eval", "inspect", "harbor"]
 HARNESSES: tuple[Harness, ...] = ("lm-eval", "inspect", "harbor")

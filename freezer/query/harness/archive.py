@@ -5,8 +5,9 @@ Inspect opens the path it is given by name, follows a link, and inflates a ``.ev
 whole into memory (a member that inflates to 1.2 GB is stopped only by the process's memory limit).
 So freezer opens the log itself, never through a link and within :data:`MAX_INSPECT_LOG_BYTES`, copies it
 from that descriptor into a folder only this process can write, and checks the copy: the number of
-members, each member's declared size, their total, and each member's real inflated size (a member
-can declare 1 KB and inflate to gigabytes; Inspect's reader inflates all its compressed data).
+members, that no name is given twice, each member's declared size, their total, and each member's
+real inflated size (a member can declare 1 KB and inflate to gigabytes; Inspect's reader inflates
+all its compressed data).
 Only then does Inspect read the copy, which nothing else can change.
 """
 
@@ -74,8 +75,14 @@ def check_archive(path: Path) -> None:
             return
         if len(members) > MAX_INSPECT_MEMBERS:
             raise ArchiveRefused(f"the archive holds {len(members)} members, over the limit of {MAX_INSPECT_MEMBERS}")
+        names: set[str] = set()
         total = 0
         for member in members:
+            # Which copy of a name a reader takes is its own choice (Python's zipfile: the last), so an
+            # archive that gives a member twice says two things at once, as a key given twice in JSON.
+            if member.filename in names:
+                raise ArchiveRefused(f"member {member.filename[:80]} is given twice: write the log again")
+            names.add(member.filename)
             name = member.filename[:80]
             if member.file_size > MAX_INSPECT_MEMBER_BYTES:
                 raise ArchiveRefused(

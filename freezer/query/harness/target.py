@@ -29,39 +29,10 @@ from freezer.registry.config import RegistryConfig
 from freezer.registry.model import Registry
 from freezer.registry.record import arms_of, read
 from freezer.runtime.limits import MAX_RESULT_PROBLEMS
-from freezer.schema.resultrow import is_row
+from freezer.schema.resultrow import ResultRow, is_row
 
 MAX_RUN = 200  # the schema's longest run name
 _HASH_SHOWN = 130  # a SHA-512 in hex, whole; a longer 'hash' is data, cut
-
-
-@dataclass(frozen=True)
-class ResultRow:
-    """One row of freezer's results format (schemas/results.schema.json): a task's mean score in one run."""
-
-    manifest_sha256: str
-    task_id: str
-    arm: str
-    score: float
-    run: str
-    fixture_digest: str
-    harness: str
-    harness_hash: str | None = None  # the harness's own hash of what it ran, for whoever can recompute it
-
-    def to_json(self) -> JsonObject:
-        """The row as written, one JSON line, its keys in this order."""
-        out: JsonObject = {
-            "manifest_sha256": self.manifest_sha256,
-            "task_id": self.task_id,
-            "arm": self.arm,
-            "score": self.score,
-            "run": self.run,
-            "fixture_digest": self.fixture_digest,
-            "harness": self.harness,
-        }
-        if self.harness_hash is not None:
-            out["harness_hash"] = self.harness_hash
-        return out
 
 
 @dataclass(frozen=True)
