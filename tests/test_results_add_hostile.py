@@ -29,6 +29,9 @@ from hostile.results_add_cases import OUTSIDE_NAME, AddCase
 
 from conftest import Run, run_forked
 
+# Slow (148 cases, each a forked process): CI runs it; `pytest -m slow` runs it here.
+pytestmark = pytest.mark.slow
+
 MEMORY_LIMIT = 1 << 30
 TIME_LIMIT = 60.0
 STORED = re.compile(r"results/(?P<version>[a-z0-9_]+_v[0-9]+)/[0-9a-f]{16}\.jsonl")

@@ -25,6 +25,7 @@ from registry_helpers import demo_signed_by_alice
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [
+    pytest.mark.slow,  # a browser: CI runs it; `pytest -m slow` runs it here
     pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed"),
     pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed"),
 ]

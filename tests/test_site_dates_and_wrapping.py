@@ -78,6 +78,7 @@ def browser() -> Iterator[Any]:
             launched.close()
 
 
+@pytest.mark.slow  # a browser: CI runs it; `pytest -m slow` runs it here
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
 @pytest.mark.parametrize("width", [1280, 390])
 def test_no_table_cell_breaks_a_word(demo_site: tuple[Path, Path], browser: Any, width: int) -> None:

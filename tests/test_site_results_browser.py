@@ -14,7 +14,10 @@ import pytest
 from results_board import MOVED, built_site
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
+pytestmark = [
+    pytest.mark.slow,  # a browser: CI runs it; `pytest -m slow` runs it here
+    pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed"),
+]
 pytest.importorskip("inspect_ai")  # the board's runs are Inspect logs
 
 

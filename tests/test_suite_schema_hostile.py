@@ -22,6 +22,9 @@ from freezer.schema import schemas, suiteschema
 from conftest import EXAMPLES, REPO, Run, run_inprocess
 from registry_helpers import snapshot
 
+# Slow (a hostile corpus): CI runs it; `pytest -m slow` runs it here.
+pytestmark = pytest.mark.slow
+
 SCHEMA_CASES = sorted((REPO / "tests/cases/schemas").glob("*.json"))
 SHAPE_CASES = sorted((REPO / "tests/cases/shapes").glob("*.yaml"))
 
