@@ -124,6 +124,20 @@ def test_a_trial_without_lock_json_is_shown_as_not_recorded(demo: Path, tmp_path
     assert "task digest not recorded" in result.err
 
 
+def test_trials_missing_the_same_record_are_one_line_not_one_per_trial(demo: Path, tmp_path: Path) -> None:
+    job = _job(demo, tmp_path, "tb_v2")
+    locks = sorted(job.glob("*/lock.json"))
+    assert len(locks) > 1
+    for lock in locks:
+        lock.unlink()
+    result = _run(demo, "import", job, "tb_v2")
+    assert result.code == 0, result.out + result.err
+    lines = [line for line in result.err.splitlines() if "not checked" in line]
+    assert len(lines) == 1, result.err
+    assert f"not checked in {len(locks)} files (" in lines[0]
+    assert lines[0].endswith("no lock.json beside it: the task digest not recorded"), lines[0]
+
+
 def test_a_job_mixing_single_and_several_reward_tasks_is_imported_task_by_task(demo: Path, tmp_path: Path) -> None:
     several = {"accuracy": 0.5, "format": 1.0}
     job = _job(demo, tmp_path, "tb_v2", {"count-words": several, "rotate-logs": {"reward": 0.0}})

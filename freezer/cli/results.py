@@ -88,8 +88,19 @@ def _say_refused(imported: "Imported", fmt: str) -> "Imported":
 
 
 def _say_unchecked(imported: "Imported") -> None:
+    """One line per reason, not per file: a job of a thousand trials lacking the same record is one
+    fact (the JSON output keeps every file's note)."""
+    by_reason: dict[str, list[str]] = {}
     for note in imported.unchecked:
-        output.say(f"  not checked: {note}", err=True)
+        shown, _, reason = note.partition(": ")
+        by_reason.setdefault(reason, []).append(shown)
+    for reason, files in by_reason.items():
+        if len(files) == 1:
+            output.say(f"  not checked: {files[0]}: {reason}", err=True)
+        else:
+            output.say(
+                f"  not checked in {len(files)} files ({files[0]} and {len(files) - 1} more): {reason}", err=True
+            )
 
 
 @results_app.command("check")
