@@ -11,46 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from freezer.demo.registry import LMEVAL_CONFIG
-from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
-
 from conftest import run_cli, run_inprocess
+from hub_helpers import LOCK, LOGIC, REASONING, drafts, point, registry
 from nocode_helpers import write
 from registry_helpers import commit_all, compare_arms, cut_suite, ok, snapshot
-
-LOCK = "drafts/bbh/freezer.lock.json"
-REASONING, LOGIC = "freezer-tests/toy-reasoning", "freezer-tests/toy-logic"
-# Which dataset each task reads: the arith tasks through the template they include.
-READS = {"arith-add": REASONING, "arith-sub": REASONING, "logic-and": LOGIC, "logic-or": LOGIC}
-TEMPLATE = f"dataset_path: {REASONING}\noutput_type: generate_until\ntest_split: test\n"
-
-
-def _point(cache: Path, dataset: str, commit: str, ref: str = "main") -> None:
-    """The hub cache after ``huggingface-cli download --repo-type dataset <dataset>``: the ref file
-    holding the commit, and that commit's snapshot folder."""
-    repo = cache / f"datasets--{dataset.replace('/', '--')}"
-    write(repo / "refs" / ref, commit)  # huggingface_hub writes the 40 hex with no newline
-    write(repo / "snapshots" / commit / "test.jsonl", '{"input": "1+1", "target": "2"}\n')
-
-
-def _registry(tmp_path: Path) -> Path:
-    root = tmp_path / "registry"
-    write(root / "freezer.yaml", "suites:\n" + LMEVAL_CONFIG)
-    run_git(["init", "-q", "-b", "main", "."], root, DETERMINISTIC_ENV)
-    _drafts(root, 1)
-    return root
-
-
-def _drafts(root: Path, number: int) -> None:
-    bbh = root / "drafts" / "bbh"
-    write(
-        bbh / "version.yaml",
-        f"suite: bbh\nversion: {number}\ntitle: Toy reasoning\npurpose: >-\n  Two toy datasets, four tasks.\n",
-    )
-    write(bbh / "tasks" / "_template.yaml", TEMPLATE)
-    for task, dataset in READS.items():
-        head = "include: _template.yaml\n" if dataset == REASONING else f"dataset_path: {dataset}\ntest_split: test\n"
-        write(bbh / "tasks" / f"{task}.yaml", f"{head}task: {task}\ndoc_to_text: 'Q: {{{{input}}}} ({task})'\n")
 
 
 def _env(cache: Path) -> dict[str, str]:
@@ -60,9 +24,9 @@ def _env(cache: Path) -> dict[str, str]:
 def test_a_dataset_locked_from_the_cache_then_repointed_moves_exactly_its_tasks(tmp_path: Path) -> None:
     cache = tmp_path / "hf-home" / "hub"
     first, logic, second = "1" * 40, "2" * 40, "3" * 40
-    _point(cache, REASONING, first)
-    _point(cache, LOGIC, logic)
-    root = _registry(tmp_path)
+    point(cache, REASONING, first)
+    point(cache, LOGIC, logic)
+    root = registry(tmp_path)
     commit_all(root, "bbh drafts v1")
     unlocked = run_inprocess("lock", "--check", "--suite", "bbh", cwd=root)
     assert unlocked.code == 1, unlocked.text
@@ -89,8 +53,8 @@ def test_a_dataset_locked_from_the_cache_then_repointed_moves_exactly_its_tasks(
     assert "sources" in manifest["comparability"]["arms"]["all"], manifest["comparability"]["arms"]
 
     # v2: no task edited; refs/main of one dataset re-pointed (a new download), locked again.
-    _point(cache, REASONING, second)
-    _drafts(root, 2)
+    point(cache, REASONING, second)
+    drafts(root, 2)
     relocked = ok(run_inprocess("lock", "--suite", "bbh", cwd=root, env=_env(cache)))
     assert f"dataset {REASONING} main MOVED {first} → {second}" in relocked.out
     assert f"dataset {LOGIC} main unchanged at {logic}" in relocked.out
@@ -111,7 +75,7 @@ def test_a_dataset_locked_from_the_cache_then_repointed_moves_exactly_its_tasks(
 
 
 def test_lock_check_names_an_unlocked_and_a_stale_dataset(tmp_path: Path) -> None:
-    root = _registry(tmp_path)
+    root = registry(tmp_path)
     sha = "a" * 40
     stale = {"lock_format": 1, "images": {}, "datasets": {REASONING: {"v0": sha}, LOGIC: {"main": sha}}}
     write(root / LOCK, json.dumps(stale))
@@ -125,8 +89,8 @@ def test_lock_check_names_an_unlocked_and_a_stale_dataset(tmp_path: Path) -> Non
 
 def test_a_dataset_the_cache_lacks_writes_no_lock_and_says_what_to_download(tmp_path: Path) -> None:
     cache = tmp_path / "hub"
-    _point(cache, LOGIC, "2" * 40)  # the other dataset was never downloaded
-    root = _registry(tmp_path)
+    point(cache, LOGIC, "2" * 40)  # the other dataset was never downloaded
+    root = registry(tmp_path)
     commit_all(root, "bbh drafts")
     before = snapshot(root / "drafts")
     result = run_inprocess("lock", "--suite", "bbh", cwd=root, env=_env(cache))
