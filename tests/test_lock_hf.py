@@ -105,3 +105,19 @@ def test_a_dataset_the_cache_lacks_writes_no_lock_and_says_what_to_download(tmp_
     damaged = run_inprocess("lock", "--suite", "bbh", cwd=root, env=_env(cache))
     assert damaged.code == 1 and "not a commit (40 hex)" in damaged.text, damaged.text
     assert snapshot(root / "drafts") == before
+
+
+def test_a_task_reading_a_local_folder_is_not_asked_of_the_cache_and_stays_unknown(tmp_path: Path) -> None:
+    cache = tmp_path / "hub"
+    point(cache, REASONING, "1" * 40)
+    point(cache, LOGIC, "2" * 40)
+    root = registry(tmp_path)
+    write(root / "drafts/bbh/tasks/local-read.yaml", "dataset_path: ./local-data\ntest_split: test\ntask: local-read\n")
+    commit_all(root, "bbh drafts, a task reading a folder")
+    locked = ok(run_inprocess("lock", "--suite", "bbh", cwd=root, env=_env(cache)))
+    assert "local-data" not in locked.text
+    assert set(json.loads((root / LOCK).read_bytes())["datasets"]) == {REASONING, LOGIC}
+    commit_all(root, "locked")
+    dry = ok(run_inprocess("cut", "v1", "--suite", "bbh", "--dry-run", cwd=root))
+    assert "lm-eval reads dataset ./local-data at its newest revision" in dry.text
+    assert f"lm-eval reads dataset {REASONING}" not in dry.text

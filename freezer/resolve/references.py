@@ -27,6 +27,7 @@ from collections.abc import Mapping
 
 from freezer.domain.model import Raw, sources_of
 from freezer.kinds.base import DYNAMIC_PREFIX, EXTERNAL_FIELD
+from freezer.resolve.hubcache import is_hub_repo
 
 _CONTENT_DIGEST = re.compile(r"^[a-z0-9-]+:[0-9a-fA-F]+$")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
@@ -68,10 +69,11 @@ def harness_unknown(version: Raw) -> str | None:
 def dataset_ref(fixture: Raw) -> tuple[str, str] | None:
     """The hub dataset an lm-eval task reads at a revision that can move, as (``dataset_path``, the
     branch or tag: ``main`` when ``dataset_kwargs`` names no revision): what ``freezer lock`` pins.
-    None for a task that reads a pinned commit, a local builder (json, csv, ...) or no dataset, and
-    for a fixture that is no lm-eval task."""
+    None for a task that reads a pinned commit, a local builder (json, csv, ...), a path that is
+    no hub repository id (``./data``, ``/srv/data``: a folder on the machine) or no dataset, and for
+    a fixture that is no lm-eval task."""
     path = fixture.get("dataset_path")
-    if not isinstance(path, str) or not path or path.lower() in _BUILDERS:
+    if not isinstance(path, str) or not path or path.lower() in _BUILDERS or not is_hub_repo(path):
         return None
     kwargs = fixture.get("dataset_kwargs")
     revision = kwargs.get("revision") if isinstance(kwargs, Mapping) else None
