@@ -28,6 +28,7 @@ from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 from freezer.runtime.resources import template_text
 
 from conftest import EXAMPLES, Run, run_inprocess
+from hub_helpers import LOGIC, REASONING, drafts, point, registry
 from registry_helpers import commit_all
 
 
@@ -218,6 +219,41 @@ def test_no_command_reaches_the_network(
     locked = _run(reg, "lock", "--suite", "api")
     assert locked.code == 1 and f"git source {url}/data.git: " in locked.text, locked.text
     assert any("/data.git/info/refs" in request for request in server.requests), server.requests
+
+
+def test_lock_reads_the_datasets_from_the_hub_cache_with_no_request(
+    server: _Counting, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """freezer lock, the one command that may reach the network, pins an lm-eval suite's Hugging
+    Face datasets from the local hub cache alone: with HF_ENDPOINT and every proxy pointing at the
+    counting server, locking, cutting, auditing and comparing ask it nothing."""
+    url = _url(server)
+    for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy", "HF_ENDPOINT"):
+        monkeypatch.setenv(name, url)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    cache = tmp_path / "hub"
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    point(cache, REASONING, "1" * 40)
+    point(cache, LOGIC, "2" * 40)
+    root = registry(tmp_path)
+    locked = _run(root, "lock", "--suite", "bbh")
+    assert locked.code == 0 and f"dataset {REASONING} main locked at {'1' * 40} (new)" in locked.out, locked.text
+    commit_all(root, "bbh v1, locked")
+    for args in (["cut", "bbh_v1"], ["audit"], ["lock", "--check"]):
+        assert _run(root, *args).code == 0, args
+    commit_all(root, "freeze bbh_v1")
+    point(cache, REASONING, "3" * 40)
+    drafts(root, 2)
+    assert "MOVED" in _run(root, "lock", "--suite", "bbh").out
+    commit_all(root, "bbh v2, locked")
+    for args in (["cut", "bbh_v2"], ["compare", "bbh_v1", "bbh_v2"]):
+        assert _run(root, *args).code == 0, args
+    assert json.loads((root / "versions/bbh_v2/manifest.json").read_bytes())["locked_datasets"][REASONING] == {
+        "main": "3" * 40
+    }
+    assert server.connections == 0 and server.requests == []
+    _the_server_would_have_seen_it(server, url)
 
 
 def _the_server_would_have_seen_it(server: _Counting, url: str) -> None:

@@ -22,13 +22,14 @@ def lock(
     check: Annotated[
         bool,
         typer.Option(
-            "--check", help="Read no network: say which images and git sources are unlocked or stale; exit 1 if any."
+            "--check",
+            help="Read no network: say which images, git sources and datasets are unlocked or stale; exit 1 if any.",
         ),
     ] = False,
     registry: RegistryOption = None,
     fmt: FormatOption = None,
 ) -> Outcome:
-    """Pin each image and git source the drafts name by tag to what it names today (drafts' freezer.lock.json)."""
+    """Pin each image, git source and dataset named by tag to what it names today (drafts' freezer.lock.json)."""
     from freezer.freeze import lock as lock_mod  # start-up time: loaded by the command that runs it (freezer.cli.app)
 
     fmt = check_format(fmt, ("text", "json"))
@@ -39,7 +40,7 @@ def lock(
         return output.say_outcome("lock", report)
     for one in report.suites:
         if not one.named:
-            output.say(f"{one.suite}: no image nor git source is named by tag; nothing to lock")
+            output.say(f"{one.suite}: no image, git source nor dataset is named by tag; nothing to lock")
             continue
         for image in one.locked:
             if check:
@@ -50,15 +51,16 @@ def lock(
                 output.say(f"{one.suite}: {image.name} MOVED {image.was} → {image.digest}")
             else:
                 output.say(f"{one.suite}: {image.name} unchanged at {image.digest}")
-        for source in one.git:
+        commits = [(s.name, s.commit, s.was) for s in one.git] + [(d.name, d.commit, d.was) for d in one.datasets]
+        for name, commit, was in commits:
             if check:
-                output.say(f"{one.suite}: {source.name} locked at {source.commit}")
-            elif source.was is None:
-                output.say(f"{one.suite}: {source.name} locked at {source.commit} (new)")
-            elif source.was != source.commit:
-                output.say(f"{one.suite}: {source.name} MOVED {source.was} → {source.commit}")
+                output.say(f"{one.suite}: {name} locked at {commit}")
+            elif was is None:
+                output.say(f"{one.suite}: {name} locked at {commit} (new)")
+            elif was != commit:
+                output.say(f"{one.suite}: {name} MOVED {was} → {commit}")
             else:
-                output.say(f"{one.suite}: {source.name} unchanged at {source.commit}")
+                output.say(f"{one.suite}: {name} unchanged at {commit}")
         for name in one.unlocked:
             output.say(f"{one.suite}: {name} is named by tag and not locked ({one.named[name]})")
         for name in one.stale:

@@ -35,10 +35,12 @@ from freezer.compare.delta import compute as compute_delta
 from freezer.compare.deltamodel import Delta
 from freezer.compare.environment import (
     dataset_unknowns,
+    fixture_data_moves,
     fixture_image_moves,
     fixture_unknowns,
     suite_environment,
     suite_source_unknown,
+    suite_sources_moved,
 )
 from freezer.compare.fieldchange import FieldChange
 from freezer.compare.fieldtext import same
@@ -278,7 +280,7 @@ def compare(
     if record_format >= TITLE_FORMAT and "record" in moved_names and _labels_only(delta.version_record):
         moved_names.discard("record")
     own = _own_environment(chain, moved_names, unknown) if record_format >= ATTRIBUTION_FORMAT else {}
-    data_blind = _own_data(chain, unknown) if with_references else {}
+    data_blind = _own_data(chain, unknown, moved_names) if with_references else {}
     code_blind = _own_code(chain) if with_references else {}
     records = []
     for arm, needs in arms.items():
@@ -330,17 +332,25 @@ def _own_environment(chain: Sequence[Side], moved_names: set[str], unknown: dict
     return own
 
 
-def _own_data(chain: Sequence[Side], unknown: dict[str, str]) -> dict[str, str]:
+def _own_data(chain: Sequence[Side], unknown: dict[str, str], moved_names: set[str]) -> dict[str, str]:
     """Format 6: each landed fixture whose data is read at no pinned revision at an end (the newer
     first) → its reason. ``unknown`` keeps for ``sources`` only what version.yaml's own sources say:
-    a fixture's dataset is that fixture's, not every fixture's."""
+    a fixture's dataset is that fixture's, not every fixture's. Likewise a hub dataset a lock pinned
+    to another commit at each end moves the tasks that read it, each with its reason, and the
+    ``sources`` of ``moved_names`` only when version.yaml's own sources moved."""
     ends = (chain[0], chain[-1])
+    old, new = ends
+    moves: dict[str, str] = {}
+    if old.manifest.locked_datasets or new.manifest.locked_datasets:
+        moves = fixture_data_moves(old, new, set(old.fixtures) & set(new.fixtures))
+        if not suite_sources_moved(old, new):
+            moved_names.discard("sources")
     suite_level = suite_source_unknown(ends)
     if suite_level is None:
         unknown.pop("sources", None)
     else:
         unknown["sources"] = suite_level
-    found: dict[str, str] = {}
+    found = {task: f"its data moved: {why}" for task, why in moves.items()}
     for end in reversed(ends):
         for task, why in dataset_unknowns(end).items():
             found.setdefault(task, f"cannot tell whether its data moved: {end.name}: {why}")

@@ -82,7 +82,8 @@ def environment_digest(manifest: Manifest, version: Raw | None = None) -> str:
     Likewise ``/3`` for what came after: no code under test, ``sources:`` and environment images,
     none of which an earlier version can hold (schema and manifest refused them), so every earlier
     digest is unchanged. The suite's own images (``suite_images``) join only when there are some,
-    which no manifest written before could record; so do the commits a lock pinned git sources to.
+    which no manifest written before could record; so do the commits a lock pinned git sources and
+    the tasks' hub datasets to.
     """
     environment: JsonObject = {}
     if manifest.pinned is not None and manifest.binary is not None:
@@ -103,6 +104,8 @@ def environment_digest(manifest: Manifest, version: Raw | None = None) -> str:
         environment["suite_images"] = [i.to_json() for i in manifest.suite_images]
     if manifest.locked_sources:  # likewise: a branch or tag source is pinned by its locked commit
         environment["locked_sources"] = dict(manifest.locked_sources)
+    if manifest.locked_datasets:  # and the commits a lock pinned the tasks' hub datasets to
+        environment["locked_datasets"] = {name: dict(refs) for name, refs in manifest.locked_datasets.items()}
     return hashlib.sha256(tag + compact(environment)).hexdigest()
 
 

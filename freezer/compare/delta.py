@@ -26,6 +26,7 @@ from freezer.compare.deltamodel import AssetChanges, BeforeAfter, Delta, Fixture
 from freezer.compare.environment import (
     FIXTURE_SET,
     REFERENCES_FORMAT,
+    dataset_fields,
     harness_file_changes,
     image_changes,
     reference_unknowns,
@@ -196,7 +197,7 @@ def compute(
         blind = {u.dimension for u in unknown}
         if run or RUN_CONFIGURATION not in blind:  # unknown is never "did not move"
             (moved if run else unmoved).append(RUN_CONFIGURATION)
-        if sources or (source_fields(old.version) and "sources" not in blind):
+        if sources or ((source_fields(old.version) or dataset_fields(old.manifest)) and "sources" not in blind):
             (moved if sources else unmoved).append("sources")
         if environment:
             moved.append("environment")

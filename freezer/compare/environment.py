@@ -13,7 +13,13 @@ from freezer.domain.jsontypes import JsonObject
 from freezer.domain.manifest import Manifest
 from freezer.domain.model import Raw, sources_of
 from freezer.registry.record import Side
-from freezer.resolve.references import closure_unknown, dataset_unknown, harness_unknown, source_unknowns
+from freezer.resolve.references import (
+    closure_unknown,
+    dataset_ref,
+    dataset_unknown,
+    harness_unknown,
+    source_unknowns,
+)
 
 
 def source_fields(version: Raw | None, locked: Mapping[str, str] | None = None) -> JsonObject:
@@ -32,10 +38,50 @@ def source_fields(version: Raw | None, locked: Mapping[str, str] | None = None) 
     return flat
 
 
+def dataset_fields(manifest: Manifest | None) -> JsonObject:
+    """The hub datasets a lock pinned for the tasks (the manifest's locked_datasets), one field each:
+    ``"dataset <name> at <branch>"``: ``"<branch>@<commit> (pinned by lock)"``, as a locked git
+    source reads, so a re-pointed branch is a change of it. None of version.yaml's sources is named
+    so (a source's field ends in kind, revision or notes)."""
+    locked = manifest.locked_datasets if manifest is not None else {}
+    return {
+        f"dataset {name} at {ref}": f"{ref}@{commit} (pinned by lock)"
+        for name, refs in locked.items()
+        for ref, commit in refs.items()
+    }
+
+
 def source_changes(old: Side | None, new: Side, *, full: bool = False) -> list[JsonObject]:
-    """The data sources field by field; a first version's (``old`` None) are each listed as added."""
-    was = source_fields(old.version, old.manifest.locked_sources) if old is not None else {}
-    return fieldtext.field_changes(was, source_fields(new.version, new.manifest.locked_sources), full=full)
+    """The data sources field by field, then the datasets a lock pinned for the tasks; a first
+    version's (``old`` None) are each listed as added."""
+    was = {**source_fields(old.version, old.manifest.locked_sources), **dataset_fields(old.manifest)} if old else {}
+    now = {**source_fields(new.version, new.manifest.locked_sources), **dataset_fields(new.manifest)}
+    return fieldtext.field_changes(was, now, full=full)
+
+
+def suite_sources_moved(old: Side, new: Side) -> bool:
+    """Whether version.yaml's own sources changed (every fixture's data), the datasets a lock
+    pinned for single tasks aside: a dataset moves the tasks that read it (:func:`fixture_data_moves`)."""
+    return source_fields(old.version, old.manifest.locked_sources) != source_fields(
+        new.version, new.manifest.locked_sources
+    )
+
+
+def fixture_data_moves(old: Side, new: Side, kept: Collection[str]) -> dict[str, str]:
+    """Each kept landed fixture that reads the same hub dataset at the same branch or tag at both
+    ends, pinned by a lock at each to another commit → what moved: ``its dataset owner/name main@a
+    → main@b (pinned by lock)``. A task whose dataset_path or revision changed moved by its fields."""
+    moves = {}
+    for task in sorted(kept):
+        before, after = dataset_ref(old.fixtures[task]), dataset_ref(new.fixtures[task])
+        if before is None or before != after:
+            continue
+        name, ref = before
+        was = old.manifest.locked_datasets.get(name, {}).get(ref)
+        now = new.manifest.locked_datasets.get(name, {}).get(ref)
+        if was is not None and now is not None and was != now:
+            moves[task] = f"its dataset {name} {ref}@{was} → {ref}@{now} (pinned by lock)"
+    return moves
 
 
 # How §Delta names the place of an image of the suite's own Dockerfile: no task id starts with "(".
@@ -181,7 +227,8 @@ def dataset_unknowns(end: Side) -> dict[str, str]:
     """Each landed fixture whose data is read at no pinned revision (an lm-eval task's dataset) → why."""
     found = {}
     for task, fixture in sorted(end.fixtures.items()):
-        why = dataset_unknown(fixture) if fixture.get("status", "landed") == "landed" else None
+        landed = fixture.get("status", "landed") == "landed"
+        why = dataset_unknown(fixture, end.manifest.locked_datasets) if landed else None
         if why is not None:
             found[task] = why
     return found

@@ -113,6 +113,9 @@ class Manifest:
     # Each git source of version.yaml named by a branch or tag → the commit the drafts' lock file
     # pinned it to (freezer lock), by source name. Written only when there is one.
     locked_sources: Mapping[str, str] = field(default_factory=dict)
+    # Each Hugging Face dataset an lm-eval task reads at a branch or tag (main when it names none)
+    # → that branch or tag → the commit the drafts' lock file pinned it to. Written only when there is one.
+    locked_datasets: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     # Format 1's scan as it recorded it (scanned_from, scanned_to): read-only, never written again.
     legacy_scan: tuple[str | None, str | None] | None = field(default=None, repr=False)
 
@@ -181,6 +184,9 @@ class Manifest:
             images={task: tuple(ImageRef.from_data(i) for i in images[task]) for task in sorted(images)},
             suite_images=tuple(ImageRef.from_data(i) for i in data.get("suite_images") or ()),
             locked_sources=dict(sorted((data.get("locked_sources") or {}).items())),
+            locked_datasets={
+                name: dict(sorted(refs.items())) for name, refs in sorted((data.get("locked_datasets") or {}).items())
+            },
             legacy_scan=legacy_scan,
         )
 
@@ -232,6 +238,10 @@ class Manifest:
             out["suite_images"] = [i.to_json() for i in self.suite_images]
         if self.locked_sources:  # only a source named by a branch or tag and locked has one
             out["locked_sources"] = dict(sorted(self.locked_sources.items()))
+        if self.locked_datasets:  # only a task's dataset read at a branch or tag and locked has one
+            out["locked_datasets"] = {
+                name: dict(sorted(refs.items())) for name, refs in sorted(self.locked_datasets.items())
+            }
         return out
 
     @property

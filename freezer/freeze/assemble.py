@@ -83,6 +83,7 @@ def record(
     images: Mapping[str, tuple[ImageRef, ...]] | None = None,
     suite_images: tuple[ImageRef, ...] = (),
     locked_sources: Mapping[str, str] | None = None,
+    locked_datasets: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Manifest:
     """The manifest without its file list: everything the checks used and found. With the
     ``comparability`` entry (arms, field groups, fixture digests) it is manifest format 3.
@@ -124,6 +125,7 @@ def record(
         images=dict(images or {}),
         suite_images=suite_images,
         locked_sources=dict(sorted((locked_sources or {}).items())),
+        locked_datasets={name: dict(sorted(r.items())) for name, r in sorted((locked_datasets or {}).items())},
     )
     if comparability is not None:
         entry = Comparability.from_data({**comparability, "environment": environment_digest(manifest, version_data)})

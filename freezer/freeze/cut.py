@@ -25,7 +25,13 @@ from freezer.domain.steps import Step, StepLog
 from freezer.freeze.assemble import GITATTRIBUTES_HASHES, assemble, record
 from freezer.freeze.codechecks import check_against_code, fail
 from freezer.freeze.cutresult import CutResult
-from freezer.freeze.environment import fixture_images, suite_images, suite_warnings, unpinned_warnings
+from freezer.freeze.environment import (
+    fixture_datasets,
+    fixture_images,
+    suite_images,
+    suite_warnings,
+    unpinned_warnings,
+)
 from freezer.freeze.scaffoldcheck import scaffold_problems
 from freezer.freeze.snapshot import FsOps, clear_stale_staging, source_modes, write_version
 from freezer.guard import audit
@@ -259,7 +265,9 @@ def cut(
     images = {task: lock.pin_all(refs) for task, refs in fixture_images(fixture_set).items()}
     # A git source named by a branch or tag is pinned likewise, by the commit the lock holds for it.
     locked_sources = lock.source_commits(fixture_set.version.data)
-    warnings.extend(unpinned_warnings(fixture_set, images, locked_sources))
+    # And a hub dataset an lm-eval task reads at a branch or tag, by the commit the lock holds.
+    locked_datasets = lock.dataset_commits(fixture_datasets(fixture_set).values())
+    warnings.extend(unpinned_warnings(fixture_set, images, locked_sources, locked_datasets))
     warnings.extend(order_warnings(fixture_set.fixtures))
 
     drafts = read_drafts(suite, fixture_set)
@@ -280,7 +288,8 @@ def cut(
     configured_arms = suite.arms or default_arms(
         list(suite.dimensions),
         code=resolved is not None,
-        sources="sources" in version_data,
+        # A locked dataset is a data source of the tasks that read it, as version.yaml's are.
+        sources="sources" in version_data or bool(locked_datasets),
         environment=bool(images or shared),
     )
     # A fixture's digests cover each file it names by its hash and mode (a folder or glob entry
@@ -303,6 +312,7 @@ def cut(
         images,
         shared,
         locked_sources,
+        locked_datasets,
     )
     manifest_record = replace(manifest_record, modes=modes)
     template_name = display_path(suite.template) if suite.template else registry.TEMPLATE_COPY

@@ -12,7 +12,13 @@ from freezer.kinds.yamlfiles import FILE_FIELDS, entries
 from freezer.parse.compose import compose_dockerfiles, is_compose
 from freezer.resolve.images import dockerfile_images, is_build_file, is_dockerfile
 from freezer.resolve.images import fixture_images as images_of
-from freezer.resolve.references import closure_unknown, dataset_unknown, harness_unknown, source_unknowns
+from freezer.resolve.references import (
+    closure_unknown,
+    dataset_ref,
+    dataset_unknown,
+    harness_unknown,
+    source_unknowns,
+)
 from freezer.runtime.limits import MAX_DOCKERFILE_BYTES
 from freezer.runtime.reading import read_whole
 from freezer.validate.fixtureset import FixtureSet
@@ -43,6 +49,17 @@ def _read(fixture_set: FixtureSet, rels: list[str]) -> dict[str, bytes]:
         except FreezerError:
             continue  # hash assets reports an unreadable file; one too large names no image
     return files
+
+
+def fixture_datasets(fixture_set: FixtureSet) -> dict[str, tuple[str, str]]:
+    """Each fixture that reads a hub dataset at a branch or tag (an lm-eval task with no pinned
+    ``dataset_kwargs.revision``) → (dataset, branch or tag): what ``freezer lock`` pins, by task id."""
+    found = {}
+    for doc in fixture_set.fixtures:
+        ref = dataset_ref(doc.data)
+        if ref is not None:
+            found[str(doc.data["task_id"])] = ref
+    return found
 
 
 def fixture_images(fixture_set: FixtureSet) -> dict[str, tuple[ImageRef, ...]]:
@@ -89,7 +106,10 @@ def suite_warnings(images: tuple[ImageRef, ...]) -> list[str]:
 
 
 def unpinned_warnings(
-    fixture_set: FixtureSet, images: dict[str, tuple[ImageRef, ...]], locked_sources: Mapping[str, str] | None = None
+    fixture_set: FixtureSet,
+    images: dict[str, tuple[ImageRef, ...]],
+    locked_sources: Mapping[str, str] | None = None,
+    locked_datasets: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[str]:
     """One warning per unknown image (the same tag named by 300 tasks is one reference, said once,
     with how many name it), in the order the fixtures name them."""
@@ -105,10 +125,15 @@ def unpinned_warnings(
         _warning(f"fixture {named[0][0]}", named[0][1], _others(named), files.get(named[0][0]))
         for named in by_image.values()
     ]
-    return found + _reference_warnings(fixture_set, landed, locked_sources or {})
+    return found + _reference_warnings(fixture_set, landed, locked_sources or {}, locked_datasets or {})
 
 
-def _reference_warnings(fixture_set: FixtureSet, landed: set[str], locked_sources: Mapping[str, str]) -> list[str]:
+def _reference_warnings(
+    fixture_set: FixtureSet,
+    landed: set[str],
+    locked_sources: Mapping[str, str],
+    locked_datasets: Mapping[str, Mapping[str, str]],
+) -> list[str]:
     """The other references that pin nothing, once each: version.yaml's sources and harness repo,
     and each dataset the landed tasks read at no pinned revision (once, with how many read it)."""
     version = fixture_set.version.data if fixture_set.version is not None else None
@@ -119,7 +144,8 @@ def _reference_warnings(fixture_set: FixtureSet, landed: set[str], locked_source
     )
     by_dataset: dict[str, list[str]] = {}
     for doc in fixture_set.fixtures:
-        for why in (dataset_unknown(doc.data), closure_unknown(doc.data)) if doc.data.get("task_id") in landed else ():
+        own = (dataset_unknown(doc.data, locked_datasets), closure_unknown(doc.data))
+        for why in own if doc.data.get("task_id") in landed else ():
             if why is not None:
                 by_dataset.setdefault(why, []).append(str(doc.data["task_id"]))
     for why, tasks in by_dataset.items():

@@ -1,5 +1,7 @@
 """``freezer lock``: pin each image the drafts name by tag to the digest its registry gives today,
-and each git source of version.yaml named by a branch or tag to the commit it names today.
+each git source of version.yaml named by a branch or tag to the commit it names today, and each
+Hugging Face dataset an lm-eval task reads at a branch or tag (``main`` when it names no revision)
+to the commit the local hub cache holds for it (:mod:`freezer.resolve.hubcache`, offline).
 
 The one command that reads the network (through :mod:`freezer.resolve.imagedigest` and
 :mod:`freezer.git.remote`'s ``git ls-remote``, lazily: no other command imports them). It reads
@@ -8,9 +10,10 @@ every fixture's fields, Dockerfiles, compose files and ``COPY --from``, and the 
 Dockerfiles), resolves every one named by tag, and every git source whose revision is no full
 commit, and writes the drafts' lock file
 (:mod:`freezer.registry.lockfile`) under the registry lock, only when a digest changed. Every
-digest is resolved before anything is written: a registry that does not answer leaves every lock
-as it was. ``check`` reads no network: it says which images and git sources are named by tag and
-not locked (unlocked) and which lock entries no draft names any more (stale).
+digest is resolved before anything is written: a registry that does not answer, or a dataset the
+cache does not hold, leaves every lock as it was. ``check`` reads no network: it says which images,
+git sources and datasets are named by tag and not locked (unlocked) and which lock entries no draft
+names any more (stale).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from freezer.domain.errors import InvalidInput
 from freezer.domain.images import ImageRef
 from freezer.domain.problems import display_path
 from freezer.domain.progress import no_progress
-from freezer.freeze.environment import fixture_images, suite_images
+from freezer.freeze.environment import fixture_datasets, fixture_images, suite_images
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.lockfile import LOCK_LAYER, LOCK_NAME, ImageLock, lockable, named_git_refs, read_lock
 from freezer.runtime.lock import registry_lock
@@ -54,6 +57,26 @@ class LockedCommit:
         return {"url": self.url, "ref": self.ref, "commit": self.commit, "was": self.was}
 
 
+@dataclass(frozen=True)
+class LockedDataset:
+    dataset: str
+    ref: str
+    commit: str
+    was: str | None  # the commit the lock held before, None when it held none
+
+    @property
+    def name(self) -> str:
+        return dataset_name(self.dataset, self.ref)
+
+    def to_json(self) -> dict[str, object]:
+        return {"dataset": self.dataset, "ref": self.ref, "commit": self.commit, "was": self.was}
+
+
+def dataset_name(dataset: str, ref: str) -> str:
+    """How a hub dataset's branch or tag is named among the images (no image name holds a space)."""
+    return f"dataset {dataset} {ref}"
+
+
 def git_name(url: str, ref: str) -> str:
     """How a git source's branch or tag is named among the images (no image name holds a space)."""
     return f"git {url} {ref}"
@@ -68,6 +91,7 @@ class SuiteLock:
     named: dict[str, str] = field(default_factory=dict)  # image named by tag → the first place naming it
     locked: list[LockedImage] = field(default_factory=list)
     git: list[LockedCommit] = field(default_factory=list)
+    datasets: list[LockedDataset] = field(default_factory=list)
     unlocked: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)  # locking: entries no draft names any more, removed
@@ -83,6 +107,7 @@ class SuiteLock:
             "lock_file": self.path,
             "locked": [image.to_json() for image in self.locked],
             "git": [source.to_json() for source in self.git],
+            "datasets": [dataset.to_json() for dataset in self.datasets],
             "unlocked": [{"name": name, "where": self.named[name]} for name in self.unlocked],
             "stale": self.stale,
             "dropped": self.dropped,
@@ -103,10 +128,27 @@ class LockReport:
         return {"check": self.checked, "suites": [one.to_json() for one in self.suites]}
 
 
-def _named(suite: SuiteConfig, *, relocking: bool = False) -> tuple[dict[str, str], list[tuple[str, str]]]:
-    """Each image the suite's drafts name by tag → where it is first named (task and place); and
-    each git source version.yaml names by a branch or tag, as (URL, ref). ``relocking``: the lock
-    file's own problems are no obstacle, for it is written again."""
+@dataclass(frozen=True)
+class Named:
+    """What a suite's drafts name by tag: each image, git source and dataset by its name in the
+    lock's listing → where it is first named; the git sources as (URL, ref) and the datasets as
+    (dataset, ref)."""
+
+    places: dict[str, str]
+    git: list[tuple[str, str]]
+    datasets: list[tuple[str, str]]
+
+    @property
+    def images(self) -> list[str]:
+        others = {git_name(*ref) for ref in self.git} | {dataset_name(*ref) for ref in self.datasets}
+        return [name for name in self.places if name not in others]
+
+
+def _named(suite: SuiteConfig, *, relocking: bool = False) -> Named:
+    """Each image the suite's drafts name by tag → where it is first named (task and place); each
+    git source version.yaml names by a branch or tag, as (URL, ref); and each hub dataset a task
+    reads at a branch or tag, as (dataset, ref). ``relocking``: the lock file's own problems are
+    no obstacle, for it is written again."""
     report = validate_suite(suite, no_progress)
     problems = [p for p in report.problems if not (relocking and p.layer == LOCK_LAYER)]
     if problems or not report.sets:
@@ -126,66 +168,119 @@ def _named(suite: SuiteConfig, *, relocking: bool = False) -> tuple[dict[str, st
     refs = named_git_refs(fixture_set.version.data)
     for url, ref in refs:
         named[git_name(url, ref)] = "version.yaml $.sources"
-    return dict(sorted(named.items())), refs
+    read = fixture_datasets(fixture_set)
+    for task, (dataset, ref) in read.items():
+        named.setdefault(dataset_name(dataset, ref), f"{task} $.dataset_path")
+    return Named(dict(sorted(named.items())), refs, sorted(set(read.values())))
+
+
+def _held(lock: ImageLock) -> list[str]:
+    """Every entry of ``lock`` by its name in the listing."""
+    return [
+        *lock.images,
+        *(git_name(url, ref) for url, shas in lock.git.items() for ref in shas),
+        *(dataset_name(name, ref) for name, shas in lock.datasets.items() for ref in shas),
+    ]
 
 
 def check_locks(suites: list[SuiteConfig]) -> LockReport:
     """Offline: each suite's images named by tag and not locked, and lock entries no draft names."""
     found = []
     for suite in suites:
-        named, refs = _named(suite)
+        named = _named(suite)
         lock = read_lock(suite.drafts) or ImageLock()
-        one = SuiteLock(suite.name, display_path(suite.drafts / LOCK_NAME), named)
-        held = {
-            **lock.images,
-            **{git_name(url, ref): sha for url, shas in lock.git.items() for ref, sha in shas.items()},
-        }
-        one.unlocked = [name for name in named if name not in held]
-        one.stale = sorted(name for name in held if name not in named)
-        one.locked = [LockedImage(name, lock.images[name], lock.images[name]) for name in named if name in lock.images]
+        one = SuiteLock(suite.name, display_path(suite.drafts / LOCK_NAME), named.places)
+        held = set(_held(lock))
+        one.unlocked = [name for name in named.places if name not in held]
+        one.stale = sorted(name for name in held if name not in named.places)
+        one.locked = [
+            LockedImage(name, lock.images[name], lock.images[name]) for name in named.images if name in lock.images
+        ]
         one.git = [
-            LockedCommit(url, ref, sha, sha) for url, ref in refs if (sha := lock.git.get(url, {}).get(ref)) is not None
+            LockedCommit(url, ref, sha, sha)
+            for url, ref in named.git
+            if (sha := lock.git.get(url, {}).get(ref)) is not None
+        ]
+        one.datasets = [
+            LockedDataset(dataset, ref, sha, sha)
+            for dataset, ref in named.datasets
+            if (sha := lock.datasets.get(dataset, {}).get(ref)) is not None
         ]
         found.append(one)
     return LockReport(True, found)
 
 
+def _dataset_commits(wanted: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """The commit the local hub cache holds for each (dataset, ref), read offline; every one the
+    cache lacks is named in one :class:`InvalidInput`, with the command that downloads it."""
+    from freezer.resolve import hubcache
+
+    cache = hubcache.hub_cache()
+    commits: dict[tuple[str, str], str] = {}
+    missing = []
+    for dataset, ref in wanted:
+        commit = hubcache.cached_commit(cache, dataset, ref)
+        if commit is None:
+            missing.append((dataset, ref))
+        else:
+            commits[(dataset, ref)] = commit
+    if missing:
+        listed = "; ".join(f"{dataset} at {ref}" for dataset, ref in missing)
+        commands = "; ".join(hubcache.download_command(dataset, ref) for dataset, ref in missing)
+        raise InvalidInput(
+            f"the Hugging Face hub cache {display_path(cache)} does not hold dataset(s) the tasks read: {listed}",
+            hint=f"download each ({commands}), then run freezer lock again; "
+            "HF_HUB_CACHE or HF_HOME says where the cache is",
+        )
+    return commits
+
+
 def lock_suites(config: RegistryConfig, suites: list[SuiteConfig]) -> LockReport:
-    """Resolve every image and git source each suite names by tag and write the locks that changed."""
+    """Resolve every image, git source and dataset each suite names by tag and write the locks that changed."""
     from freezer.git import remote  # the one git call that may reach a repository: this command's alone
     from freezer.resolve import imagedigest  # start-up time: urllib, read by this command alone
 
+    named_by_suite = [(suite, _named(suite, relocking=True)) for suite in suites]
+    # The datasets first: the cache is read offline, so a missing one stops the command before any
+    # registry or repository is asked.
+    datasets = _dataset_commits(sorted({ref for _, named in named_by_suite for ref in named.datasets}))
     found: list[tuple[SuiteConfig, SuiteLock, ImageLock]] = []
     resolved: dict[str, str] = {}
     commits: dict[tuple[str, str], str] = {}
-    for suite in suites:
-        named, refs = _named(suite, relocking=True)
+    for suite, named in named_by_suite:
         try:
             before = read_lock(suite.drafts) or ImageLock()
         except InvalidInput:
             before = ImageLock()  # freezer's own file, unreadable: written again from the drafts
-        images = [name for name in named if name not in {git_name(url, ref) for url, ref in refs}]
-        for name in images:
+        for name in named.images:
             if name not in resolved:
                 resolved[name] = imagedigest.resolve_digest(name)
-        for url, ref in refs:
+        for url, ref in named.git:
             if (url, ref) not in commits:
                 commits[(url, ref)] = remote.remote_commit(url, ref, config.root)
         git: dict[str, dict[str, str]] = {}
-        for url, ref in refs:
+        for url, ref in named.git:
             git.setdefault(url, {})[ref] = commits[(url, ref)]
-        after = ImageLock({name: resolved[name] for name in images}, git)
-        one = SuiteLock(suite.name, display_path(suite.drafts / LOCK_NAME), named)
-        one.locked = [LockedImage(name, resolved[name], before.images.get(name)) for name in images]
-        one.git = [LockedCommit(url, ref, commits[(url, ref)], before.git.get(url, {}).get(ref)) for url, ref in refs]
-        held = [*before.images, *(git_name(url, ref) for url, shas in before.git.items() for ref in shas)]
-        one.dropped = sorted(name for name in held if name not in named)
+        hub: dict[str, dict[str, str]] = {}
+        for dataset, ref in named.datasets:
+            hub.setdefault(dataset, {})[ref] = datasets[(dataset, ref)]
+        after = ImageLock({name: resolved[name] for name in named.images}, git, hub)
+        one = SuiteLock(suite.name, display_path(suite.drafts / LOCK_NAME), named.places)
+        one.locked = [LockedImage(name, resolved[name], before.images.get(name)) for name in named.images]
+        one.git = [
+            LockedCommit(url, ref, commits[(url, ref)], before.git.get(url, {}).get(ref)) for url, ref in named.git
+        ]
+        one.datasets = [
+            LockedDataset(dataset, ref, datasets[(dataset, ref)], before.datasets.get(dataset, {}).get(ref))
+            for dataset, ref in named.datasets
+        ]
+        one.dropped = sorted(name for name in _held(before) if name not in named.places)
         found.append((suite, one, after))
     with registry_lock(config.root):
         for suite, one, after in found:
             path = suite.drafts / LOCK_NAME
             current = path.read_bytes() if path.is_file() else None
-            if current != after.to_bytes() and (after.images or after.git or current is not None):
+            if current != after.to_bytes() and (after.images or after.git or after.datasets or current is not None):
                 replace_file(config.root, path, after.to_bytes(), "the lock file")
                 one.written = True
     return LockReport(False, [one for _, one, _ in found])

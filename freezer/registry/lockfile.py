@@ -1,5 +1,6 @@
 """The drafts' lock file, ``freezer.lock.json``: the digest each image named by tag had when locked,
-and the commit each git source named by a branch or tag had.
+the commit each git source named by a branch or tag had, and the commit each Hugging Face dataset
+an lm-eval task reads at a branch or tag (``main`` when it names none) had.
 
 ``freezer lock`` writes it beside ``version.yaml`` (the benchmark's own files are never rewritten);
 nothing else writes it, and nothing reads the network but ``freezer lock``. In the drafts it is an
@@ -8,13 +9,15 @@ pins is read from it at the cut into the manifest's images (``pinned_by: lock``)
 ``compare`` and the site read the digest, never the file again. Its format, version 1::
 
     {"lock_format": 1, "images": {"ubuntu:24.04": "sha256:<64 hex>", ...},
-     "git": {"https://host/data.git": {"main": "<40 hex>"}, ...}}
+     "git": {"https://host/data.git": {"main": "<40 hex>"}, ...},
+     "datasets": {"owner/name": {"main": "<40 hex>"}, ...}}
 
 images keyed by the image as the drafts name it (after a Dockerfile's build arguments are
 substituted); git by a ``sources:`` entry's name (its URL), then the branch or tag its revision
-names; all sorted, with no time stamp: locking again when nothing moved writes the same bytes.
-``git`` is written only when a source is locked, so a lock of images alone keeps its bytes.
-A cut reads the commits into the manifest's ``locked_sources``.
+names; datasets by the tasks' ``dataset_path``, then the branch or tag they read it at; all sorted,
+with no time stamp: locking again when nothing moved writes the same bytes. ``git`` and
+``datasets`` are written only when one is locked, so a lock of images alone keeps its bytes.
+A cut reads the commits into the manifest's ``locked_sources`` and ``locked_datasets``.
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ class ImageLock:
     images: Mapping[str, str] = field(default_factory=dict)
     # A git source's name (its URL) → the branch or tag its revision names → the commit it named.
     git: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # A hub dataset (dataset_path) → the branch or tag the tasks read it at → the commit it named.
+    datasets: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def pin(self, ref: ImageRef) -> ImageRef:
         """``ref`` pinned by this lock when it names a tag the lock holds; otherwise ``ref`` itself
@@ -74,10 +79,22 @@ class ImageLock:
             and source.revision in self.git.get(source.name, {})
         }
 
+    def dataset_commits(self, refs: Iterable[tuple[str, str]]) -> dict[str, dict[str, str]]:
+        """Of the datasets the tasks read at a branch or tag (``refs``: (dataset, revision)), each
+        this lock holds → its commit, as dataset → revision → commit; what a cut records."""
+        found: dict[str, dict[str, str]] = {}
+        for name, revision in sorted(set(refs)):
+            commit = self.datasets.get(name, {}).get(revision)
+            if commit is not None:
+                found.setdefault(name, {})[revision] = commit
+        return found
+
     def to_bytes(self) -> bytes:
         document: dict[str, object] = {"lock_format": LOCK_FORMAT, "images": dict(sorted(self.images.items()))}
         if self.git:
             document["git"] = {url: dict(sorted(refs.items())) for url, refs in sorted(self.git.items())}
+        if self.datasets:
+            document["datasets"] = {name: dict(sorted(refs.items())) for name, refs in sorted(self.datasets.items())}
         return frozen_file(document)
 
 
@@ -108,9 +125,9 @@ def parse_lock(data: bytes, shown: str) -> ImageLock:
         raise _refused(shown, (), "is not a JSON object")
     if document.get("lock_format") != LOCK_FORMAT:
         raise _refused(shown, ("lock_format",), f"must be {LOCK_FORMAT} (this freezer reads lock format {LOCK_FORMAT})")
-    unknown = sorted(set(document) - {"lock_format", "images", "git"})
+    unknown = sorted(set(document) - {"lock_format", "images", "git", "datasets"})
     if unknown:
-        raise _refused(shown, (unknown[0],), "is no field of a lock file (lock_format, images, git)")
+        raise _refused(shown, (unknown[0],), "is no field of a lock file (lock_format, images, git, datasets)")
     images = document.get("images", {})
     if not isinstance(images, dict):
         raise _refused(shown, ("images",), "must be an object: image name → sha256:<64 hex>")
@@ -128,9 +145,20 @@ def parse_lock(data: bytes, shown: str) -> ImageLock:
         for ref, sha in refs.items()
         if not isinstance(sha, str) or not _COMMIT.match(sha)
     ]
+    datasets = document.get("datasets", {})
+    if not isinstance(datasets, dict) or not all(isinstance(refs, dict) for refs in datasets.values()):
+        raise _refused(shown, ("datasets",), "must be an object: dataset → branch or tag → commit (40 hex)")
+    problems += [
+        Problem(shown, None, None, ("datasets", name, ref), f"{sha!r} is no commit (40 hex); {_HINT}", LOCK_LAYER)
+        for name, refs in datasets.items()
+        for ref, sha in refs.items()
+        if not isinstance(sha, str) or not _COMMIT.match(sha)
+    ]
     if problems:
         raise InvalidInput(f"{shown} is not a valid lock file", problems, hint=_HINT)
-    return ImageLock(dict(images), {url: dict(refs) for url, refs in git.items()})
+    return ImageLock(
+        dict(images), {url: dict(refs) for url, refs in git.items()}, {n: dict(refs) for n, refs in datasets.items()}
+    )
 
 
 _HINT = "run freezer lock to write it again (it is freezer's own file: never edit it by hand)"

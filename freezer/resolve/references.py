@@ -11,7 +11,9 @@ An image is pinned by its digest (:mod:`freezer.resolve.images`); the same rule 
 - ``run.harness``: a ``repo`` with no ``commit`` runs whatever the repository holds that day;
 - an lm-eval task's dataset: lm-eval reads ``dataset_path`` from the Hugging Face hub at the
   revision ``dataset_kwargs.revision`` names, and at the newest one when it names none (or a branch
-  or tag, which can move); a ``sources:`` entry for the same dataset is a claim, not what runs;
+  or tag, which can move), pinned then only by the commit the drafts' lock file held for it
+  (``freezer lock``; the manifest's ``locked_datasets``); a ``sources:`` entry for the same
+  dataset is a claim, not what runs;
 - a fixture's own code: a module of its closure that imports a module named at run time
   (``importlib.import_module(name)``, recorded as ``dynamic:<path>``) runs what no file names.
 
@@ -25,6 +27,7 @@ from collections.abc import Mapping
 
 from freezer.domain.model import Raw, sources_of
 from freezer.kinds.base import DYNAMIC_PREFIX, EXTERNAL_FIELD
+from freezer.resolve.hubcache import is_hub_repo
 
 _CONTENT_DIGEST = re.compile(r"^[a-z0-9-]+:[0-9a-fA-F]+$")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
@@ -63,9 +66,29 @@ def harness_unknown(version: Raw) -> str | None:
     return None
 
 
-def dataset_unknown(fixture: Raw) -> str | None:
+def dataset_ref(fixture: Raw) -> tuple[str, str] | None:
+    """The hub dataset an lm-eval task reads at a revision that can move, as (``dataset_path``, the
+    branch or tag: ``main`` when ``dataset_kwargs`` names no revision): what ``freezer lock`` pins.
+    None for a task that reads a pinned commit, a local builder (json, csv, ...), a path that is
+    no hub repository id (``./data``, ``/srv/data``: a folder on the machine) or no dataset, and for
+    a fixture that is no lm-eval task."""
+    path = fixture.get("dataset_path")
+    if not isinstance(path, str) or not path or path.lower() in _BUILDERS or not is_hub_repo(path):
+        return None
+    kwargs = fixture.get("dataset_kwargs")
+    revision = kwargs.get("revision") if isinstance(kwargs, Mapping) else None
+    if revision is None:
+        return path, "main"
+    if isinstance(revision, str) and not _COMMIT.match(revision):
+        return path, revision
+    return None
+
+
+def dataset_unknown(fixture: Raw, locked: Mapping[str, Mapping[str, str]] | None = None) -> str | None:
     """Why the dataset an lm-eval task reads is not pinned, or None (also for a task that reads
-    only local files, and for a fixture that is no lm-eval task)."""
+    only local files, and for a fixture that is no lm-eval task). ``locked``: the datasets a lock
+    pinned (the manifest's locked_datasets: dataset → branch or tag → commit); a task reading one
+    of those at that branch or tag is pinned by the lock."""
     path = fixture.get("dataset_path")
     if not isinstance(path, str) or not path:
         return None
@@ -77,6 +100,9 @@ def dataset_unknown(fixture: Raw) -> str | None:
         remote = [f for f in named or () if isinstance(f, str) and "://" in f]
         if remote:
             return f"its dataset is read from {remote[0]}, which no content digest pins"
+        return None
+    ref = dataset_ref(fixture)
+    if ref is not None and ref[1] in (locked or {}).get(ref[0], {}):
         return None
     revision = kwargs.get("revision")
     if revision is None:

@@ -1,0 +1,123 @@
+"""``freezer lock`` on the Hugging Face datasets an lm-eval suite's tasks read with no revision:
+resolved offline from a hub cache built here as huggingface_hub lays it out
+(``datasets--owner--name/refs/main`` holding the commit, ``snapshots/<commit>/``), recorded in the
+drafts' lock file and, at a cut, in the manifest's ``locked_datasets``; ``refs/main`` re-pointed
+between two versions moves exactly the tasks that read that dataset in §Delta and ``compare``;
+``lock --check`` says unlocked and stale; a dataset the cache lacks writes nothing and says what
+to download. No test here has a network: the cache is all lock reads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import run_cli, run_inprocess
+from hub_helpers import LOCK, LOGIC, REASONING, drafts, point, registry
+from nocode_helpers import write
+from registry_helpers import commit_all, compare_arms, cut_suite, ok, snapshot
+
+
+def _env(cache: Path) -> dict[str, str]:
+    return {"HF_HUB_CACHE": str(cache)}
+
+
+def test_a_dataset_locked_from_the_cache_then_repointed_moves_exactly_its_tasks(tmp_path: Path) -> None:
+    cache = tmp_path / "hf-home" / "hub"
+    first, logic, second = "1" * 40, "2" * 40, "3" * 40
+    point(cache, REASONING, first)
+    point(cache, LOGIC, logic)
+    root = registry(tmp_path)
+    commit_all(root, "bbh drafts v1")
+    unlocked = run_inprocess("lock", "--check", "--suite", "bbh", cwd=root)
+    assert unlocked.code == 1, unlocked.text
+    assert f"dataset {REASONING} main is named by tag and not locked (arith-add $.dataset_path)" in unlocked.out
+    dry = ok(run_inprocess("cut", "v1", "--suite", "bbh", "--dry-run", cwd=root))
+    assert f"lm-eval reads dataset {REASONING} at its newest revision" in dry.text
+
+    # The real command, in its own process, finding the cache through HF_HOME as huggingface_hub does.
+    locked = run_cli("lock", "--suite", "bbh", cwd=root, env={"HF_HOME": str(cache.parent), "HF_HUB_CACHE": ""})
+    assert locked.code == 0, locked.text
+    assert f"dataset {REASONING} main locked at {first} (new)" in locked.out
+    assert json.loads((root / LOCK).read_bytes()) == {
+        "lock_format": 1,
+        "images": {},
+        "datasets": {LOGIC: {"main": logic}, REASONING: {"main": first}},
+    }
+    commit_all(root, "bbh drafts v1, locked")
+    ok(run_inprocess("lock", "--check", "--suite", "bbh", cwd=root))
+    text = cut_suite(root, "bbh", "bbh_v1").text
+    assert "newest revision" not in text
+    manifest = json.loads((root / "versions/bbh_v1/manifest.json").read_bytes())
+    assert manifest["locked_datasets"] == {LOGIC: {"main": logic}, REASONING: {"main": first}}
+    # The default arm depends on the data sources once a lock pins the tasks' datasets.
+    assert "sources" in manifest["comparability"]["arms"]["all"], manifest["comparability"]["arms"]
+
+    # v2: no task edited; refs/main of one dataset re-pointed (a new download), locked again.
+    point(cache, REASONING, second)
+    drafts(root, 2)
+    relocked = ok(run_inprocess("lock", "--suite", "bbh", cwd=root, env=_env(cache)))
+    assert f"dataset {REASONING} main MOVED {first} → {second}" in relocked.out
+    assert f"dataset {LOGIC} main unchanged at {logic}" in relocked.out
+    commit_all(root, "bbh drafts v2, locked")
+    cut_suite(root, "bbh", "bbh_v2")
+    delta = json.loads((root / "versions/bbh_v2/delta.json").read_bytes())
+    [change] = delta["sources"]
+    assert change["path"] == f"dataset {REASONING} at main"
+    assert (change["old"], change["new"]) == (f"main@{first} (pinned by lock)", f"main@{second} (pinned by lock)")
+    assert "sources" in delta["moved"] and not delta["unknown"], delta
+    assert f"main@{second} (pinned by lock)" in (root / "versions/bbh_v2/METHOD.md").read_text(encoding="utf-8")
+    arm = compare_arms(root, "bbh_v1", "bbh_v2", "bbh")["all"]
+    assert arm["comparable"] == ["logic-and", "logic-or"], arm
+    assert sorted(arm["excluded"]) == ["arith-add", "arith-sub"]
+    assert f"its dataset {REASONING} main@{first} → main@{second} (pinned by lock)" in arm["excluded"]["arith-add"]
+    ok(run_inprocess("audit", "--suite", "bbh", cwd=root))
+    ok(run_inprocess("check", "--base", "HEAD~1", cwd=root))
+
+
+def test_lock_check_names_an_unlocked_and_a_stale_dataset(tmp_path: Path) -> None:
+    root = registry(tmp_path)
+    sha = "a" * 40
+    stale = {"lock_format": 1, "images": {}, "datasets": {REASONING: {"v0": sha}, LOGIC: {"main": sha}}}
+    write(root / LOCK, json.dumps(stale))
+    commit_all(root, "bbh drafts, a lock of another revision")
+    result = run_inprocess("lock", "--check", "--suite", "bbh", cwd=root)
+    assert result.code == 1, result.text
+    assert f"dataset {REASONING} main is named by tag and not locked (arith-add $.dataset_path)" in result.out
+    assert f"dataset {REASONING} v0 is locked but no draft names it any more (stale)" in result.out
+    assert f"dataset {LOGIC} main locked at {sha}" in result.out
+
+
+def test_a_dataset_the_cache_lacks_writes_no_lock_and_says_what_to_download(tmp_path: Path) -> None:
+    cache = tmp_path / "hub"
+    point(cache, LOGIC, "2" * 40)  # the other dataset was never downloaded
+    root = registry(tmp_path)
+    commit_all(root, "bbh drafts")
+    before = snapshot(root / "drafts")
+    result = run_inprocess("lock", "--suite", "bbh", cwd=root, env=_env(cache))
+    assert result.code == 1, result.text
+    assert "Traceback" not in result.text
+    assert f"does not hold dataset(s) the tasks read: {REASONING} at main" in result.text
+    assert f"huggingface-cli download --repo-type dataset {REASONING}" in result.text
+    assert LOGIC not in result.text.split("hint")[0].split("read:")[1]
+    assert snapshot(root / "drafts") == before
+    # A ref file that holds no commit is a damaged cache: said, not locked.
+    write(cache / f"datasets--{REASONING.replace('/', '--')}" / "refs" / "main", "not a commit\n")
+    damaged = run_inprocess("lock", "--suite", "bbh", cwd=root, env=_env(cache))
+    assert damaged.code == 1 and "not a commit (40 hex)" in damaged.text, damaged.text
+    assert snapshot(root / "drafts") == before
+
+
+def test_a_task_reading_a_local_folder_is_not_asked_of_the_cache_and_stays_unknown(tmp_path: Path) -> None:
+    cache = tmp_path / "hub"
+    point(cache, REASONING, "1" * 40)
+    point(cache, LOGIC, "2" * 40)
+    root = registry(tmp_path)
+    write(root / "drafts/bbh/tasks/local-read.yaml", "dataset_path: ./local-data\ntest_split: test\ntask: local-read\n")
+    commit_all(root, "bbh drafts, a task reading a folder")
+    locked = ok(run_inprocess("lock", "--suite", "bbh", cwd=root, env=_env(cache)))
+    assert "local-data" not in locked.text
+    assert set(json.loads((root / LOCK).read_bytes())["datasets"]) == {REASONING, LOGIC}
+    commit_all(root, "locked")
+    dry = ok(run_inprocess("cut", "v1", "--suite", "bbh", "--dry-run", cwd=root))
+    assert "lm-eval reads dataset ./local-data at its newest revision" in dry.text
+    assert f"lm-eval reads dataset {REASONING}" not in dry.text
