@@ -27,8 +27,14 @@ from freezer.kinds.catalog import read_frozen
 
 from registry_helpers import commit_all
 
+# Every toy dataset is pinned by commit: one read at no pinned revision is unknown, so compare
+# could call no task comparable, whatever file moved.
+PINNED = "dataset_kwargs:\n  revision: 0123456789abcdef0123456789abcdef01234567\n"
+
 IFEVAL = {
-    "tasks/ifeval.yaml": "task: ifeval\ndataset_path: toy/ifeval\nprocess_results: !function utils.process_results\n",
+    "tasks/ifeval.yaml": "task: ifeval\ndataset_path: toy/ifeval\n"
+    + PINNED
+    + "process_results: !function utils.process_results\n",
     "tasks/utils.py": (
         "import dataclasses\n\nfrom lm_eval.tasks.ifeval import instructions_registry\n\n\n"
         "def process_results(doc, results):\n    return instructions_registry.check(doc, results)\n"
@@ -45,20 +51,24 @@ IFEVAL = {
         "import functools\n\n\ndef count_words(text):\n    import nltk\n\n    return len(nltk.word_tokenize(text))\n"
     ),
     # lm-eval's sys.path idiom: the module's folder on the path, then a plain import of a sibling.
-    "tasks/logic.yaml": "task: logic\ndataset_path: toy/logic\nprocess_results: !function logic_utils.score\n",
+    "tasks/logic.yaml": "task: logic\ndataset_path: toy/logic\n"
+    + PINNED
+    + "process_results: !function logic_utils.score\n",
     "tasks/logic_utils.py": (
         "import os\nimport sys\n\nsys.path.append(os.path.dirname(__file__))\n\nimport helpers  # noqa: E402\n\n\n"
         "def score(doc, results):\n    return {'acc': helpers.same(doc, results)}\n"
     ),
     "tasks/helpers.py": "def same(doc, results):\n    return doc['target'] == results[0]\n",
     # A package beside the task, importing its sibling relatively.
-    "tasks/arith.yaml": "task: arith\ndataset_path: toy/arith\nprocess_docs: !function pkg.scoring.clean\n",
+    "tasks/arith.yaml": "task: arith\ndataset_path: toy/arith\n"
+    + PINNED
+    + "process_docs: !function pkg.scoring.clean\n",
     "tasks/pkg/__init__.py": "",
     "tasks/pkg/scoring.py": "from . import common\n\n\ndef clean(dataset):\n    return common.strip(dataset)\n",
     "tasks/pkg/common.py": "def strip(dataset):\n    return dataset\n",
     # A group overriding one task's process_results with a module of its own (class 2).
-    "tasks/boolean.yaml": "task: boolean\ndataset_path: toy/boolean\n",
-    "tasks/plain.yaml": "task: plain\ndataset_path: toy/plain\n",
+    "tasks/boolean.yaml": "task: boolean\ndataset_path: toy/boolean\n" + PINNED,
+    "tasks/plain.yaml": "task: plain\ndataset_path: toy/plain\n" + PINNED,
     "tasks/_toy.yaml": (
         "group: toy\ntask:\n  - task: boolean\n    process_results: !function group_utils.exact_tokens\n  - plain\n"
     ),

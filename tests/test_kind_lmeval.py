@@ -45,6 +45,8 @@ USES_TEMPLATE = ["arith-add", "arith-sub", "logic-and"]
 TEMPLATE = """\
 # shared by the arith and logic tasks
 dataset_path: freezer-tests/toy-reasoning
+dataset_kwargs:
+  revision: 0123456789abcdef0123456789abcdef01234567
 output_type: generate_until
 test_split: test
 doc_to_target: "{{target}}"
@@ -67,6 +69,7 @@ def _task_text(name: str) -> str:
         lines.insert(0, "include: _template.yaml")
     else:
         lines += ["dataset_path: freezer-tests/toy-logic", "output_type: multiple_choice", "test_split: test"]
+        lines += ["dataset_kwargs:", "  revision: 0123456789abcdef0123456789abcdef01234567"]
     lines.append(f"dataset_name: {name.replace('-', '_')}")
     lines.append(f'doc_to_text: "Q: {{{{input}}}} ({name})\\nA:"')
     if name in USES_UTILS:

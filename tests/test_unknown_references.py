@@ -96,8 +96,9 @@ def test_a_changed_harness_file_moves_run(tmp_path: Path) -> None:
     ok(run_inprocess("audit", "--suite", "qa", cwd=root))
 
 
-def _bbh(tmp_path: Path, pinned: bool) -> Path:
-    """The example lm-eval suite, v1 then v2, its dataset pinned in the template or not."""
+def _bbh(tmp_path: Path, pinned: bool, sources: bool = True) -> Path:
+    """The example lm-eval suite, v1 then v2, its dataset pinned in the template or not; ``sources``
+    False drops version.yaml's sources list, so only the tasks' own dataset_path names the data."""
     root = tmp_path / "registry"
     root.mkdir(parents=True)
     (root / "freezer.yaml").write_text("suites:\n" + LMEVAL_CONFIG, encoding="utf-8")
@@ -110,6 +111,10 @@ def _bbh(tmp_path: Path, pinned: bool) -> Path:
         assert "dataset_kwargs:\n  revision: " in text
         if not pinned:
             template.write_text(text.replace("dataset_kwargs:\n  revision: ", "# revision: "), encoding="utf-8")
+        if not sources:
+            version = root / "drafts/bbh/version.yaml"
+            kept = version.read_text(encoding="utf-8").split("\nsources:\n")[0] + "\n"
+            version.write_text(kept, encoding="utf-8")
         commit_all(root, f"bbh drafts v{number}")
         text = cut_suite(root, "bbh", f"bbh_v{number}").text
         # the cut warns once for the dataset, not once for each of the five tasks that read it
@@ -129,6 +134,19 @@ def test_an_lm_eval_dataset_with_no_revision_is_unknown_for_its_tasks(tmp_path: 
     assert arm["comparable"] == []
     for reason in arm["excluded"].values():
         assert "cannot tell whether its data moved: bbh_v2: lm-eval reads dataset freezer-examples/bbh-slice" in reason
+    ok(run_inprocess("audit", "--suite", "bbh", cwd=root))
+
+
+def test_an_unpinned_dataset_is_unknown_in_compare_when_version_yaml_lists_no_sources(tmp_path: Path) -> None:
+    """The tasks' own dataset_path is a data source: the default arm depends on it even when
+    version.yaml has no sources list, so compare cannot call those tasks comparable."""
+    root = _bbh(tmp_path, pinned=False, sources=False)
+    manifest = json.loads((root / "versions/bbh_v2/manifest.json").read_bytes())
+    assert "sources" in manifest["comparability"]["arms"]["all"]
+    arm = compare_arms(root, "bbh_v1", "bbh_v2", "bbh")["all"]
+    assert arm["comparable"] == [], arm
+    for reason in arm["excluded"].values():
+        assert "cannot tell whether its data moved" in reason, reason
     ok(run_inprocess("audit", "--suite", "bbh", cwd=root))
 
 

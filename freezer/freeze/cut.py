@@ -46,6 +46,7 @@ from freezer.registry.record import (
     read_version_files,
     side,
 )
+from freezer.resolve.references import dataset_unknown
 from freezer.runtime import resources
 from freezer.runtime.limits import MAX_TEMPLATE_BYTES
 from freezer.runtime.lock import registry_lock
@@ -288,8 +289,11 @@ def cut(
     configured_arms = suite.arms or default_arms(
         list(suite.dimensions),
         code=resolved is not None,
-        # A locked dataset is a data source of the tasks that read it, as version.yaml's are.
-        sources="sources" in version_data or bool(locked_datasets),
+        # A task's own dataset is a data source, as version.yaml's are: locked, or read at no pinned
+        # revision (then compare cannot tell whether the task's data moved, and says so).
+        sources="sources" in version_data
+        or bool(locked_datasets)
+        or any(dataset_unknown(data) is not None for data in parsed[1] if data.get("status", "landed") == "landed"),
         environment=bool(images or shared),
     )
     # A fixture's digests cover each file it names by its hash and mode (a folder or glob entry

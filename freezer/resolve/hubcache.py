@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from freezer.domain.errors import FreezerError
+from freezer.runtime.limits import MAX_HUB_REF_BYTES
 from freezer.runtime.reading import ReadRefused, read_bounded
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
@@ -27,8 +28,6 @@ _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 _REPO_ID = re.compile(r"^(?!.*--)(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
 # A revision as a ref file's path under refs/: a branch or tag name, with slashes (pr/1), no "..".
 _REVISION = re.compile(r"^(?!.*\.\.)[A-Za-z0-9_][A-Za-z0-9._/-]*$")
-# A ref file holds 40 hex and perhaps a newline: anything far larger is not one.
-_MAX_REF_BYTES = 4096
 
 
 def is_hub_repo(name: str) -> bool:
@@ -61,7 +60,7 @@ def cached_commit(cache: Path, repo: str, revision: str) -> str | None:
         return None
     path = cache / f"datasets--{repo.replace('/', '--')}" / "refs" / revision
     try:
-        text = read_bounded(path, _MAX_REF_BYTES).decode("ascii", errors="replace").strip()
+        text = read_bounded(path, MAX_HUB_REF_BYTES).decode("ascii", errors="replace").strip()
     except (ReadRefused, OSError):
         # Absent, or not a regular file: the cache does not hold this revision (a later download
         # writes the file again).

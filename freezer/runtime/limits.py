@@ -42,6 +42,8 @@ MAX_LOCK_BYTES = 4 << 20
 # A manifest or an index a registry answers freezer lock with: a few KiB; the distribution spec lets
 # a registry refuse one over 4 MiB, so a larger answer is no manifest.
 MAX_IMAGE_MANIFEST_BYTES = 4 << 20
+# A ref file of the Hugging Face hub cache (freezer lock): 40 hex and a newline; far more is no ref.
+MAX_HUB_REF_BYTES = 4096
 
 # -- Problems -------------------------------------------------------------------------------------
 
