@@ -27,6 +27,9 @@ from freezer.schema.resultrow import is_row, row_problems
 
 from conftest import REPO, run_inprocess
 
+# Slow (a hostile corpus): CI runs it; `pytest -m slow` runs it here.
+pytestmark = pytest.mark.slow
+
 MEMORY_LIMIT = 1 << 30
 LONGEST_LINE = 400  # no line of output may quote a value at length
 
@@ -128,9 +131,6 @@ def _limited(args: list[str], cwd: Path, timeout: float = 120) -> subprocess.Com
 # shares the launcher's memory, not the worker's) and reports that child's own peak.
 _LAUNCHER = """
 import os, resource, sys
-
-# Slow (a hostile corpus): CI runs it; `pytest -m slow` runs it here.
-pytestmark = pytest.mark.slow
 resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[1]), int(sys.argv[1])))
 pid = os.posix_spawn(sys.argv[3], sys.argv[3:], os.environ)
 _, status, usage = os.wait4(pid, 0)
