@@ -27,6 +27,7 @@ from freezer.domain.progress import no_progress
 from freezer.freeze.environment import fixture_datasets, fixture_images, suite_images
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.lockfile import LOCK_LAYER, LOCK_NAME, ImageLock, lockable, named_git_refs, read_lock
+from freezer.resolve import hubcache
 from freezer.runtime.lock import registry_lock
 from freezer.runtime.writing import replace_file
 from freezer.validate.validate import validate_suite
@@ -213,8 +214,6 @@ def check_locks(suites: list[SuiteConfig]) -> LockReport:
 def _dataset_commits(wanted: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
     """The commit the local hub cache holds for each (dataset, ref), read offline; every one the
     cache lacks is named in one :class:`InvalidInput`, with the command that downloads it."""
-    from freezer.resolve import hubcache
-
     cache = hubcache.hub_cache()
     commits: dict[tuple[str, str], str] = {}
     missing = []
