@@ -105,3 +105,11 @@ def test_help_lists_a_versions_life_first_with_examples() -> None:
     assert "Examples:" in top and "  freezer cut v1 " in top
     assert "no JavaScript" not in run_inprocess("site", "--help").out
     assert "graph v1 and v2" not in run_inprocess("demo", "--help").out
+
+
+def test_a_local_check_says_which_base_it_took_as_a_fact_not_a_warning(reg: Path) -> None:
+    result = run_inprocess("check", cwd=reg)
+    assert result.code == 0, result.text
+    assert "HEAD, as there is no upstream branch or origin/HEAD: the uncommitted changes" in result.text
+    assert "--base REF checks commits too" in result.text
+    assert "no upstream…; pass --base" not in result.text and "warning" not in result.text.lower()
