@@ -13,11 +13,8 @@ at (its secret never reaches an output or a frozen file).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
-import os
 import re
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +22,7 @@ import pytest
 from hostile import native_formats
 from hostile.corpus import make_unreadable_dirs_traversable
 from hostile.native_formats import SECRET, Case
+from hostile.treestate import tree_state
 
 from conftest import nobody_can_run_python, run_forked
 
@@ -47,25 +45,6 @@ def _run(args: list[str], cwd: Path, as_nobody: bool) -> tuple[int, str, str]:
         *args, cwd=cwd, env={"NO_COLOR": "1"}, memory_limit=MEMORY_LIMIT, as_nobody=as_nobody, timeout=TIME_LIMIT
     )
     return ran.code, ran.out, ran.out + ran.err
-
-
-def _state(top: Path) -> dict[str, tuple[int, str]]:
-    """Every entry under ``top`` (links not followed, FIFOs never opened): its type and content digest."""
-    found: dict[str, tuple[int, str]] = {}
-    for folder, dirs, names in os.walk(top):
-        for name in dirs + names:
-            path = os.path.join(folder, name)
-            info = os.lstat(path)
-            what = ""
-            if stat.S_ISLNK(info.st_mode):
-                what = os.readlink(path)
-            elif stat.S_ISREG(info.st_mode) and info.st_mode & 0o444:
-                try:
-                    what = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-                except PermissionError:
-                    what = "unreadable"
-            found[os.path.relpath(path, top)] = (stat.S_IFMT(info.st_mode) | stat.S_IMODE(info.st_mode), what)
-    return found
 
 
 def _problems(output: str) -> list[dict[str, Any]]:
@@ -116,7 +95,7 @@ def _check_commands(case: Case, tmp_path: Path, commands: list[list[str]], audit
         assert first in (0, 1), output[-3000:]
         case = dataclasses.replace(case, expect=first, names=case.names if first else "")
     outside = tmp_path / native_formats.OUTSIDE
-    drafts_before, outside_before = _state(root / "drafts"), _state(outside)
+    drafts_before, outside_before = tree_state(root / "drafts"), tree_state(outside)
     for args in commands:
         code, stdout, output = _run(args, root, case.as_nobody)
         if "--format" in args:
@@ -129,8 +108,8 @@ def _check_commands(case: Case, tmp_path: Path, commands: list[list[str]], audit
                 assert lines and lines[0].startswith(case.names), output[-3000:]
                 assert len(lines) == 1 or case.many, output[-3000:]
         assert SECRET not in output
-    assert _state(root / "drafts") == drafts_before
-    assert _state(outside) == outside_before
+    assert tree_state(root / "drafts") == drafts_before
+    assert tree_state(outside) == outside_before
     versions = root / "versions"
     if case.expect or not audit:
         assert not versions.exists()

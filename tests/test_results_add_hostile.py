@@ -14,9 +14,7 @@ exactly one regular file, in ``results/<version>/``, which ``results table``, ``
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import re
 import shutil
 import stat
@@ -26,6 +24,7 @@ from typing import Any
 import pytest
 from hostile import results_add_cases
 from hostile.results_add_cases import OUTSIDE_NAME, AddCase
+from hostile.treestate import tree_state
 
 from conftest import Run, run_forked
 
@@ -49,23 +48,6 @@ def demo_once(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> Pat
     root = tmp_path_factory.mktemp("addhostile") / "demo"
     shutil.copytree(demo_build, root, symlinks=True)
     return root
-
-
-def _state(top: Path) -> dict[str, tuple[int, str]]:
-    """Every entry under ``top`` (links not followed, FIFOs never opened): its type, mode and content
-    digest, or a link's target."""
-    found: dict[str, tuple[int, str]] = {}
-    for folder, dirs, names in os.walk(top):
-        for name in dirs + names:
-            path = os.path.join(folder, name)
-            info = os.lstat(path)
-            what = ""
-            if stat.S_ISLNK(info.st_mode):
-                what = os.readlink(path)
-            elif stat.S_ISREG(info.st_mode):
-                what = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-            found[os.path.relpath(path, top)] = (info.st_mode, what)
-    return found
 
 
 def _run(case: AddCase, *args: str, cwd: Path) -> Run:
@@ -101,13 +83,13 @@ def test_results_add_answers_each_hostile_file_and_writes_only_its_run(
     if case.prepare is not None:
         case.prepare(root, outside)
     path = case.build(inputs, outside)
-    before = _state(tmp_path)
+    before = tree_state(tmp_path)
 
     args = ["results", "add", "--from", case.harness, str(path), "--version", case.version, "--format", "json"]
     added = _run(case, *args, *(["--metric", case.metric] if case.metric else []), cwd=root)
     assert added.code == case.code, f"exit {added.code}, not {case.code}:\n{added.text[-3000:]}"
     document = json.loads(added.out)
-    after = _state(tmp_path)
+    after = tree_state(tmp_path)
     if case.code != 0:
         assert after == before, _changed(before, after)
         problems = _problems(document)
@@ -139,7 +121,7 @@ def test_results_add_answers_each_hostile_file_and_writes_only_its_run(
         answered = _run(case, *args, cwd=root)
         assert answered.code == 0, answered.text[-3000:]
     assert not (root.parent / OUTSIDE_NAME).exists() and not (tmp_path.parent / OUTSIDE_NAME).exists()
-    assert _state(outside) == {k.removeprefix("outside/"): v for k, v in before.items() if k.startswith("outside/")}
+    assert tree_state(outside) == {k.removeprefix("outside/"): v for k, v in before.items() if k.startswith("outside/")}
 
 
 # The corpus cases whose refusal is inside a regular file's text: located at a line of it (Inspect's
