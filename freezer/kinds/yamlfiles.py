@@ -35,8 +35,6 @@ from freezer.runtime.limits import MAX_WHOLE_FILE_BYTES
 
 # Fixture fields that name files of the drafts, which are frozen and hashed with the version.
 FILE_FIELDS = ("assets", "graders")
-# The fixture fields that hold file:line sites in the code under test.
-SITE_LISTS = ("ground_truth", "traps")
 VERSION_FILE = "version.yaml"
 # The field of a parsed fixture listing the files of the suite its named Python files import
 # (its dependency closure beyond what it names), counted by their content as the file fields are.

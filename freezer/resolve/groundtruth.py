@@ -13,10 +13,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from freezer.domain.model import Site
+from freezer.domain.model import SITE_LISTS, Site
 from freezer.domain.problems import Problem
 from freezer.git.gitrepo import CodeRepo
-from freezer.kinds.yamlfiles import SITE_LISTS
 from freezer.parse.document import YamlDocument
 from freezer.resolve.grep import GrepResult, Ripgrep, count_many, locate
 from freezer.resolve.rgflags import flag_problems

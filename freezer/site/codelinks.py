@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from freezer.domain.jsontypes import JsonObject
-from freezer.kinds.yamlfiles import SITE_LISTS
+from freezer.domain.model import SITE_LISTS
 
 # The hosts whose blob URLs are known: host -> the path between the repository and the SHA.
 _BLOB = {"github.com": "blob", "gitlab.com": "-/blob"}

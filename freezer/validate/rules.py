@@ -12,9 +12,10 @@ from freezer.domain import taskid
 from freezer.domain.findings import JsonPath
 from freezer.domain.fixtureclass import class_counts
 from freezer.domain.jsontypes import JsonValue, as_object
+from freezer.domain.model import SITE_LISTS
 from freezer.domain.problems import Problem
 from freezer.git.globs import glob_problem
-from freezer.kinds.yamlfiles import FILE_FIELDS, SITE_LISTS
+from freezer.kinds.yamlfiles import FILE_FIELDS
 from freezer.parse.document import YamlDocument
 from freezer.resolve.rgflags import flag_problems
 from freezer.validate.namedfiles import AssetFiles
