@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -127,7 +126,7 @@ def write_atomically(target: Path, data: str | bytes, *, what: str = "the file",
             hint="remove it, then run again",
         )
     wanted = mode if mode is not None else (stat.S_IMODE(existing) if existing is not None else None)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     try:
         # 0o644 goes through the umask like any new file; an explicit or kept mode is set exactly.
