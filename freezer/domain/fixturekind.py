@@ -22,6 +22,8 @@ FixtureKindName = str
 # manifest without a fixture_kind record (every graph and generic version, and every version cut
 # before kinds existed) is read as this kind, so those manifests stay byte for byte as they were.
 YAML_FILES = "yaml"
+# The fields of that format that hold file:line sites in the code under test (domain.model.Site).
+SITE_LISTS = ("ground_truth", "traps")
 # The rules by which a fixture's dependency closure is computed (freezer.kinds.closure): 0, what a
 # fixture names (every version cut before the closure existed: a manifest without
 # "dependency_closure"); 1, also what its Python modules import and an lm-eval group's overrides;

@@ -22,8 +22,6 @@ from freezer.domain.jsontypes import JsonObject
 Raw = Mapping[str, Any]
 # A fixture's status (the schemas' enum): landed fixtures are the benchmark; dropped ones are history.
 FixtureStatus = Literal["landed", "dropped"]
-# The fixture fields that hold file:line sites in the code under test (lists of Site).
-SITE_LISTS = ("ground_truth", "traps")
 
 
 @dataclass(slots=True)  # not frozen: a cut builds one per site, and frozen dataclasses build 3x slower

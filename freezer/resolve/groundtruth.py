@@ -13,7 +13,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from freezer.domain.model import SITE_LISTS, Site
+from freezer.domain.fixturekind import SITE_LISTS
+from freezer.domain.model import Site
 from freezer.domain.problems import Problem
 from freezer.git.gitrepo import CodeRepo
 from freezer.parse.document import YamlDocument

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from freezer.domain.fixturekind import SITE_LISTS
 from freezer.domain.jsontypes import JsonObject
-from freezer.domain.model import SITE_LISTS
 
 # The hosts whose blob URLs are known: host -> the path between the repository and the SHA.
 _BLOB = {"github.com": "blob", "gitlab.com": "-/blob"}

@@ -11,8 +11,8 @@ from collections.abc import Collection, Iterable, Iterator, Sequence, Set
 from freezer.domain import taskid
 from freezer.domain.findings import JsonPath
 from freezer.domain.fixtureclass import class_counts
+from freezer.domain.fixturekind import SITE_LISTS
 from freezer.domain.jsontypes import JsonValue, as_object
-from freezer.domain.model import SITE_LISTS
 from freezer.domain.problems import Problem
 from freezer.git.globs import glob_problem
 from freezer.kinds.yamlfiles import FILE_FIELDS
