@@ -166,3 +166,16 @@ def test_check_with_a_new_version_still_audits_it(demo_build: Path, tmp_path: Pa
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "graph_v3" in proc.stdout, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_check_of_a_registry_without_stored_results_imports_not_their_guard(
+    v2_frozen_build: Path, tmp_path: Path
+) -> None:
+    """The stored results' guard (its row schema and dataclasses) serves a registry that has a
+    results/ folder (the demo's has); graph_v1 and graph_v2 alone have none."""
+    root = tmp_path / "reg"
+    shutil.copytree(v2_frozen_build, root, symlinks=True)
+    assert not (root / "results").exists()
+    names = imported(["check"], root)
+    assert "freezer.guard.check" in names  # it did check
+    assert loaded(names, ("freezer.guard.storedresults", "freezer.schema.resultrow", "shutil")) == []

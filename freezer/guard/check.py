@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING
 from freezer.domain.errors import FreezerError
 from freezer.domain.problems import Problem, display_path
 from freezer.git.registrygit import BaseTree, Change, RegistryGit
-from freezer.guard import storedresults
 from freezer.guard.drift import drift
 from freezer.guard.place import frozen_in_base, registry_place
 from freezer.registry import registry
@@ -355,7 +354,7 @@ def check(config: RegistryConfig, base: str | None, code: CodeChecks | None = No
         status_log_before = tree.blob(STATUS_LOG)
         checkpoint_before = tree.blob(CHECKPOINT)
         envelopes_before = {name: tree.blob(f"{SIGNATURES}/{name}") for name in tree.names(SIGNATURES)}
-        stored_before = storedresults.in_base(tree)
+        stored_before = _stored_in_base(tree)
     _guard_envelopes(config.root, envelopes_before, report)
     _guard_status_log(config.root, status_log_before, report)
     _guard_checkpoint(config, checkpoint_before, report)
@@ -368,8 +367,22 @@ def check(config: RegistryConfig, base: str | None, code: CodeChecks | None = No
     _guard_frozen(git, base_sha, {f: sorted(n) for f, n in frozen_by_folder.items()}, config.root, report)
     _new_versions(config, frozen_by_folder, code or CodeChecks(), report)
     report.problems.extend(drift(config))
-    stored_changes = git.changes(base_sha, [storedresults.RESULTS_FOLDER])
-    report.problems.extend(storedresults.append_only(stored_changes, config.root))
-    unchanged = stored_before - {change.path for change in stored_changes}
-    report.problems.extend(storedresults.verify(config, unchanged=unchanged))
+    here = config.root / registry.RESULTS_FOLDER
+    if stored_before or here.exists() or here.is_symlink():
+        # Local: the stored results' guard (its row schema, its dataclasses) serves a registry that has some.
+        from freezer.guard import storedresults
+
+        stored_changes = git.changes(base_sha, [registry.RESULTS_FOLDER])
+        report.problems.extend(storedresults.append_only(stored_changes, config.root))
+        unchanged = stored_before - {change.path for change in stored_changes}
+        report.problems.extend(storedresults.verify(config, unchanged=unchanged))
     return report
+
+
+def _stored_in_base(tree: BaseTree) -> set[str]:
+    """The stored results files the base holds; none, without importing their guard, when it has no results folder."""
+    if not tree.names(registry.RESULTS_FOLDER):
+        return set()
+    from freezer.guard import storedresults  # local: as in check()
+
+    return storedresults.in_base(tree)

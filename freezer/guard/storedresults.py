@@ -37,7 +37,6 @@ from freezer.runtime.limits import MAX_RESULT_PROBLEMS
 from freezer.runtime.paths import unsafe_folder_reason
 from freezer.schema.resultrow import ResultRow, is_row, row_problems
 
-RESULTS_FOLDER = "results"
 STORE_FORMAT = 1
 _ID_LENGTH = 16
 _FILE_NAME = re.compile(rf"[0-9a-f]{{{_ID_LENGTH}}}\.jsonl")
@@ -90,7 +89,7 @@ class StoredRun:
         return self.source_sha256[:_ID_LENGTH]
 
     def relative_path(self) -> str:
-        return f"{RESULTS_FOLDER}/{self.version}/{self.run_id}.jsonl"
+        return f"{registry.RESULTS_FOLDER}/{self.version}/{self.run_id}.jsonl"
 
     def row_json(self, row: StoredRow) -> JsonObject:
         """A stored row as the result row it is (the header's fields in it)."""
@@ -185,9 +184,9 @@ class _Found:
 def in_base(tree: BaseTree) -> set[str]:
     """Every stored file the base holds, by its path from the registry root."""
     return {
-        f"{RESULTS_FOLDER}/{version}/{name}"
-        for version in tree.names(RESULTS_FOLDER)
-        for name in tree.names(f"{RESULTS_FOLDER}/{version}")
+        f"{registry.RESULTS_FOLDER}/{version}/{name}"
+        for version in tree.names(registry.RESULTS_FOLDER)
+        for name in tree.names(f"{registry.RESULTS_FOLDER}/{version}")
     }
 
 
@@ -215,7 +214,7 @@ def append_only(changes: list[Change], root: Path) -> list[Problem]:
 def stored_files(root: Path) -> list[Path]:
     """Every entry below ``results/`` at depth two (folders and links too: the verification says what
     is wrong with each), in a stable order."""
-    folder = root / RESULTS_FOLDER
+    folder = root / registry.RESULTS_FOLDER
     if not folder.is_dir() or folder.is_symlink():
         return []
     return sorted(entry for version in sorted(folder.iterdir()) for entry in _entries(version))
@@ -235,7 +234,7 @@ def verify(
     registry root) that a base holds as they are now, which ``check`` verified when they came in and
     leaves to ``audit``, so a check reads only what its change adds."""
     root = config.root
-    folder = root / RESULTS_FOLDER
+    folder = root / registry.RESULTS_FOLDER
     found = _Found()
     if not folder.exists() and not folder.is_symlink():
         return []

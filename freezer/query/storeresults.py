@@ -15,8 +15,9 @@ from pathlib import Path
 
 from freezer.domain.errors import FreezerError, InvalidInput
 from freezer.domain.problems import display_path
-from freezer.guard.storedresults import RESULTS_FOLDER, SourceFile, StoredRow, StoredRun
+from freezer.guard.storedresults import SourceFile, StoredRow, StoredRun
 from freezer.query.harness import Imported, harbor, import_files
+from freezer.registry import registry
 from freezer.registry.config import RegistryConfig
 from freezer.runtime import writing
 from freezer.runtime.hashing import digest_file
@@ -97,7 +98,7 @@ def add(
             )
         # Before anything is read: a results/ or results/<version>/ that is a link would have the
         # file found below it (stored outside the registry) count as stored already.
-        for folder in (root / RESULTS_FOLDER, target.parent):
+        for folder in (root / registry.RESULTS_FOLDER, target.parent):
             require_safe(root, folder, "the stored results folder")
         if target.exists() or target.is_symlink():
             if read_whole(target, MAX_RESULTS_FILE_BYTES) == data:
@@ -115,7 +116,7 @@ def _write_new(root: Path, target: Path, data: bytes) -> None:
     """Write the stored file, its folders made when missing; on failure, folders this call made are removed."""
     made: list[Path] = []
     try:
-        for folder in (root / RESULTS_FOLDER, target.parent):
+        for folder in (root / registry.RESULTS_FOLDER, target.parent):
             require_safe(root, folder, "the stored results folder")
             if folder.exists():
                 continue

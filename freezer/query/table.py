@@ -25,6 +25,7 @@ from freezer.domain.errors import UsageError
 from freezer.domain.problems import Problem
 from freezer.guard import storedresults
 from freezer.query import results
+from freezer.registry import registry
 from freezer.registry.config import RegistryConfig
 from freezer.registry.model import Registry, Suite
 from freezer.registry.record import read
@@ -169,7 +170,7 @@ def table(config: RegistryConfig, suite: str | None = None) -> Leaderboard:
 
 def _suite_table(config: RegistryConfig, suite: Suite, view: verified.VerifiedView) -> SuiteTable:
     out = SuiteTable(suite.config.name)
-    frozen = [v for v in suite.versions() if (config.root / storedresults.RESULTS_FOLDER / v.name).exists()]
+    frozen = [v for v in suite.versions() if (config.root / registry.RESULTS_FOLDER / v.name).exists()]
     if not frozen:
         return out
     out.problems = storedresults.verify(config, {v.name for v in frozen})
@@ -224,7 +225,7 @@ def _suite_table(config: RegistryConfig, suite: Suite, view: verified.VerifiedVi
 
 
 def _stored(root: Path, version: str) -> Iterator[Path]:
-    yield from sorted((root / storedresults.RESULTS_FOLDER / version).glob("*.jsonl"))
+    yield from sorted((root / registry.RESULTS_FOLDER / version).glob("*.jsonl"))
 
 
 @dataclass

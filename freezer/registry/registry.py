@@ -28,6 +28,8 @@ DELTA = "delta.json"
 COMPARABILITY = "comparability.json"
 STATEMENT = "provenance.json"  # the provenance statement (manifest format 3), see freezer.render.attest
 FROZEN_SCHEMA = "fixture.schema.json"  # a suite's own fixture schema, as frozen with the version
+# The folder beside versions/ where imported results are stored, one folder per version (freezer.guard.storedresults).
+RESULTS_FOLDER = "results"
 GITATTRIBUTES = ".gitattributes"
 # The one grammar of a version's label and of its folder's name, used by every module: v2, 2 and
 # graph_v2 name the same version. Always fullmatch: a pattern's `$` would also accept a trailing newline.
