@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import tempfile
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +77,6 @@ class _JsonPlaces:
     """Where a value of a ``.json`` log is: its line and column, from the strict document."""
 
     def __init__(self, doc: jsondoc.JsonDocument) -> None:
-        self.doc = doc
         listed = doc.value.get("samples") if isinstance(doc.value, dict) else None
         # Inspect's summaries are its samples in the file's order; found by (id, epoch) all the same,
         # so that the place never rests on that order.
@@ -84,6 +84,9 @@ class _JsonPlaces:
         for index, sample in enumerate(listed if isinstance(listed, list) else []):
             if isinstance(sample, dict):
                 self.samples.setdefault((str(sample.get("id")), sample.get("epoch")), index)
+        # Only the text locates a value: the parsed log (several times the text's size) is let go
+        # before Inspect's reader parses the log again.
+        self.doc = replace(doc, value=None)
 
     def header(self, scores: Scores, path: JsonPath, message: str) -> None:
         scores.refuse_at(self.doc, path, message)
