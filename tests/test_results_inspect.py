@@ -128,3 +128,9 @@ def test_unknown_sample_in_an_eval_log_names_its_member(demo: Path, tmp_path: Pa
         "swe_v1",
         f"{log}::samples/toyshop__cart-999_epoch_1.json: $.id: 'toyshop__cart-999' names no landed fixture",
     )
+
+
+def test_json_log_without_samples_is_refused_at_its_empty_list(demo: Path, tmp_path: Path) -> None:
+    log = _inspect(tmp_path, {}, suffix=".json")
+    place = _after(log.read_text(), '\n  "samples": ')  # the log's own, not eval.dataset's
+    _refused(demo, "inspect", [log], "swe_v1", f"{log}:{place}: $.samples: the log holds no samples")

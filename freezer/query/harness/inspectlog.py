@@ -80,10 +80,10 @@ class _JsonPlaces:
         listed = doc.value.get("samples") if isinstance(doc.value, dict) else None
         # Inspect's summaries are its samples in the file's order; found by (id, epoch) all the same,
         # so that the place never rests on that order.
-        self.samples: dict[tuple[str, object], int] = {}
+        self.index: dict[tuple[str, object], int] = {}
         for index, sample in enumerate(listed if isinstance(listed, list) else []):
             if isinstance(sample, dict):
-                self.samples.setdefault((str(sample.get("id")), sample.get("epoch")), index)
+                self.index.setdefault((str(sample.get("id")), sample.get("epoch")), index)
         # Only the text locates a value: the parsed log (several times the text's size) is let go
         # before Inspect's reader parses the log again.
         self.doc = replace(doc, value=None)
@@ -95,7 +95,7 @@ class _JsonPlaces:
         scores.refuse_at(self.doc, ("samples",), message)
 
     def sample(self, scores: Scores, name: str, epoch: int, path: JsonPath, message: str) -> None:
-        index = self.samples.get((name, epoch))
+        index = self.index.get((name, epoch))
         scores.refuse_at(self.doc, ("samples",) if index is None else ("samples", index, *path), message)
 
 
