@@ -16,21 +16,32 @@ Checks this format allows: each sample id is a landed fixture; the log finished 
 and every sample was scored; ``eval.task_version``, the version of the whole Inspect task, names
 the frozen version (its number, ``v<number>`` or its name) unless it is Inspect's default 0, which
 records no version and is reported as not checked. Inspect records no hash of a sample's content.
+
+A ``.json`` log is first read strictly (:mod:`.jsondoc`: no NaN, no key given twice), because
+Inspect's reader takes a key given twice at its last value and NaN as a number: a log that says two
+things at once is refused at ``file:line:col`` before Inspect reads it. Inspect's reader still
+interprets it. Every refusal says where: in a ``.json`` log at the value's ``file:line:col``; in a
+``.eval`` (a zip, where there is no line) at the archive member that holds the value,
+``log.eval::header.json`` (status, task version) or ``log.eval::samples/<id>_epoch_<n>.json`` (a
+sample), with the JSON path inside it.
 """
 
 from __future__ import annotations
 
 import tempfile
+import zipfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from freezer.domain.errors import UsageError
-from freezer.domain.escape import clipped, quoted, quoted_names
+from freezer.domain.escape import clipped, quoted, quoted_names, visible
+from freezer.domain.findings import JsonPath
 from freezer.domain.problems import Problem, display_path
 from freezer.query.harness import archive, jsondoc
 from freezer.query.harness.target import Scores, run_name, score_value
-from freezer.runtime.reading import ReadRefused
+from freezer.runtime.limits import MAX_INSPECT_MEMBER_BYTES
+from freezer.runtime.reading import ReadRefused, read_bounded
 
 HARNESS = "inspect"
 EXTRA = "pip install 'freezer-bench[inspect]'"
@@ -62,27 +73,96 @@ def _reader() -> Any:
     return log
 
 
-def _refused(path: Path, copy: Path, exc: Exception) -> Problem:
-    """Why Inspect could not read the log (its copy); for a .json log, where its JSON breaks."""
+class _JsonPlaces:
+    """Where a value of a ``.json`` log is: its line and column, from the strict document."""
+
+    def __init__(self, doc: jsondoc.JsonDocument) -> None:
+        listed = doc.value.get("samples") if isinstance(doc.value, dict) else None
+        # Inspect's summaries are its samples in the file's order; found by (id, epoch) all the same,
+        # so that the place never rests on that order.
+        self.index: dict[tuple[str, object], int] = {}
+        for index, sample in enumerate(listed if isinstance(listed, list) else []):
+            if isinstance(sample, dict):
+                self.index.setdefault((str(sample.get("id")), sample.get("epoch")), index)
+        # Only the text locates a value: the parsed log (several times the text's size) is let go
+        # before Inspect's reader parses the log again.
+        self.doc = replace(doc, value=None)
+
+    def header(self, scores: Scores, path: JsonPath, message: str) -> None:
+        scores.refuse_at(self.doc, path, message)
+
+    def samples(self, scores: Scores, message: str) -> None:
+        scores.refuse_at(self.doc, ("samples",), message)
+
+    def sample(self, scores: Scores, name: str, epoch: int, path: JsonPath, message: str) -> None:
+        index = self.index.get((name, epoch))
+        scores.refuse_at(self.doc, ("samples",) if index is None else ("samples", index, *path), message)
+
+
+class _ArchivePlaces:
+    """Where a value of a ``.eval`` log is: the zip member that holds it, as Inspect's writer names
+    them (``header.json``; ``samples/<id>_epoch_<n>.json``), the member's JSON path beside it."""
+
+    def __init__(self, shown: str, members: frozenset[str]) -> None:
+        self.shown, self.members = shown, members
+
+    def _refuse(self, scores: Scores, member: str | None, path: JsonPath, message: str) -> None:
+        where = self.shown if member is None else f"{self.shown}::{visible(clipped(member, 120))}"
+        scores.refuse(Problem(where, None, None, path, message, jsondoc.LAYER))
+
+    def header(self, scores: Scores, path: JsonPath, message: str) -> None:
+        # A log still running has no header.json yet: Inspect reads its start from the journal.
+        member = next((m for m in ("header.json", "_journal/start.json") if m in self.members), None)
+        self._refuse(scores, member, path if member else (), message)
+
+    def samples(self, scores: Scores, message: str) -> None:
+        self._refuse(scores, None, (), message)  # no member holds samples that are not there
+
+    def sample(self, scores: Scores, name: str, epoch: int, path: JsonPath, message: str) -> None:
+        member = f"samples/{name}_epoch_{epoch}.json"
+        if member not in self.members:  # a summary without its sample: the summaries hold it
+            member, path = "summaries.json", ()
+        self._refuse(scores, member, path, message)
+
+
+def _places(path: Path, copy: Path) -> _JsonPlaces | _ArchivePlaces | Problem:
+    """How to say where a value of the log is; for a ``.json`` log read strictly first, the problem
+    that keeps it from Inspect's reader."""
     if path.suffix == ".json":
         try:
-            jsondoc.load(copy)
+            return _JsonPlaces(jsondoc.parse(path, read_bounded(copy, MAX_INSPECT_MEMBER_BYTES)))
+        except ReadRefused as exc:
+            return jsondoc.file_problem(path, f"{exc}; not handed to Inspect's reader")
         except jsondoc.DocumentRefused as refused:
-            return replace(refused.problem, file=display_path(path))
+            return refused.problem
+    try:
+        with zipfile.ZipFile(copy) as log:
+            members = frozenset(log.namelist())
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError):
+        members = frozenset()  # no zip: Inspect's reader says so, before any place is asked for
+    return _ArchivePlaces(display_path(path), members)
+
+
+def _refused(path: Path, copy: Path, exc: Exception) -> Problem:
+    """Why Inspect could not read the log (its copy), in its words, the copy's name made the user's."""
     first = (str(exc).strip().splitlines() or [type(exc).__name__])[0].replace(str(copy), display_path(path))
     return jsondoc.file_problem(path, f"Inspect cannot read it as an eval log: {clipped(first, 160)}")
 
 
 def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, below: Path | None = None) -> None:
     """Add the samples' scores of one eval log to ``scores``, or its problems. Inspect reads a
-    private copy, made and checked by :mod:`.archive`, never the path itself."""
+    private copy, made and checked by :mod:`.archive` (and for a ``.json`` log, read strictly
+    first), never the path itself."""
     log = _reader()
-    shown = display_path(path)
     with tempfile.TemporaryDirectory(prefix="freezer-inspect-") as folder:
         try:
             copy = archive.private_copy(path, Path(folder))
         except (ReadRefused, archive.ArchiveRefused) as exc:
             scores.refuse(jsondoc.file_problem(path, f"{exc}; not handed to Inspect's reader"))
+            return
+        places = _places(path, copy)
+        if isinstance(places, Problem):
+            scores.refuse(places)
             return
         try:
             header = log.read_eval_log(str(copy), header_only=True)
@@ -91,19 +171,20 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, bel
             scores.refuse(_refused(path, copy, exc))
             return
     target = scores.target
-
-    def refuse(where: str, message: str) -> None:
-        scores.refuse(Problem(shown, None, None, (), f"{where}: {message}", jsondoc.LAYER))
+    shown = display_path(path)
 
     if header.status != "success":
-        refuse("status", f"the eval ended {header.status!r}, not 'success': finish it (inspect eval-retry)")
+        places.header(
+            scores, ("status",), f"the eval ended {header.status!r}, not 'success': finish it (inspect eval-retry)"
+        )
         return
     version = header.eval.task_version
     if version in (0, "0"):
         scores.unchecked.add(f"{shown}: eval.task_version is Inspect's default 0 (no version recorded)")
     elif str(version) not in target.labels():
-        refuse(
-            "eval.task_version",
+        places.header(
+            scores,
+            ("eval", "task_version"),
             f"{header.eval.task} ran at task version {version!r}; the frozen version is {target.name} "
             f"(version {target.number}): set the task's version to {target.number}",
         )
@@ -111,34 +192,38 @@ def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, bel
     this_run = run or run_name(header.eval.model, header.eval.run_id)
     scores.recorded(header.eval.model, (header.eval.packages or {}).get("inspect_ai"))
     if not samples:
-        refuse("samples", "the log holds no samples (was it written with --no-log-samples?)")
+        places.samples(scores, "the log holds no samples (was it written with --no-log-samples?)")
     for sample in samples:
         name = str(sample.id)
-        where = f"samples[id={clipped(name, 60)}, epoch={sample.epoch}]"
+        subject = f"sample {quoted(name)} (epoch {sample.epoch})"
         task = target.task_id(name)
         if task is None:
-            refuse(where, target.unknown(name))
+            places.sample(scores, name, sample.epoch, ("id",), target.unknown(name))
             continue
         if sample.error is not None or not sample.scores:
-            refuse(where, "has no score (the sample errored or was not scored): rerun it")
+            message = f"{subject} has no score (the sample errored or was not scored): rerun it"
+            places.sample(scores, name, sample.epoch, ("scores",), message)
             continue
         if metric is None and len(sample.scores) > 1:
-            refuse(
-                where, f"has several scorers ({quoted_names(sample.scores)}): name the one that scores it with --metric"
-            )
+            several = quoted_names(sample.scores)
+            message = f"{subject} has several scorers ({several}): name the one that scores it with --metric"
+            places.sample(scores, name, sample.epoch, ("scores",), message)
             continue
         chosen = metric if metric is not None else next(iter(sample.scores))
         got = sample.scores.get(chosen)
         if got is None:
-            refuse(where, f"has no scorer {quoted(chosen)}; its scorers: {quoted_names(sample.scores)}")
+            message = f"{subject} has no scorer {quoted(chosen)}; its scorers: {quoted_names(sample.scores)}"
+            places.sample(scores, name, sample.epoch, ("scores",), message)
             continue
+        value_at = ("scores", chosen, "value")
         if isinstance(got.value, (dict, list)):
-            refuse(
-                where, f"scorer {chosen}'s value is a {type(got.value).__name__}: freezer takes one number per fixture"
-            )
+            kind = type(got.value).__name__
+            message = f"{subject}: scorer {chosen}'s value is a {kind}: freezer takes one number per fixture"
+            places.sample(scores, name, sample.epoch, value_at, message)
             continue
         score = _number(got.value)
         if score is None:
-            refuse(where, f"scorer {chosen}'s value {quoted(got.value)} is no score from 0 to 1")
+            message = f"{subject}: scorer {chosen}'s value {quoted(got.value)} is no score from 0 to 1"
+            places.sample(scores, name, sample.epoch, value_at, message)
             continue
         scores.add(this_run, task, score)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,11 +91,22 @@ def read_file(path: Path, below: Path | None, limit: int) -> bytes:
 def load(path: Path, below: Path | None = None) -> JsonDocument:
     """The strict JSON document of ``path`` (read as :func:`read_file`), or :class:`DocumentRefused`
     with its place."""
-    shown = display_path(path)
     try:
         raw = read_file(path, below, MAX_METADATA_BYTES)
     except ReadRefused as exc:
         raise DocumentRefused(file_problem(path, str(exc))) from None
+    return parse(path, raw)
+
+
+# The strict parser reads the document as one line: the place of a key's first copy is a column of
+# the whole text, which in a pretty-printed file only a line and a column can show.
+_FIRST_AT = re.compile(r"\(first at column (\d+)\)")
+
+
+def parse(path: Path, raw: bytes) -> JsonDocument:
+    """The strict JSON document of the bytes ``raw``, already read from ``path``, or
+    :class:`DocumentRefused` with its place."""
+    shown = display_path(path)
     try:
         value = strictjson.parse_line(raw)
     except strictjson.LineRefused as exc:
@@ -107,5 +119,8 @@ def load(path: Path, below: Path | None = None) -> JsonDocument:
             where = _line_col(text, exc.col - 1)
         else:
             where = _line_col(text, exc.col - 1)  # a strict fault: its column counts from the file's start
-        raise DocumentRefused(Problem(shown, *where, exc.path, exc.message, LAYER)) from None
+        message = _FIRST_AT.sub(
+            lambda first: "(first at line {}, column {})".format(*_line_col(text, int(first[1]) - 1)), exc.message
+        )
+        raise DocumentRefused(Problem(shown, *where, exc.path, message, LAYER)) from None
     return JsonDocument(shown, raw.decode("utf-8"), value)
