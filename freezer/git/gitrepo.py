@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from freezer.domain.errors import GitError
 from freezer.domain.problems import display_path
@@ -35,7 +35,9 @@ from freezer.git.gitpolicy import (
 )
 from freezer.git.globs import compile_glob
 from freezer.git.history import Commit, History
-from freezer.git.trees import TreeCache
+
+if TYPE_CHECKING:
+    from freezer.git.trees import TreeCache
 
 __all__ = [
     "DETERMINISTIC_ENV",
@@ -274,6 +276,9 @@ class CodeRepo(History):
     def checkout(self, sha: str) -> Path:
         """The tree of ``sha`` written out as files, for ripgrep (:mod:`freezer.git.trees`)."""
         if self._checkouts is None:
+            # Local: writing trees out (tempfile, shutil) serves Gate B's rg, not ground truth or a hook.
+            from freezer.git.trees import TreeCache
+
             self._checkouts = TreeCache(self)
         return self._checkouts.path(sha)
 
