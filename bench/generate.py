@@ -202,9 +202,10 @@ memory_mb = 2048
 DIGEST = "sha256:" + "3f" * 32
 
 
-def folder_task(folder: Path, index: int, files: int, rng: random.Random) -> None:
-    """One task folder of ``files`` files: task.toml, instruction.md, environment/Dockerfile,
-    tests/test.sh (executable), then inputs under environment/ and expected outputs under tests/."""
+def folder_task(folder: Path, index: int, files: int, rng: random.Random, image: str = "") -> None:
+    """One task folder of ``files`` files: task.toml, instruction.md, environment/Dockerfile (FROM
+    ``image``, else an image pinned by digest), tests/test.sh (executable), then inputs under
+    environment/ and expected outputs under tests/."""
     name = f"task-{index:06d}"
     (folder / "environment" / "data").mkdir(parents=True)
     (folder / "tests" / "expected").mkdir(parents=True)
@@ -215,7 +216,7 @@ def folder_task(folder: Path, index: int, files: int, rng: random.Random) -> Non
     (folder / "task.toml").write_text(TASK_TOML.format(difficulty=rng.choice(("easy", "medium", "hard")), name=name))
     (folder / "instruction.md").write_text(f"# {name}\n\n{prose(60)}\n\n{prose(40)}\n")
     (folder / "environment" / "Dockerfile").write_text(
-        f"FROM python:3.12-slim@{DIGEST}\nWORKDIR /app\nCOPY data/ /app/data/\n"
+        f"FROM {image or f'python:3.12-slim@{DIGEST}'}\nWORKDIR /app\nCOPY data/ /app/data/\n"
     )
     test = folder / "tests" / "test.sh"
     test.write_text(f"#!/bin/bash\nset -euo pipefail\ndiff -r /app/out /tests/expected  # {prose(6)}\n")
@@ -228,15 +229,17 @@ def folder_task(folder: Path, index: int, files: int, rng: random.Random) -> Non
         (where / f"part-{number:02d}.txt").write_text(lines)
 
 
-def folders_registry(root: Path, tasks: int, files: int = 30, seed: int = 1) -> Path:
+def folders_registry(root: Path, tasks: int, files: int = 30, seed: int = 1, images: tuple[str, ...] = ()) -> Path:
     """A registry (a git repository) whose one suite is ``tasks`` task folders of ``files`` files each,
-    kind folders, with no code under test."""
+    kind folders, with no code under test. With ``images`` (names by tag), task N's Dockerfile starts
+    FROM images[N % len(images)], as a real suite shares a handful of base images."""
     if root.exists():
         shutil.rmtree(root)
     rng = random.Random(seed)
     drafts = root / "drafts"
     for index in range(tasks):
-        folder_task(drafts / "tasks" / f"task-{index:06d}", index, files, rng)
+        image = images[index % len(images)] if images else ""
+        folder_task(drafts / "tasks" / f"task-{index:06d}", index, files, rng, image)
     (drafts / "version.yaml").write_text(
         "suite: bench\nversion: 1\ntitle: Synthetic task folders\n"
         "purpose: Synthetic folders suite for freezer's benchmarks.\n"

@@ -105,6 +105,8 @@ class Result:
     # A workload whose one run takes minutes (its inputs just written, so already in the page cache)
     # is run this many times at most, without the warm-up run.
     most_runs: int | None = None
+    # The side every other is compared with (freezer / side): the freezer command the workload is named for.
+    main: str = "freezer"
 
     def side(self, name: str) -> Side:
         return next(s for s in self.sides if s.name == name)
@@ -127,9 +129,10 @@ class Result:
         return self
 
     def to_json(self) -> dict[str, object]:
-        freezer = self.side("freezer")
+        freezer = self.side(self.main)
         return {
             "workload": self.workload,
+            "main": self.main,
             "sides": [
                 {
                     "name": s.name,

@@ -44,8 +44,9 @@ def _summary(rows: list[dict[str, Any]]) -> list[str]:
     ]
     for row in rows:
         sides = {s["name"]: s for s in row["sides"]}
-        freezer = sides["freezer"]
-        single = sides.get("freezer, 1 core")
+        main = row.get("main", "freezer")  # results written before a workload could name its main side
+        freezer = sides[main]
+        single = sides.get(f"{main}, 1 core")
         peer = next((s for s in row["sides"] if s["role"] == "peer"), None)
         limit = next((s for s in row["sides"] if s["role"] == "limit"), None)
         lines.append(

@@ -28,6 +28,7 @@ sys.path.insert(0, str(HERE))
 
 import generate  # noqa: E402
 import report  # noqa: E402
+from harborscale import bench_harbor_scale  # noqa: E402
 from harness import ENV, FREEZER, PY, REPO, Bar, Result, Sample, Side, machine, run_command  # noqa: E402
 from leaderboard import bench_stored_results  # noqa: E402
 from workloads import (  # noqa: E402
@@ -59,6 +60,7 @@ class Sizes:
     check: int  # frozen versions
     cut: int  # fixtures
     folders: int  # task folders of about 30 files each
+    harbor: int  # Harbor-style task folders of 6 files, locked, cut 3 times, compared, rendered (issue 38)
     gate_b: tuple[int, ...]
     tree: tuple[int, int]  # files, bytes
     against: tuple[int, int]  # versions, fixtures
@@ -79,6 +81,7 @@ SIZES = {
         check=10,
         cut=30,
         folders=10,
+        harbor=20,
         gate_b=(20,),
         tree=(100, 1 << 20),
         against=(2, 10),
@@ -96,6 +99,7 @@ SIZES = {
         check=100,
         cut=10_000,
         folders=3_500,
+        harbor=3_500,
         gate_b=(100, 2_000),
         tree=(10_000, 200 << 20),
         against=(10, 1_000),
@@ -116,7 +120,8 @@ def main() -> None:
     parser.add_argument(
         "--only",
         metavar="WORD",
-        help="run only the workloads whose builder's name holds WORD (folders: bench_folders); BENCHMARKS.md stays",
+        help="run only the workloads whose builder's name holds WORD (folders: bench_folders;"
+        " harbor: bench_harbor_scale); BENCHMARKS.md stays",
     )
     args = parser.parse_args()
     mode = "quick" if args.quick else "full"
@@ -128,7 +133,7 @@ def main() -> None:
     facts = machine()
     try:
         clib = c_loader_env(work)
-        builders: list[Callable[[], Result]] = [
+        builders: list[Callable[[], Result | None]] = [
             *(partial(bench_validate, work, count, profile, clib) for profile, count in size.validate.items()),
             partial(bench_audit, work / "audit", *size.audit),
             partial(bench_ground_truth, work, size.refs),
@@ -137,6 +142,7 @@ def main() -> None:
             partial(bench_cut, work, size.cut),
             partial(bench_cut_assets, work, *size.audit),
             partial(bench_folders, work, size.folders),
+            partial(bench_harbor_scale, work, size.harbor),
             *(partial(bench_gate_b, work, count) for count in size.gate_b),
             partial(bench_materialize, work, *size.tree),
             partial(bench_results_import, work, size.lmeval_unknown),
@@ -149,6 +155,8 @@ def main() -> None:
             if args.only is not None and args.only not in _builder_name(build):
                 continue
             result = build()
+            if result is None:  # its tool is not installed here; the builder said which
+                continue
             # --version is a few ms: ten runs steady it, except in quick mode, which only keeps the harness alive.
             steady = result.workload == "freezer --version" and not args.quick
             result.measure(max(size.runs, 10) if steady else size.runs)
@@ -227,7 +235,7 @@ def bench_hook_imports(work: Path, command: str) -> Result:
     return Result(workload, sides, [Bar(f"≤ {budget} (python -X importtime, summed)", budget, 1.0)])
 
 
-def _builder_name(build: Callable[[], Result]) -> str:
+def _builder_name(build: Callable[[], Result | None]) -> str:
     """The name of a workload before it is built (its builder's function name, e.g. bench_folders)."""
     func = build.func if isinstance(build, partial) else build
     return getattr(func, "__name__", "")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import PurePosixPath
 from typing import TypedDict
 
 from freezer.compare import fieldtext
@@ -22,7 +21,7 @@ from freezer.kinds.yamlfiles import entries
 from freezer.site.codelinks import CodeSite, code_sites
 from freezer.site.filepage import INLINE_BYTES, text_of
 from freezer.site.names import frozen_file_page, version_file
-from freezer.site.versionpage import VersionPage, title_in
+from freezer.site.versionpage import VersionPage, fixture_files_named, title_in
 from freezer.trust.lifecycle import VersionStatus
 from freezer.validate.namedfiles import AssetFiles, named_files
 
@@ -123,12 +122,7 @@ def fixture_files(page: VersionPage, fixture: JsonObject) -> list[JsonObject]:
     version keeps one file per fixture) and every file its file fields name."""
     manifest = page.data.manifest
     files = AssetFiles.of(manifest)
-    wanted: list[str] = []
-    stem = str(fixture["task_id"])
-    for rel in manifest.fixture_names() or [r for r in manifest.files if r.endswith((".yaml", ".yml", ".json"))]:
-        # Named after the fixture (fixtures/ID.yaml), or in its folder (a folders kind's tasks/ID/task.toml).
-        if stem in (PurePosixPath(rel).stem, PurePosixPath(rel).parent.name):
-            wanted.append(rel)
+    wanted = fixture_files_named(page, str(fixture["task_id"]))
     for key in file_fields_of(manifest):
         for entry in entries(fixture, key):
             wanted.extend(named_files(entry, files))

@@ -86,6 +86,11 @@ class VersionPage:
     # Field → input, grading or cosmetic, from the schema the version was cut with (a suite's own
     # frozen copy is vetted as a suite schema is): the fixture page says what each field counts as.
     groups: dict[str, str] = field(default_factory=dict)
+    # The manifest's files by their folder's name, and its fixture files by their stem and their folder's
+    # name, built on first use (folder_files, fixture_files_named): finding one task's files by scanning
+    # every file, for each of thousands of tasks, made the site quadratic (bench/harborscale.py).
+    by_folder: dict[str, list[str]] | None = field(default=None, repr=False, compare=False)
+    fixtures_by_name: dict[str, list[str]] | None = field(default=None, repr=False, compare=False)
 
 
 def _frozen_json(page: VersionPage, name: str) -> JsonObject | None:
@@ -205,9 +210,31 @@ def title_in(page: VersionPage, fixture: JsonObject) -> str:
     own = fixture_title(fixture)
     if own:
         return own
-    task = str(fixture["task_id"])
-    in_folder = [rel for rel in page.data.manifest.files if PurePosixPath(rel).parent.name == task]
-    return folder_title(page.frozen.path, sorted(in_folder))
+    return folder_title(page.frozen.path, folder_files(page, str(fixture["task_id"])))
+
+
+def folder_files(page: VersionPage, folder: str) -> list[str]:
+    """The files the version froze in a folder named ``folder`` (a folder task's own files), sorted."""
+    if page.by_folder is None:
+        index: dict[str, list[str]] = {}
+        for rel in sorted(page.data.manifest.files):
+            index.setdefault(PurePosixPath(rel).parent.name, []).append(rel)
+        page.by_folder = index
+    return list(page.by_folder.get(folder, ()))
+
+
+def fixture_files_named(page: VersionPage, stem: str) -> list[str]:
+    """The fixture files named after ``stem`` (fixtures/ID.yaml) or in its folder (a folders kind's
+    tasks/ID/task.toml), in the manifest's order."""
+    if page.fixtures_by_name is None:
+        manifest = page.data.manifest
+        index: dict[str, list[str]] = {}
+        for rel in manifest.fixture_names() or [r for r in manifest.files if r.endswith((".yaml", ".yml", ".json"))]:
+            path = PurePosixPath(rel)
+            for key in dict.fromkeys((path.stem, path.parent.name)):
+                index.setdefault(key, []).append(rel)
+        page.fixtures_by_name = index
+    return list(page.fixtures_by_name.get(stem, ()))
 
 
 def version_context(page: VersionPage, previous: str | None, chain: list[Side], method_html: str) -> VersionContext:
