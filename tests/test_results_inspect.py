@@ -2,7 +2,8 @@
 
 A ``.json`` log that gives a key twice or holds a NaN is refused at its ``file:line:col`` before
 Inspect's own (lenient) reader sees it; a contradiction in a ``.json`` log is refused at the line of
-the value, and in a ``.eval`` log (a zip: no lines) at the member of the archive that holds it. The
+the value, and in a ``.eval`` log (a zip) at the member of the archive that holds it; a ``.eval``'s
+JSON members that Inspect's reader parses are read as strictly, and refused at ``log.eval::member:line:col``. The
 logs are written by Inspect's own writer (tests/test_results_import.py's ``_inspect``), against a
 real registry from ``freezer demo``; the places expected are found in the written text here, by
 searching it, not by freezer's locator.
@@ -14,6 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hostile import evalzip
 from test_results_import import SWE, _inspect, _refused
 
 pytest.importorskip("inspect_ai")  # the dev extra installs it; the extra is optional for users
@@ -33,6 +35,15 @@ def _at(text: str, needle: str, nth: int = 1) -> str:
         offset = text.index(needle, offset + 1)
     line = text.count("\n", 0, offset) + 1
     return f"{line}:{offset - (text.rfind(chr(10), 0, offset) + 1) + 1}"
+
+
+def _member(log: Path, name: str) -> str:
+    """The text of the archive member ``name``, as Inspect's writer wrote it (zstd: Inspect's import,
+    done by ``_inspect``, lets zipfile read it)."""
+    import zipfile
+
+    with zipfile.ZipFile(log) as archive:
+        return archive.read(name).decode()
 
 
 def _after(text: str, needle: str, nth: int = 1) -> str:
@@ -134,3 +145,51 @@ def test_json_log_without_samples_is_refused_at_its_empty_list(demo: Path, tmp_p
     log = _inspect(tmp_path, {}, suffix=".json")
     place = _after(log.read_text(), '\n  "samples": ')  # the log's own, not eval.dataset's
     _refused(demo, "inspect", [log], "swe_v1", f"{log}:{place}: $.samples: the log holds no samples")
+
+
+def test_eval_log_whose_header_gives_a_key_twice_is_refused_at_the_member_line(demo: Path, tmp_path: Path) -> None:
+    """Inspect's reader would take the last copy (task version 1, the frozen one) and import the log."""
+    log = _inspect(tmp_path, {SWE[0]: "C", SWE[1]: "I"})
+    header = _member(log, "header.json")
+    assert header.count('"task_version":1,') == 1
+    header = header.replace('"task_version":1,', '"task_version":4,"task_version":1,')
+    evalzip.rewrite(log, {"header.json": header.encode()})
+    first_line, first_col = _at(header, '"task_version"').split(":")
+    second = _at(header, '"task_version"', 2)  # the copy given twice: the strict reader stops there
+    _refused(
+        demo,
+        "inspect",
+        [log],
+        "swe_v1",
+        f"{log}::header.json:{second}: $.eval",
+        f"key 'task_version' is given twice (first at line {first_line}, column {first_col}): give it once",
+    )
+
+
+def test_eval_log_with_a_nan_score_is_refused_at_the_sample_member_line(demo: Path, tmp_path: Path) -> None:
+    """Inspect's writer writes a scorer's float("nan") as a bare NaN, in the sample's member and in
+    its summary (which Inspect's summary reader parses as a number)."""
+    log = _inspect(tmp_path, {SWE[0]: "C", SWE[1]: "I"})
+    member = f"samples/{SWE[1]}_epoch_1.json"
+    sample, summaries = _member(log, member), _member(log, "summaries.json")
+    assert sample.count('"value":"I"') == 1 and summaries.count('"value":"I"') == 1
+    sample = sample.replace('"value":"I"', '"value":NaN')
+    evalzip.rewrite(
+        log, {member: sample.encode(), "summaries.json": summaries.replace('"value":"I"', '"value":NaN').encode()}
+    )
+    place = _after(sample, '"value":')
+    _refused(demo, "inspect", [log], "swe_v1", f"{log}::{member}:{place}: $.scores.match.value: NaN is not JSON")
+
+
+def test_eval_log_whose_summary_alone_gives_a_key_twice_is_refused_at_the_summaries_line(
+    demo: Path, tmp_path: Path
+) -> None:
+    """The summaries are what Inspect's summary reader parses (the score freezer imports); when the
+    sample's own member does not say the same, the refusal stays at the summaries."""
+    log = _inspect(tmp_path, {SWE[0]: "C", SWE[1]: "I"})
+    summaries = _member(log, "summaries.json")
+    assert summaries.count('"value":"I",') == 1
+    summaries = summaries.replace('"value":"I",', '"value":"C","value":"I",')
+    evalzip.rewrite(log, {"summaries.json": summaries.encode()})
+    second = _at(summaries, '"value"', 3)  # the first summary's value, then the two of the second
+    _refused(demo, "inspect", [log], "swe_v1", f"{log}::summaries.json:{second}: $[1].scores.match", "given twice")

@@ -19,15 +19,20 @@ records no version and is reported as not checked. Inspect records no hash of a 
 
 A ``.json`` log is first read strictly (:mod:`.jsondoc`: no NaN, no key given twice), because
 Inspect's reader takes a key given twice at its last value and NaN as a number: a log that says two
-things at once is refused at ``file:line:col`` before Inspect reads it. Inspect's reader still
-interprets it. Every refusal says where: in a ``.json`` log at the value's ``file:line:col``; in a
-``.eval`` (a zip, where there is no line) at the archive member that holds the value,
-``log.eval::header.json`` (status, task version) or ``log.eval::samples/<id>_epoch_<n>.json`` (a
-sample), with the JSON path inside it.
+things at once is refused at ``file:line:col`` before Inspect reads it. So are the JSON members of a
+``.eval`` that the two readers above parse (:func:`.archive.scored_members`: the header and the
+summaries, or their journal in a log that did not finish), each at ``log.eval::member:line:col``; a
+fault in a sample's summary is shown in the sample's own member when that member holds it too, as
+Inspect's writer writes both. The sample members themselves (transcripts) are not read, by Inspect's
+readers above or here. Inspect's reader still interprets the log. Every other refusal says where: in
+a ``.json`` log at the value's ``file:line:col``; in a ``.eval`` at the archive member that holds the
+value, ``log.eval::header.json`` (status, task version) or ``log.eval::samples/<id>_epoch_<n>.json``
+(a sample), with the JSON path inside it.
 """
 
 from __future__ import annotations
 
+import json
 import tempfile
 import zipfile
 from dataclasses import replace
@@ -38,6 +43,7 @@ from freezer.domain.errors import UsageError
 from freezer.domain.escape import clipped, quoted, quoted_names, visible
 from freezer.domain.findings import JsonPath
 from freezer.domain.problems import Problem, display_path
+from freezer.parse import strictjson
 from freezer.query.harness import archive, jsondoc
 from freezer.query.harness.target import Scores, run_name, score_value
 from freezer.runtime.limits import MAX_INSPECT_MEMBER_BYTES
@@ -107,7 +113,7 @@ class _ArchivePlaces:
         self.shown, self.members = shown, members
 
     def _refuse(self, scores: Scores, member: str | None, path: JsonPath, message: str) -> None:
-        where = self.shown if member is None else f"{self.shown}::{visible(clipped(member, 120))}"
+        where = self.shown if member is None else _member_shown(self.shown, member)
         scores.refuse(Problem(where, None, None, path, message, jsondoc.LAYER))
 
     def header(self, scores: Scores, path: JsonPath, message: str) -> None:
@@ -123,6 +129,52 @@ class _ArchivePlaces:
         if member not in self.members:  # a summary without its sample: the summaries hold it
             member, path = "summaries.json", ()
         self._refuse(scores, member, path, message)
+
+
+def _member_shown(shown: str, member: str) -> str:
+    return f"{shown}::{visible(clipped(member, 120))}"
+
+
+def _strict_members(path: Path) -> archive.ReadJson:
+    """How each scored member of the ``.eval`` at ``path`` is read strictly: :class:`jsondoc.
+    DocumentRefused` at its place in the member, or in its sample's member (:func:`_in_sample`)."""
+    shown = display_path(path)
+
+    def read_json(copy: Path, member: str, raw: bytes) -> None:
+        try:
+            jsondoc.check(_member_shown(shown, member), raw)
+        except jsondoc.DocumentRefused as refused:
+            # A header's fault has no sample: its path starts with a key, never an index.
+            raise jsondoc.DocumentRefused(_in_sample(shown, copy, raw, refused.problem) or refused.problem) from None
+
+    return read_json
+
+
+def _in_sample(shown: str, copy: Path, summaries: bytes, problem: Problem) -> Problem | None:
+    """The fault of a summary (``$[i].scores...``) as it stands in its sample's own member, where the
+    user's scorer wrote it and Inspect's writer copied it from; None when that member does not hold
+    the same fault at the same path. Only a refused log pays for this second read."""
+    if len(problem.path) < 2 or not isinstance(problem.path[0], int):
+        return None
+    text = summaries.decode("utf-8", "replace")
+    summary = strictjson.member_offsets(text, strictjson.skip_space(text, 0)).get(problem.path[0])
+    if summary is None:
+        return None
+    fields = strictjson.member_offsets(text, summary)
+    try:
+        key = [json.JSONDecoder().raw_decode(text, fields[name])[0] for name in ("id", "epoch")]
+    except (KeyError, ValueError, RecursionError):
+        return None
+    member = f"samples/{key[0]}_epoch_{key[1]}.json"
+    raw = archive.member_bytes(copy, member)
+    if raw is None:
+        return None
+    try:
+        jsondoc.check(_member_shown(shown, member), raw)
+    except jsondoc.DocumentRefused as refused:
+        rest = problem.path[1:]
+        return refused.problem if refused.problem.path[: len(rest)] == rest else None
+    return None
 
 
 def _places(path: Path, copy: Path) -> _JsonPlaces | _ArchivePlaces | Problem:
@@ -151,14 +203,17 @@ def _refused(path: Path, copy: Path, exc: Exception) -> Problem:
 
 def read(path: Path, scores: Scores, *, metric: str | None, run: str | None, below: Path | None = None) -> None:
     """Add the samples' scores of one eval log to ``scores``, or its problems. Inspect reads a
-    private copy, made and checked by :mod:`.archive` (and for a ``.json`` log, read strictly
-    first), never the path itself."""
+    private copy, made and checked by :mod:`.archive` (and read strictly first: a ``.json`` log
+    whole, a ``.eval`` log's scored members), never the path itself."""
     log = _reader()
     with tempfile.TemporaryDirectory(prefix="freezer-inspect-") as folder:
         try:
-            copy = archive.private_copy(path, Path(folder))
+            copy = archive.private_copy(path, Path(folder), _strict_members(path))
         except (ReadRefused, archive.ArchiveRefused) as exc:
             scores.refuse(jsondoc.file_problem(path, f"{exc}; not handed to Inspect's reader"))
+            return
+        except jsondoc.DocumentRefused as refused:
+            scores.refuse(refused.problem)
             return
         places = _places(path, copy)
         if isinstance(places, Problem):

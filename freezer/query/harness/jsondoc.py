@@ -107,8 +107,20 @@ def parse(path: Path, raw: bytes) -> JsonDocument:
     """The strict JSON document of the bytes ``raw``, already read from ``path``, or
     :class:`DocumentRefused` with its place."""
     shown = display_path(path)
+    value = _strict(shown, raw)  # first: it refuses bytes that are not UTF-8, with their place
+    return JsonDocument(shown, raw.decode("utf-8"), value)
+
+
+def check(shown: str, raw: bytes) -> None:
+    """:class:`DocumentRefused` with its place (``shown``, as the user should see it, then the line
+    and column) unless ``raw`` is one strict JSON document. Nothing of it is kept: for a part of a
+    file that another reader parses afterwards (a member of an Inspect archive)."""
+    _strict(shown, raw)
+
+
+def _strict(shown: str, raw: bytes) -> Any:
     try:
-        value = strictjson.parse_line(raw)
+        return strictjson.parse_line(raw)
     except strictjson.LineRefused as exc:
         text = raw.decode("utf-8", "replace")
         try:
@@ -123,4 +135,3 @@ def parse(path: Path, raw: bytes) -> JsonDocument:
             lambda first: "(first at line {}, column {})".format(*_line_col(text, int(first[1]) - 1)), exc.message
         )
         raise DocumentRefused(Problem(shown, *where, exc.path, message, LAYER)) from None
-    return JsonDocument(shown, raw.decode("utf-8"), value)
