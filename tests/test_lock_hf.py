@@ -121,3 +121,34 @@ def test_a_task_reading_a_local_folder_is_not_asked_of_the_cache_and_stays_unkno
     dry = ok(run_inprocess("cut", "v1", "--suite", "bbh", "--dry-run", cwd=root))
     assert "lm-eval reads dataset ./local-data at its newest revision" in dry.text
     assert f"lm-eval reads dataset {REASONING}" not in dry.text
+
+
+def test_the_hub_cache_is_found_in_huggingface_hubs_order(tmp_path: Path) -> None:
+    """HF_HUB_CACHE, then the older HUGGINGFACE_HUB_CACHE, then HF_HOME/hub, then
+    XDG_CACHE_HOME/huggingface/hub; an empty variable counts as unset."""
+    from freezer.resolve.hubcache import hub_cache
+
+    every = {
+        "HF_HUB_CACHE": str(tmp_path / "a"),
+        "HUGGINGFACE_HUB_CACHE": str(tmp_path / "b"),
+        "HF_HOME": str(tmp_path / "c"),
+        "XDG_CACHE_HOME": str(tmp_path / "d"),
+    }
+    assert hub_cache(every) == tmp_path / "a"
+    assert hub_cache({**every, "HF_HUB_CACHE": ""}) == tmp_path / "b"
+    assert hub_cache({**every, "HF_HUB_CACHE": "", "HUGGINGFACE_HUB_CACHE": ""}) == tmp_path / "c" / "hub"
+    assert hub_cache({"XDG_CACHE_HOME": str(tmp_path / "d"), "HF_HOME": ""}) == tmp_path / "d" / "huggingface" / "hub"
+
+
+def test_a_dataset_is_locked_from_the_cache_the_older_variable_names(tmp_path: Path) -> None:
+    """A maintainer whose environment still sets HUGGINGFACE_HUB_CACHE (older huggingface_hub
+    releases' name, which current ones still read) locks from that cache, not from ~/.cache."""
+    cache = tmp_path / "legacy-cache"
+    point(cache, REASONING, "4" * 40)
+    point(cache, LOGIC, "5" * 40)
+    root = registry(tmp_path)
+    commit_all(root, "bbh drafts v1")
+    env = {"HUGGINGFACE_HUB_CACHE": str(cache), "HF_HUB_CACHE": "", "HF_HOME": "", "HOME": str(tmp_path / "home")}
+    locked = run_cli("lock", "--suite", "bbh", cwd=root, env=env)
+    assert locked.code == 0, locked.text
+    assert f"dataset {REASONING} main locked at {'4' * 40} (new)" in locked.out

@@ -2,13 +2,13 @@
 
 ``freezer lock`` alone reads it. The cache is the one ``huggingface_hub`` writes (and ``datasets``,
 lm-eval and ``huggingface-cli download`` through it), laid out as the Hub's documentation of its
-local cache says: the folder ``HF_HUB_CACHE`` names, else ``$HF_HOME/hub``, else
-``~/.cache/huggingface/hub``; in it a dataset ``owner/name`` is the folder
-``datasets--owner--name``, and ``refs/<revision>`` in that folder is a file holding the 40-hex
-commit the revision (``main``, a tag, ``pr/1``) named when it was last downloaded. freezer reads
-that file and nothing else: no request, and no dependency on ``huggingface_hub``. The commit is
-what the maintainer's own download holds, so what lm-eval read on that machine is what the lock
-pins.
+local cache says: the folder ``HF_HUB_CACHE`` (or the older ``HUGGINGFACE_HUB_CACHE``) names,
+else ``$HF_HOME/hub``, else ``$XDG_CACHE_HOME/huggingface/hub`` or ``~/.cache/huggingface/hub``;
+in it a dataset ``owner/name`` is the folder ``datasets--owner--name``, and ``refs/<revision>``
+in that folder is a file holding the 40-hex commit the revision (``main``, a tag, ``pr/1``) named
+when it was last downloaded. freezer reads that file and nothing else: no request, and no
+dependency on ``huggingface_hub``. The commit is what the maintainer's own download holds, so
+what lm-eval read on that machine is what the lock pins.
 """
 
 from __future__ import annotations
@@ -36,14 +36,17 @@ def is_hub_repo(name: str) -> bool:
 
 
 def hub_cache(environ: Mapping[str, str] | None = None) -> Path:
-    """Where huggingface_hub keeps its cache: HF_HUB_CACHE, else HF_HOME/hub, else
-    ~/.cache/huggingface/hub (an empty variable counts as unset, as huggingface_hub reads it)."""
+    """Where huggingface_hub keeps its cache, looked up in its order: HF_HUB_CACHE, the older
+    HUGGINGFACE_HUB_CACHE, HF_HOME/hub, XDG_CACHE_HOME/huggingface/hub, ~/.cache/huggingface/hub
+    (an empty variable counts as unset)."""
     env = os.environ if environ is None else environ
-    if env.get("HF_HUB_CACHE"):
-        return Path(env["HF_HUB_CACHE"]).expanduser()
+    for variable in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"):
+        if env.get(variable):
+            return Path(env[variable]).expanduser()
     if env.get("HF_HOME"):
         return Path(env["HF_HOME"]).expanduser() / "hub"
-    return Path.home() / ".cache" / "huggingface" / "hub"
+    cache_home = Path(env["XDG_CACHE_HOME"]).expanduser() if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
+    return cache_home / "huggingface" / "hub"
 
 
 def download_command(repo: str, revision: str) -> str:
