@@ -107,18 +107,15 @@ def parse(path: Path, raw: bytes) -> JsonDocument:
     """The strict JSON document of the bytes ``raw``, already read from ``path``, or
     :class:`DocumentRefused` with its place."""
     shown = display_path(path)
-    value = _strict(shown, raw)  # first: it refuses bytes that are not UTF-8, with their place
+    value = check(shown, raw)  # first: it refuses bytes that are not UTF-8, with their place
     return JsonDocument(shown, raw.decode("utf-8"), value)
 
 
-def check(shown: str, raw: bytes) -> None:
-    """:class:`DocumentRefused` with its place (``shown``, as the user should see it, then the line
-    and column) unless ``raw`` is one strict JSON document. Nothing of it is kept: for a part of a
-    file that another reader parses afterwards (a member of an Inspect archive)."""
-    _strict(shown, raw)
-
-
-def _strict(shown: str, raw: bytes) -> Any:
+def check(shown: str, raw: bytes) -> Any:
+    """The value of ``raw`` if it is one strict JSON document, else :class:`DocumentRefused` with its
+    place (``shown``, as the user should see it, then the line and column). A caller that only
+    needs the verdict drops the value: a part of a file that another reader parses afterwards (a
+    member of an Inspect archive)."""
     try:
         return strictjson.parse_line(raw)
     except strictjson.LineRefused as exc:
