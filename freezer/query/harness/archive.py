@@ -74,12 +74,18 @@ def private_copy(path: Path, folder: Path, read_json: ReadJson | None = None) ->
     return copy
 
 
+def header_member(names: Collection[str]) -> str | None:
+    """The member Inspect reads a log's header from: ``header.json``, else (a log still running) the
+    journal's start; None when the archive holds neither."""
+    return next((name for name in (HEADER, _JOURNAL_START) if name in names), None)
+
+
 def scored_members(names: Collection[str]) -> frozenset[str]:
     """The JSON members that Inspect's readers freezer calls parse for what freezer reads: the header
     (status, task version, model) and the samples' summaries (id, epoch, scores), each as Inspect
     picks it: ``header.json``, else the journal's start; ``summaries.json``, else every journal
     summary. The sample members (transcripts, the bulk of a log) are not read by those readers."""
-    header = HEADER if HEADER in names else _JOURNAL_START
+    header = header_member(names) or _JOURNAL_START
     if SUMMARIES in names:
         return frozenset({header, SUMMARIES})
     journal = (n for n in names if n.startswith(_JOURNAL_SUMMARIES) and n.endswith(".json"))

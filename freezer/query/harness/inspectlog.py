@@ -118,7 +118,7 @@ class _ArchivePlaces:
 
     def header(self, scores: Scores, path: JsonPath, message: str) -> None:
         # A log still running has no header.json yet: Inspect reads its start from the journal.
-        member = next((m for m in ("header.json", "_journal/start.json") if m in self.members), None)
+        member = archive.header_member(self.members)
         self._refuse(scores, member, path if member else (), message)
 
     def samples(self, scores: Scores, message: str) -> None:
@@ -127,7 +127,7 @@ class _ArchivePlaces:
     def sample(self, scores: Scores, name: str, epoch: int, path: JsonPath, message: str) -> None:
         member = f"samples/{name}_epoch_{epoch}.json"
         if member not in self.members:  # a summary without its sample: the summaries hold it
-            member, path = "summaries.json", ()
+            member, path = archive.SUMMARIES, ()
         self._refuse(scores, member, path, message)
 
 
