@@ -109,7 +109,7 @@ def test_a_dataset_the_cache_lacks_writes_no_lock_and_says_what_to_download(tmp_
     assert result.code == 1, result.text
     assert "Traceback" not in result.text
     assert f"does not hold dataset(s) the tasks read: {REASONING} at main" in result.text
-    assert f"huggingface-cli download --repo-type dataset {REASONING}" in result.text
+    assert f"hf download --repo-type dataset {REASONING}" in result.text
     assert LOGIC not in result.text.split("hint")[0].split("read:")[1]
     assert snapshot(root / "drafts") == before
     # A ref file that holds no commit is a damaged cache: said, not locked.

@@ -2,7 +2,7 @@
 huggingface_hub itself.
 
 ``freezer lock`` alone reads it. The cache is the one ``huggingface_hub`` writes (and ``datasets``,
-lm-eval and ``huggingface-cli download`` through it); huggingface_hub defines where it is
+lm-eval and ``hf download`` through it); huggingface_hub defines where it is
 (``HF_HUB_CACHE``, ``HF_HOME``, …) and how a revision is found in it, so freezer asks
 huggingface_hub's ``resolve_revision`` with ``local_files_only=True``: no request, only the cache.
 The commit is what the maintainer's own download holds, so what lm-eval read on that machine is
@@ -78,4 +78,4 @@ def open_hub_cache() -> HubCache:
 def download_command(repo: str, revision: str) -> str:
     """What puts ``repo`` at ``revision`` in the cache."""
     tail = "" if revision == "main" else f" --revision {revision}"
-    return f"huggingface-cli download --repo-type dataset {repo}{tail}"
+    return f"hf download --repo-type dataset {repo}{tail}"
