@@ -70,9 +70,13 @@ def _comparable(path: Path) -> str:
 
 
 def bench_harbor_scale(work: Path, tasks: int) -> Result | None:
-    """The workload above at ``tasks`` task folders; None (said why) when docker-registry is not installed."""
+    """The workload above at ``tasks`` task folders; None (said why) when docker-registry or skopeo (which
+    freezer lock resolves images with) is not installed."""
     if not Path(ociregistry.BINARY).is_file():
         print(f"harbor scale skipped: Debian's docker-registry is not installed ({ociregistry.BINARY})", flush=True)
+        return None
+    if shutil.which("skopeo") is None:
+        print("harbor scale skipped: skopeo, which freezer lock resolves images with, is not installed", flush=True)
         return None
     base = work / f"harbor-{tasks}"
     storage, port = base / "oci-storage", ociregistry.free_port()

@@ -233,6 +233,12 @@ START_UP_VARIABLES = frozenset(
 )
 
 
+# What huggingface_hub reads once, when it is imported (its module constants): freezer lock imports it
+# in the first in-process run that locks a dataset, and a later run would not see a new value. A test
+# that sets one runs lock in a fresh process (run_forked), as a user's lock is.
+HUB_VARIABLES = frozenset({"HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HOME", "HF_ENDPOINT", "HF_HUB_OFFLINE"})
+
+
 # What freezer remembers that depends only on its arguments' content or on files the package ships
 # (a compiled template, a shipped schema): a fresh process would compute the same answer,
 # so the in-process runs keep it. Compiling them again on every run was about a third of the CPU of
@@ -283,6 +289,7 @@ def run_inprocess(
 
     env = env or {}
     assert not START_UP_VARIABLES & env.keys(), f"{sorted(START_UP_VARIABLES & env.keys())}: use run_cli"
+    assert not HUB_VARIABLES & env.keys(), f"{sorted(HUB_VARIABLES & env.keys())}: use run_forked"
     saved_env = dict(os.environ)
     saved_streams = sys.stdin, sys.stdout, sys.stderr
     out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")

@@ -18,7 +18,7 @@ TEMPLATE = f"dataset_path: {REASONING}\noutput_type: generate_until\ntest_split:
 
 
 def point(cache: Path, dataset: str, commit: str, ref: str = "main") -> None:
-    """The hub cache after ``huggingface-cli download --repo-type dataset <dataset>``: the ref file
+    """The hub cache after ``hf download --repo-type dataset <dataset>``: the ref file
     holding the commit, and that commit's snapshot folder."""
     repo = cache / f"datasets--{dataset.replace('/', '--')}"
     write(repo / "refs" / ref, commit)  # huggingface_hub writes the 40 hex with no newline

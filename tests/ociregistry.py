@@ -34,6 +34,16 @@ def require_server() -> str:
     return BINARY
 
 
+def require_skopeo() -> str:
+    """skopeo, which freezer lock resolves images with; the test is skipped without it."""
+    found = shutil.which("skopeo")
+    if found is None:
+        pytest.skip(
+            "skopeo is not installed (apt-get install skopeo; .ci/run does): freezer lock resolves images with it"
+        )
+    return found
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -7,8 +7,10 @@ tasks whose image it is, in §Delta and ``compare``; ``lock --check`` is offline
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -21,7 +23,7 @@ from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
 from conftest import REPO, run_cli, run_inprocess
 from nocode_helpers import write
-from ociregistry import free_port, push_image, push_index, registry_server, require_server
+from ociregistry import free_port, push_image, push_index, registry_server, require_server, require_skopeo
 from registry_helpers import commit_all, compare_arms, cut_suite, ok, snapshot
 
 # One suite of Harbor-style task folders (the demo's tb alone: check reads every suite's drafts).
@@ -56,6 +58,7 @@ def _drafts(root: Path, number: int, host: str, instruction: str = "Count the li
 @pytest.mark.slow
 def test_a_locked_tag_re_pointed_moves_exactly_the_tasks_whose_image_it_is(tmp_path: Path) -> None:
     require_server()
+    require_skopeo()
     root, storage, port = _registry(tmp_path), tmp_path / "storage", free_port()
     host = f"127.0.0.1:{port}"
     _drafts(root, 1, host)
@@ -138,6 +141,7 @@ def test_lock_check_names_unlocked_and_stale_images_offline(tmp_path: Path) -> N
 
 
 def test_lock_with_a_registry_that_does_not_answer_writes_nothing(tmp_path: Path) -> None:
+    require_skopeo()
     root = _registry(tmp_path)
     host = f"127.0.0.1:{free_port()}"  # free: no server listens there
     _drafts(root, 1, host)
@@ -147,6 +151,29 @@ def test_lock_with_a_registry_that_does_not_answer_writes_nothing(tmp_path: Path
     assert result.code == 1, result.text
     assert "Traceback" not in result.text
     assert f"image {host}/acme/base:1: cannot reach http://{host}" in result.text
+    assert snapshot(root / "drafts") == before
+
+
+def test_lock_without_skopeo_exits_2_saying_what_to_install_and_writes_nothing(tmp_path: Path) -> None:
+    """skopeo resolves the images: on a PATH without it, lock stops before asking any registry, with
+    the usage exit and the command that installs it, and the lock file keeps its bytes."""
+    root = _registry(tmp_path)
+    _drafts(root, 1, "127.0.0.1:9")  # nothing answers there: a registry asked would be exit 1, not 2
+    digest = "sha256:" + "e" * 64
+    images = {"127.0.0.1:9/acme/base:1": digest, "127.0.0.1:9/acme/tool:1": digest}
+    write(root / LOCK, json.dumps({"lock_format": 1, "images": images}))
+    commit_all(root, "tb drafts, locked")
+    bin_dir = tmp_path / "bin"  # git alone: freezer reads the registry's repository with it
+    bin_dir.mkdir()
+    git = shutil.which("git")
+    assert git is not None
+    (bin_dir / "git").symlink_to(git)
+    before = snapshot(root / "drafts")
+    result = run_inprocess("lock", "--suite", "tb", cwd=root, env={"PATH": str(bin_dir)})
+    assert result.code == 2, result.text
+    assert "Traceback" not in result.text
+    assert "resolves images with skopeo, which is not installed" in result.err
+    assert "apt-get install skopeo" in result.err
     assert snapshot(root / "drafts") == before
 
 
@@ -165,6 +192,7 @@ def test_validate_and_cut_refuse_a_lock_file_that_is_not_one_naming_where(tmp_pa
     assert validated.code == 1, validated.text
     assert "drafts/tb/freezer.lock.json" in validated.text and "$.images" in validated.text
     # freezer lock writes the file again: its own problems do not stop it (here the registry does)
+    require_skopeo()
     relock = run_inprocess("lock", "--suite", "tb", cwd=root)
     assert relock.code == 1 and "cannot reach http://127.0.0.1:9" in relock.text, relock.text
 
@@ -200,12 +228,17 @@ def test_with_a_lock_file_only_lock_itself_reaches_the_image_registry(tmp_path: 
             ok(run_inprocess(*args, cwd=root, env=env))
         with pytest.raises(TimeoutError):
             listener.accept()  # nothing connected
+        require_skopeo()
         listener.settimeout(60)
         command = [sys.executable, "-m", "freezer", "lock", "--suite", "tb"]
         env = {**os.environ, "PYTHONPATH": str(REPO)}
         with subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as lock:
             connection, _ = listener.accept()  # the control: lock asked the host
             connection.close()  # and heard no answer
+            listener.settimeout(0.2)
+            while lock.poll() is None:  # skopeo asks again (plain HTTP after TLS): no answer either
+                with contextlib.suppress(TimeoutError):
+                    listener.accept()[0].close()
             out, err = lock.communicate(timeout=60)
     assert lock.returncode == 1, out + err
     assert b"Traceback" not in err and f"image {host}/acme/".encode() in err
@@ -214,6 +247,7 @@ def test_with_a_lock_file_only_lock_itself_reaches_the_image_registry(tmp_path: 
 @pytest.mark.slow
 def test_lock_logs_in_with_the_credentials_docker_and_skopeo_store(tmp_path: Path) -> None:
     require_server()
+    require_skopeo()
     crypt = pytest.importorskip("crypt", reason="bcrypt for the registry's htpasswd file comes from crypt")
     htpasswd = tmp_path / "htpasswd"
     htpasswd.write_text(f"ada:{crypt.crypt('s3cret', crypt.mksalt(crypt.METHOD_BLOWFISH))}\n", encoding="utf-8")
@@ -239,6 +273,7 @@ def test_a_multi_platform_tag_locks_to_its_index_and_json_says_what_moved(tmp_pa
     """The digest a multi-platform tag is pinned by is its index's (what ``name@sha256:`` names on
     every platform), not one platform's manifest; ``--format json`` gives each image's old digest."""
     require_server()
+    require_skopeo()
     root, port = _registry(tmp_path), free_port()
     host = f"127.0.0.1:{port}"
     _drafts(root, 1, host)

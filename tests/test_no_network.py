@@ -27,7 +27,7 @@ import freezer
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 from freezer.runtime.resources import template_text
 
-from conftest import EXAMPLES, Run, run_inprocess
+from conftest import EXAMPLES, Run, run_forked, run_inprocess
 from hub_helpers import LOGIC, REASONING, drafts, point, registry
 from registry_helpers import commit_all
 
@@ -237,7 +237,10 @@ def test_lock_reads_the_datasets_from_the_hub_cache_with_no_request(
     point(cache, REASONING, "1" * 40)
     point(cache, LOGIC, "2" * 40)
     root = registry(tmp_path)
-    locked = _run(root, "lock", "--suite", "bbh")
+    # lock in a fresh process (huggingface_hub reads HF_HUB_CACHE and HF_ENDPOINT when it is imported),
+    # with this environment: the proxies and HF_ENDPOINT still point at the counting server.
+    locked = run_forked("lock", "--suite", "bbh", cwd=root)
+    assert "Traceback" not in locked.text
     assert locked.code == 0 and f"dataset {REASONING} main locked at {'1' * 40} (new)" in locked.out, locked.text
     commit_all(root, "bbh v1, locked")
     for args in (["cut", "bbh_v1"], ["audit"], ["lock", "--check"]):
@@ -245,7 +248,7 @@ def test_lock_reads_the_datasets_from_the_hub_cache_with_no_request(
     commit_all(root, "freeze bbh_v1")
     point(cache, REASONING, "3" * 40)
     drafts(root, 2)
-    assert "MOVED" in _run(root, "lock", "--suite", "bbh").out
+    assert "MOVED" in run_forked("lock", "--suite", "bbh", cwd=root).out
     commit_all(root, "bbh v2, locked")
     for args in (["cut", "bbh_v2"], ["compare", "bbh_v1", "bbh_v2"]):
         assert _run(root, *args).code == 0, args

@@ -43,6 +43,8 @@ NEITHER = (
     "jsonschema",
     "cryptography",
     "multiprocessing",
+    # freezer lock's reader of the hub cache (the hub extra), with its HTTP stack: lock's alone.
+    "huggingface_hub",
     "freezer.api",
     "freezer.compare",
     "freezer.freeze",

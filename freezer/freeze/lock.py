@@ -1,19 +1,22 @@
 """``freezer lock``: pin each image the drafts name by tag to the digest its registry gives today,
 each git source of version.yaml named by a branch or tag to the commit it names today, and each
 Hugging Face dataset an lm-eval task reads at a branch or tag (``main`` when it names no revision)
-to the commit the local hub cache holds for it (:mod:`freezer.resolve.hubcache`, offline).
+to the commit the local hub cache holds for it (offline).
 
-The one command that reads the network (through :mod:`freezer.resolve.imagedigest` and
-:mod:`freezer.git.remote`'s ``git ls-remote``, lazily: no other command imports them). It reads
-the images exactly as a cut does (:mod:`freezer.freeze.environment`:
-every fixture's fields, Dockerfiles, compose files and ``COPY --from``, and the suite's own
-Dockerfiles), resolves every one named by tag, and every git source whose revision is no full
-commit, and writes the drafts' lock file
+Each is resolved by the standard tool that defines what it means, never by freezer's own copy of
+it: images by ``skopeo inspect --raw`` (:mod:`freezer.resolve.imagedigest`), git sources by
+``git ls-remote`` (:mod:`freezer.git.remote`), datasets by huggingface_hub's own reading of its
+cache (:mod:`freezer.resolve.hubcache`, the ``hub`` extra). The one command that reads the network,
+and so the one that needs them: a tool the drafts need and the machine lacks stops it first, with
+exit 2 and what to install, before anything is resolved. It reads the images exactly as a cut does
+(:mod:`freezer.freeze.environment`: every fixture's fields, Dockerfiles, compose files and
+``COPY --from``, and the suite's own Dockerfiles), resolves every one named by tag, and every git
+source whose revision is no full commit, and writes the drafts' lock file
 (:mod:`freezer.registry.lockfile`) under the registry lock, only when a digest changed. Every
 digest is resolved before anything is written: a registry that does not answer, or a dataset the
-cache does not hold, leaves every lock as it was. ``check`` reads no network: it says which images,
-git sources and datasets are named by tag and not locked (unlocked) and which lock entries no draft
-names any more (stale).
+cache does not hold, leaves every lock as it was. ``check`` reads no network and needs none of the
+tools: it says which images, git sources and datasets are named by tag and not locked (unlocked)
+and which lock entries no draft names any more (stale).
 """
 
 from __future__ import annotations
@@ -25,9 +28,11 @@ from freezer.domain.images import ImageRef
 from freezer.domain.problems import display_path
 from freezer.domain.progress import no_progress
 from freezer.freeze.environment import fixture_datasets, fixture_images, suite_images
+from freezer.git.gitpolicy import git_executable
 from freezer.registry.config import RegistryConfig, SuiteConfig
 from freezer.registry.lockfile import LOCK_LAYER, LOCK_NAME, ImageLock, lockable, named_git_refs, read_lock
 from freezer.resolve import hubcache
+from freezer.resolve.hubcache import HubCache
 from freezer.runtime.lock import registry_lock
 from freezer.runtime.writing import replace_file
 from freezer.validate.validate import validate_suite
@@ -211,14 +216,13 @@ def check_locks(suites: list[SuiteConfig]) -> LockReport:
     return LockReport(True, found)
 
 
-def _dataset_commits(wanted: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+def _dataset_commits(cache: HubCache, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
     """The commit the local hub cache holds for each (dataset, ref), read offline; every one the
     cache lacks is named in one :class:`InvalidInput`, with the command that downloads it."""
-    cache = hubcache.hub_cache()
     commits: dict[tuple[str, str], str] = {}
     missing = []
     for dataset, ref in wanted:
-        commit = hubcache.cached_commit(cache, dataset, ref)
+        commit = cache.commit(dataset, ref)
         if commit is None:
             missing.append((dataset, ref))
         else:
@@ -227,7 +231,7 @@ def _dataset_commits(wanted: list[tuple[str, str]]) -> dict[tuple[str, str], str
         listed = "; ".join(f"{dataset} at {ref}" for dataset, ref in missing)
         commands = "; ".join(hubcache.download_command(dataset, ref) for dataset, ref in missing)
         raise InvalidInput(
-            f"the Hugging Face hub cache {display_path(cache)} does not hold dataset(s) the tasks read: {listed}",
+            f"the Hugging Face hub cache {cache.where} does not hold dataset(s) the tasks read: {listed}",
             hint=f"download each ({commands}), then run freezer lock again; "
             "HF_HUB_CACHE or HF_HOME says where the cache is",
         )
@@ -237,12 +241,19 @@ def _dataset_commits(wanted: list[tuple[str, str]]) -> dict[tuple[str, str], str
 def lock_suites(config: RegistryConfig, suites: list[SuiteConfig]) -> LockReport:
     """Resolve every image, git source and dataset each suite names by tag and write the locks that changed."""
     from freezer.git import remote  # the one git call that may reach a repository: this command's alone
-    from freezer.resolve import imagedigest  # start-up time: urllib, read by this command alone
+    from freezer.resolve import imagedigest  # start-up time: subprocess and tempfile, for this command alone
 
     named_by_suite = [(suite, _named(suite, relocking=True)) for suite in suites]
+    # Every tool the drafts need is found before anything is resolved: a missing one is exit 2 with
+    # what to install, and no registry, repository or cache has been asked.
+    skopeo = imagedigest.skopeo_executable() if any(named.images for _, named in named_by_suite) else ""
+    wanted = sorted({ref for _, named in named_by_suite for ref in named.datasets})
+    cache = hubcache.open_hub_cache() if wanted else None
+    if any(named.git for _, named in named_by_suite):
+        git_executable()
     # The datasets first: the cache is read offline, so a missing one stops the command before any
     # registry or repository is asked.
-    datasets = _dataset_commits(sorted({ref for _, named in named_by_suite for ref in named.datasets}))
+    datasets = _dataset_commits(cache, wanted) if cache is not None else {}
     found: list[tuple[SuiteConfig, SuiteLock, ImageLock]] = []
     resolved: dict[str, str] = {}
     commits: dict[tuple[str, str], str] = {}
@@ -253,7 +264,7 @@ def lock_suites(config: RegistryConfig, suites: list[SuiteConfig]) -> LockReport
             before = ImageLock()  # freezer's own file, unreadable: written again from the drafts
         for name in named.images:
             if name not in resolved:
-                resolved[name] = imagedigest.resolve_digest(name)
+                resolved[name] = imagedigest.resolve_digest(skopeo, name)
         for url, ref in named.git:
             if (url, ref) not in commits:
                 commits[(url, ref)] = remote.remote_commit(url, ref, config.root)

@@ -27,13 +27,20 @@ from collections.abc import Mapping
 
 from freezer.domain.model import Raw, sources_of
 from freezer.kinds.base import DYNAMIC_PREFIX, EXTERNAL_FIELD
-from freezer.resolve.hubcache import is_hub_repo
 
 _CONTENT_DIGEST = re.compile(r"^[a-z0-9-]+:[0-9a-fA-F]+$")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 # lm-eval's dataset_path values that are a `datasets` builder reading dataset_kwargs.data_files,
 # not a dataset repository of the hub.
 _BUILDERS = frozenset({"json", "csv", "parquet", "text", "arrow", "pandas", "webdataset", "imagefolder"})
+# A hub repository id (owner/name or a bare legacy name) as the Hub accepts one: no "--" nor ".."
+# (the hub cache's folder name joins the parts with "--"), so every id names one folder of the cache.
+_REPO_ID = re.compile(r"^(?!.*--)(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
+
+
+def is_hub_repo(name: str) -> bool:
+    """Whether ``name`` reads as a repository id of the hub (not a local path or a URL)."""
+    return bool(_REPO_ID.match(name))
 
 
 def source_unknowns(version: Raw, locked: Mapping[str, str] | None = None) -> list[str]:

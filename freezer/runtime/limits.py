@@ -39,11 +39,11 @@ MAX_SCHEMA_BYTES = 1 << 20
 MAX_DOCKERFILE_BYTES = 1 << 20
 # The drafts' lock file (freezer lock): a digest per image named by tag, ~150 bytes each.
 MAX_LOCK_BYTES = 4 << 20
-# A manifest or an index a registry answers freezer lock with: a few KiB; the distribution spec lets
-# a registry refuse one over 4 MiB, so a larger answer is no manifest.
+# A manifest or an index skopeo prints for freezer lock: a few KiB; the distribution spec lets a
+# registry refuse one over 4 MiB, so a larger answer is no manifest.
 MAX_IMAGE_MANIFEST_BYTES = 4 << 20
-# A ref file of the Hugging Face hub cache (freezer lock): 40 hex and a newline; far more is no ref.
-MAX_HUB_REF_BYTES = 4096
+# The tail of what a tool freezer runs (skopeo) wrote to stderr when it failed, read for its last line.
+MAX_TOOL_MESSAGE_BYTES = 64 << 10
 
 # -- Problems -------------------------------------------------------------------------------------
 
