@@ -145,3 +145,19 @@ def test_a_git_source_revision_that_reads_as_a_mistyped_sha_is_refused(tmp_path:
     result = run_inprocess("validate", "--suite", "tb", cwd=root)
     assert result.code == 1, result.text
     assert "$.sources[0].revision" in result.text
+
+
+def test_lock_of_a_git_source_without_git_exits_2_saying_what_to_install(tmp_path: Path) -> None:
+    """git ls-remote resolves a branch: on a PATH without git, lock stops with the usage exit and the
+    install line, before anything is resolved, and the drafts keep their bytes."""
+    _, bare = _data_repo(tmp_path)
+    root = _registry(tmp_path, str(bare))
+    commit_all(root, "tb drafts")
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    before = snapshot(root / "drafts")
+    result = run_inprocess("lock", "--suite", "tb", cwd=root, env={"PATH": str(empty)})
+    assert result.code == 2, result.text
+    assert "Traceback" not in result.text
+    assert "install git" in result.err
+    assert snapshot(root / "drafts") == before
