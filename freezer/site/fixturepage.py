@@ -21,7 +21,7 @@ from freezer.kinds.yamlfiles import entries
 from freezer.site.codelinks import CodeSite, code_sites
 from freezer.site.filepage import INLINE_BYTES, text_of
 from freezer.site.names import frozen_file_page, version_file
-from freezer.site.versionpage import VersionPage, fixture_files_named, title_in
+from freezer.site.versionpage import VersionPage, fixture_files_named, fixture_of, title_in
 from freezer.trust.lifecycle import VersionStatus
 from freezer.validate.namedfiles import AssetFiles, named_files
 
@@ -155,7 +155,7 @@ def frozen_size(page: VersionPage, rel: str) -> int | None:
 def fixture_context(task_id: str, rows: list[HistoryRow], versions: list[VersionPage]) -> FixtureContext:
     """Everything fixture.html.j2 shows: the fixture as the newest version holding it froze it."""
     newest = next(page for page in reversed(versions) if page.frozen.name == rows[-1]["version"])
-    fixture = next(f for f in newest.data.fixtures if str(f["task_id"]) == task_id)
+    fixture = fixture_of(newest, task_id)
     manifest = newest.data.manifest
     return {
         "task_id": task_id,

@@ -91,6 +91,9 @@ class VersionPage:
     # every file, for each of thousands of tasks, made the site quadratic (bench/harborscale.py).
     by_folder: dict[str, list[str]] | None = field(default=None, repr=False, compare=False)
     fixtures_by_name: dict[str, list[str]] | None = field(default=None, repr=False, compare=False)
+    # The fixtures by task id, built on first use (fixture_of): the fixture page looked each one up by
+    # scanning every fixture, quadratic in a records suite of thousands of records.
+    fixtures_by_id: dict[str, JsonObject] | None = field(default=None, repr=False, compare=False)
 
 
 def _frozen_json(page: VersionPage, name: str) -> JsonObject | None:
@@ -235,6 +238,16 @@ def fixture_files_named(page: VersionPage, stem: str) -> list[str]:
                 index.setdefault(key, []).append(rel)
         page.fixtures_by_name = index
     return list(page.fixtures_by_name.get(stem, ()))
+
+
+def fixture_of(page: VersionPage, task_id: str) -> JsonObject:
+    """The fixture of ``page``'s version whose task id is ``task_id`` (the first, should two share it)."""
+    if page.fixtures_by_id is None:
+        index: dict[str, JsonObject] = {}
+        for fixture in page.data.fixtures:
+            index.setdefault(str(fixture["task_id"]), fixture)
+        page.fixtures_by_id = index
+    return page.fixtures_by_id[task_id]
 
 
 def version_context(page: VersionPage, previous: str | None, chain: list[Side], method_html: str) -> VersionContext:
