@@ -10,16 +10,17 @@ from __future__ import annotations
 import json
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from freezer.compare import fieldtext
-from freezer.domain import canonical
 from freezer.compare.delta import DELTA_FORMAT
 from freezer.compare.fieldchange import FieldChange
 from freezer.compare.fieldlevel import field_changes
+from freezer.domain import canonical
 from freezer.domain.jsontypes import JsonObject
 from freezer.render.deltatext import change_lines, change_text
 
@@ -262,7 +263,7 @@ def test_a_long_value_with_many_spaces_is_marked_in_one_pass() -> None:
     assert len(shown) == len(text)
 
 
-def _by_text(a: object, b: object) -> bool:
+def _by_text(a: Any, b: Any) -> bool:
     """What ``fieldtext.same`` answered before it had a fast path: equal, and equal as canonical JSON."""
     if a is b:
         return True
@@ -293,7 +294,7 @@ _VALUES = st.recursive(
 
 @settings(max_examples=1500, deadline=None)
 @given(_VALUES, _VALUES)
-def test_same_answers_as_comparing_the_canonical_text(old: object, new: object) -> None:
+def test_same_answers_as_comparing_the_canonical_text(old: Any, new: Any) -> None:
     """``same`` skips serializing values whose types already say they read alike (a records suite's
     values are tens of KB); it must answer as the text comparison does for every value: 1, True and
     1.0, 0.0 and -0.0, lists and tuples, keys of other types, NaN and infinity."""

@@ -21,6 +21,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from difflib import SequenceMatcher
+from typing import Any
 
 from freezer.domain.canonical import SPACED, compact, dumps
 from freezer.domain.jsontypes import JsonObject, JsonValue, json_list
@@ -51,12 +52,12 @@ def same(a: JsonValue, b: JsonValue) -> bool:
         return True
 
 
-def _alike(a: object, b: object) -> bool:
+def _alike(a: JsonValue, b: JsonValue) -> bool:
     """Whether ``a`` and ``b``, already equal, are of one type node for node (only string keys, each
     float written alike): then their JSON is the same text. False means only "serialize and see".
     A SWE-bench record holds strings of tens of KB; serializing both to learn what equality and the
     types already say cost the most of comparing two versions of a records suite."""
-    stack = [(a, b)]
+    stack: list[tuple[Any, Any]] = [(a, b)]
     while stack:
         x, y = stack.pop()
         if x is y:
@@ -74,7 +75,7 @@ def _alike(a: object, b: object) -> bool:
                 return False  # 1 and "1" and True as keys: the text decides
             stack.extend((value, y[key]) for key, value in x.items())
         elif kind is list:
-            stack.extend(zip(x, y))
+            stack.extend(zip(x, y, strict=True))  # equal lists: one length
         else:
             return False
     return True
