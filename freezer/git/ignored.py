@@ -55,10 +55,20 @@ def _global_excludes(folder: Path) -> Path | None:
     xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
     named = None
     for config in (xdg / "git" / "config", home / ".gitconfig"):
-        if not config.is_file():
+        if not config.is_file() or not _may_name_excludes(config):
             continue
         code, out, _ = git_status(["config", "--file", str(config), "--path", "--get", "core.excludesFile"], folder)
         if code == 0 and out.strip():
             named = out.strip()
     path = Path(named) if named else xdg / "git" / "ignore"
     return path if path.is_file() else None
+
+
+def _may_name_excludes(config: Path) -> bool:
+    """Whether the config file holds the key at all (git's keys are case-insensitive): git is asked
+    only then, which spares a pre-commit hook one git process on the usual ~/.gitconfig. ``--file``
+    follows no ``include``, so a file without the word cannot set it."""
+    try:
+        return b"excludesfile" in config.read_bytes().lower()
+    except OSError:
+        return True  # unreadable here: git says what it makes of it
