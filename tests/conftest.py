@@ -248,7 +248,7 @@ KEPT_CACHES = frozenset(
         "freezer.render.render._shipped",
         "freezer.render.render._shipped_delta",
         "freezer.render.render._compiled",
-        "freezer.render.render._environment",
+        "freezer.render.render.environment",
         "freezer.runtime.resources.schema",
         "freezer.schema.suiteschema._meta_validator",
         "freezer.schema.suiteapply.refusing_registry",

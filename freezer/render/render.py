@@ -330,12 +330,32 @@ def _shipped_delta() -> str:
 @lru_cache(maxsize=8)
 def _compiled(template_text: str, lenient: bool = False) -> Template:
     """The template compiled once per process: an audit re-renders every version, and versions
-    almost always carry the same template (compiling it costs ~50 ms, rendering ~1 ms)."""
-    return _environment(lenient).from_string(template_text)
+    almost always carry the same template (compiling it costs ~0.1 s, rendering ~1 ms). A template
+    freezer ships comes from its compiled module, when that module fits this Jinja2."""
+    shipped = None if lenient else _precompiled(template_text)
+    return shipped if shipped is not None else environment(lenient).from_string(template_text)
+
+
+def _precompiled(template_text: str) -> Template | None:
+    """A shipped template from the module :mod:`freezer.render.compile_templates` wrote, in the
+    environment it was compiled for; None for any other text, or under another Jinja2 release (the
+    compiled code calls Jinja2's runtime by name)."""
+    module_name = {_shipped(): "method_md", _shipped_delta(): "delta_md"}.get(template_text)
+    if module_name is None:
+        return None
+    import importlib  # start-up time: only a process that renders a shipped template needs it
+
+    import jinja2  # Jinja2 costs ~40 ms at start-up: only when a template renders
+
+    module = importlib.import_module(f"freezer.render._compiled.{module_name}")
+    if jinja2.__version__ != module.JINJA2_VERSION:
+        return None
+    env = environment()
+    return env.template_class.from_module_dict(env, vars(module), env.make_globals(None))
 
 
 @lru_cache(maxsize=2)
-def _environment(lenient: bool = False) -> Environment:
+def environment(lenient: bool = False) -> Environment:
     """The environment METHOD.md renders in; ``lenient``: a missing name is empty (a preview)."""
     # Jinja2 costs ~40 ms at start-up: only commands that render METHOD.md import it.
     from jinja2 import ChainableUndefined, StrictUndefined, pass_context

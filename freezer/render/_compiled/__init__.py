@@ -1,0 +1,1 @@
+"""freezer's shipped templates compiled to Python by Jinja2 (``python -m freezer.render.compile_templates``)."""
