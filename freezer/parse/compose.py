@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Mapping
-from pathlib import PurePosixPath
 
 from freezer.parse.yamlload import load_bytes
 
 
 def is_compose(rel: str) -> bool:
     """docker-compose.yaml, compose.yaml (and .yml), and their overrides (docker-compose.gpu.yaml)."""
-    lowered = PurePosixPath(rel).name.lower()
+    lowered = posixpath.basename(rel).lower()  # a string split, not a path object: asked of every asset
     return lowered.startswith(("docker-compose.", "compose.")) and lowered.endswith((".yaml", ".yml"))
 
 
@@ -26,7 +25,7 @@ def may_be_built(rel: str) -> bool:
     cuda.Dockerfile, Containerfile.gpu): the files a compose build can add to a closure. A reader of
     a frozen version reads these without parsing a compose file first, so the drafts and a frozen
     version agree on every closure."""
-    lowered = PurePosixPath(rel).name.lower()
+    lowered = posixpath.basename(rel).lower()
     return "dockerfile" in lowered or "containerfile" in lowered
 
 
