@@ -21,6 +21,7 @@ import jinja2
 
 from freezer.render import render
 from freezer.runtime import resources
+from freezer.schema.compile_schemas import write_or_check
 
 TEMPLATES = {"method_md": "METHOD.md.j2", "delta_md": "delta.md.j2"}
 TARGET = Path(__file__).resolve().parent / "_compiled"
@@ -40,22 +41,10 @@ def generate(name: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    stale = []
-    for module, name in TEMPLATES.items():
-        path = TARGET / f"{module}.py"
-        fresh = generate(name)
-        if "--check" in argv:
-            if not path.exists() or path.read_text(encoding="utf-8") != fresh:
-                stale.append(path.name)
-        else:
-            path.write_text(fresh, encoding="utf-8")
-    if stale:
-        print(
-            f"stale compiled templates: {', '.join(stale)}; run python -m freezer.render.compile_templates",
-            file=sys.stderr,
-        )
-        return 1
-    return 0
+    modules = {TARGET / f"{module}.py": generate(name) for module, name in TEMPLATES.items()}
+    return write_or_check(
+        modules, "--check" in argv, "compiled templates", "python -m freezer.render.compile_templates"
+    )
 
 
 if __name__ == "__main__":

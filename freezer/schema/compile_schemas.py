@@ -59,20 +59,23 @@ def generate(name: str) -> str:
 
 
 def main(argv: list[str]) -> int:
+    modules = {TARGET / f"{name}.py": generate(name) for name in (*NAMES, *DERIVED)}
+    return write_or_check(modules, "--check" in argv, "compiled validators", "python -m freezer.schema.compile_schemas")
+
+
+def write_or_check(modules: dict[Path, str], check: bool, what: str, command: str) -> int:
+    """Write each generated module, or with ``check`` exit 1 naming those whose file differs: the
+    one rule for the code freezer generates and commits (validators here, templates in
+    :mod:`freezer.render.compile_templates`)."""
     stale = []
-    for name in (*NAMES, *DERIVED):
-        path = TARGET / f"{name}.py"
-        fresh = generate(name)
-        if "--check" in argv:
+    for path, fresh in modules.items():
+        if check:
             if not path.exists() or path.read_text(encoding="utf-8") != fresh:
                 stale.append(path.name)
         else:
             path.write_text(fresh, encoding="utf-8")
     if stale:
-        print(
-            f"stale compiled validators: {', '.join(stale)}; run python -m freezer.schema.compile_schemas",
-            file=sys.stderr,
-        )
+        print(f"stale {what}: {', '.join(stale)}; run {command}", file=sys.stderr)
         return 1
     return 0
 
