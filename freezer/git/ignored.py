@@ -24,6 +24,8 @@ from pathlib import Path
 from freezer.domain.errors import GitError, UsageError
 from freezer.domain.problems import display_path
 from freezer.git.gitpolicy import git_status
+from freezer.runtime.limits import MAX_DOCUMENT_BYTES
+from freezer.runtime.reading import ReadRefused, read_bounded
 
 
 def ignored_files(folder: Path) -> frozenset[str] | None:
@@ -69,6 +71,6 @@ def _may_name_excludes(config: Path) -> bool:
     only then, which spares a pre-commit hook one git process on the usual ~/.gitconfig. ``--file``
     follows no ``include``, so a file without the word cannot set it."""
     try:
-        return b"excludesfile" in config.read_bytes().lower()
-    except OSError:
-        return True  # unreadable here: git says what it makes of it
+        return b"excludesfile" in read_bounded(config, MAX_DOCUMENT_BYTES).lower()
+    except (OSError, ReadRefused):
+        return True  # a link (dotfiles often are), too large, unreadable here: git says what it makes of it
