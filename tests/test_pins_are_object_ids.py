@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from freezer.domain.errors import GitError
-from freezer.git.gitrepo import CodeRepo, run_git
+from freezer.git.gitrepo import CodeRepo, git_executable, git_status, run_git
 
 from conftest import run_inprocess
 
@@ -132,3 +133,52 @@ def test_a_prefix_that_begins_two_real_commits_is_refused(tmp_path: Path) -> Non
         shared = next(i for i, (a, b) in enumerate(zip(first, second, strict=True)) if a != b)
         assert code.resolve_object(first[: shared + 1], "pinned SHA") == first
         assert code.resolve_object(second, "pinned SHA") == second
+
+
+def _commits(tmp_path: Path, count: int) -> tuple[Path, list[str]]:
+    repo, first, second = _repo(tmp_path)
+    shas = [first, second]
+    for n in range(count - 2):
+        run_git(["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", f"e{n}"], repo)
+        shas.append(run_git(["rev-parse", "HEAD"], repo).strip())
+    return repo, shas
+
+
+def test_resolving_short_shas_spawns_at_most_one_git_per_sha(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cut resolves every tool-surface, pinned and build SHA: one process each (git's own prefix
+    search), the peeling and the ref-name checks going through the repository's cat-file process."""
+    repo, shas = _commits(tmp_path, 8)
+    run_git(["tag", shas[3][:8], shas[3]], repo)  # a ref of that name to peel, agreeing
+    log = tmp_path / "git-calls.log"
+    wrapper = tmp_path / "bin" / "git"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f"#!/bin/sh\necho \"$*\" >> '{log}'\nexec '{git_executable()}' \"$@\"\n", encoding="utf-8")
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", os.pathsep.join([str(wrapper.parent), os.environ.get("PATH", "")]))
+    assert git_executable() == str(wrapper)  # freezer looks git up per PATH: the wrapper is the git it runs
+    with CodeRepo(repo) as code:
+        log.unlink()  # what opening the repository costs is not the question
+        assert [code.resolve_object(sha[:8]) for sha in shas] == shas
+    calls = log.read_text(encoding="utf-8").splitlines()
+    shown = "\n".join(call.rpartition("maintenance.auto=false ")[2] for call in calls)  # past the policy
+    assert len(calls) <= len(shas) + 1, shown  # the +1: the cat-file process
+
+
+@pytest.mark.parametrize("target", ["tree", "blob", "annotated tag of a tree", "dangling symref"])
+def test_a_ref_named_like_the_short_sha_that_names_no_commit_is_no_ambiguity(tmp_path: Path, target: str) -> None:
+    """git's ``NAME^{commit}`` fails for a ref that peels to a tree or blob, or points nowhere: such a
+    ref redirects no commit lookup, so the short SHA still resolves (as git rev-parse would peel it)."""
+    repo, first, _ = _repo(tmp_path)
+    short = first[:8]
+    if target == "tree":
+        run_git(["tag", short, f"{first}^{{tree}}"], repo)
+    elif target == "blob":
+        run_git(["tag", short, f"{first}:f.txt"], repo)
+    elif target == "annotated tag of a tree":
+        run_git(["-c", "user.name=t", "-c", "user.email=t@t", "tag", "-a", "-m", "x", short, f"{first}^{{tree}}"], repo)
+    else:
+        run_git(["symbolic-ref", f"refs/remotes/{short}/HEAD", f"refs/remotes/{short}/gone"], repo)
+    code, _, _ = git_status(["rev-parse", "--verify", "--quiet", f"refs/tags/{short}^{{commit}}"], repo)
+    assert code != 0  # git peels none of them to a commit
+    with CodeRepo(repo) as opened:
+        assert opened.resolve_object(short) == first

@@ -5,8 +5,9 @@ writes out for ripgrep (:mod:`freezer.git.trees`) and the registry's base commit
 (:class:`freezer.git.registrygit.BaseTree`) are all read here, under the git
 policy (:func:`freezer.git.gitpolicy.cat_file_batch`). Two ways of asking:
 
-* :meth:`CatFile.get`, one object at a time, in one long-lived process: a
-  request, then its answer;
+* :meth:`CatFile.get` (and :meth:`CatFile.find`, which also gives the id git
+  found, e.g. the commit a ``NAME^{commit}`` peels to), one object at a time,
+  in one long-lived process: a request, then its answer;
 * :meth:`CatFile.stream`, many objects whose names are known up front, in a
   process of its own that a thread feeds while the answers are read: one round
   trip per object would cost more than the objects themselves.
@@ -36,15 +37,16 @@ class Unreadable(Exception):
         self.name = name
 
 
-def _answer(proc: subprocess.Popen[bytes], name: bytes, line: bytes) -> tuple[str, bytes]:
-    """The object whose header ``line`` git wrote: its bytes and closing newline, read from ``proc``."""
+def _answer(proc: subprocess.Popen[bytes], name: bytes, line: bytes) -> tuple[str, str, bytes]:
+    """The object whose header ``line`` git wrote: its id, type and bytes (and closing newline), read
+    from ``proc``."""
     assert proc.stdout is not None
     header = line.split()
     if len(header) != 3 or not header[2].isdigit():
         raise Unreadable(name)
     data = proc.stdout.read(int(header[2]))
     proc.stdout.read(1)  # the newline after the content
-    return header[1].decode("ascii", "replace"), data
+    return header[0].decode("ascii", "replace"), header[1].decode("ascii", "replace"), data
 
 
 class CatFile:
@@ -57,6 +59,11 @@ class CatFile:
     def get(self, name: bytes) -> tuple[str, bytes] | None:
         """(type, bytes) of the object ``name`` names (an object id, or ``REV:PATH``); None when git
         answers that this very name is missing. Raises :class:`Unreadable` for any other answer."""
+        found = self.find(name)
+        return None if found is None else found[1:]
+
+    def find(self, name: bytes) -> tuple[str, str, bytes] | None:
+        """(object id, type, bytes) of the object ``name`` names, as :meth:`get`."""
         if b"\n" in name:
             raise Unreadable(name)
         if self._proc is None:
@@ -94,7 +101,7 @@ class CatFile:
         feeder.start()
         try:
             for name in names:
-                yield _answer(proc, name.encode("utf-8", "surrogateescape"), proc.stdout.readline())[1]
+                yield _answer(proc, name.encode("utf-8", "surrogateescape"), proc.stdout.readline())[2]
         finally:
             proc.stdout.close()
             proc.kill()

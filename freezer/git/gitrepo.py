@@ -163,7 +163,23 @@ class CodeRepo(History):
         return full
 
     def _peeled_commit(self, name: str) -> str | None:
-        """The commit a full object id or a full ref name peels to (a commit id: itself), or None."""
+        """The commit a full object id or a full ref name peels to (a commit id: itself), or None.
+
+        Asked of the repository's ``cat-file --batch`` process, not a ``rev-parse`` each: a cut peels
+        every candidate of every SHA it resolves, and five ref spellings of each short one. Both look
+        ``NAME^{commit}`` up alike (a commit, a tag chain ending at one, a symref, packed or loose
+        refs) and both find nothing for a tag of a tree or blob, a dangling symref or a missing name
+        (tests/test_pins_are_object_ids.py); cat-file's header names the commit peeled to. Any other
+        answer (the process gone, an object git cannot parse) is left to ``rev-parse --verify``, as
+        before: cat-file says no more than "not an object" there, and rev-parse's exit code is the rule."""
+        try:
+            found = self._objects.find(f"{name}^{{commit}}".encode("ascii"))
+            if found is None:
+                return None
+            if found[1] == "commit":
+                return found[0]
+        except Unreadable:
+            pass
         code, out, _ = git_status(
             ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}"], self.path
         )
