@@ -171,9 +171,12 @@ def v2_copy(tmp_path: Path) -> Path:
 def demo_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``freezer demo``'s registry, built once per test process: copy it (shutil.copytree with
     symlinks=True) rather than building it again. Nothing in it names its own folder."""
+    from registry_helpers import pack_git_objects  # registry_helpers imports conftest
+
     root = tmp_path_factory.mktemp("demo-build") / "demo"
     result = run_inprocess("demo", str(root))
     assert result.code == 0, result.text
+    pack_git_objects(root)
     return root
 
 
@@ -194,7 +197,7 @@ def reg(tmp_path: Path, cache_root: Path) -> Path:
 def v2_frozen_build(tmp_path_factory: pytest.TempPathFactory, cache_root: Path) -> Path:
     """The tests' registry with graph_v1 and graph_v2 cut and committed, built once per test process:
     the two cuts were most of v2_frozen's cost. Nothing in it names its own folder."""
-    from registry_helpers import commit_all, make_registry, set_drafts  # registry_helpers imports conftest
+    from registry_helpers import commit_all, make_registry, pack_git_objects, set_drafts  # imports conftest
 
     root = make_registry(tmp_path_factory.mktemp("v2-frozen-build"), cache_root)
     for label in ("v1", "v2"):
@@ -203,6 +206,7 @@ def v2_frozen_build(tmp_path_factory: pytest.TempPathFactory, cache_root: Path) 
         result = run_inprocess("cut", label, cwd=root)
         assert result.code == 0, result.text
     commit_all(root, "freeze v1 and v2")
+    pack_git_objects(root)
     return root
 
 

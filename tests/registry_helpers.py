@@ -39,8 +39,21 @@ def sample_repo(cache_root: Path) -> Path:
     if "repo" not in _SAMPLE_CACHE:
         path = cache_root / "sample-code"
         build_sample_repo(path)
+        pack_git_objects(path)
         _SAMPLE_CACHE["repo"] = path
     return _SAMPLE_CACHE["repo"]
+
+
+def pack_git_objects(root: Path) -> None:
+    """Pack the loose objects of every git repository under ``root`` and drop git's sample hooks: a
+    repository built once per session is copied by hundreds of tests, and a copy of the sample
+    repository took 41 ms with its 300 loose files, 15 ms packed. git reads the same objects either way."""
+    for git_dir in [root / ".git", *root.glob("*/.git")]:
+        if not git_dir.is_dir():
+            continue
+        run_git(["repack", "-a", "-d", "-q"], git_dir.parent, DETERMINISTIC_ENV)
+        for sample in (git_dir / "hooks").glob("*.sample"):
+            sample.unlink()
 
 
 def make_registry(tmp_path: Path, cache_root: Path, drafts: str = "v1") -> Path:
