@@ -6,12 +6,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from forkserver import ForkServer
+from forkserver import ForkServer, Ran
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -60,6 +60,7 @@ class Run:
     out: str
     err: str
     peak_kib: int = 0  # run_forked: the process's largest resident size
+    out_bytes: bytes = b""  # run_forked: stdout as written, for a command that prints bytes (attest --pae)
 
     @property
     def text(self) -> str:
@@ -134,20 +135,52 @@ def run_forked(
     memory_limit: int | None = None,
     as_nobody: bool = False,
     timeout: float = 120,
+    kill_after: float | None = None,
 ) -> Run:
     """Run the real CLI in a process of its own, as run_cli does, forked from a server that imported
     freezer once (tests/forkserver.py): the limits bound that process alone. Not for what only an
-    interpreter's start reads (START_UP_VARIABLES, checked against ``env``): use run_cli."""
+    interpreter's start reads (START_UP_VARIABLES, checked against ``env``): use run_cli.
+
+    ``kill_after``: SIGKILL the process after that many seconds, as ``kill -9`` would (its code is
+    then -9 if it had not ended), instead of failing the test as a run past ``timeout`` does."""
+    limit = timeout if kill_after is None else kill_after
+    [ran] = _fork(args, cwd=cwd, env=env, memory_limit=memory_limit, as_nobody=as_nobody, timeout=limit)
+    return _finished(args, ran, timeout) if kill_after is None else _run_of(ran)
+
+
+def run_forked_together(
+    *commands: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 120
+) -> list[Run]:
+    """Each command as run_forked runs it, in a process of its own, all forked at once and then
+    waited for: a race whose processes overlap in the commands themselves, not in an interpreter's start."""
+    runs = _fork(*commands, cwd=cwd, env=env, memory_limit=None, as_nobody=False, timeout=timeout)
+    return [_finished(args, ran, timeout) for args, ran in zip(commands, runs, strict=True)]
+
+
+def _fork(
+    *commands: Sequence[str],
+    cwd: Path,
+    env: dict[str, str] | None,
+    memory_limit: int | None,
+    as_nobody: bool,
+    timeout: float,
+) -> list[Ran]:
     changed = {k for k, v in (env or {}).items() if os.environ.get(k) != v}
     assert not START_UP_VARIABLES & changed - {"PYTHONPATH"}, f"{sorted(START_UP_VARIABLES & changed)}: use run_cli"
     full_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
     full_env.pop("FREEZER_DEBUG", None)
-    ran = _FORK_SERVER.run(list(args), cwd, full_env, memory_limit, as_nobody, timeout)
+    return _FORK_SERVER.run_together([list(c) for c in commands], cwd, full_env, memory_limit, as_nobody, timeout)
+
+
+def _finished(args: Sequence[str], ran: Ran, timeout: float) -> Run:
     if ran.timed_out:
         pytest.fail(f"freezer {' '.join(args)} ran past {timeout}s and was killed: {(ran.out + ran.err)[-500:]!r}")
-    return Run(
-        ran.code, ran.out.decode("utf-8", errors="replace"), ran.err.decode("utf-8", errors="replace"), ran.peak_kib
-    )
+    return _run_of(ran)
+
+
+def _run_of(ran: Ran) -> Run:
+    out, err = ran.out.decode("utf-8", errors="replace"), ran.err.decode("utf-8", errors="replace")
+    return Run(ran.code, out, err, ran.peak_kib, ran.out)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -6,7 +6,9 @@ and sometimes as user nobody: the limits must bound freezer, not the test. Start
 importing freezer before the command does anything. Here one server process per test process
 imports freezer once and forks a child per command (as a zygote does): each child starts from the
 same untouched state, in its own process, with the limits, working directory, environment and
-streams the command would have had, and exits with the command's exit status.
+streams the command would have had, and exits with the command's exit status. Several commands
+can be forked together, before any is waited for: a race between processes that overlap in the
+commands themselves rather than in their interpreters' start.
 
 What a fork cannot give, the callers keep ``run_cli`` for: a variable the interpreter reads only at
 its start (conftest.START_UP_VARIABLES), and the start-up itself.
@@ -25,6 +27,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,33 +73,54 @@ class ForkServer:
         as_nobody: bool = False,
         timeout: float = 120,
     ) -> Ran:
+        [ran] = self.run_together([args], cwd, env, memory_limit, as_nobody, timeout)
+        return ran
+
+    def run_together(
+        self,
+        commands: list[list[str]],
+        cwd: Path,
+        env: dict[str, str],
+        memory_limit: int | None = None,
+        as_nobody: bool = False,
+        timeout: float = 120,
+    ) -> list[Ran]:
+        """Each command in a process of its own, all forked before any is waited for (a race); ``timeout``
+        counts from the first fork, for them all."""
         server = self._server()
         assert server.stdin is not None and server.stdout is not None
         with tempfile.TemporaryDirectory() as scratch:
-            out, err = Path(scratch) / "out", Path(scratch) / "err"
-            request = {
-                "args": args,
-                "cwd": str(cwd),
-                "env": env,
-                "memory_limit": memory_limit,
-                "as_nobody": as_nobody,
-                "timeout": timeout,
-                "out": str(out),
-                "err": str(err),
-            }
-            server.stdin.write(json.dumps(request).encode() + b"\n")
+            outputs = [(Path(scratch) / f"out-{n}", Path(scratch) / f"err-{n}") for n in range(len(commands))]
+            requests = [
+                {
+                    "args": args,
+                    "cwd": str(cwd),
+                    "env": env,
+                    "memory_limit": memory_limit,
+                    "as_nobody": as_nobody,
+                    "out": str(out),
+                    "err": str(err),
+                }
+                for args, (out, err) in zip(commands, outputs, strict=True)
+            ]
+            server.stdin.write(json.dumps({"together": requests, "timeout": timeout}).encode() + b"\n")
             server.stdin.flush()
             reply = server.stdout.readline()
             if not reply:
                 raise RuntimeError(f"the fork server ended (exit {server.wait()})")
-            answer = json.loads(reply)
-            return Ran(answer["code"], out.read_bytes(), err.read_bytes(), answer["timed_out"], answer["peak_kib"])
+            answers = json.loads(reply)
+            return [
+                Ran(answer["code"], out.read_bytes(), err.read_bytes(), answer["timed_out"], answer["peak_kib"])
+                for answer, (out, err) in zip(answers, outputs, strict=True)
+            ]
 
     def close(self) -> None:
         if self._proc is not None and self._proc.poll() is None:
             assert self._proc.stdin is not None
             self._proc.stdin.close()
             self._proc.wait(timeout=30)
+        if self._proc is not None and self._proc.stdout is not None:
+            self._proc.stdout.close()
 
 
 def _preload() -> None:
@@ -160,12 +184,12 @@ def _child(request: dict[str, object]) -> None:
         os._exit(code)
 
 
-def _wait(pid: int, timeout: float) -> tuple[int, bool, int]:
-    """The child's exit status (or -signal), whether it was killed for running past ``timeout``, and
-    its peak resident size in KiB."""
+def _wait(pid: int, deadline: float) -> tuple[int, bool, int]:
+    """The child's exit status (or -signal), whether it was killed for running past ``deadline`` (on
+    time.monotonic()), and its peak resident size in KiB."""
     handle = os.pidfd_open(pid)
     try:
-        timed_out = not select.select([handle], [], [], timeout)[0]
+        timed_out = not select.select([handle], [], [], max(0.0, deadline - time.monotonic()))[0]
         if timed_out:
             os.kill(pid, signal.SIGKILL)
     finally:
@@ -179,15 +203,22 @@ def serve() -> None:
     requests = sys.stdin.buffer
     replies = sys.stdout.buffer
     for line in requests:
-        request = json.loads(line)
+        batch = json.loads(line)
+        deadline = time.monotonic() + float(batch["timeout"])
         sys.stdout.flush()
         sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            requests.close()
-            _child(request)
-        code, timed_out, peak_kib = _wait(pid, float(request["timeout"]))
-        replies.write(json.dumps({"code": code, "timed_out": timed_out, "peak_kib": peak_kib}).encode() + b"\n")
+        pids = []
+        for request in batch["together"]:
+            pid = os.fork()
+            if pid == 0:
+                requests.close()
+                _child(request)
+            pids.append(pid)
+        answers = []
+        for pid in pids:
+            code, timed_out, peak_kib = _wait(pid, deadline)
+            answers.append({"code": code, "timed_out": timed_out, "peak_kib": peak_kib})
+        replies.write(json.dumps(answers).encode() + b"\n")
         replies.flush()
 
 

@@ -1,7 +1,7 @@
 """``freezer init --adopt PATH``: a benchmark in its own format (Harbor task folders, an lm-eval task
 family, a SWE-bench JSON array) frozen where it stands, with no hand edit: init says what it
 guessed, validate, cut and audit pass, and no file of the benchmark is rewritten or moved. The real
-CLI in a subprocess, real files in the benchmark's own git repository."""
+CLI in a process of its own, real files in the benchmark's own git repository."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
-from conftest import assert_clean_failure, run_cli, run_inprocess
+from conftest import assert_clean_failure, run_forked, run_inprocess
 from registry_helpers import commit_all, snapshot, write_own_prose
 
 DOCKERFILE = "FROM ubuntu:24.04\nRUN apt-get update\n"
@@ -82,7 +82,7 @@ def _repository(root: Path, files: dict[str, str]) -> Path:
 def _freezes_in_place(root: Path, benchmark: str, drafts: str) -> str:
     """Adopt ``benchmark`` in ``root``: say what was guessed, rewrite no file, then validate, cut and audit."""
     before = snapshot(root)
-    made = run_cli("init", ".", "--adopt", benchmark, "--suite", "bench", cwd=root)
+    made = run_forked("init", ".", "--adopt", benchmark, "--suite", "bench", cwd=root)
     assert made.code == 0, made.text
     after = snapshot(root)
     assert {rel: data for rel, data in after.items() if rel in before} == before  # nothing rewritten or moved
@@ -151,7 +151,7 @@ def test_adopting_a_swe_bench_json_array_names_records_by_instance_id(tmp_path: 
 def _refused(root: Path, code: int, *args: str) -> str:
     """``freezer init . ARGS`` in ``root`` fails with ``code`` and writes nothing; its error text."""
     before = snapshot(root)
-    result = run_cli("init", ".", *args, cwd=root)
+    result = run_forked("init", ".", *args, cwd=root)
     assert_clean_failure(result, code=code)
     assert snapshot(root) == before
     return result.err

@@ -1,8 +1,8 @@
 """Issue 23, class 5: parallel writers serialise on the registry lock, and rewrites keep the file's mode.
 
-The parallel tests run the real CLI (``freezer.cli.main``) in separate processes that import
-everything first, then wait at a barrier (a file appearing) and start together, so the commands
-overlap inside their critical sections instead of in their interpreter start-ups.
+The parallel tests run the real CLI (``freezer.cli.main``) in separate processes forked together
+from a server that imported everything first (tests/forkserver.py), so the commands overlap inside
+their critical sections instead of in their interpreter start-ups.
 """
 
 from __future__ import annotations
@@ -11,58 +11,22 @@ import json
 import os
 import shutil
 import stat
-import subprocess
-import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, assert_clean_failure, run_cli, run_inprocess
+from conftest import assert_clean_failure, run_forked, run_forked_together, run_inprocess
 from registry_helpers import demo_signed_by_alice
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
 
-_RACER = """
-import os, sys, time
-from pathlib import Path
-import freezer.cli.app, freezer.cli.signing, freezer.query.browse
-import freezer.trust.lifecycle, freezer.trust.checkpoint, freezer.trust.sshsig
-import cryptography.hazmat.primitives.asymmetric.ed25519
-go, ready = Path(sys.argv[1]), Path(sys.argv[2])
-ready.touch()
-while not go.exists():
-    time.sleep(0.001)
-from freezer.cli import main
-sys.exit(main(sys.argv[3:]))
-"""
 
-
-def race(
-    root: Path, commands: list[list[str]], tmp_path: Path, env: dict[str, str] | None = None
-) -> list[tuple[int, str]]:
-    """Run each command as its own process, all released at the same moment; (exit code, output) each."""
-    go = tmp_path / f"go-{time.monotonic_ns()}"
-    full_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
-    racers = []
-    for index, command in enumerate(commands):
-        ready = tmp_path / f"{go.name}-ready-{index}"
-        process = subprocess.Popen(
-            [sys.executable, "-c", _RACER, str(go), str(ready), *command],
-            cwd=root,
-            env=full_env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        racers.append((process, ready))
-    deadline = time.monotonic() + 120
-    while not all(ready.exists() for _, ready in racers):
-        assert time.monotonic() < deadline, "the racers did not start"
-        time.sleep(0.01)
-    go.touch()
-    return [(process.wait(timeout=120), process.communicate()[0]) for process, _ in racers]
+def race(root: Path, commands: list[list[str]]) -> list[tuple[int, str]]:
+    """Run each command as its own process, all forked at the same moment; (exit code, output) each."""
+    return [(ran.code, ran.text) for ran in run_forked_together(*commands, cwd=root)]
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +42,7 @@ def reg(signed_demo: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.Monk
     return root, signed_demo[1]
 
 
-def test_parallel_yanks_and_deprecations_all_land_on_one_chain(reg: tuple[Path, Path], tmp_path: Path) -> None:
+def test_parallel_yanks_and_deprecations_all_land_on_one_chain(reg: tuple[Path, Path]) -> None:
     from freezer.trust import lifecycle
 
     root, key = reg
@@ -91,7 +55,7 @@ def test_parallel_yanks_and_deprecations_all_land_on_one_chain(reg: tuple[Path, 
         ["yank", "graph_v2", "--reason", "five", *k],
         ["deprecate", "graph_v1", "--superseded-by", "graph_v2", "--reason", "six", *k],
     ]
-    results = race(root, commands, tmp_path)
+    results = race(root, commands)
     assert [code for code, _ in results] == [0] * len(commands), results
     view = lifecycle.status_log(root)
     assert not view.problems, view.problems
@@ -103,25 +67,25 @@ def test_parallel_yanks_and_deprecations_all_land_on_one_chain(reg: tuple[Path, 
     assert stat.S_IMODE((root / "status.jsonl").stat().st_mode) == 0o644
 
 
-def test_parallel_checkpoints_all_succeed_and_leave_one_that_verifies(reg: tuple[Path, Path], tmp_path: Path) -> None:
+def test_parallel_checkpoints_all_succeed_and_leave_one_that_verifies(reg: tuple[Path, Path]) -> None:
     root, key = reg
     (root / "checkpoint.json").write_text("{}")  # not a checkpoint yet: replaced, as a broken one is
     (root / "checkpoint.json").chmod(0o640)
-    results = race(root, [["checkpoint", "--key", str(key)]] * 4, tmp_path)
+    results = race(root, [["checkpoint", "--key", str(key)]] * 4)
     assert [code for code, _ in results] == [0] * 4, results
     assert stat.S_IMODE((root / "checkpoint.json").stat().st_mode) == 0o640
     assert run_inprocess("audit", "--no-code", cwd=root).code == 0
     assert not [p for p in root.iterdir() if p.name.startswith(".checkpoint.json.")]  # no temporary debris
 
 
-def test_parallel_status_writers_and_checkpoints_together(reg: tuple[Path, Path], tmp_path: Path) -> None:
+def test_parallel_status_writers_and_checkpoints_together(reg: tuple[Path, Path]) -> None:
     from freezer.registry import config
     from freezer.trust import checkpoint, lifecycle
 
     root, key = reg
     k = ["--key", str(key)]
     commands = [["yank", "graph_v1", "--reason", str(n), *k] for n in range(3)] + [["checkpoint", *k]] * 2
-    results = race(root, commands, tmp_path)
+    results = race(root, commands)
     assert [code for code, _ in results] == [0] * len(commands), results
     assert len(lifecycle.status_log(root).events) == 3 and not lifecycle.status_log(root).problems
     assert checkpoint.verify(config.load(root))[0] == []
@@ -131,21 +95,14 @@ def test_a_writer_waits_for_the_lock_then_proceeds(reg: tuple[Path, Path]) -> No
     from freezer.runtime.lock import registry_lock
 
     root, key = reg
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    with registry_lock(root):
-        waiting = subprocess.Popen(
-            [sys.executable, "-m", "freezer", "yank", "graph_v1", "--reason", "waited", "--key", str(key)],
-            cwd=root,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        time.sleep(3)
-        assert waiting.poll() is None, waiting.communicate()  # still waiting for the lock
-        assert not (root / "status.jsonl").exists()
-    output, _ = waiting.communicate(timeout=60)
-    assert waiting.returncode == 0, output
+    with ThreadPoolExecutor(1) as waiter:  # it waits for the yank's process while this thread holds the lock
+        with registry_lock(root):
+            waiting = waiter.submit(run_forked, "yank", "graph_v1", "--reason", "waited", "--key", str(key), cwd=root)
+            time.sleep(3)
+            assert not waiting.done(), waiting.result()  # still waiting for the lock
+            assert not (root / "status.jsonl").exists()
+        yanked = waiting.result(timeout=60)
+    assert yanked.code == 0, yanked.text
 
 
 def test_a_writer_gives_up_after_the_timeout_with_a_clear_message(reg: tuple[Path, Path]) -> None:
@@ -155,11 +112,11 @@ def test_a_writer_gives_up_after_the_timeout_with_a_clear_message(reg: tuple[Pat
     (root / "checkpoint.json").write_bytes(b"unchanged")
     with registry_lock(root):
         started = time.monotonic()
-        gave_up = run_cli(
+        gave_up = run_forked(
             "yank", "graph_v1", "--reason", "x", "--key", str(key), cwd=root, env={"FREEZER_LOCK_SECONDS": "1"}
         )
         elapsed = time.monotonic() - started
-        checkpointed = run_cli("checkpoint", "--key", str(key), cwd=root, env={"FREEZER_LOCK_SECONDS": "0.5"})
+        checkpointed = run_forked("checkpoint", "--key", str(key), cwd=root, env={"FREEZER_LOCK_SECONDS": "0.5"})
     assert_clean_failure(gave_up)
     assert "held the registry lock" in gave_up.err and "gave up waiting" in gave_up.err
     assert "FREEZER_LOCK_SECONDS" in gave_up.err
@@ -171,7 +128,7 @@ def test_a_writer_gives_up_after_the_timeout_with_a_clear_message(reg: tuple[Pat
 @pytest.mark.parametrize("value", ["soon", "-1", "nan", "1e9"])
 def test_a_bad_lock_timeout_is_a_usage_error(reg: tuple[Path, Path], value: str) -> None:
     root, key = reg
-    refused = run_cli(
+    refused = run_forked(
         "yank", "graph_v1", "--reason", "x", "--key", str(key), cwd=root, env={"FREEZER_LOCK_SECONDS": value}
     )
     assert_clean_failure(refused, code=2)
@@ -261,10 +218,10 @@ def test_write_atomically_refuses_what_is_not_a_regular_file(tmp_path: Path) -> 
     assert stat.S_IMODE((root / "private").stat().st_mode) == 0o640
 
 
-def test_parallel_commands_on_a_registry_without_a_work_folder(reg: tuple[Path, Path], tmp_path: Path) -> None:
+def test_parallel_commands_on_a_registry_without_a_work_folder(reg: tuple[Path, Path]) -> None:
     """Two commands making .freezer/ at once must not trip over each other's .gitignore."""
     root, key = reg
     shutil.rmtree(root / ".freezer")
-    results = race(root, [["yank", f"graph_v{n}", "--reason", "x", "--key", str(key)] for n in (1, 2)], tmp_path)
+    results = race(root, [["yank", f"graph_v{n}", "--reason", "x", "--key", str(key)] for n in (1, 2)])
     assert [code for code, _ in results] == [0, 0], results
     assert json.loads(run_inprocess("list", "--format", "json", cwd=root).out)["ok"]

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, V2, assert_clean_failure, run_inprocess
+from conftest import REPO, V2, assert_clean_failure, run_forked, run_forked_together, run_inprocess
 from registry_helpers import code_commit, commit_all, set_build_sha, set_drafts, snapshot
 
 SEED = REPO.parent / "shared" / "seed" / "000_ce6f45612ba0f861.txt"
@@ -241,25 +240,9 @@ def test_template_code_in_fixtures_renders_literally(reg: Path) -> None:
 
 
 def test_concurrent_cuts_produce_one_version(reg: Path) -> None:
-    env = {"PYTHONPATH": str(REPO)}
-    import os
-
-    racers = [
-        subprocess.Popen(
-            [sys.executable, "-m", "freezer", "cut", "v1"],
-            cwd=reg,
-            env={**os.environ, **env},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(4)
-    ]
-    # communicate() reads both pipes to the end and closes them (wait() first could block on a full pipe).
-    outcomes = []
-    for racer in racers:
-        out, err = racer.communicate(timeout=120)
-        outcomes.append((racer.returncode, out, err))
+    # Four processes of their own, forked at once: they race in the cut, not in an interpreter's start.
+    racers = run_forked_together(*[["cut", "v1"]] * 4, cwd=reg)
+    outcomes = [(racer.code, racer.out, racer.err) for racer in racers]
     for code, out, err in outcomes:
         assert "Traceback" not in out + err
         assert code in (0, 1), out + err
@@ -275,27 +258,15 @@ def test_concurrent_cuts_produce_one_version(reg: Path) -> None:
 
 
 def test_sigkill_never_leaves_a_partial_version(reg: Path) -> None:
-    import os
     import random
     import shutil
-    import signal
-    import time
 
     rng = random.Random(7)
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
     target = reg / "versions" / "graph_v1"
     complete = 0
     for _ in range(12):
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "freezer", "cut", "v1"],
-            cwd=reg,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        time.sleep(rng.uniform(0.05, 0.9))
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        # A process of its own, killed at a random moment (SIGKILL); forked, so the moment falls in the cut.
+        run_forked("cut", "v1", cwd=reg, kill_after=rng.uniform(0.05, 0.9))
         if target.exists():
             complete += 1
             assert run_inprocess("audit", "--no-code", cwd=reg).code == 0, "a killed cut left an incomplete version"

@@ -28,7 +28,7 @@ from freezer.domain.release import (
 )
 from freezer.render.attest import statement
 
-from conftest import REPO, run_cli, run_inprocess
+from conftest import REPO, run_forked, run_inprocess
 from doc_pages import page
 
 # Spelled in pieces, so that this file does not match itself.
@@ -85,7 +85,7 @@ def test_pyproject_and_the_installed_metadata_use_the_new_name() -> None:
 
 @pytest.mark.parametrize("args", [["--version"], ["-C", ".", "--version"]])
 def test_version_says_the_name_it_is_installed_under(args: list[str]) -> None:
-    result = run_cli(*args)
+    result = run_forked(*args, cwd=REPO)
     assert result.code == 0, result.text
     assert result.out == version_line() + "\n" == f"freezer {__version__} (installed as {DISTRIBUTION})\n"
 

@@ -20,7 +20,7 @@ import pytest
 from hostile.git_programs import CONVERSIONS, DRIVERS, FROZEN, ID_FILE
 from test_git_policy import marker_program, plain_git
 
-from conftest import assert_clean_failure, run_cli, run_inprocess
+from conftest import REPO, assert_clean_failure, run_forked, run_inprocess
 from registry_helpers import commit_all, make_registry, set_drafts
 
 
@@ -269,11 +269,11 @@ def test_freezer_demo_and_init_ignore_a_hostile_home(tmp_path: Path) -> None:
     assert marker.exists(), "the hostile home did not run the filter under plain git"
     marker.unlink()
 
-    result = run_cli("demo", str(tmp_path / "demo"), env=env, timeout=300)
+    result = run_forked("demo", str(tmp_path / "demo"), cwd=REPO, env=env, timeout=300)
     assert result.code == 0, result.text
     assert not marker.exists(), "freezer demo ran the program"
     assert "filter" not in (tmp_path / "demo" / ".git" / "config").read_text(encoding="utf-8")
-    result = run_cli("init", str(tmp_path / "new"), env=env)
+    result = run_forked("init", str(tmp_path / "new"), cwd=REPO, env=env)
     assert result.code == 0, result.text
     assert not marker.exists(), "freezer init ran the program"
     assert "filter" not in (tmp_path / "new" / ".git" / "config").read_text(encoding="utf-8")

@@ -21,7 +21,7 @@ import pytest
 from hostile.git_programs import CONTENT_OPTIONS, READING, WRITING
 from test_git_policy import marker_program, plain_git
 
-from conftest import run_cli
+from conftest import REPO, run_forked
 
 REAL_GIT = shutil.which("git") or "git"
 END = "--end-of-call--"
@@ -98,10 +98,10 @@ def test_every_git_call_reads_stored_objects_only(tmp_path: Path) -> None:
     log = tmp_path / "git.log"
     env = {"PATH": f"{wrapper(tmp_path / 'bin', log)}:{Path(REAL_GIT).parent}"}
     root = tmp_path / "demo"
-    result = run_cli("demo", str(root), env=env, timeout=300)
+    result = run_forked("demo", str(root), cwd=REPO, env=env, timeout=300)
     assert result.code == 0, result.text
     assert_only_reads(log, writes=True)
-    result = run_cli("init", str(tmp_path / "new"), env=env)
+    result = run_forked("init", str(tmp_path / "new"), cwd=REPO, env=env)
     assert result.code == 0, result.text
     assert_only_reads(log, writes=True)
 
@@ -133,7 +133,7 @@ def test_every_git_call_reads_stored_objects_only(tmp_path: Path) -> None:
         ["cut", "--dry-run", "--suite", "graph", "v3"],
     ]
     for command in commands:
-        result = run_cli(*command, cwd=root, env=env)
+        result = run_forked(*command, cwd=root, env=env)
         assert result.code == 0, (command, result.text)
         assert not marker.exists(), f"freezer {' '.join(command)} ran the program"
         if command[0] == "next":  # issue 27: a cut refuses next's TODO line, so it is done, as a user would

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from hostile.git_programs import NO_GIT, SEARCHES
 
-from conftest import assert_clean_failure, run_cli
+from conftest import assert_clean_failure, run_forked, run_inprocess
 from registry_helpers import commit_all, make_registry
 
 REAL_GIT = shutil.which("git")
@@ -37,7 +37,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A registry with graph_v1 frozen, a ``git`` at its top, in ``bin/`` and in its code repository."""
     base = tmp_path_factory.mktemp("path")
     root = make_registry(base, tmp_path_factory.mktemp("cache"))
-    assert run_cli("cut", "v1", cwd=root).code == 0
+    assert run_inprocess("cut", "v1", cwd=root).code == 0
     marker = base / "MARKER-git"
     for folder in (root, root / "bin", root / "sample-code", root / "sample-code" / "bin"):
         plant_git(folder, marker)
@@ -56,11 +56,11 @@ def test_the_registry_git_never_runs(hostile: tuple[Path, Path], search: str) ->
         assert marker.exists(), f"PATH={search!r} did not pick the planted git in {where}"
         marker.unlink()
     for command in (["check", "--base", "HEAD"], ["cut", "--dry-run", "v1"], ["audit"]):
-        result = run_cli(*command, cwd=root, env={"PATH": search})
+        result = run_forked(*command, cwd=root, env={"PATH": search})
         assert result.code in (0, 1), result.text
         assert "Traceback" not in result.text and "internal error" not in result.text, result.text
         assert not marker.exists(), f"freezer {' '.join(command)} ran the planted git with PATH={search!r}"
-    assert run_cli("check", "--base", "HEAD", cwd=root, env={"PATH": search}).code == 0
+    assert run_forked("check", "--base", "HEAD", cwd=root, env={"PATH": search}).code == 0
 
 
 @pytest.mark.parametrize("search", [pytest.param(value, id=name) for name, value in NO_GIT])
@@ -69,7 +69,7 @@ def test_no_real_git_is_a_clear_message_not_the_planted_one(hostile: tuple[Path,
     subprocess.run(["git", "--version"], cwd=root, env={"PATH": search}, capture_output=True, check=False)
     assert marker.exists(), f"PATH={search!r} did not pick the planted git"
     marker.unlink()
-    result = run_cli("check", "--base", "HEAD", cwd=root, env={"PATH": search})
+    result = run_forked("check", "--base", "HEAD", cwd=root, env={"PATH": search})
     assert_clean_failure(result, code=2)
     assert "git is not installed or not on PATH" in result.err
     assert not marker.exists()

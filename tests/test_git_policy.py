@@ -17,7 +17,7 @@ from hostile import corpus
 
 from freezer.git.gitrepo import DETERMINISTIC_ENV, CodeRepo
 
-from conftest import assert_clean_failure, run_cli, run_inprocess
+from conftest import assert_clean_failure, run_forked, run_inprocess
 from registry_helpers import commit_all, make_registry, sample_repo
 
 
@@ -224,7 +224,7 @@ def test_a_hook_environment_cannot_redirect_git(tmp_path: Path, cache_root: Path
     decoy.mkdir()
     plain_git("init", "-q", str(decoy), cwd=tmp_path, check=True)
     env = {"GIT_DIR": str(decoy / ".git"), "GIT_INDEX_FILE": str(decoy / "index"), "GIT_WORK_TREE": str(decoy)}
-    result = run_cli("cut", "--dry-run", "v1", cwd=reg, env=env)
+    result = run_forked("cut", "--dry-run", "v1", cwd=reg, env=env)
     assert result.code == 0, result.text
 
 
@@ -232,7 +232,7 @@ def test_no_git_on_path(tmp_path: Path, cache_root: Path) -> None:
     reg = make_registry(tmp_path, cache_root)
     empty = tmp_path / "bin"
     empty.mkdir()
-    result = run_cli("cut", "--dry-run", "v1", cwd=reg, env={"PATH": str(empty)})
+    result = run_forked("cut", "--dry-run", "v1", cwd=reg, env={"PATH": str(empty)})
     assert_clean_failure(result, code=2)
     assert "git is not installed or not on PATH" in result.err
 

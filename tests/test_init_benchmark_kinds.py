@@ -1,6 +1,6 @@
 """``freezer init --kind folders|records|lm-eval``: a registry whose suite is of that kind, which
 validates, cuts and audits as soon as the author adds one task in the benchmark's own format. The
-real CLI in a subprocess for init, real files, the registry's own git repository."""
+real CLI in a process of its own for init, real files, the registry's own git repository."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import assert_clean_failure, run_cli, run_inprocess
+from conftest import assert_clean_failure, run_forked, run_inprocess
 from registry_helpers import commit_all, snapshot, write_own_prose
 
 # One minimal real task of each kind, at the place init's output names (relative to the drafts).
@@ -33,7 +33,7 @@ ONE_TASK = {
 
 @pytest.mark.parametrize("kind", sorted(ONE_TASK))
 def test_init_of_a_benchmark_kind_cuts_once_one_task_is_added(tmp_path: Path, kind: str) -> None:
-    made = run_cli("init", "reg", "--kind", kind, "--suite", "bench", cwd=tmp_path)
+    made = run_forked("init", "reg", "--kind", kind, "--suite", "bench", cwd=tmp_path)
     assert made.code == 0, made.text
     root = tmp_path / "reg"
     config = (root / "freezer.yaml").read_text()
@@ -63,7 +63,7 @@ def test_init_of_a_benchmark_kind_cuts_once_one_task_is_added(tmp_path: Path, ki
 
 
 def test_init_refuses_an_unknown_kind_naming_every_kind(tmp_path: Path) -> None:
-    result = run_cli("init", "reg", "--kind", "harbor", cwd=tmp_path)
+    result = run_forked("init", "reg", "--kind", "harbor", cwd=tmp_path)
     assert_clean_failure(result, code=2)
     for kind in ("generic", "graph", "folders", "records", "lm-eval"):
         assert kind in result.err

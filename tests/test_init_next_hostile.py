@@ -14,7 +14,7 @@ import pytest
 from hostile import init_next as cases
 from hostile.corpus import bind_socket
 
-from conftest import REPO, Run, assert_clean_failure, run_cli, run_inprocess
+from conftest import REPO, Run, assert_clean_failure, run_forked, run_inprocess
 from registry_helpers import commit_all, make_registry
 
 slow = pytest.mark.slow
@@ -266,7 +266,7 @@ def test_next_refuses_while_another_command_holds_the_lock(frozen: Path) -> None
 
     before = tree_state(frozen, skip=(".git", ".freezer"))
     with registry_lock(frozen):
-        result = run_cli("next", cwd=frozen)  # another process: this one's own lock would let it in
+        result = run_forked("next", cwd=frozen)  # another process: this one's own lock would let it in
     assert_clean_failure(result, code=1)
     assert "holds the registry lock" in result.err
     assert tree_state(frozen, skip=(".git", ".freezer")) == before

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
-from conftest import assert_clean_failure, run_cli, run_inprocess
+from conftest import assert_clean_failure, run_forked, run_inprocess
 from registry_helpers import commit_all
 
 CONFIG = """\
@@ -49,16 +49,16 @@ def _registry(tmp_path: Path) -> Path:
 
 def test_a_group_file_not_named_with_an_underscore_validates_and_is_frozen_as_an_asset(tmp_path: Path) -> None:
     root = _registry(tmp_path)
-    validated = run_cli("validate", cwd=root)
+    validated = run_forked("validate", cwd=root)
     assert validated.code == 0, validated.text
-    cut = run_cli("cut", "v1", cwd=root)
+    cut = run_forked("cut", "v1", cwd=root)
     assert cut.code == 0, cut.text
     manifest = json.loads((root / "versions/lb_v1/manifest.json").read_text())
     contents = manifest["contents"]
     assert "leaderboard.yaml" in contents["assets"]
     assert "leaderboard.yaml" not in contents["fixtures"]
     assert sorted(contents["fixtures"]) == ["alpha/alpha.yaml", "beta/beta.yaml"]
-    assert run_cli("audit", cwd=root).code == 0
+    assert run_forked("audit", cwd=root).code == 0
 
 
 def test_a_group_named_without_underscore_is_checked_as_a_group(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from freezer.demo.registry import OWN_FORMAT_CONFIG
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
-from conftest import run_cli, run_inprocess
+from conftest import run_forked, run_inprocess
 from nocode_helpers import write
 from registry_helpers import commit_all, compare_arms, cut_suite, ok, snapshot
 
@@ -78,7 +78,7 @@ def test_a_branch_locked_then_moved_moves_the_source_in_delta_and_compare(tmp_pa
     dry = ok(run_inprocess("cut", "v1", "--suite", "tb", "--dry-run", cwd=root))
     assert f"source {url} (kind git) has revision 'main', a branch or tag name" in dry.text
 
-    locked = run_cli("lock", "--suite", "tb", cwd=root)  # the real command, in its own process
+    locked = run_forked("lock", "--suite", "tb", cwd=root)  # the real command, in its own process
     assert locked.code == 0, locked.text
     assert f"git {url} main locked at {first} (new)" in locked.out
     assert json.loads((root / LOCK).read_bytes()) == {"lock_format": 1, "images": {}, "git": {url: {"main": first}}}

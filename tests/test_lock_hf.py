@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, run_cli, run_forked, run_inprocess
+from conftest import REPO, run_forked, run_inprocess
 from hub_helpers import LOCK, LOGIC, REASONING, drafts, point, registry
 from nocode_helpers import write
 from registry_helpers import commit_all, compare_arms, cut_suite, ok, snapshot
@@ -47,7 +47,7 @@ def test_a_dataset_locked_from_the_cache_then_repointed_moves_exactly_its_tasks(
     # The real command, in its own process, finding the cache through HF_HOME as huggingface_hub does.
     for variable in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"):
         monkeypatch.delenv(variable, raising=False)  # unset: huggingface_hub reads an empty one as a folder
-    locked = run_cli("lock", "--suite", "bbh", cwd=root, env={"HF_HOME": str(cache.parent)})
+    locked = run_forked("lock", "--suite", "bbh", cwd=root, env={"HF_HOME": str(cache.parent)})
     assert locked.code == 0, locked.text
     assert f"dataset {REASONING} main locked at {first} (new)" in locked.out
     assert json.loads((root / LOCK).read_bytes()) == {
@@ -180,7 +180,7 @@ def test_a_dataset_is_locked_from_the_cache_the_older_variable_names(
     for variable in ("HF_HUB_CACHE", "HF_HOME"):
         monkeypatch.delenv(variable, raising=False)  # unset: huggingface_hub reads an empty one as a folder
     env = {"HUGGINGFACE_HUB_CACHE": str(cache), "HOME": str(tmp_path / "home")}
-    locked = run_cli("lock", "--suite", "bbh", cwd=root, env=env)
+    locked = run_forked("lock", "--suite", "bbh", cwd=root, env=env)
     assert locked.code == 0, locked.text
     assert f"dataset {REASONING} main locked at {'4' * 40} (new)" in locked.out
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
-from conftest import REPO, run_cli
+from conftest import REPO, run_cli, run_forked
 from registry_helpers import BBH_LMEVAL_CONFIG, commit_all
 
 CONFIG = BBH_LMEVAL_CONFIG
@@ -40,13 +40,13 @@ def test_a_python_cache_in_the_drafts_is_left_out_of_the_version_with_a_note(tmp
     assert caches == ["drafts/bbh/tasks/__pycache__", "drafts/bbh/tasks/helpers/__pycache__"]
     # The note is said whether the drafts are named or the whole registry is validated.
     for named in (["drafts/bbh"], []):
-        validated = run_cli("validate", *named, "--format", "json", cwd=root)
+        validated = run_forked("validate", *named, "--format", "json", cwd=root)
         assert validated.code == 0, validated.text
         notes = json.loads(validated.out)["result"]["notes"]
         assert any("drafts/bbh/tasks/__pycache__" in note and "byte-compiled" in note for note in notes), notes
         assert any("helpers/__pycache__" in note for note in notes), notes
-    assert "byte-compiled" in run_cli("validate", cwd=root).text
-    cut = run_cli("cut", "v1", cwd=root)
+    assert "byte-compiled" in run_forked("validate", cwd=root).text
+    cut = run_forked("cut", "v1", cwd=root)
     assert cut.code == 0, cut.text
     frozen = root / "versions/bbh_v1"
     assert not list(frozen.rglob("__pycache__")) and not list(frozen.rglob("*.pyc"))
@@ -54,7 +54,7 @@ def test_a_python_cache_in_the_drafts_is_left_out_of_the_version_with_a_note(tmp
     assert ".pyc" not in (frozen / "manifest.json").read_text(encoding="utf-8")
     assert ".pyc" not in (frozen / "SHA256SUMS").read_text(encoding="utf-8")
     commit_all(root, "bbh_v1")
-    assert run_cli("audit", cwd=root).code == 0
+    assert run_forked("audit", cwd=root).code == 0
 
 
 def _installed_layout(tmp_path: Path) -> Path:

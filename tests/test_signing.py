@@ -13,7 +13,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import REPO, assert_clean_failure, run_inprocess
+from conftest import REPO, assert_clean_failure, run_forked, run_inprocess
 from doc_pages import section
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
@@ -95,9 +95,7 @@ def test_ssh_keygen_signs_and_freezer_verifies(reg: Path, tmp_path: Path) -> Non
     assert_clean_failure(refused, code=2)
     assert "the key has a passphrase" in refused.err
     message = tmp_path / "graph_v1.pae"
-    message.write_bytes(
-        subprocess.run([*_freezer(), "attest", "graph_v1", "--pae"], cwd=reg, capture_output=True).stdout
-    )
+    message.write_bytes(run_forked("attest", "graph_v1", "--pae", cwd=reg).out_bytes)
     subprocess.run(
         ["ssh-keygen", "-Y", "sign", "-f", str(bob), "-n", "freezer", "-P", "secret words", str(message)],
         check=True,
@@ -110,12 +108,6 @@ def test_ssh_keygen_signs_and_freezer_verifies(reg: Path, tmp_path: Path) -> Non
     # A signature over another version's statement is refused as it is added.
     other = run_inprocess("sign", "graph_v2", "--signature", str(message) + ".sig", cwd=reg)
     assert_clean_failure(other)
-
-
-def _freezer() -> list[str]:
-    import sys
-
-    return [sys.executable, "-m", "freezer"]
 
 
 def test_k_of_n_and_the_limits_of_allowed_signers(reg: Path, tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ import os
 import shutil
 import stat
 import subprocess
-import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -21,7 +21,7 @@ import pytest
 from freezer.trust import sshsig
 from freezer.trust.signing import MAX_SIGNATURES, envelope_path
 
-from conftest import REPO, assert_clean_failure, run_inprocess
+from conftest import Run, assert_clean_failure, run_forked, run_forked_together, run_inprocess
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
 ALICE = "alice@example.org"
@@ -53,9 +53,9 @@ def public_of(key: Path) -> str:
 
 def pae_of(root: Path, version: str, where: Path) -> Path:
     path = where / f"{version}.pae"
-    ran = subprocess.run([sys.executable, "-m", "freezer", "attest", version, "--pae"], cwd=root, capture_output=True)
-    assert ran.returncode == 0, ran.stderr
-    path.write_bytes(ran.stdout)
+    ran = run_forked("attest", version, "--pae", cwd=root)
+    assert ran.code == 0, ran.err
+    path.write_bytes(ran.out_bytes)
     return path
 
 
@@ -259,25 +259,13 @@ def test_a_signature_in_another_namespace_is_invalid(reg: Path, tmp_path: Path) 
     assert "signed for namespace 'git'" in verified.out, verified.out
 
 
-def _start_signs(reg: Path, keys: list[Path]) -> list[subprocess.Popen[bytes]]:
-    """One real ``freezer sign graph_v2`` process per key, all started before any is waited for."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    env.pop("FREEZER_DEBUG", None)
-    return [
-        subprocess.Popen(
-            [sys.executable, "-m", "freezer", "sign", "graph_v2", "--key", str(key)],
-            cwd=reg,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-        )
-        for key in keys
-    ]
+def _signs(reg: Path, keys: list[Path]) -> list[Run]:
+    """One real ``freezer sign graph_v2`` process per key, all forked before any is waited for."""
+    return run_forked_together(*[["sign", "graph_v2", "--key", str(key)] for key in keys], cwd=reg)
 
 
 def _race(reg: Path, keys: list[Path]) -> list[tuple[int, str]]:
-    procs = _start_signs(reg, keys)
-    return [(proc.wait(timeout=120), proc.communicate()[0].decode()) for proc in procs]
+    return [(ran.code, ran.text) for ran in _signs(reg, keys)]
 
 
 def test_parallel_signs_keep_every_signature_and_the_mode(reg: Path, tmp_path: Path) -> None:
@@ -312,12 +300,13 @@ def test_sign_waits_for_the_registry_lock(reg: Path, tmp_path: Path) -> None:
     keys = [keygen(tmp_path, f"w{i}") for i in range(4)]
     (reg / "allowed_signers").write_text("".join(f"w{i}@example.org {public_of(k)}\n" for i, k in enumerate(keys)))
     path = reg / "signatures/graph_v2.dsse.json"
-    with registry_lock(reg):
-        procs = _start_signs(reg, keys)
-        time.sleep(4)
-        assert not path.exists(), "a sign wrote the envelope while the registry lock was held"
-        assert all(proc.poll() is None for proc in procs), [proc.communicate()[0] for proc in procs]
-    results = [(proc.wait(timeout=120), proc.communicate()[0].decode()) for proc in procs]
+    with ThreadPoolExecutor(1) as waiter:  # it waits for the signs' processes while this thread holds the lock
+        with registry_lock(reg):
+            signs = waiter.submit(_race, reg, keys)
+            time.sleep(4)
+            assert not path.exists(), "a sign wrote the envelope while the registry lock was held"
+            assert not signs.done(), signs.result()
+        results = signs.result(timeout=120)
     assert [code for code, _ in results] == [0, 0, 0, 0], results
     assert len(json.loads(path.read_text())["signatures"]) == 4
 

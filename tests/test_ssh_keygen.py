@@ -1,6 +1,6 @@
 """Who signed is decided by the real ssh-keygen, run as freezer runs git: by absolute path, once per key.
 
-A real registry, real keys and signatures, and a real ``freezer`` process whose
+A real registry, real keys and signatures, and a real ``freezer`` process (forked) whose
 ``PATH`` is chosen: without ssh-keygen it says what to install; a program named
 ``ssh-keygen`` in the current folder never runs; and a logging front for the real
 ssh-keygen counts how often a signature is checked.
@@ -12,12 +12,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import run_inprocess
+from conftest import Run, run_forked, run_inprocess
 
 SSH_KEYGEN = shutil.which("ssh-keygen")
 pytestmark = pytest.mark.skipif(SSH_KEYGEN is None, reason="ssh-keygen is not installed")
@@ -45,17 +44,9 @@ def reg(signed: Path, tmp_path: Path) -> Path:
     return root
 
 
-def _freezer(root: Path, path: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {key: value for key, value in os.environ.items() if key != "PATH"}
-    return subprocess.run(
-        [sys.executable, "-m", "freezer", *args],
-        cwd=root,
-        env={**env, "PATH": path},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
+def _freezer(root: Path, path: str, *args: str) -> Run:
+    """freezer in a process of its own whose ``PATH`` is ``path``."""
+    return run_forked(*args, cwd=root, env={"PATH": path}, timeout=300)
 
 
 def _bin_with(tmp_path: Path, **programs: str) -> Path:
@@ -71,9 +62,9 @@ def _bin_with(tmp_path: Path, **programs: str) -> Path:
 
 def test_without_ssh_keygen_verify_says_what_to_install(reg: Path, tmp_path: Path) -> None:
     done = _freezer(reg, str(_bin_with(tmp_path)), "verify", "graph_v2")
-    assert done.returncode == 2, done.stderr
-    assert "ssh-keygen was not found" in done.stderr and "openssh-client" in done.stderr
-    assert "Traceback" not in done.stderr + done.stdout
+    assert done.code == 2, done.err
+    assert "ssh-keygen was not found" in done.err and "openssh-client" in done.err
+    assert "Traceback" not in done.err + done.out
 
 
 def test_a_program_named_ssh_keygen_in_the_current_folder_never_runs(reg: Path, tmp_path: Path) -> None:
@@ -82,7 +73,7 @@ def test_a_program_named_ssh_keygen_in_the_current_folder_never_runs(reg: Path, 
     (reg / "ssh-keygen").chmod(0o755)
     real = os.path.dirname(SSH_KEYGEN or "")
     done = _freezer(reg, os.pathsep.join([".", "", real, os.path.dirname(GIT or "")]), "verify", "graph_v2")
-    assert done.returncode == 0 and "signed by alice@example.org" in done.stdout, done.stdout + done.stderr
+    assert done.code == 0 and "signed by alice@example.org" in done.out, done.out + done.err
     assert not marker.exists()
 
 
@@ -94,7 +85,7 @@ def test_ssh_keygen_checks_each_key_once_however_often_it_signed(reg: Path, tmp_
     envelope["signatures"] *= 200  # the same valid signature, again and again
     path.write_text(json.dumps(envelope))
     done = _freezer(reg, str(_bin_with(tmp_path, ssh_keygen=front)), "verify", "graph_v2")
-    assert done.returncode == 0 and "signed by alice@example.org" in done.stdout, done.stdout + done.stderr
+    assert done.code == 0 and "signed by alice@example.org" in done.out, done.out + done.err
     calls = log.read_text().split()
     # One find-principals and one verify for the key; one find-principals reads every line for those it skips.
     assert calls.count("verify") == 1 and calls.count("find-principals") == 2, calls
