@@ -64,18 +64,6 @@ class ForkServer:
             )
         return self._proc
 
-    def run(
-        self,
-        args: list[str],
-        cwd: Path,
-        env: dict[str, str],
-        memory_limit: int | None = None,
-        as_nobody: bool = False,
-        timeout: float = 120,
-    ) -> Ran:
-        [ran] = self.run_together([args], cwd, env, memory_limit, as_nobody, timeout)
-        return ran
-
     def run_together(
         self,
         commands: list[list[str]],
