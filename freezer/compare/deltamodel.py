@@ -39,6 +39,8 @@ class FixtureBrief:
 
 @dataclass(frozen=True)
 class FixtureChange:
+    """A fixture kept in both versions whose own fields differ, with each differing JSON path."""
+
     task_id: str
     fields: tuple[FieldChange, ...]
 
@@ -77,6 +79,9 @@ class ClassCounts:
 
 @dataclass(frozen=True)
 class FixtureDelta:
+    """The fixtures' part of the delta (delta.json's ``fixtures``): what became of each fixture from one
+    version to the next, by task id; ``freezer status`` computes it for the drafts too."""
+
     added: tuple[FixtureBrief, ...]
     removed: tuple[FixtureBrief, ...]
     changed: tuple[FixtureChange, ...]

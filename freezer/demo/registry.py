@@ -89,6 +89,8 @@ COMPARE_HINT = "freezer compare bbh_v1 bbh_v2"
 
 @dataclass
 class DemoResult:
+    """``freezer demo``'s outcome: the scratch registry it made; it fails unless every version cut there audits."""
+
     root: Path
     shas: dict[str, str]
     cuts: list[CutResult] = field(default_factory=list)

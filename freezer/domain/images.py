@@ -22,6 +22,8 @@ if TYPE_CHECKING:  # start-up time: a type only, and domain.model builds the fix
 
 @dataclass(frozen=True, order=True)
 class ImageRef:
+    """One place a fixture names a container image, as the manifest records it: pinned by a digest, or not."""
+
     name: str  # registry/repository[:tag], without the digest; as written when unresolved
     digest: str | None  # "sha256:<64 hex>", or None: named by tag alone (or not named at all)
     where: str  # the file and line ("environment/Dockerfile:1") or the field ("$.image") naming it

@@ -112,6 +112,8 @@ class Checks:
 
 @dataclass(frozen=True)
 class PinnedSha:
+    """The commit of the code under test a version is pinned to, resolved from what version.yaml declared."""
+
     full: str
     short: str
     declared_as: str

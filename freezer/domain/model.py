@@ -50,6 +50,8 @@ class Site:
 
 @dataclass(frozen=True)
 class Fixture:
+    """One fixture, landed (part of the benchmark) or dropped (a candidate kept as history), with the sites it names."""
+
     task_id: str
     fixture_class: str
     status: FixtureStatus
@@ -103,6 +105,8 @@ class SurfaceCommit:
 
 @dataclass(frozen=True)
 class Binary:
+    """version.yaml's ``binary:``: the tool binary every provider of the sweep ran, and where it was built from."""
+
     name: str
     build_sha: str | None
     build_sha_unknown: str | None

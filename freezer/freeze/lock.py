@@ -40,6 +40,8 @@ from freezer.validate.validate import validate_suite
 
 @dataclass(frozen=True)
 class LockedImage:
+    """An image the drafts name by tag, pinned by the lock to the digest its registry gives today."""
+
     name: str
     digest: str
     was: str | None  # the digest the lock held before, None when it held none
@@ -50,6 +52,8 @@ class LockedImage:
 
 @dataclass(frozen=True)
 class LockedCommit:
+    """A git source of version.yaml named by a branch or tag, pinned by the lock to the commit it names today."""
+
     url: str
     ref: str
     commit: str
@@ -65,6 +69,9 @@ class LockedCommit:
 
 @dataclass(frozen=True)
 class LockedDataset:
+    """A Hugging Face dataset an lm-eval task reads at a branch or tag, pinned by the lock to the commit
+    the local hub cache holds for it."""
+
     dataset: str
     ref: str
     commit: str
@@ -123,6 +130,8 @@ class SuiteLock:
 
 @dataclass
 class LockReport:
+    """``freezer lock``'s outcome (or ``lock --check``'s): each suite's lock; it fails on anything unlocked or stale."""
+
     checked: bool  # --check: offline, nothing written
     suites: list[SuiteLock]
 

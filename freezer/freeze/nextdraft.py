@@ -45,6 +45,8 @@ __all__ = ["TODO", "NextResult", "start_next"]
 
 @dataclass
 class NextResult:
+    """``freezer next``'s outcome: the drafts started for the next version."""
+
     number: int
     drafts: Path
     copied: int  # files copied from the latest frozen version (0 when the drafts were kept)

@@ -78,6 +78,8 @@ WORK_GITIGNORE = "# freezer's lock and staging folder; the schemas beside them a
 
 @dataclass
 class InitResult:
+    """``freezer init``'s outcome: the registry it wrote (or adopted in place), and what the author does next."""
+
     root: Path
     suite: str
     kind: str

@@ -31,6 +31,9 @@ from freezer.validate.validate import validate_suite
 
 @dataclass
 class SuiteStatus:
+    """One suite in ``freezer status``: what its drafts change against the latest frozen version, and what a
+    cut would say of them now."""
+
     suite: str
     next_version: int
     drafts_version: int | None

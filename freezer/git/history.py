@@ -21,6 +21,8 @@ _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 @dataclass(frozen=True)
 class Commit:
+    """A commit of the code repository as ``git log`` lists it, with the paths it touches within the pathspecs asked."""
+
     sha: str
     subject: str
     paths: tuple[str, ...]

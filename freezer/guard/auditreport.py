@@ -16,6 +16,8 @@ from freezer.trust.signing import SignatureStatus
 
 @dataclass
 class AuditReport:
+    """``freezer audit``'s verdict over the audited versions, their signatures, the status log and the stored runs."""
+
     strict: bool
     versions: list[VersionAudit]
     signatures: dict[str, SignatureStatus] = field(default_factory=dict)  # of the versions whose audit passed

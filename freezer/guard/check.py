@@ -61,6 +61,8 @@ class NewVersionCode:
 
 @dataclass
 class CheckReport:
+    """``freezer check``'s outcome for the change under review, judged against its base; it fails on any problem."""
+
     base: str
     base_source: str
     problems: list[Problem] = field(default_factory=list)

@@ -144,6 +144,8 @@ class ListedProblems:
 
 @dataclass
 class KindRead:
+    """What :meth:`Kind.read` gives: the fixtures among the files, and every problem found reading them."""
+
     fixtures: list[KindFixture] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     # Ids in the suite's ``dropped`` list that name no fixture (validate reports them at the config).

@@ -222,6 +222,8 @@ _CONSTANTS = ("NaN", "Infinity", "-Infinity")
 
 @dataclass
 class _Open:
+    """An array or object :func:`_walk` has entered and not yet closed."""
+
     close: str
     path: JsonPath
     keys: dict[str, int] = field(default_factory=dict)

@@ -41,6 +41,8 @@ _BOMS = (
 
 @dataclass
 class LoadResult:
+    """One YAML file read: its document, or the problems that kept it from being read."""
+
     document: YamlDocument | None
     problems: list[Problem]
 

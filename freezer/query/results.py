@@ -46,6 +46,8 @@ from freezer.trust import verified
 
 @dataclass
 class RunSummary:
+    """One run of an arm on one version, totalled over its pool's common subset: a line of ``results check``."""
+
     version: str
     arm: str
     run: str
@@ -60,6 +62,8 @@ class RunSummary:
 
 @dataclass
 class ResultsReport:
+    """``freezer results check``'s outcome; it fails on a problem with the rows, or a fixture that cannot be pooled."""
+
     rows: int = 0
     problems: list[Problem] = field(default_factory=list)
     problems_not_shown: int = 0  # found beyond MAX_RESULT_PROBLEMS
@@ -106,6 +110,8 @@ class ResultsReport:
 
 @dataclass
 class _Tally:
+    """One (version, arm, run)'s running total: what the pass over the rows keeps instead of the rows."""
+
     fixtures: int = 0
     passed: int = 0
     total: float = 0.0
@@ -129,6 +135,9 @@ class MemoryRows:
 
 @dataclass
 class _Version:
+    """A frozen version the rows may name by its manifest hash; its arms and landed fixtures are read when
+    a row first needs them."""
+
     suite: SuiteConfig
     frozen: registry.FrozenVersion
     name: str

@@ -120,6 +120,8 @@ class Step:
 
 @dataclass
 class SuiteTable:
+    """One suite's part of ``results table``: its version and cross-version tables, or the problems that stop them."""
+
     suite: str
     versions: list[VersionTable] = field(default_factory=list)
     cross: list[CrossTable] = field(default_factory=list)
@@ -230,6 +232,8 @@ def _stored(root: Path, version: str) -> Iterator[Path]:
 
 @dataclass
 class _Tally:
+    """One stored run's running total over the rows of its file."""
+
     fixtures: int = 0
     passed: int = 0
     total: float = 0.0

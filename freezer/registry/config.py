@@ -42,6 +42,8 @@ CODE_DIMENSIONS = ("binary", "code", "code_sites")
 
 @dataclass(frozen=True)
 class SuiteConfig:
+    """One suite of freezer.yaml: its drafts, where its versions are frozen, and how the next cut reads them."""
+
     name: str
     drafts: Path
     versions: Path
@@ -101,6 +103,8 @@ class SuiteConfig:
 
 @dataclass(frozen=True)
 class RegistryConfig:
+    """freezer.yaml as loaded: the registry (its root is the folder holding the file) and its suites."""
+
     root: Path
     path: Path
     suites: dict[str, SuiteConfig]

@@ -51,6 +51,8 @@ class ChainBroken(IntegrityError):
 
 @dataclass
 class _Listing:
+    """A suite's versions folder, listed once (kept until a cut writes a version)."""
+
     names: list[str] = field(default_factory=list)  # every entry of the folder, sorted
     versions: list[FrozenVersion] = field(default_factory=list)  # real folders named like a version
     impostors: list[FrozenVersion] = field(default_factory=list)  # named like one, but a link or a file

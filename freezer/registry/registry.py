@@ -94,6 +94,8 @@ def frozen_fixture_files(manifest: Manifest) -> list[str]:
 
 @dataclass(frozen=True)
 class FrozenVersion:
+    """A frozen version of a suite by its number, and the folder (``<suite>_vN``) that holds it."""
+
     suite: str
     number: int
     path: Path

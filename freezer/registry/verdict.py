@@ -56,6 +56,8 @@ class Failure(Finding):
 
 @dataclass
 class VersionAudit:
+    """One frozen version's audit (``freezer audit``; ``freezer check`` audits each version a change adds)."""
+
     name: str
     path: Path
     failures: list[Failure] = field(default_factory=list)

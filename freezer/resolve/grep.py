@@ -101,6 +101,8 @@ _FIXED = ["--no-config", "--no-ignore-global", "--color=never", "--count", "--nu
 
 @dataclass
 class GrepResult:
+    """One naive grep run by rg at the pinned commit: its counts for Gate B, or why rg could not count."""
+
     matches: int = 0
     files: int = 0
     pattern_error: str | None = None

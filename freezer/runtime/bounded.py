@@ -145,6 +145,8 @@ class Stopped:
 
 @dataclass
 class _Child:
+    """One forked child of :func:`map_bounded`, working through its share of the items, as the parent follows it."""
+
     pid: int
     fd: int
     area: mmap.mmap

@@ -33,6 +33,8 @@ _BIBTEX = {
 
 @dataclass(frozen=True)
 class Citation:
+    """How to cite one frozen version: what the registry knows of it, for its CITATION.cff and BibTeX entry."""
+
     suite: str
     version: str  # graph_v2
     title: str | None

@@ -24,6 +24,8 @@ _ORIGIN = re.compile(
 
 @dataclass(frozen=True)
 class CodeSite:
+    """A ground-truth or trap site as a fixture's page shows it: linked to the code at the pinned SHA when it can be."""
+
     label: str  # file:line as the fixture gives it
     href: str | None  # the code at the pinned SHA, or None: no web address known
 

@@ -294,9 +294,10 @@ def write(out: Path, files: dict[str, bytes]) -> None:
     write_site(out, files, registry_root=registry_root, protected=protected)
 
 
-# ``freezer site``'s outcome: where the site was written, how many pages and files.
 @dataclass
 class Built:
+    """``freezer site``'s outcome: where the site was written, how many pages and files."""
+
     out: Path
     files: SiteFiles
 
@@ -313,13 +314,15 @@ class Built:
         return with_log(built, self.files.verified_view)
 
 
-# The search box's index: task ids, version names and titles, embedded in the page as JSON. The site
-# works from file:// with no server, where a page cannot fetch another file, so the index travels
-# inside the page in a <script type="application/json">, read by the page's own small script. Its
-# text comes from data: every <, > and & is written as a JSON escape, so no </script> or <!-- can
-# close the element or open a comment, and the JSON reads the same.
 @dataclass(frozen=True)
 class SearchEntry:
+    """One entry of the search box's index (task ids, version names and titles, embedded in the page as JSON).
+
+    The site works from file:// with no server, where a page cannot fetch another file, so the index travels
+    inside the page in a <script type="application/json">, read by the page's own small script. Its
+    text comes from data: every <, > and & is written as a JSON escape, so no </script> or <!-- can
+    close the element or open a comment, and the JSON reads the same."""
+
     label: str  # what is matched and shown first: a task id or a version name
     title: str  # the fixture's first line of prose, or the version's title
     kind: str  # "fixture" or "version"

@@ -77,6 +77,9 @@ class VersionContext(TypedDict):
 
 @dataclass
 class VersionPage:
+    """One frozen version as the site shows it: read once, with its verified status and its signature, for
+    its page and its fixtures' pages."""
+
     frozen: registry.FrozenVersion
     data: VersionData
     status: lifecycle.VersionStatus

@@ -58,6 +58,8 @@ Lifecycle = Literal["current", "deprecated", "yanked"]
 
 @dataclass(frozen=True)
 class VersionStatus:
+    """Where a frozen version stands in its lifecycle, as the verified events of the status log leave it."""
+
     status: Lifecycle
     reason: str | None = None  # a yanked version's: its first yank's, for good
     superseded_by: str | None = None

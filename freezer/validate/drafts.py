@@ -113,6 +113,8 @@ def leave_out(rel: str, name: str, ignored: frozenset[str] | None) -> tuple[Left
 
 @dataclass
 class DraftFiles:
+    """What :func:`collect` found in a suite's drafts folder, each entry sorted as the module's docstring says."""
+
     version: Path | None = None
     fixtures: list[Path] = field(default_factory=list)
     assets: dict[str, Path] = field(default_factory=dict)  # by path relative to the drafts folder

@@ -27,6 +27,8 @@ _HEAD_LINES = 5
 
 @dataclass(frozen=True)
 class LooseSchema:
+    """The fixture schema a file in no suite's drafts is checked against, as its modeline names it (or the default)."""
+
     key: str  # for freezer.schema.schemas: a shipped name, or file:<path>
     said: str  # which schema, and why, in a sentence for the user
 

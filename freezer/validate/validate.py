@@ -46,6 +46,9 @@ VERSION_NAME = "version.yaml"
 
 @dataclass
 class Report:
+    """What validate found: ``freezer validate``'s outcome over the paths it was given, or one suite's drafts
+    (:func:`validate_suite`); it fails on any problem."""
+
     files: int = 0
     sets: list[FixtureSet] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
