@@ -8,6 +8,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,11 @@ def _memory_backed_temp() -> None:
 _memory_backed_temp()
 EXAMPLES = REPO / "examples"
 V2 = EXAMPLES / "graph" / "v2"
+
+# Inspect comes with the dev extra (it is optional for users). Looked up, not imported: importing
+# inspect_ai takes about 1.5 s, which every xdist worker paid while collecting a module that skipped
+# at import, even in a lane that deselects it; a test that needs Inspect imports it when it runs.
+needs_inspect = pytest.mark.skipif(find_spec("inspect_ai") is None, reason="inspect_ai is not installed (dev extra)")
 
 # The tests play a developer at a terminal. The CI machine that runs them sets CI (and may set
 # GitHub's variables), which would switch freezer to its CI behaviour (a required base for

@@ -18,7 +18,9 @@ import pytest
 from hostile import evalzip
 from test_results_import import SWE, _inspect, _refused
 
-pytest.importorskip("inspect_ai")  # the dev extra installs it; the extra is optional for users
+from conftest import needs_inspect
+
+pytestmark = needs_inspect
 
 
 @pytest.fixture(scope="module")

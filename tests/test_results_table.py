@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from conftest import run_inprocess
+from conftest import needs_inspect, run_inprocess
 from registry_helpers import commit_all, ssh_key
 from results_board import MOVED, SCORES, TASKS, VALUE, build_board
 
-pytest.importorskip("inspect_ai")  # the dev extra installs it; the extra is optional for users
+pytestmark = needs_inspect
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import needs_inspect
 from results_board import MOVED, built_site
 
-pytest.importorskip("inspect_ai")  # the board's runs are Inspect logs
+pytestmark = needs_inspect  # the board's runs are Inspect logs
 
 
 @pytest.fixture(scope="module")

@@ -11,14 +11,15 @@ from typing import Any
 
 import pytest
 
+from conftest import needs_inspect
 from results_board import MOVED, built_site
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [
     pytest.mark.slow,  # a browser: CI runs it; `pytest -m slow` runs it here
     pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed"),
+    needs_inspect,  # the board's runs are Inspect logs
 ]
-pytest.importorskip("inspect_ai")  # the board's runs are Inspect logs
 
 
 @pytest.fixture(scope="module")
