@@ -61,7 +61,8 @@ class _Handler(BaseHTTPRequestHandler):
 @pytest.fixture
 def server() -> Iterator[_Counting]:
     counting = _Counting()
-    thread = threading.Thread(target=counting.serve_forever, daemon=True)
+    # shutdown() waits for the loop's next poll: 0.5 s by default, paid by each of these tests
+    thread = threading.Thread(target=counting.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         yield counting
