@@ -109,8 +109,9 @@ class ResultsReport:
 
 
 @dataclass
-class _Tally:
-    """One (version, arm, run)'s running total: what the pass over the rows keeps instead of the rows."""
+class Tally:
+    """One run's running total over its rows (a (version, arm, run) here, a stored file's run in
+    ``results table``): what a pass over the rows keeps instead of the rows."""
 
     fixtures: int = 0
     passed: int = 0
@@ -167,7 +168,7 @@ class _Rows:
                 self.known[frozen.manifest_sha256()] = _Version(suite.config, frozen, frozen.name)
             except OSError:
                 continue
-        self.tallies: dict[Run, _Tally] = {}
+        self.tallies: dict[Run, Tally] = {}
         self.versions: dict[str, set[str]] = {}  # arm → versions
         self.depends: dict[tuple[str, str], tuple[str, ...]] = {}  # (version, arm) → what the arm depends on
         self.tasks: dict[str, set[str]] = {}  # arm → task ids
@@ -268,7 +269,7 @@ class _Rows:
             if len(self.tallies) >= MAX_RESULT_RUNS:
                 self._problem(("run",), f"more than {MAX_RESULT_RUNS} runs in these files; check them in parts")
                 return
-            tally = self.tallies[key] = _Tally()
+            tally = self.tallies[key] = Tally()
             self.suites.add(version.suite.name)
             self.versions.setdefault(arm, set()).add(version.name)
             self.depends[(version.name, arm)] = version.frozen_arms()[arm]

@@ -230,15 +230,6 @@ def _stored(root: Path, version: str) -> Iterator[Path]:
     yield from sorted((root / registry.RESULTS_FOLDER / version).glob("*.jsonl"))
 
 
-@dataclass
-class _Tally:
-    """One stored run's running total over the rows of its file."""
-
-    fixtures: int = 0
-    passed: int = 0
-    total: float = 0.0
-
-
 @dataclass(frozen=True)
 class _Kept:
     """One version's verified rows, as handed to results check."""
@@ -251,7 +242,7 @@ def _scored(root: Path, path: Path, kept: _Kept, by_key: dict[str, StoredScore])
     """A verified stored file's scores, one per run in it (a harness's files may hold several); its
     rows kept, each renamed to a key of ``by_key`` that names its run's score."""
     stored = path.relative_to(root).as_posix()
-    tallies: dict[str, _Tally] = {}
+    tallies: dict[str, results.Tally] = {}
     keys: dict[str, str] = {}
     with path.open("rb") as handle:
         header = json.loads(handle.readline())
@@ -260,12 +251,9 @@ def _scored(root: Path, path: Path, kept: _Kept, by_key: dict[str, StoredScore])
             run = str(row.get("run") or "")  # the schema leaves a row's run out when it has one run
             tally = tallies.get(run)
             if tally is None:
-                tally = tallies[run] = _Tally()
+                tally = tallies[run] = results.Tally()
                 keys[run] = f"stored run {len(by_key) + len(keys)}"  # short: a run name is at most 200 characters
-            value = float(row["score"])
-            tally.fixtures += 1
-            tally.passed += value >= 1
-            tally.total += value
+            tally.add(float(row["score"]))
             row["run"] = keys[run]
             line = json.dumps(row).encode()
             kept.lines.append(line)
