@@ -14,7 +14,8 @@ CutStatus = Literal["cut", "unchanged", "dry-run"]
 
 @dataclass
 class CutResult:
-    """One cut's outcome: the version it froze (or would freeze, in a dry run) and how it got there."""
+    """One cut's outcome: the version it froze (or would freeze, in a dry run; or found already frozen
+    with identical inputs, unchanged) and how it got there."""
 
     name: str
     path: Path
