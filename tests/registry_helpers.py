@@ -130,9 +130,12 @@ def set_build_sha(version_yaml: Path, sha: str) -> None:
     version_yaml.write_text(text, encoding="utf-8")
 
 
-def ssh_key(path: Path) -> Path:
-    """A fresh Ed25519 key pair at ``path`` and ``path.pub``, made by ssh-keygen itself."""
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", path.name, "-f", str(path)], check=True)
+def ssh_key(path: Path, passphrase: str = "") -> Path:
+    """A fresh Ed25519 key pair at ``path`` and ``path.pub`` (its comment: the file's name), made by
+    ssh-keygen itself."""
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", passphrase, "-C", path.name, "-f", str(path)], check=True
+    )
     return path
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from conftest import REPO, assert_clean_failure, run_forked, run_inprocess
 from doc_pages import section
+from registry_helpers import ssh_key
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
 
@@ -31,12 +32,6 @@ def reg(demo_root: Path, tmp_path: Path) -> Path:
     root = tmp_path / "demo"
     shutil.copytree(demo_root, root, symlinks=True)
     return root
-
-
-def keygen(where: Path, name: str, passphrase: str = "") -> Path:
-    key = where / name
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", passphrase, "-C", name, "-f", str(key)], check=True)
-    return key
 
 
 def allow(root: Path, *entries: tuple[str, Path, str]) -> None:
@@ -77,7 +72,7 @@ def _readme_recipe() -> str:
 
 
 def test_freezer_signs_and_ssh_keygen_verifies_with_the_readme_recipe(reg: Path, tmp_path: Path) -> None:
-    alice = keygen(tmp_path, "alice")
+    alice = ssh_key(tmp_path / "alice")
     allow(reg, ("alice@example.org", alice, 'namespaces="freezer"'))
     signed = run_inprocess("sign", "graph_v2", "--key", str(alice), cwd=reg)
     assert signed.code == 0, signed.text
@@ -89,7 +84,7 @@ def test_freezer_signs_and_ssh_keygen_verifies_with_the_readme_recipe(reg: Path,
 
 
 def test_ssh_keygen_signs_and_freezer_verifies(reg: Path, tmp_path: Path) -> None:
-    bob = keygen(tmp_path, "bob", passphrase="secret words")
+    bob = ssh_key(tmp_path / "bob", passphrase="secret words")
     allow(reg, ("bob@example.org", bob, ""))
     refused = run_inprocess("sign", "graph_v1", "--key", str(bob), cwd=reg)
     assert_clean_failure(refused, code=2)
@@ -111,7 +106,7 @@ def test_ssh_keygen_signs_and_freezer_verifies(reg: Path, tmp_path: Path) -> Non
 
 
 def test_k_of_n_and_the_limits_of_allowed_signers(reg: Path, tmp_path: Path) -> None:
-    alice, bob, carol = (keygen(tmp_path, name) for name in ("alice", "bob", "carol"))
+    alice, bob, carol = (ssh_key(tmp_path / name) for name in ("alice", "bob", "carol"))
     allow(
         reg,
         ("alice@example.org", alice, ""),
@@ -166,7 +161,7 @@ TAMPERING: dict[str, Callable[[dict[str, object]], None]] = {
                                  "key not allowed", "provenance.json flipped", "provenance.json truncated",
                                  "provenance.json deleted"])  # fmt: skip
 def test_tampering_with_signatures_is_caught(reg: Path, tmp_path: Path, how: str) -> None:
-    alice, mallory = keygen(tmp_path, "alice"), keygen(tmp_path, "mallory")
+    alice, mallory = ssh_key(tmp_path / "alice"), ssh_key(tmp_path / "mallory")
     allow(reg, ("alice@example.org", alice, ""))
     for version in ("graph_v1", "graph_v2"):
         assert run_inprocess("sign", version, "--key", str(alice), cwd=reg).code == 0
@@ -214,7 +209,7 @@ def test_audit_reports_signatures_and_requires_them_on_demand(reg: Path, tmp_pat
 def test_check_keeps_committed_signatures(reg: Path, tmp_path: Path, how: str) -> None:
     from registry_helpers import commit_all
 
-    alice, bob = keygen(tmp_path, "alice"), keygen(tmp_path, "bob")
+    alice, bob = ssh_key(tmp_path / "alice"), ssh_key(tmp_path / "bob")
     allow(reg, ("alice@example.org", alice, ""), ("bob@example.org", bob, ""))
     for key in (alice, bob):
         assert run_inprocess("sign", "graph_v2", "--key", str(key), cwd=reg).code == 0
@@ -234,7 +229,7 @@ def test_check_keeps_committed_signatures(reg: Path, tmp_path: Path, how: str) -
     assert "signatures/graph_v2.dsse.json" in checked.out
     # Adding a signature is what the guard allows.
     subprocess.run(["git", "checkout", "-q", "--", "signatures"], cwd=reg, check=True)
-    carol = keygen(tmp_path, "carol")
+    carol = ssh_key(tmp_path / "carol")
     allow(reg, ("alice@example.org", alice, ""), ("bob@example.org", bob, ""), ("carol@example.org", carol, ""))
     assert run_inprocess("sign", "graph_v2", "--key", str(carol), cwd=reg).code == 0
     assert run_inprocess("check", "--base", "HEAD", cwd=reg).code == 0
@@ -253,7 +248,7 @@ CASES = [(name, index) for name, texts in HOSTILE.items() for index in range(len
 
 @pytest.mark.parametrize(("name", "index"), CASES, ids=[f"{n}-{i}" for n, i in CASES])
 def test_hostile_signing_files_never_crash(reg: Path, tmp_path: Path, name: str, index: int) -> None:
-    alice = keygen(tmp_path, "alice")
+    alice = ssh_key(tmp_path / "alice")
     allow(reg, ("alice@example.org", alice, ""))
     target = reg / name
     target.parent.mkdir(exist_ok=True)
@@ -273,7 +268,7 @@ def test_special_files_are_refused_not_read(reg: Path, tmp_path: Path, name: str
 
     from registry_helpers import commit_all
 
-    alice = keygen(tmp_path, "alice")
+    alice = ssh_key(tmp_path / "alice")
     allow(reg, ("alice@example.org", alice, ""))
     assert run_inprocess("sign", "graph_v2", "--key", str(alice), cwd=reg).code == 0
     commit_all(reg, "signed")

@@ -22,6 +22,7 @@ from freezer.trust import sshsig
 from freezer.trust.signing import MAX_SIGNATURES, envelope_path
 
 from conftest import Run, assert_clean_failure, run_forked, run_forked_together, run_inprocess
+from registry_helpers import ssh_key
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
 ALICE = "alice@example.org"
@@ -39,12 +40,6 @@ def reg(demo_root: Path, tmp_path: Path) -> Path:
     root = tmp_path / "demo"
     shutil.copytree(demo_root, root, symlinks=True)
     return root
-
-
-def keygen(where: Path, name: str) -> Path:
-    key = where / name
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)], check=True)
-    return key
 
 
 def public_of(key: Path) -> str:
@@ -77,7 +72,7 @@ def keygen_accepts(root: Path, entry: dict[str, str], principal: str, pae: Path,
 
 def signed_by(reg: Path, tmp_path: Path) -> Path:
     """graph_v2 signed by alice, who is allowed with a plain line."""
-    alice = keygen(tmp_path, "alice")
+    alice = ssh_key(tmp_path / "alice")
     (reg / "allowed_signers").write_text(f"{ALICE} {public_of(alice)}\n")
     assert run_inprocess("sign", "graph_v2", "--key", str(alice), cwd=reg).code == 0
     assert run_inprocess("verify", "graph_v2", cwd=reg).code == 0
@@ -177,7 +172,7 @@ def test_verify_never_reads_signatures_outside_the_registry(reg: Path, tmp_path:
     assert_clean_failure(audited)
     # sign refuses to write there, and what lies outside is untouched.
     before = (outside / "graph_v2.dsse.json").read_bytes()
-    bob = keygen(tmp_path, "bob")
+    bob = ssh_key(tmp_path / "bob")
     refused = run_inprocess("sign", "graph_v2", "--key", str(bob), cwd=reg)
     assert refused.code != 0 and "Traceback" not in refused.text, refused.text
     assert (outside / "graph_v2.dsse.json").read_bytes() == before
@@ -196,7 +191,7 @@ def test_envelope_names_never_leave_the_signatures_folder(tmp_path: Path) -> Non
 def _mallory_entries(reg: Path, tmp_path: Path, count: int, spoil: bool) -> list[dict[str, str]]:
     """Signatures over graph_v2's statement by mallory, who is not allowed (spoiled: the
     signature bytes flipped, which only cryptography would notice)."""
-    mallory = keygen(tmp_path, "mallory")
+    mallory = ssh_key(tmp_path / "mallory")
     message = pae_of(reg, "graph_v2", tmp_path).read_bytes()
     blob = bytearray(sshsig.sign(message, sshsig.load_private_key(mallory), "freezer"))
     if spoil:
@@ -269,7 +264,7 @@ def _race(reg: Path, keys: list[Path]) -> list[tuple[int, str]]:
 
 
 def test_parallel_signs_keep_every_signature_and_the_mode(reg: Path, tmp_path: Path) -> None:
-    keys = [keygen(tmp_path, f"s{i}") for i in range(8)]
+    keys = [ssh_key(tmp_path / f"s{i}") for i in range(8)]
     (reg / "allowed_signers").write_text("".join(f"s{i}@example.org {public_of(k)}\n" for i, k in enumerate(keys)))
     path = reg / "signatures/graph_v2.dsse.json"
     umask = os.umask(0)
@@ -297,7 +292,7 @@ def test_sign_waits_for_the_registry_lock(reg: Path, tmp_path: Path) -> None:
     released, every waiting sign adds its signature to the envelope as it then is."""
     from freezer.runtime.lock import registry_lock
 
-    keys = [keygen(tmp_path, f"w{i}") for i in range(4)]
+    keys = [ssh_key(tmp_path / f"w{i}") for i in range(4)]
     (reg / "allowed_signers").write_text("".join(f"w{i}@example.org {public_of(k)}\n" for i, k in enumerate(keys)))
     path = reg / "signatures/graph_v2.dsse.json"
     with ThreadPoolExecutor(1) as waiter:  # it waits for the signs' processes while this thread holds the lock
