@@ -139,13 +139,17 @@ def ssh_key(path: Path, passphrase: str = "") -> Path:
     return path
 
 
+def public_line(key: Path) -> str:
+    """The public half of ``key`` as an allowed_signers line holds it: its type and its base64 blob."""
+    return " ".join(key.with_suffix(".pub").read_text().split()[:2])
+
+
 def demo_signed_by_alice(base: Path, demo_build: Path) -> tuple[Path, Path]:
     """A demo registry under ``base`` (a copy of ``demo_build``) whose allowed_signers names alice, and alice's key."""
     root = base / "demo"
     shutil.copytree(demo_build, root, symlinks=True)
     key = ssh_key(base / "alice")
-    public = " ".join(key.with_suffix(".pub").read_text().split()[:2])
-    (root / "allowed_signers").write_text(f"alice@example.org {public}\n")
+    (root / "allowed_signers").write_text(f"alice@example.org {public_line(key)}\n")
     commit_all(root, "allowed signers")
     return root, key
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 import base64
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from conftest import assert_clean_failure, run_inprocess
-from registry_helpers import commit_all
+from registry_helpers import commit_all, public_line, ssh_key
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
 
@@ -28,10 +27,8 @@ def reg(demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tup
     monkeypatch.setenv("FREEZER_STATE_DIR", str(tmp_path / "state"))
     root = tmp_path / "demo"
     shutil.copytree(demo_root, root, symlinks=True)
-    key = tmp_path / "alice"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
-    public = " ".join(key.with_suffix(".pub").read_text().split()[:2])
-    (root / "allowed_signers").write_text(f"alice@example.org {public}\n")
+    key = ssh_key(tmp_path / "alice")
+    (root / "allowed_signers").write_text(f"alice@example.org {public_line(key)}\n")
     commit_all(root, "allowed signers")
     return root, key
 
@@ -90,12 +87,10 @@ def test_tampering_with_the_checkpoint_is_caught(reg: tuple[Path, Path], tmp_pat
         _drop_latest(root)
         shutil.copy(older / "checkpoint.json", path)
     else:
-        mallory = tmp_path / "mallory"
-        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(mallory)], check=True)
+        mallory = ssh_key(tmp_path / "mallory")
         (root / "allowed_signers").write_text((root / "allowed_signers").read_text())
         shutil.copy(root / "allowed_signers", tmp_path / "allowed")
-        public = " ".join(mallory.with_suffix(".pub").read_text().split()[:2])
-        (root / "allowed_signers").write_text(f"mallory@example.org {public}\n")
+        (root / "allowed_signers").write_text(f"mallory@example.org {public_line(mallory)}\n")
         assert run_inprocess("checkpoint", "--key", str(mallory), cwd=root).code == 0
         shutil.copy(tmp_path / "allowed", root / "allowed_signers")
     checked = run_inprocess("check", "--base", "HEAD", cwd=root)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ from freezer.trust import allowed_signers, checkpoint, lifecycle, signing
 
 from conftest import assert_clean_failure, run_inprocess
 from doc_pages import page
-from registry_helpers import commit_all
+from registry_helpers import commit_all, public_line, ssh_key
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
 
@@ -36,10 +35,8 @@ def demo_root(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> Pat
 def _registry(demo_root: Path, tmp_path: Path, options: str) -> tuple[Path, Path]:
     root = tmp_path / "demo"
     shutil.copytree(demo_root, root, symlinks=True)
-    key = tmp_path / "alice"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice", "-f", str(key)], check=True)
-    public = " ".join(key.with_suffix(".pub").read_text().split()[:2])
-    (root / "allowed_signers").write_text(f"alice@example.org {options}{public}\n")
+    key = ssh_key(tmp_path / "alice")
+    (root / "allowed_signers").write_text(f"alice@example.org {options}{public_line(key)}\n")
     commit_all(root, "allowed signers")
     return root, key
 
@@ -66,8 +63,7 @@ def test_namespaces_that_leave_out_status_say_so(demo_root: Path, tmp_path: Path
 
 def test_a_key_in_no_line_is_told_to_add_one(demo_root: Path, tmp_path: Path) -> None:
     root, _ = _registry(demo_root, tmp_path, "")
-    other = tmp_path / "mallory"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(other)], check=True)
+    other = ssh_key(tmp_path / "mallory")
     refused = run_inprocess("yank", "graph_v1", "--reason", "x", "--key", str(other), cwd=root)
     assert_clean_failure(refused, code=2)
     assert "the key is not in allowed_signers: add a line for it" in refused.err

@@ -19,7 +19,7 @@ from freezer.site import site as site_mod
 from freezer.trust import lifecycle, sshsig
 
 from conftest import assert_clean_failure, run_inprocess
-from registry_helpers import commit_all
+from registry_helpers import commit_all, public_line, ssh_key
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
 
@@ -35,10 +35,8 @@ def demo_root(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> Pat
 def reg(demo_root: Path, tmp_path: Path) -> tuple[Path, Path]:
     root = tmp_path / "demo"
     shutil.copytree(demo_root, root, symlinks=True)
-    key = tmp_path / "alice"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice", "-f", str(key)], check=True)
-    public = " ".join(key.with_suffix(".pub").read_text().split()[:2])
-    (root / "allowed_signers").write_text(f"alice@example.org {public}\n")
+    key = ssh_key(tmp_path / "alice")
+    (root / "allowed_signers").write_text(f"alice@example.org {public_line(key)}\n")
     commit_all(root, "allowed signers")
     return root, key
 
@@ -75,8 +73,7 @@ def test_deprecate_names_a_later_version_and_only_allowed_keys_change_status(
     root, key = reg
     backwards = run_inprocess("deprecate", "graph_v2", "--superseded-by", "graph_v1", "--key", str(key), cwd=root)
     assert_clean_failure(backwards, code=2)
-    mallory = tmp_path / "mallory"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(mallory)], check=True)
+    mallory = ssh_key(tmp_path / "mallory")
     refused = run_inprocess("yank", "graph_v1", "--reason", "x", "--key", str(mallory), cwd=root)
     assert_clean_failure(refused, code=2)
     assert "may not change a version's status" in refused.err

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from conftest import needs_inspect, run_inprocess
-from registry_helpers import commit_all, ssh_key
+from registry_helpers import commit_all, public_line, ssh_key
 from results_board import MOVED, SCORES, TASKS, VALUE, build_board
 
 pytestmark = needs_inspect
@@ -109,9 +109,7 @@ def test_a_yanked_version_is_marked_and_never_pooled_a_deprecated_one_flagged(bo
     root = tmp_path / "demo"
     shutil.copytree(board, root, symlinks=True)
     key = ssh_key(tmp_path / "alice")
-    (root / "allowed_signers").write_text(
-        f"alice@example.org {' '.join(key.with_suffix('.pub').read_text().split()[:2])}\n"
-    )
+    (root / "allowed_signers").write_text(f"alice@example.org {public_line(key)}\n")
     commit_all(root, "allowed signers")
     signed = ["--key", str(key)]
     assert run_inprocess("yank", "quiz_v1", "--reason", "answers leaked", *signed, cwd=root).code == 0

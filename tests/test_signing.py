@@ -15,7 +15,7 @@ import pytest
 
 from conftest import REPO, assert_clean_failure, run_forked, run_inprocess
 from doc_pages import section
-from registry_helpers import ssh_key
+from registry_helpers import public_line, ssh_key
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
 
@@ -37,8 +37,7 @@ def reg(demo_root: Path, tmp_path: Path) -> Path:
 def allow(root: Path, *entries: tuple[str, Path, str]) -> None:
     lines = []
     for principal, key, options in entries:
-        public = " ".join(key.with_suffix(".pub").read_text().split()[:2])
-        lines.append(f"{principal} {options} {public}".replace("  ", " "))
+        lines.append(f"{principal} {options} {public_line(key)}".replace("  ", " "))
     (root / "allowed_signers").write_text("\n".join(lines) + "\n")
 
 

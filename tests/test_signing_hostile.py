@@ -22,7 +22,7 @@ from freezer.trust import sshsig
 from freezer.trust.signing import MAX_SIGNATURES, envelope_path
 
 from conftest import Run, assert_clean_failure, run_forked, run_forked_together, run_inprocess
-from registry_helpers import ssh_key
+from registry_helpers import public_line, ssh_key
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
 ALICE = "alice@example.org"
@@ -40,10 +40,6 @@ def reg(demo_root: Path, tmp_path: Path) -> Path:
     root = tmp_path / "demo"
     shutil.copytree(demo_root, root, symlinks=True)
     return root
-
-
-def public_of(key: Path) -> str:
-    return " ".join(key.with_suffix(".pub").read_text().split()[:2])
 
 
 def pae_of(root: Path, version: str, where: Path) -> Path:
@@ -73,7 +69,7 @@ def keygen_accepts(root: Path, entry: dict[str, str], principal: str, pae: Path,
 def signed_by(reg: Path, tmp_path: Path) -> Path:
     """graph_v2 signed by alice, who is allowed with a plain line."""
     alice = ssh_key(tmp_path / "alice")
-    (reg / "allowed_signers").write_text(f"{ALICE} {public_of(alice)}\n")
+    (reg / "allowed_signers").write_text(f"{ALICE} {public_line(alice)}\n")
     assert run_inprocess("sign", "graph_v2", "--key", str(alice), cwd=reg).code == 0
     assert run_inprocess("verify", "graph_v2", cwd=reg).code == 0
     return alice
@@ -95,7 +91,7 @@ REFUSED_LINES = {
 def test_a_line_ssh_keygen_skips_is_reported_and_never_allows(reg: Path, tmp_path: Path, name: str) -> None:
     alice = signed_by(reg, tmp_path)
     options, reason = REFUSED_LINES[name]
-    (reg / "allowed_signers").write_text(f"# who may sign\n{ALICE} {options} {public_of(alice)}\n")
+    (reg / "allowed_signers").write_text(f"# who may sign\n{ALICE} {options} {public_line(alice)}\n")
     verified = run_inprocess("verify", "graph_v2", cwd=reg)
     assert_clean_failure(verified)
     assert "✗ graph_v2: insufficient" in verified.out or "✗ graph_v2: invalid" in verified.out, verified.out
@@ -104,7 +100,7 @@ def test_a_line_ssh_keygen_skips_is_reported_and_never_allows(reg: Path, tmp_pat
     pae = pae_of(reg, "graph_v2", tmp_path)
     assert not keygen_accepts(reg, envelope["signatures"][0], ALICE, pae, tmp_path)
     # The same line without the bad option allows the signature, for both.
-    (reg / "allowed_signers").write_text(f"{ALICE} {public_of(alice)}\n")
+    (reg / "allowed_signers").write_text(f"{ALICE} {public_line(alice)}\n")
     assert keygen_accepts(reg, envelope["signatures"][0], ALICE, pae, tmp_path)
     assert run_inprocess("verify", "graph_v2", cwd=reg).code == 0
 
@@ -112,7 +108,7 @@ def test_a_line_ssh_keygen_skips_is_reported_and_never_allows(reg: Path, tmp_pat
 @pytest.mark.parametrize("line", ["cert-authority", 'cert-authority,namespaces="freezer"', "CERT-AUTHORITY"])
 def test_a_cert_authority_line_never_allows_a_plain_key(reg: Path, tmp_path: Path, line: str) -> None:
     alice = signed_by(reg, tmp_path)
-    (reg / "allowed_signers").write_text(f"{ALICE} {line} {public_of(alice)}\n")
+    (reg / "allowed_signers").write_text(f"{ALICE} {line} {public_line(alice)}\n")
     verified = run_inprocess("verify", "graph_v2", "--format", "json", cwd=reg)
     assert verified.code == 1, verified.text
     [status] = json.loads(verified.out)["result"]["versions"]
@@ -130,7 +126,7 @@ def test_a_skipped_line_does_not_hide_a_good_one(reg: Path, tmp_path: Path) -> N
     """As ssh-keygen does, a malformed line is skipped and the next line still counts."""
     alice = signed_by(reg, tmp_path)
     (reg / "allowed_signers").write_text(
-        f'{ALICE} command="x" {public_of(alice)}\n{ALICE} valid-after="20200101" {public_of(alice)}\n'
+        f'{ALICE} command="x" {public_line(alice)}\n{ALICE} valid-after="20200101" {public_line(alice)}\n'
     )
     verified = run_inprocess("verify", "graph_v2", cwd=reg)
     assert verified.code == 0 and "✓ graph_v2: signed by alice@example.org" in verified.out, verified.text
@@ -139,14 +135,14 @@ def test_a_skipped_line_does_not_hide_a_good_one(reg: Path, tmp_path: Path) -> N
 
 def test_principals_are_reported_as_ssh_keygen_matches_them(reg: Path, tmp_path: Path) -> None:
     alice = signed_by(reg, tmp_path)
-    (reg / "allowed_signers").write_text(f"!{ALICE},*@example.org {public_of(alice)}\n")
+    (reg / "allowed_signers").write_text(f"!{ALICE},*@example.org {public_line(alice)}\n")
     verified = run_inprocess("verify", "graph_v2", cwd=reg)
     assert verified.code == 0 and "signed by *@example.org" in verified.out, verified.text
     envelope = json.loads((reg / "signatures/graph_v2.dsse.json").read_text())
     pae = pae_of(reg, "graph_v2", tmp_path)
     assert keygen_accepts(reg, envelope["signatures"][0], "*@example.org", pae, tmp_path)
     assert not keygen_accepts(reg, envelope["signatures"][0], ALICE, pae, tmp_path)
-    (reg / "allowed_signers").write_text(f"!*,{ALICE} {public_of(alice)}\n")
+    (reg / "allowed_signers").write_text(f"!*,{ALICE} {public_line(alice)}\n")
     refused = run_inprocess("verify", "graph_v2", cwd=reg)
     assert refused.code == 1 and "-I alice@example.org refuses it" in refused.out, refused.text
 
@@ -265,7 +261,7 @@ def _race(reg: Path, keys: list[Path]) -> list[tuple[int, str]]:
 
 def test_parallel_signs_keep_every_signature_and_the_mode(reg: Path, tmp_path: Path) -> None:
     keys = [ssh_key(tmp_path / f"s{i}") for i in range(8)]
-    (reg / "allowed_signers").write_text("".join(f"s{i}@example.org {public_of(k)}\n" for i, k in enumerate(keys)))
+    (reg / "allowed_signers").write_text("".join(f"s{i}@example.org {public_line(k)}\n" for i, k in enumerate(keys)))
     path = reg / "signatures/graph_v2.dsse.json"
     umask = os.umask(0)
     os.umask(umask)
@@ -293,7 +289,7 @@ def test_sign_waits_for_the_registry_lock(reg: Path, tmp_path: Path) -> None:
     from freezer.runtime.lock import registry_lock
 
     keys = [ssh_key(tmp_path / f"w{i}") for i in range(4)]
-    (reg / "allowed_signers").write_text("".join(f"w{i}@example.org {public_of(k)}\n" for i, k in enumerate(keys)))
+    (reg / "allowed_signers").write_text("".join(f"w{i}@example.org {public_line(k)}\n" for i, k in enumerate(keys)))
     path = reg / "signatures/graph_v2.dsse.json"
     with ThreadPoolExecutor(1) as waiter:  # it waits for the signs' processes while this thread holds the lock
         with registry_lock(reg):
@@ -307,7 +303,7 @@ def test_sign_waits_for_the_registry_lock(reg: Path, tmp_path: Path) -> None:
 
 
 def _fingerprint(key: Path) -> str:
-    return sshsig.fingerprint(sshsig.public_blob(public_of(key)))
+    return sshsig.fingerprint(sshsig.public_blob(public_line(key)))
 
 
 def test_check_never_reads_committed_envelopes_through_a_link(reg: Path, tmp_path: Path) -> None:

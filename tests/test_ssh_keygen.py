@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Run, run_forked, run_inprocess
+from registry_helpers import public_line
 
 SSH_KEYGEN = shutil.which("ssh-keygen")
 pytestmark = pytest.mark.skipif(SSH_KEYGEN is None, reason="ssh-keygen is not installed")
@@ -31,8 +32,7 @@ def signed(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> Path:
     shutil.copytree(demo_build, root, symlinks=True)
     key = where / "alice"
     subprocess.run([SSH_KEYGEN or "", "-q", "-t", "ed25519", "-N", "", "-C", "alice", "-f", str(key)], check=True)
-    public = " ".join(key.with_suffix(".pub").read_text().split()[:2])
-    (root / "allowed_signers").write_text(f"alice@example.org {public}\n")
+    (root / "allowed_signers").write_text(f"alice@example.org {public_line(key)}\n")
     assert run_inprocess("sign", "graph_v2", "--key", str(key), cwd=root).code == 0
     return root
 

@@ -13,18 +13,9 @@ import pytest
 from hostile.status_lines import FORGERIES, Forgery, Keys, last_hash, line_of, sign_event, yank_of
 
 from conftest import assert_clean_failure, run_inprocess
-from registry_helpers import commit_all
+from registry_helpers import commit_all, public_line, ssh_key
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
-
-
-def _key(path: Path) -> Path:
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", path.name, "-f", str(path)], check=True)
-    return path
-
-
-def _public(key: Path) -> str:
-    return " ".join(key.with_suffix(".pub").read_text().split()[:2])
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +24,8 @@ def signed_demo(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> t
     base = tmp_path_factory.mktemp("status-log")
     root = base / "demo"
     shutil.copytree(demo_build, root, symlinks=True)
-    keys = Keys(_key(base / "alice"), _key(base / "mallory"))
-    (root / "allowed_signers").write_text(f"alice@example.org {_public(keys.alice)}\n")
+    keys = Keys(ssh_key(base / "alice"), ssh_key(base / "mallory"))
+    (root / "allowed_signers").write_text(f"alice@example.org {public_line(keys.alice)}\n")
     yanked = run_inprocess("yank", "api_v1", "--reason", "a real yank", "--key", str(keys.alice), cwd=root)
     assert yanked.code == 0, yanked.text
     commit_all(root, "allowed signers and a real yank")
@@ -176,7 +167,7 @@ def test_a_deleted_line_puts_the_next_one_out_of_the_chain(reg: tuple[Path, Keys
 
 def test_allowed_signers_that_limits_the_key_to_other_namespaces(reg: tuple[Path, Keys]) -> None:
     root, keys = reg
-    (root / "allowed_signers").write_text(f'alice@example.org namespaces="freezer" {_public(keys.alice)}\n')
+    (root / "allowed_signers").write_text(f'alice@example.org namespaces="freezer" {public_line(keys.alice)}\n')
     view = _view(root)
     assert view.of("api_v1").status == "current"
     assert [p.line for p in view.problems] == [1] and "does not allow" in view.problems[0].message

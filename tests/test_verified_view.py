@@ -19,7 +19,7 @@ from freezer.api import CheckpointWarning, StatusLogWarning, YankedWarning
 from freezer.domain.errors import IntegrityError
 
 from conftest import REPO, run_inprocess
-from registry_helpers import commit_all, demo_signed_by_alice, ssh_key
+from registry_helpers import commit_all, demo_signed_by_alice, public_line, ssh_key
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
 
@@ -298,8 +298,7 @@ def test_a_checkpoint_that_does_not_verify_proves_nothing_and_is_reported(
     root, alice, mallory = reg
     if signer == "mallory":
         shutil.copy(root / "allowed_signers", root / "allowed_signers.keep")
-        public = " ".join(mallory.with_suffix(".pub").read_text().split()[:2])
-        (root / "allowed_signers").write_text(f"mallory@example.org {public}\n")
+        (root / "allowed_signers").write_text(f"mallory@example.org {public_line(mallory)}\n")
         assert run_inprocess("checkpoint", "--key", str(mallory), cwd=root).code == 0
         shutil.move(root / "allowed_signers.keep", root / "allowed_signers")
     else:
