@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from conftest import run_inprocess
+from conftest import needs_inspect, run_inprocess
 from results_board import lmeval_results
 
 
@@ -58,8 +58,8 @@ def test_the_command_line_says_what_the_files_do_not_override(demo: Path, tmp_pa
     assert (header["model"], header["harness_version"]) == ("pythia", "0.4.7")
 
 
+@needs_inspect
 def test_inspect_model_and_release_are_stored(demo: Path, tmp_path: Path) -> None:
-    pytest.importorskip("inspect_ai")  # the dev extra installs it; the extra is optional for users
     from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalSample, EvalSpec, write_eval_log
     from inspect_ai.scorer import Score
 

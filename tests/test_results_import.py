@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import run_inprocess
+from conftest import needs_inspect, run_inprocess
 
 BBH = ["bbh_slice_boolean_logic", "bbh_slice_item_tally", "bbh_slice_calendar_steps"]
 SWE = ["toyshop__cart-101", "toyshop__cart-102", "toyshop__ledger-7"]
@@ -170,8 +170,8 @@ def test_lmeval_two_runs_of_one_task_with_different_hashes_are_refused(demo: Pat
     _refused(demo, "lm-eval", [first, second], "bbh_v2", f"content hash {'2' * 64}, but {first} ran it with {'1' * 64}")
 
 
+@needs_inspect
 def test_inspect_round_trip_in_both_log_formats(demo: Path, tmp_path: Path) -> None:
-    pytest.importorskip("inspect_ai")  # the dev extra installs it; the extra is optional for users
     for suffix in (".eval", ".json"):
         folder = tmp_path / suffix.strip(".")
         folder.mkdir()
@@ -181,8 +181,8 @@ def test_inspect_round_trip_in_both_log_formats(demo: Path, tmp_path: Path) -> N
         assert {r["task_id"]: r["score"] for r in rows} == {SWE[0]: 1.0, SWE[1]: 0.0, SWE[2]: 0.5}
 
 
+@needs_inspect
 def test_inspect_refusals(demo: Path, tmp_path: Path) -> None:
-    pytest.importorskip("inspect_ai")
     (tmp_path / "v").mkdir()
     versioned = _inspect(tmp_path / "v", {SWE[0]: "C"}, task_version=4)
     _refused(demo, "inspect", [versioned], "swe_v1", "swe_slice ran at task version 4; the frozen version is swe_v1")

@@ -18,7 +18,7 @@ import pytest
 from hostile.evalzip import fix_offsets, lie_about_size, rewrite, zeros
 from test_results_import import SWE, TB, _inspect, _lmeval, _trial
 
-from conftest import assert_clean_failure, run_inprocess
+from conftest import assert_clean_failure, needs_inspect, run_inprocess
 
 BBH = ["bbh_slice_boolean_logic"]
 VICTIM = b'{"precious": true}\n'
@@ -153,9 +153,9 @@ def test_harbor_job_folder_that_is_a_link_is_refused(repo: Path) -> None:
     assert "SECRET-OUTSIDE-TASK" not in result.text and "symbolic link" in result.text
 
 
+@needs_inspect
 @pytest.mark.parametrize("suffix", [".eval", ".json"])
 def test_inspect_log_that_is_a_committed_link_is_refused(repo: Path, suffix: str) -> None:
-    pytest.importorskip("inspect_ai")
     outside = repo.parent / "outside"
     _inspect(outside, {SWE[0]: "C"}, suffix=suffix)
     _committed_link(repo, f"logs/log{suffix}", f"../../outside/log{suffix}")
@@ -170,8 +170,8 @@ def test_inspect_log_that_is_a_committed_link_is_refused(repo: Path, suffix: str
 
 # Slow lane: its point is size (tens of seconds of the default lane's wall on two cores).
 @pytest.mark.slow
+@needs_inspect
 def test_inspect_archive_whose_members_inflate_past_the_limit_is_refused(tmp_path: Path, demo_build: Path) -> None:
-    pytest.importorskip("inspect_ai")
     from freezer.runtime.limits import MAX_INSPECT_MEMBER_BYTES, MAX_INSPECT_MEMBERS
 
     big = MAX_INSPECT_MEMBER_BYTES + (1 << 20)
