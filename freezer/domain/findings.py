@@ -10,7 +10,6 @@ reads :attr:`Finding.where`, :attr:`Finding.path`, :attr:`Finding.message` and
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
 JsonPath = tuple[str | int, ...]
@@ -50,18 +49,21 @@ class Location(NamedTuple):
         return where
 
 
-@dataclass(frozen=True, order=True)
-class Finding:
-    """Where (file, line, column), at which value (a JSON path into the file's data), what, how bad."""
+class Finding(NamedTuple):
+    """Where (file, line, column), at which value (a JSON path into the file's data), what, which check
+    found it (``layer``: schema, yaml, rule, ...), how bad. Compared and sorted field by field.
+
+    A NamedTuple, as every record on the hooks' paths is: a hook builds those classes at each start,
+    and a frozen dataclass costs five times as much (docs/benchmarks.md, "Start-up of the hooks";
+    tests/test_startup_imports.py keeps ``dataclasses`` off both paths)."""
 
     file: str
     line: int | None = None
     col: int | None = None
-    path: JsonPath = field(default=())
+    path: JsonPath = ()
     message: str = ""
-    # Keyword-only, so that it follows every field of a subclass: Problem and Failure keep their
-    # positional fields, their order and their printed form.
-    severity: Severity = field(default="error", kw_only=True)
+    layer: str = "rule"
+    severity: Severity = "error"
 
     @property
     def where(self) -> Location:

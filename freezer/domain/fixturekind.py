@@ -7,8 +7,7 @@ fixture holding its ``task_id`` and ``status`` (suites of kind graph and generic
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from freezer.domain.jsontypes import JsonObject
 
@@ -37,8 +36,7 @@ COMPOSE_BUILDS_SINCE = 2
 IMPORT_CALLS_SINCE = 2
 
 
-@dataclass(frozen=True)
-class FixtureKindRecord:
+class FixtureKindRecord(NamedTuple):
     """How the fixtures of a version are read from its files: recorded in the manifest
     (``fixture_kind``) for the kinds that read a benchmark's own files, so that a later freezer.yaml
     cannot change how a frozen version is read."""
@@ -71,7 +69,7 @@ class FixtureKindRecord:
         Its closure rules are the manifest's ``dependency_closure`` (absent: 0, before the closure)."""
         closure = data.get("dependency_closure", 0)
         recorded = data.get("fixture_kind")
-        return cls.from_data(recorded, closure) if recorded else replace(YAML_FILES_RECORD, closure=closure)
+        return cls.from_data(recorded, closure) if recorded else YAML_FILES_RECORD._replace(closure=closure)
 
     def manifest_entry(self) -> JsonObject | None:
         """What a manifest records of this kind: nothing for freezer's own YAML files (see

@@ -11,8 +11,7 @@ digest the registry gave for the tag when the maintainer locked it, frozen with 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from freezer.domain.jsontypes import JsonObject
 
@@ -20,8 +19,7 @@ if TYPE_CHECKING:  # start-up time: a type only, and domain.model builds the fix
     from freezer.domain.model import Raw
 
 
-@dataclass(frozen=True, order=True)
-class ImageRef:
+class ImageRef(NamedTuple):
     """One place a fixture names a container image, as the manifest records it: pinned by a digest, or not."""
 
     name: str  # registry/repository[:tag], without the digest; as written when unresolved

@@ -10,8 +10,7 @@ any format.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from freezer.domain.model import Raw
@@ -65,8 +64,7 @@ def sorted_groups(groups: Raw) -> dict[str, str]:
     return dict(sorted(groups.items()))
 
 
-@dataclass(frozen=True)
-class RecordedConfig:
+class RecordedConfig(NamedTuple):
     """The fields of a manifest that freezer.yaml decided, as the version recorded them."""
 
     name: str

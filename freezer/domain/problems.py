@@ -8,7 +8,6 @@ the user can fix every mistake in one pass. The text form is
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from freezer.domain.escape import visible
 from freezer.domain.findings import Finding, format_json_path
@@ -33,14 +32,13 @@ def display_path(path: os.PathLike[str] | str) -> str:
     return visible(shown)
 
 
-@dataclass(frozen=True, order=True)
 class Problem(Finding):
     """One finding about an input file: where it is, what is wrong, and which check (``layer``) found it.
 
     Constructed as before, ``Problem(file, line, col, path, message, layer)``; printed as
     ``file:line:col: $.json.path: message`` (:class:`~freezer.domain.findings.Finding`'s form)."""
 
-    layer: str = "rule"
+    __slots__ = ()
 
     def to_json(self) -> JsonObject:
         return {

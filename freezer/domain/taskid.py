@@ -42,7 +42,7 @@ import bisect
 import functools
 import re
 import unicodedata
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from freezer.domain.escape import quoted
 from freezer.domain.unicodeblank import DEFAULT_IGNORABLE, NAMED_BLANK, WHITE_SPACE
@@ -85,8 +85,7 @@ def _first_invisible(value: str) -> int | None:
     return next((index for index, char in enumerate(value) if char in _INVISIBLE), None)
 
 
-@dataclass(frozen=True)
-class Refused:
+class Refused(NamedTuple):
     """Why a value cannot be a task id; ``why`` completes "the task id ... cannot be used: "."""
 
     why: str

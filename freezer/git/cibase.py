@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from freezer.domain.errors import FreezerError
 from freezer.runtime.reading import read_whole
@@ -24,8 +24,7 @@ _OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _MAX_PAYLOAD_BYTES = 64 * 1024 * 1024
 
 
-@dataclass(frozen=True)
-class CiEvent:
+class CiEvent(NamedTuple):
     """The CI job's view of the change: None and "" where the job says nothing."""
 
     in_ci: bool

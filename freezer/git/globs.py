@@ -32,7 +32,7 @@ is reported where it is written (:func:`glob_problem`), never raised as a crash.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _SPECIAL = b"*?[\\"
 _ALL = frozenset(range(256)) - {ord("/")}
@@ -190,8 +190,7 @@ def _wildmatch(pattern: bytes) -> bytes:
     return b"".join(out)
 
 
-@dataclass(frozen=True)
-class PathGlob:
+class PathGlob(NamedTuple):
     """One glob, compiled: :meth:`matches` says whether git's ``:(glob)`` pathspec names a path."""
 
     glob: str

@@ -9,8 +9,8 @@ the working tree is read by :mod:`freezer.git.worktree`, never through git.
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from freezer.domain.errors import GitError, UsageError
 from freezer.domain.problems import display_path
@@ -25,8 +25,7 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _SEVERITY = ("A", "M", "T", "D", "U")
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """A path of a frozen version that differs from the base."""
 
     status: str  # A, M, T (another kind of file), D, U (unmerged), as git diff --name-status says
@@ -34,8 +33,7 @@ class Change:
     staged: bool  # the index differs too; if not, only the working tree's bytes do
 
 
-@dataclass(frozen=True)
-class Staged:
+class Staged(NamedTuple):
     """A path's entry in the index."""
 
     mode: str

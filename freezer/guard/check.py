@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from freezer.domain.errors import FreezerError
 from freezer.domain.problems import Problem, display_path
@@ -47,8 +46,7 @@ if TYPE_CHECKING:
 _VERBS = {"M": "modified", "D": "deleted", "A": "added", "T": "changed type", "U": "unmerged"}
 
 
-@dataclass(frozen=True)
-class NewVersionCode:
+class NewVersionCode(NamedTuple):
     """What the code checks said about one new version: audit's code status and its detail."""
 
     name: str
@@ -59,16 +57,16 @@ class NewVersionCode:
         return {"name": self.name, "status": self.status, "detail": self.detail}
 
 
-@dataclass
 class CheckReport:
     """``freezer check``'s outcome for the change under review, judged against its base; it fails on any problem."""
 
-    base: str
-    base_source: str
-    problems: list[Problem] = field(default_factory=list)
-    new_versions: list[str] = field(default_factory=list)
-    drafts_checked: int = 0
-    code: list[NewVersionCode] = field(default_factory=list)  # one per new version, in new_versions' order
+    def __init__(self, base: str, base_source: str) -> None:
+        self.base = base
+        self.base_source = base_source
+        self.problems: list[Problem] = []
+        self.new_versions: list[str] = []
+        self.drafts_checked = 0
+        self.code: list[NewVersionCode] = []  # one per new version, in new_versions' order
 
     @property
     def ok(self) -> bool:
@@ -179,8 +177,7 @@ def _frozen_file_problem(change: Change, name: str, base: str, root: Path) -> Pr
     return _frozen_problem(display_path(root / change.path), message, None if change.status == "D" else 1)
 
 
-@dataclass(frozen=True)
-class CodeChecks:
+class CodeChecks(NamedTuple):
     """How far ``check`` goes into the code repository for a new version."""
 
     run: bool = True  # False: --no-code, integrity only (as ``audit --no-code``)
@@ -371,7 +368,7 @@ def check(config: RegistryConfig, base: str | None, code: CodeChecks | None = No
     report.problems.extend(drift(config))
     here = config.root / registry.RESULTS_FOLDER
     if stored_before or here.exists() or here.is_symlink():
-        # Local: the stored results' guard (its row schema, its dataclasses) serves a registry that has some.
+        # Local: the stored results' guard (its row schema, its records) serves a registry that has some.
         from freezer.guard import storedresults
 
         stored_changes = git.changes(base_sha, [registry.RESULTS_FOLDER])

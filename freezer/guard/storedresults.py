@@ -20,8 +20,8 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from freezer.domain.canonical import compact
 from freezer.domain.errors import FreezerError
@@ -44,8 +44,7 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 _LAYER = "stored-results"
 
 
-@dataclass(frozen=True)
-class SourceFile:
+class SourceFile(NamedTuple):
     """One file a stored run was imported from: its name as given (never a path outside it) and sha256."""
 
     name: str
@@ -55,8 +54,7 @@ class SourceFile:
         return {"name": self.name, "sha256": self.sha256}
 
 
-@dataclass(frozen=True)
-class StoredRow:
+class StoredRow(NamedTuple):
     """One stored score: a result row of the run's version and arm."""
 
     task_id: str
@@ -66,8 +64,7 @@ class StoredRow:
     harness_hash: str | None = None
 
 
-@dataclass(frozen=True)
-class StoredRun:
+class StoredRun(NamedTuple):
     """One imported run as the registry keeps it."""
 
     version: str
@@ -157,8 +154,7 @@ def record_digest(header: JsonObject, row_digests: Iterator[str]) -> str:
     return digest.hexdigest()
 
 
-@dataclass
-class _Version:
+class _Version(NamedTuple):
     """What a stored file is checked against: its version as frozen, read once."""
 
     frozen: registry.FrozenVersion

@@ -12,9 +12,8 @@ listing them. Every problem a kind finds names a file and, where it can, a line.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from freezer.domain import taskid
 from freezer.domain.findings import JsonPath
@@ -51,8 +50,7 @@ class Unreadable(Exception):
     """A file of a fixture that cannot be read (raised by :attr:`Files.read`); the text is for the user."""
 
 
-@dataclass(frozen=True)
-class Files:
+class Files(NamedTuple):
     """The files a kind reads: their paths ('/'-separated, relative to the drafts or version folder),
     how to read one (raising :class:`Unreadable`), and how to name one in a problem. ``read`` takes the
     bound the kind parses that file under (:mod:`freezer.runtime.limits`): a file over it on disk is
@@ -99,8 +97,7 @@ class LocatedDocument(YamlDocument):
         return self.parent.locate((*self.prefix, *path))
 
 
-@dataclass
-class KindFixture:
+class KindFixture(NamedTuple):
     """One fixture of a kind: its identity, the files it is made of, its own fields (the task file's,
     or the record: what a suite's own schema is applied to) and its parsed form."""
 
@@ -142,14 +139,14 @@ class ListedProblems:
         return [*self.listed, Problem(first.file, first.line, first.col, (), message, first.layer)]
 
 
-@dataclass
 class KindRead:
     """What :meth:`Kind.read` gives: the fixtures among the files, and every problem found reading them."""
 
-    fixtures: list[KindFixture] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    # Ids in the suite's ``dropped`` list that name no fixture (validate reports them at the config).
-    unknown_dropped: list[str] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.fixtures: list[KindFixture] = []
+        self.problems: list[Problem] = []
+        # Ids in the suite's ``dropped`` list that name no fixture (validate reports them at the config).
+        self.unknown_dropped: list[str] = []
 
 
 class Kind(Protocol):

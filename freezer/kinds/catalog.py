@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import replace
 from typing import Any
 
 from freezer.domain.errors import IntegrityError
@@ -112,5 +111,5 @@ def closure_growth(record: FixtureKindRecord, files: Mapping[str, bytes], fixtur
     if record.closure >= CLOSURE_RULES or not kind_of(record).follows_closure:
         return []
     recorded = {fixture.task_id: fixture.data for fixture in read_frozen(record, files, fixtures).fixtures}
-    today = read_frozen(replace(record, closure=CLOSURE_RULES), files, fixtures).fixtures
+    today = read_frozen(record._replace(closure=CLOSURE_RULES), files, fixtures).fixtures
     return sorted(fixture.task_id for fixture in today if recorded.get(fixture.task_id) != fixture.data)

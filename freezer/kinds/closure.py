@@ -20,7 +20,7 @@ before the closure is read as it was cut, its fixtures depending on the files th
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from freezer.domain.fixturekind import COMPOSE_BUILDS_SINCE, IMPORT_CALLS_SINCE
 from freezer.kinds.base import DYNAMIC_PREFIX, Files
@@ -29,8 +29,7 @@ from freezer.parse.compose import compose_dockerfiles, is_compose, may_be_built
 from freezer.runtime.limits import MAX_DOCUMENT_BYTES
 
 
-@dataclass(frozen=True)
-class Closure:
+class Closure(NamedTuple):
     """What a fixture's named files pull in: more files of the suite, and external dependencies."""
 
     files: tuple[str, ...] = ()

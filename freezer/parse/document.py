@@ -6,14 +6,12 @@ which only read documents, do not import PyYAML.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from freezer.domain.findings import JsonPath
 from freezer.domain.problems import Problem
 
 
-@dataclass
 class YamlDocument:
     """Plain data read from one file, with the position of every value.
 
@@ -23,10 +21,20 @@ class YamlDocument:
     faster than a table of positions.
     """
 
-    display: str
-    data: Any
-    marks: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)
-    source: str | None = field(default=None, repr=False, compare=False)
+    def __init__(
+        self,
+        display: str,
+        data: Any,
+        marks: dict[JsonPath, tuple[int, int]] | None = None,
+        source: str | None = None,
+    ) -> None:
+        self.display = display
+        self.data = data
+        self.marks = {} if marks is None else marks
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.display!r}, {self.data!r})"
 
     def locate(self, path: JsonPath) -> tuple[int | None, int | None]:
         """Line and column (1-based) of the value at ``path`` or its nearest parent."""

@@ -41,9 +41,8 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from freezer.domain.findings import JsonPath
 from freezer.domain.problems import Problem, display_path
@@ -79,8 +78,7 @@ class Source(Protocol):
     def path(self, rel: str) -> Path: ...
 
 
-@dataclass(frozen=True)
-class Dependency:
+class Dependency(NamedTuple):
     """A file a task depends on: an included YAML file, or the Python file a ``!function`` names."""
 
     path: Path  # as the source names it (on disk: its path under the root)
@@ -90,22 +88,22 @@ class Dependency:
     written: str  # the include name or the (first) !function text that names it
 
 
-@dataclass
 class LmEvalTask:
     """One task file read with everything it includes: what it is, its merged keys, what it depends on.
 
     ``merged`` shares its values with the loaded files (a reader loads each once): read it, do not change it."""
 
-    path: Path
-    document: YamlDocument | None  # the file's own data, for locating what is written in it
-    kind: TaskKind | None = None  # None when it could not be read
-    name: str | None = None  # the task's name (``task:``), or a group's (``group:``)
-    merged: dict[str, Any] = field(default_factory=dict)
-    dependencies: list[Dependency] = field(default_factory=list)
-    # Each key two included files set differently (the task not setting it), with those files in
-    # the order included: lm-eval's loaders disagree on which one wins.
-    conflicts: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    problems: list[Problem] = field(default_factory=list)
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.document: YamlDocument | None = None  # the file's own data, for locating what is written in it
+        self.kind: TaskKind | None = None  # None when it could not be read
+        self.name: str | None = None  # the task's name (``task:``), or a group's (``group:``)
+        self.merged: dict[str, Any] = {}
+        self.dependencies: list[Dependency] = []
+        # Each key two included files set differently (the task not setting it), with those files in
+        # the order included: lm-eval's loaders disagree on which one wins.
+        self.conflicts: dict[str, tuple[str, ...]] = {}
+        self.problems: list[Problem] = []
 
     @property
     def order_dependent(self) -> tuple[str, ...]:
@@ -163,16 +161,16 @@ class DiskSource:
         return raw
 
 
-@dataclass
 class _Visit:
     """What one task's reading gathers as it walks its includes."""
 
-    task: LmEvalTask
-    visits: int = 0
-    # Set once the task is refused for its size (too deep, too many includes): the walk stops there,
-    # and the one problem says why rather than one per include past the limit.
-    halted: bool = False
-    seen: set[tuple[str, str, str]] = field(default_factory=set)
+    def __init__(self, task: LmEvalTask) -> None:
+        self.task = task
+        self.visits = 0
+        # Set once the task is refused for its size (too deep, too many includes): the walk stops there,
+        # and the one problem says why rather than one per include past the limit.
+        self.halted = False
+        self.seen: set[tuple[str, str, str]] = set()
 
     def depend(self, dependency: Dependency) -> None:
         """Record it, once for each file that names it (a module named by five tags is one dependency)."""
@@ -208,7 +206,7 @@ class Reader:
 
     def read(self, rel: str) -> LmEvalTask:
         """The file at ``rel`` (a file of the source) with everything it includes."""
-        task = LmEvalTask(self.source.path(rel), None)
+        task = LmEvalTask(self.source.path(rel))
         visit = _Visit(task)
         merged = self._config(rel, (rel,), visit)
         task.document = self._loaded[rel].document
@@ -373,7 +371,7 @@ class TaskReader:
 
 
 def _refused(path: Path, message: str, layer: str) -> LmEvalTask:
-    task = LmEvalTask(Path(path), None)
+    task = LmEvalTask(Path(path))
     task.problems.append(Problem(display_path(path), None, None, (), message, layer))
     return task
 

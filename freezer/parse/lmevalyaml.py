@@ -6,9 +6,8 @@ by :mod:`freezer.parse.lmeval`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 from yaml import events as ev
@@ -25,8 +24,7 @@ FUNCTION_TAG = "!function"
 _ALLOWED = yamlhazards.tag_message(FUNCTION_TAG)
 
 
-@dataclass(frozen=True)
-class FunctionRef:
+class FunctionRef(NamedTuple):
     """A ``!function module.name`` tag, as written (``raw``); never imported."""
 
     module: str  # "" when the tag names no module

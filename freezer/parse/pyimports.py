@@ -35,15 +35,14 @@ import hashlib
 import posixpath
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 PYTHON_SUFFIX = ".py"
 # Where lm-eval keeps its task families: an import under it names a family's files.
 _TASKS_PACKAGE = ("lm_eval", "tasks")
 
 
-@dataclass(frozen=True)
-class Imported:
+class Imported(NamedTuple):
     """One import: the module named (dotted, without the leading dots of a relative import), how
     many dots it had, and for ``from ... import``, the names it takes (each may be a submodule)."""
 
@@ -54,8 +53,7 @@ class Imported:
     at_run_time: bool = False  # a call whose module is computed at run time: ``module`` is ""
 
 
-@dataclass(frozen=True)
-class Resolved:
+class Resolved(NamedTuple):
     """The suite's files an import loads, or (``external``) the top-level name of what it needs from
     outside the suite."""
 

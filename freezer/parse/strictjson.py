@@ -20,7 +20,6 @@ import json
 import json.scanner
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from freezer.domain.escape import quoted
@@ -33,23 +32,21 @@ _MAX_INT_DIGITS = 4300  # Python's own limit for turning digits into an int
 _WALK_BUDGET = 100_000
 
 
-@dataclass
 class LineRefused(Exception):
     """A line that is not strict JSON: where (1-based column in characters, JSON path) and why."""
 
-    col: int
-    path: JsonPath
-    message: str
-
-    def __post_init__(self) -> None:
+    def __init__(self, col: int, path: JsonPath, message: str) -> None:
+        super().__init__(col, path, message)
         # Keys are data: a path through a 1 MiB key, or 100 levels deep, would flood the message.
         # The path stops before the first key too long to show; the column still says exactly where.
         kept: list[str | int] = []
-        for part in self.path[:_MAX_PATH_PARTS]:
+        for part in path[:_MAX_PATH_PARTS]:
             if isinstance(part, str) and len(part) > _MAX_KEY_SHOWN:
                 break
             kept.append(part)
-        self.path = tuple(kept)
+        self.col = col
+        self.path: JsonPath = tuple(kept)
+        self.message = message
 
 
 class _Fault(Exception):
@@ -220,14 +217,14 @@ _LITERALS = ("true", "false", "null")
 _CONSTANTS = ("NaN", "Infinity", "-Infinity")
 
 
-@dataclass
 class _Open:
     """An array or object :func:`_walk` has entered and not yet closed."""
 
-    close: str
-    path: JsonPath
-    keys: dict[str, int] = field(default_factory=dict)
-    index: int = 0
+    def __init__(self, close: str, path: JsonPath) -> None:
+        self.close = close
+        self.path = path
+        self.keys: dict[str, int] = {}
+        self.index = 0
 
 
 def _walk(text: str, target: JsonPath | None = None) -> Iterator[tuple[JsonPath, int] | LineRefused]:

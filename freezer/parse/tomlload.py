@@ -31,7 +31,6 @@ import math
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -61,11 +60,12 @@ _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _TOKEN = re.compile(r'"""|\'\'\'|"(?:\\.|[^"\\\n])*"|\'[^\'\n]*\'|#[^\n]*|[\[\]{}]')
 
 
-@dataclass
 class TomlDocument(YamlDocument):
     """A :class:`YamlDocument` read from TOML: its positions come from the TOML text, when first needed."""
 
-    toml: str | None = field(default=None, repr=False, compare=False)
+    def __init__(self, display: str, data: Any, toml: str) -> None:
+        super().__init__(display, data)
+        self.toml: str | None = toml
 
     def locate(self, path: JsonPath) -> tuple[int | None, int | None]:
         if self.toml is not None:

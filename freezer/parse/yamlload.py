@@ -13,9 +13,8 @@ outright is in ``freezer.parse.yamlhazards``.
 from __future__ import annotations
 
 import codecs
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -39,8 +38,7 @@ _BOMS = (
 )
 
 
-@dataclass
-class LoadResult:
+class LoadResult(NamedTuple):
     """One YAML file read: its document, or the problems that kept it from being read."""
 
     document: YamlDocument | None

@@ -9,8 +9,7 @@ without the loader importing the document back.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -25,8 +24,7 @@ FastLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 YAML_SUFFIXES = (".yaml", ".yml")
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(NamedTuple):
     """Bounds that keep a hostile file from exhausting time or memory."""
 
     max_bytes: int = MAX_DOCUMENT_BYTES

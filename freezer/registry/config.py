@@ -1,4 +1,4 @@
-"""The registry config (``freezer.yaml``) as plain dataclasses.
+"""The registry config (``freezer.yaml``) as plain records.
 
 The registry root is the folder holding ``freezer.yaml``; every relative
 path in the config is resolved against it.
@@ -6,9 +6,8 @@ path in the config is resolved against it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import NamedTuple
 
 from freezer.domain.errors import InvalidInput, UsageError
 from freezer.domain.fixturekind import FixtureKindRecord
@@ -19,7 +18,7 @@ from freezer.kinds.catalog import config_problems, fixture_kind_name
 from freezer.kinds.yamlfiles import schema_name
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import load_bytes, load_file
-from freezer.registry.dimensions import DEFAULT_DIMENSIONS, default_dimensions
+from freezer.registry.dimensions import default_dimensions
 from freezer.registry.registry import parse_label
 from freezer.runtime.limits import MAX_FILE_BYTES
 from freezer.runtime.paths import unsafe_folder_reason
@@ -40,8 +39,7 @@ ARM_DIMENSIONS = ("binary", "code", "code_sites", "run", "assets", "record", "so
 CODE_DIMENSIONS = ("binary", "code", "code_sites")
 
 
-@dataclass(frozen=True)
-class SuiteConfig:
+class SuiteConfig(NamedTuple):
     """One suite of freezer.yaml: its drafts, where its versions are frozen, and how the next cut reads them."""
 
     name: str
@@ -49,7 +47,11 @@ class SuiteConfig:
     versions: Path
     code_repo: Path | None  # None: no code under test (no pinned SHA, binary, tool surface nor code checks)
     tool_surface: tuple[str, ...]  # empty when there is no code under test
-    dimensions: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_DIMENSIONS))
+    dimensions: dict[str, str]
+    # Arm name -> the suite-level dimensions its scores depend on (see freezer.compare.comparability).
+    arms: dict[str, tuple[str, ...]]
+    # "freezer.yaml:12" for each field, so problems found later can point back at the config.
+    origins: dict[str, str]
     # Tool-surface globs that match nothing because that part of the surface is gone (a cut refuses
     # a scan glob that matches nothing unless it is listed here or was gone in the previous version).
     tool_surface_gone: tuple[str, ...] = ()
@@ -64,17 +66,10 @@ class SuiteConfig:
     status_field: str | None = None
     dropped: tuple[str, ...] = ()
     max_file_bytes: int = MAX_FILE_BYTES
-    # Arm name -> the suite-level dimensions its scores depend on (see freezer.compare.comparability).
-    arms: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # How many distinct allowed keys must sign a version for it to count as signed.
     signatures_required: int = 1
     # A string every fixture file must carry, so a copy found in training data can be recognised.
     canary: str | None = None
-    # "freezer.yaml:12" for each field, so problems found later can point back at the config.
-    origins: dict[str, str] = field(default_factory=dict)
-    # What freezer.registry.model works out once per loaded config (the listing of the versions
-    # folder): a command lists it once. Not an input: a replace() of the config starts empty.
-    memo: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def origin(self, key: str) -> str:
         return self.origins.get(key, CONFIG_NAME)
@@ -101,8 +96,7 @@ class SuiteConfig:
         )
 
 
-@dataclass(frozen=True)
-class RegistryConfig:
+class RegistryConfig(NamedTuple):
     """freezer.yaml as loaded: the registry (its root is the folder holding the file) and its suites."""
 
     root: Path
@@ -332,8 +326,7 @@ def load_config(path: Path) -> RegistryConfig:
     )
 
 
-@dataclass(frozen=True)
-class FrozenLayout:
+class FrozenLayout(NamedTuple):
     """What a registry config (at some commit) says about one suite's frozen versions."""
 
     name: str

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import MappingProxyType
+from typing import TYPE_CHECKING, NamedTuple
 
 from freezer.domain.canonical import frozen_file
 from freezer.domain.errors import FreezerError, InvalidInput
@@ -46,22 +46,22 @@ _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 LOCK_LAYER = "lock"
 
 
-@dataclass(frozen=True)
-class ImageLock:
+class ImageLock(NamedTuple):
     """Image as named (a tag) → the content digest the registry gave for it when locked."""
 
-    images: Mapping[str, str] = field(default_factory=dict)
+    # Read-only defaults: one empty mapping shared by every lock that holds none.
+    images: Mapping[str, str] = MappingProxyType({})
     # A git source's name (its URL) → the branch or tag its revision names → the commit it named.
-    git: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    git: Mapping[str, Mapping[str, str]] = MappingProxyType({})
     # A hub dataset (dataset_path) → the branch or tag the tasks read it at → the commit it named.
-    datasets: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    datasets: Mapping[str, Mapping[str, str]] = MappingProxyType({})
 
     def pin(self, ref: ImageRef) -> ImageRef:
         """``ref`` pinned by this lock when it names a tag the lock holds; otherwise ``ref`` itself
         (already pinned by its own digest, unknown through a build argument, or not locked)."""
         if ref.digest is not None or ref.unresolved is not None or ref.name not in self.images:
             return ref
-        return replace(ref, digest=self.images[ref.name], locked=True)
+        return ref._replace(digest=self.images[ref.name], locked=True)
 
     def pin_all(self, refs: Iterable[ImageRef]) -> tuple[ImageRef, ...]:
         return tuple(sorted(self.pin(ref) for ref in refs))

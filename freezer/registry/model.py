@@ -17,8 +17,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from freezer.domain.errors import IntegrityError, UsageError
 from freezer.domain.problems import display_path
@@ -37,7 +36,10 @@ from freezer.runtime.reading import read_whole
 if TYPE_CHECKING:
     from freezer.domain.manifest import Manifest
 
-_MEMO_KEY = "suite"
+# The model of each loaded suite config, for the whole command: keyed by the config object itself
+# (held beside it, so its id cannot be reused while here), the last few configs only.
+_MODELS: dict[int, tuple[SuiteConfig, Suite]] = {}
+_MODELS_KEPT = 64
 
 
 class ChainBroken(IntegrityError):
@@ -49,13 +51,12 @@ class ChainBroken(IntegrityError):
         self.detail = detail
 
 
-@dataclass
-class _Listing:
+class _Listing(NamedTuple):
     """A suite's versions folder, listed once (kept until a cut writes a version)."""
 
-    names: list[str] = field(default_factory=list)  # every entry of the folder, sorted
-    versions: list[FrozenVersion] = field(default_factory=list)  # real folders named like a version
-    impostors: list[FrozenVersion] = field(default_factory=list)  # named like one, but a link or a file
+    names: list[str]  # every entry of the folder, sorted
+    versions: list[FrozenVersion]  # real folders named like a version
+    impostors: list[FrozenVersion]  # named like one, but a link or a file
 
 
 def union(*groups: Sequence[str]) -> tuple[str, ...]:
@@ -88,16 +89,18 @@ class Suite:
     @classmethod
     def of(cls, config: SuiteConfig) -> Suite:
         """The model of a loaded suite config: built on first use, then the same for the whole command."""
-        found = config.memo.get(_MEMO_KEY)
-        if not isinstance(found, Suite):
-            found = config.memo[_MEMO_KEY] = cls(config)
-        return found
+        held = _MODELS.get(id(config))
+        if held is None:
+            if len(_MODELS) >= _MODELS_KEPT:
+                _MODELS.clear()
+            held = _MODELS[id(config)] = (config, cls(config))
+        return held[1]
 
     # --- the versions folder: listed here and nowhere else -------------------------------------
 
     def _listing(self) -> _Listing:
         if self._listed is None:
-            listed = _Listing()
+            listed = _Listing([], [], [])
             if self.folder.is_dir():
                 with os.scandir(self.folder) as entries:
                     found = sorted(entries, key=lambda e: e.name)

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from freezer.domain.errors import IntegrityError, UsageError
 from freezer.domain.problems import display_path
@@ -92,8 +91,7 @@ def frozen_fixture_files(manifest: Manifest) -> list[str]:
     return sorted(rel for rel in manifest.files if rel.endswith(YAML_SUFFIXES) and rel != "version.yaml")
 
 
-@dataclass(frozen=True)
-class FrozenVersion:
+class FrozenVersion(NamedTuple):
     """A frozen version of a suite by its number, and the folder (``<suite>_vN``) that holds it."""
 
     suite: str

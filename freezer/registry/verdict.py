@@ -47,8 +47,13 @@ class Failure(Finding):
     A :class:`~freezer.domain.findings.Finding` with no line, column or JSON path of its own;
     constructed ``Failure(file, message)`` and printed ``file: message`` as before."""
 
-    def __init__(self, file: str, message: str) -> None:
-        super().__init__(file, message=message)
+    __slots__ = ()
+
+    def __new__(cls, file: str, message: str) -> Failure:
+        return super().__new__(cls, file, message=message)
+
+    def __reduce__(self) -> tuple[type[Failure], tuple[str, str]]:
+        return Failure, (self.file, self.message)  # as constructed: pickle would pass every field
 
     def __str__(self) -> str:
         return f"{self.file}: {self.message}"

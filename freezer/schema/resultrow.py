@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from freezer.domain import taskid
 from freezer.domain.escape import quoted, unsafe_char
@@ -28,8 +27,7 @@ _REQUIRED = ("manifest_sha256", "task_id", "arm", "score")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-@dataclass(frozen=True)
-class ResultRow:
+class ResultRow(NamedTuple):
     """One row of freezer's results format (schemas/results.schema.json): a task's mean score in one run."""
 
     manifest_sha256: str

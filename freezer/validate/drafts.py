@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -111,19 +110,19 @@ def leave_out(rel: str, name: str, ignored: frozenset[str] | None) -> tuple[Left
     )
 
 
-@dataclass
 class DraftFiles:
     """What :func:`collect` found in a suite's drafts folder, each entry sorted as the module's docstring says."""
 
-    version: Path | None = None
-    fixtures: list[Path] = field(default_factory=list)
-    assets: dict[str, Path] = field(default_factory=dict)  # by path relative to the drafts folder
-    problems: list[Problem] = field(default_factory=list)
-    # Files refused above (relative to the drafts folder): a kind does not report them missing too.
-    refused: set[str] = field(default_factory=set)
-    derived: list[Path] = field(default_factory=list)  # __pycache__ folders, left out (see above)
-    ignored: list[Path] = field(default_factory=list)  # files git ignores, left out
-    litter: list[Path] = field(default_factory=list)  # outside git: litter, left out
+    def __init__(self) -> None:
+        self.version: Path | None = None
+        self.fixtures: list[Path] = []
+        self.assets: dict[str, Path] = {}  # by path relative to the drafts folder
+        self.problems: list[Problem] = []
+        # Files refused above (relative to the drafts folder): a kind does not report them missing too.
+        self.refused: set[str] = set()
+        self.derived: list[Path] = []  # __pycache__ folders, left out (see above)
+        self.ignored: list[Path] = []  # files git ignores, left out
+        self.litter: list[Path] = []  # outside git: litter, left out
 
     def derived_notes(self) -> list[str]:
         """What was left out and why, for the user (nothing said when nothing was)."""

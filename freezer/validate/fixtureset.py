@@ -6,21 +6,25 @@ Below :mod:`freezer.validate.validate` (which builds it) and :mod:`freezer.valid
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from freezer.parse.document import YamlDocument
 
 
-@dataclass
 class FixtureSet:
     """A version draft and its fixtures, as found in one folder."""
 
-    root: Path | None
-    version: YamlDocument | None = None
-    fixtures: list[YamlDocument] = field(default_factory=list)
-    files: dict[str, Path] = field(default_factory=dict)
-    unreadable: int = 0
-    assets: dict[str, Path] = field(default_factory=dict)  # by path relative to the drafts folder
-    # Only some files of the folder were named (validate PATH): its counts are not the folder's.
-    partial: bool = False
+    def __init__(
+        self,
+        root: Path | None,
+        fixtures: list[YamlDocument] | None = None,
+        assets: dict[str, Path] | None = None,  # by path relative to the drafts folder
+    ) -> None:
+        self.root = root
+        self.version: YamlDocument | None = None
+        self.fixtures = [] if fixtures is None else fixtures
+        self.files: dict[str, Path] = {}
+        self.unreadable = 0
+        self.assets = {} if assets is None else assets
+        # Only some files of the folder were named (validate PATH): its counts are not the folder's.
+        self.partial = False

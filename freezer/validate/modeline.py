@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from freezer.domain.problems import display_path
 from freezer.runtime.limits import MAX_METADATA_BYTES
@@ -25,8 +25,7 @@ _HEAD_BYTES = 4096  # editors read the modeline from the top lines; so does this
 _HEAD_LINES = 5
 
 
-@dataclass(frozen=True)
-class LooseSchema:
+class LooseSchema(NamedTuple):
     """The fixture schema a file in no suite's drafts is checked against, as its modeline names it (or the default)."""
 
     key: str  # for freezer.schema.schemas: a shipped name, or file:<path>

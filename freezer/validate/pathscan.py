@@ -9,7 +9,6 @@ against its suite's schema and assets wherever it is named from.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from pathlib import Path
 
 from freezer.domain.errors import FreezerError, UsageError
@@ -177,5 +176,5 @@ class Owners:
             named = document.data.get("suite") if document is not None and isinstance(document.data, dict) else None
             one = config.suites.get(named) if config is not None and isinstance(named, str) else None
             if one is not None and not kind_of(one.fixture_kind).files_stand_alone:
-                found.setdefault(file.parent.resolve(), replace(one, drafts=file.parent))
+                found.setdefault(file.parent.resolve(), one._replace(drafts=file.parent))
         return list(found.values())

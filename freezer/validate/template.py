@@ -11,9 +11,9 @@ nothing); that the rendered METHOD.md then holds the block verbatim is checked a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from freezer.domain.problems import Problem, display_path
 from freezer.runtime.limits import MAX_TEMPLATE_BYTES
@@ -23,8 +23,7 @@ DELTA_BLOCK = "delta_block"
 PLACE_IT = "write {{ delta_block }} exactly once, alone, at the top level of the template"
 
 
-@dataclass(frozen=True)
-class Misplaced:
+class Misplaced(NamedTuple):
     """One way a template fails to place §Delta: the line (None: the whole template) and why."""
 
     line: int | None  # None: the template cannot be read at all

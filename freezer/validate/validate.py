@@ -12,10 +12,9 @@ import gc
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from freezer.domain.errors import InvalidInput, UsageError
 from freezer.domain.escape import visible
@@ -44,15 +43,15 @@ if TYPE_CHECKING:
 VERSION_NAME = "version.yaml"
 
 
-@dataclass
 class Report:
     """What validate found: ``freezer validate``'s outcome over the paths it was given, or one suite's drafts
     (:func:`validate_suite`); it fails on any problem."""
 
-    files: int = 0
-    sets: list[FixtureSet] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # what was checked how, when the path alone said it
+    def __init__(self, files: int = 0, problems: list[Problem] | None = None) -> None:
+        self.files = files
+        self.sets: list[FixtureSet] = []
+        self.problems = [] if problems is None else problems
+        self.notes: list[str] = []  # what was checked how, when the path alone said it
 
     @property
     def ok(self) -> bool:
@@ -89,8 +88,7 @@ def _suite_for(config: RegistryConfig | None, version: YamlDocument | None) -> S
 PARALLEL_FROM = 300
 
 
-@dataclass
-class FileResult:
+class FileResult(NamedTuple):
     """What checking one file in isolation found: its document if usable, and its problems."""
 
     path: Path
