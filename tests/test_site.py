@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,22 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> 
     root = base / "demo"
     shutil.copytree(demo_build, root, symlinks=True)
     return root
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One chromium for the module (each test opens its own pages in it), or None without chromium."""
+    if CHROMIUM is None:
+        yield None
+        return
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        try:
+            yield launched
+        finally:
+            launched.close()
 
 
 def _build(root: Path, out: Path) -> None:
@@ -84,7 +101,7 @@ def test_the_site_is_deterministic_relative_and_complete(hostile_site: Path, tmp
     assert [v["name"] for v in graph["versions"]] == ["graph_v1", "graph_v2"]
 
 
-def test_fixture_text_cannot_inject_markup(hostile_site: Path, tmp_path: Path) -> None:
+def test_fixture_text_cannot_inject_markup(hostile_site: Path, tmp_path: Path, browser: Any) -> None:
     root = tmp_path / "demo"
     shutil.copytree(hostile_site, root, symlinks=True)
     assert run_inprocess("next", "--suite", "graph", cwd=root).code == 0
@@ -107,19 +124,13 @@ def test_fixture_text_cannot_inject_markup(hostile_site: Path, tmp_path: Path) -
         assert "# Injected heading" in html or "Injected heading" not in html, page
     history = out / "graph/fixtures/locate-loopaudit-variants.html"
     assert "&lt;script&gt;window.__xss = 1&lt;/script&gt;" in history.read_text()
-    if CHROMIUM is not None:
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-            try:
-                for target in (history, out / "graph/graph_v3/index.html"):
-                    tab = browser.new_page()
-                    tab.goto(target.as_uri())
-                    assert "window.__xss = 1" in tab.locator("body").inner_text()  # shown as text
-                    assert tab.evaluate("window.__xss") is None  # and never run
-            finally:
-                browser.close()
+    if browser is not None:  # chromium is installed
+        for target in (history, out / "graph/graph_v3/index.html"):
+            tab = browser.new_page()
+            tab.goto(target.as_uri())
+            assert "window.__xss = 1" in tab.locator("body").inner_text()  # shown as text
+            assert tab.evaluate("window.__xss") is None  # and never run
+            tab.close()
 
 
 def test_the_site_never_empties_a_folder_it_did_not_make(hostile_site: Path, tmp_path: Path) -> None:
@@ -138,42 +149,38 @@ def test_the_site_never_empties_a_folder_it_did_not_make(hostile_site: Path, tmp
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
-def test_a_reader_follows_the_links_in_a_real_browser(hostile_site: Path, tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
+def test_a_reader_follows_the_links_in_a_real_browser(hostile_site: Path, tmp_path: Path, browser: Any) -> None:
     out = tmp_path / "site"
     _build(hostile_site, out)
     errors: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        try:
-            page = browser.new_page(java_script_enabled=True)
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-            page.goto((out / "index.html").as_uri())
-            assert page.title() == "Benchmark registry"
-            page.click("a[href='graph/index.html']")
-            assert page.url.endswith("/graph/index.html")
-            assert page.locator("h1").inner_text() == "Suite graph"
-            timeline = page.locator("table").first.inner_text()
-            assert "graph_v2" in timeline and "first version" in timeline
-            page.click("a[href='graph_v2/index.html']")
-            body = page.locator("body").inner_text()
-            assert "Comparability with earlier versions" in body and "grep-only" in body
-            assert "Manifest sha256" in body and "Delta vs v1" in body
-            page.click("a[href='../fixtures/locate-loopaudit-variants.html']")
-            history = page.locator("body").inner_text()
-            assert "History of locate-loopaudit-variants" in history and "graph_v2: changed" in history
-            assert "$.oracle.must_not_include" in history
-            page.go_back()
-            page.click("a[href='../index.html']")
-            page.click("a[href='diff/graph_v1..graph_v2.html']")
-            diff = page.locator("body").inner_text()
-            assert "graph_v1 → graph_v2" in diff and "Moved: fixture set" in diff
-            assert page.evaluate("window.__xss") is None
-            _crawl_and_inspect(page, out, tmp_path / "screenshots")
-        finally:
-            browser.close()
+    page = browser.new_page(java_script_enabled=True)
+    try:
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        page.goto((out / "index.html").as_uri())
+        assert page.title() == "Benchmark registry"
+        page.click("a[href='graph/index.html']")
+        assert page.url.endswith("/graph/index.html")
+        assert page.locator("h1").inner_text() == "Suite graph"
+        timeline = page.locator("table").first.inner_text()
+        assert "graph_v2" in timeline and "first version" in timeline
+        page.click("a[href='graph_v2/index.html']")
+        body = page.locator("body").inner_text()
+        assert "Comparability with earlier versions" in body and "grep-only" in body
+        assert "Manifest sha256" in body and "Delta vs v1" in body
+        page.click("a[href='../fixtures/locate-loopaudit-variants.html']")
+        history = page.locator("body").inner_text()
+        assert "History of locate-loopaudit-variants" in history and "graph_v2: changed" in history
+        assert "$.oracle.must_not_include" in history
+        page.go_back()
+        page.click("a[href='../index.html']")
+        page.click("a[href='diff/graph_v1..graph_v2.html']")
+        diff = page.locator("body").inner_text()
+        assert "graph_v1 → graph_v2" in diff and "Moved: fixture set" in diff
+        assert page.evaluate("window.__xss") is None
+        _crawl_and_inspect(page, out, tmp_path / "screenshots")
+    finally:
+        page.close()
     assert errors == []
     shots = sorted(p.name for p in (tmp_path / "screenshots").iterdir())
     assert shots == ["diff.png", "fixture.png", "index.png", "suite.png", "version.png"]
