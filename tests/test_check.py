@@ -185,8 +185,9 @@ def test_pre_commit_try_repo(v1_frozen: Path) -> None:
     )
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "frozen file modified" in bad.stdout
-    # freezer's own hooks on this repository, whose versions/ is a registry too (with the hook
-    # environment pre-commit built above: building it is most of this test's time)
+    # freezer's own hooks on this repository, whose versions/ is a registry too. (Each try-repo
+    # builds its hook environment anew, from a shadow clone in a fresh temporary folder: those
+    # three builds are most of this test's time.)
     own = subprocess.run(
         [precommit, "try-repo", str(REPO), "--all-files"], cwd=REPO, env=env, capture_output=True, text=True
     )
