@@ -6,10 +6,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
+from typing import Any
 
 import pytest
 from forkserver import ForkServer, Ran
@@ -197,6 +198,27 @@ def assert_clean_failure(result: Run, code: int = 1) -> None:
     assert result.code == code, result.text
     assert "Traceback" not in result.text, result.text
     assert "internal error" not in result.text, result.text
+
+
+# Debian's chromium, which the site's browser tests drive through Playwright (which downloads nothing).
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless chromium for a test module (each test opens its own pages in it), or None where
+    chromium is not installed (the browser tests skip; others run the checks that need none)."""
+    if CHROMIUM is None:
+        yield None
+        return
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        try:
+            yield launched
+        finally:
+            launched.close()
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
-from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -13,12 +12,11 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from conftest import assert_clean_failure, run_inprocess
+from conftest import CHROMIUM, assert_clean_failure, run_inprocess
 
 # Slow (a real browser): CI runs it; `pytest -m slow` runs it here.
 pytestmark = pytest.mark.slow
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 PAYLOAD = '<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2">'
 
 
@@ -29,22 +27,6 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> 
     root = base / "demo"
     shutil.copytree(demo_build, root, symlinks=True)
     return root
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One chromium for the module (each test opens its own pages in it), or None without chromium."""
-    if CHROMIUM is None:
-        yield None
-        return
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 def _build(root: Path, out: Path) -> None:

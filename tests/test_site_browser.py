@@ -13,17 +13,15 @@ import re
 import shutil
 import struct
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
 import pytest
 
-from conftest import run_inprocess
+from conftest import CHROMIUM, run_inprocess
 from registry_helpers import demo_signed_by_alice
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [
     pytest.mark.slow,  # a browser: CI runs it; `pytest -m slow` runs it here
     pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed"),
@@ -49,18 +47,6 @@ def lived(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> tuple[P
     built = run_inprocess("site", str(out), cwd=root)
     assert built.code == 0, built.text
     return root, out
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 def _pages(out: Path) -> list[Path]:

@@ -7,16 +7,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import run_inprocess
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+from conftest import CHROMIUM, run_inprocess
 
 
 @pytest.fixture(scope="module")
@@ -64,18 +61,6 @@ _BROKEN_WORDS = """() => {
   }
   return broken;
 }"""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @pytest.mark.slow  # a browser: CI runs it; `pytest -m slow` runs it here

@@ -38,7 +38,7 @@ from freezer.render import render
 from freezer.site.site import markdown_html
 from freezer.site.sitewriter import MARKER, UnsafeSitePath, write_site
 
-from conftest import EXAMPLES, assert_clean_failure, run_inprocess
+from conftest import CHROMIUM, EXAMPLES, assert_clean_failure, run_inprocess
 from registry_helpers import API_SUITE, commit_all, snapshot
 
 MINIMAL_SCHEMA = {
@@ -520,8 +520,6 @@ def test_a_linked_folder_in_a_version_is_not_read_through(reg: Path, tmp_path: P
 
 # In a real browser: nothing the site or a Markdown viewer shows sends a request anywhere.
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
 
 class _Recorder:
     """An HTTP server on 127.0.0.1 that records every request it is sent."""
@@ -556,9 +554,7 @@ class _Recorder:
 
 @pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
-def test_no_page_and_no_markdown_view_sends_a_request(reg: Path, tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
+def test_no_page_and_no_markdown_view_sends_a_request(reg: Path, tmp_path: Path, browser: Any) -> None:
     recorder = _Recorder()
     try:
         payloads = [p.replace("127.0.0.1:9", f"127.0.0.1:{recorder.port}") for p in MARKDOWN]
@@ -574,20 +570,16 @@ def test_no_page_and_no_markdown_view_sends_a_request(reg: Path, tmp_path: Path)
         control = tmp_path / "control.html"
         control.write_text(f'<!DOCTYPE html><title>c</title><img alt="" src="http://127.0.0.1:{recorder.port}/ctl">')
         pages = [*sorted(out.rglob("*.html")), viewer]
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-            try:
-                tab = browser.new_page()
-                for page in pages:
-                    tab.goto(page.as_uri(), wait_until="networkidle")
-                    for link in tab.eval_on_selector_all("a[href]", "as => as.map(a => a.href)"):
-                        # GitHub links a bare e-mail address (see _github): mailto: only, in the viewer only.
-                        assert link.startswith("file://") or (page == viewer and link.startswith("mailto:")), link
-                assert recorder.requests == [], recorder.requests
-                tab.goto(control.as_uri(), wait_until="networkidle")  # the harness does see a request
-                assert recorder.requests == ["/ctl"]
-            finally:
-                browser.close()
+        tab = browser.new_page()
+        for page in pages:
+            tab.goto(page.as_uri(), wait_until="networkidle")
+            for link in tab.eval_on_selector_all("a[href]", "as => as.map(a => a.href)"):
+                # GitHub links a bare e-mail address (see _github): mailto: only, in the viewer only.
+                assert link.startswith("file://") or (page == viewer and link.startswith("mailto:")), link
+        assert recorder.requests == [], recorder.requests
+        tab.goto(control.as_uri(), wait_until="networkidle")  # the harness does see a request
+        assert recorder.requests == ["/ctl"]
+        tab.close()
         assert len(pages) >= 6
     finally:
         recorder.stop()

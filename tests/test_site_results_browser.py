@@ -4,17 +4,15 @@ with no line across it, and a click on the excluded count lands on the reasons."
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import needs_inspect
+from conftest import CHROMIUM, needs_inspect
 from results_board import MOVED, built_site
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [
     pytest.mark.slow,  # a browser: CI runs it; `pytest -m slow` runs it here
     pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed"),
@@ -29,20 +27,14 @@ def results_page(tmp_path_factory: pytest.TempPathFactory, demo_build: Path) -> 
 
 
 @pytest.fixture(scope="module")
-def tab(results_page: Path) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        try:
-            page = browser.new_page()
-            requests: list[str] = []
-            page.on("request", lambda request: requests.append(request.url))
-            page.goto(results_page.as_uri())
-            assert requests == [results_page.as_uri(), results_page.parent.parent.joinpath("site.css").as_uri()]
-            yield page
-        finally:
-            browser.close()
+def tab(results_page: Path, browser: Any) -> Iterator[Any]:
+    page = browser.new_page()
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(results_page.as_uri())
+    assert requests == [results_page.as_uri(), results_page.parent.parent.joinpath("site.css").as_uri()]
+    yield page
+    page.close()
 
 
 def test_the_plot_is_drawn_with_a_break_at_the_moved_step(tab: Any) -> None:
