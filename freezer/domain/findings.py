@@ -54,7 +54,7 @@ class Finding(NamedTuple):
     found it (``layer``: schema, yaml, rule, ...), how bad. Compared and sorted field by field.
 
     A NamedTuple, as every record on the hooks' paths is: a hook builds those classes at each start,
-    and a frozen dataclass costs five times as much (docs/benchmarks.md, "Start-up of the hooks";
+    and a frozen dataclass costs three to six times as much (docs/benchmarks.md, "Start-up of the hooks";
     tests/test_startup_imports.py keeps ``dataclasses`` off both paths)."""
 
     file: str
