@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from freezer.domain.manifest import Manifest
 
 # The model of each loaded suite config, for the whole command: keyed by the config object itself
-# (held beside it, so its id cannot be reused while here), the last few configs only.
+# (held beside it, so its id cannot be reused while here); a full cache starts again empty.
 _MODELS: dict[int, tuple[SuiteConfig, Suite]] = {}
 _MODELS_KEPT = 64
 
