@@ -30,7 +30,7 @@ from freezer.domain.progress import no_progress
 from freezer.freeze.environment import fixture_datasets, fixture_images, suite_images
 from freezer.git.gitpolicy import git_executable
 from freezer.registry.config import RegistryConfig, SuiteConfig
-from freezer.registry.lockfile import LOCK_LAYER, LOCK_NAME, ImageLock, lockable, named_git_refs, read_lock
+from freezer.registry.lockfile import LOCK_LAYER, LOCK_NAME, NO_LOCK, ImageLock, lockable, named_git_refs, read_lock
 from freezer.resolve import hubcache
 from freezer.resolve.hubcache import HubCache
 from freezer.runtime.lock import registry_lock
@@ -203,7 +203,7 @@ def check_locks(suites: list[SuiteConfig]) -> LockReport:
     found = []
     for suite in suites:
         named = _named(suite)
-        lock = read_lock(suite.drafts) or ImageLock()
+        lock = read_lock(suite.drafts) or NO_LOCK
         one = SuiteLock(suite.name, display_path(suite.drafts / LOCK_NAME), named.places)
         held = set(_held(lock))
         one.unlocked = [name for name in named.places if name not in held]
@@ -268,9 +268,9 @@ def lock_suites(config: RegistryConfig, suites: list[SuiteConfig]) -> LockReport
     commits: dict[tuple[str, str], str] = {}
     for suite, named in named_by_suite:
         try:
-            before = read_lock(suite.drafts) or ImageLock()
+            before = read_lock(suite.drafts) or NO_LOCK
         except InvalidInput:
-            before = ImageLock()  # freezer's own file, unreadable: written again from the drafts
+            before = NO_LOCK  # freezer's own file, unreadable: written again from the drafts
         for name in named.images:
             if name not in resolved:
                 resolved[name] = imagedigest.resolve_digest(skopeo, name)

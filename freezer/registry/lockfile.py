@@ -25,7 +25,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
 from freezer.domain.canonical import frozen_file
@@ -49,12 +48,11 @@ LOCK_LAYER = "lock"
 class ImageLock(NamedTuple):
     """Image as named (a tag) → the content digest the registry gave for it when locked."""
 
-    # Read-only defaults: one empty mapping shared by every lock that holds none.
-    images: Mapping[str, str] = MappingProxyType({})
+    images: Mapping[str, str]
     # A git source's name (its URL) → the branch or tag its revision names → the commit it named.
-    git: Mapping[str, Mapping[str, str]] = MappingProxyType({})
+    git: Mapping[str, Mapping[str, str]]
     # A hub dataset (dataset_path) → the branch or tag the tasks read it at → the commit it named.
-    datasets: Mapping[str, Mapping[str, str]] = MappingProxyType({})
+    datasets: Mapping[str, Mapping[str, str]]
 
     def pin(self, ref: ImageRef) -> ImageRef:
         """``ref`` pinned by this lock when it names a tag the lock holds; otherwise ``ref`` itself
@@ -96,6 +94,10 @@ class ImageLock(NamedTuple):
         if self.datasets:
             document["datasets"] = {name: dict(sorted(refs.items())) for name, refs in sorted(self.datasets.items())}
         return frozen_file(document)
+
+
+# The lock of drafts that have none: it pins nothing (read-only, as every lock is).
+NO_LOCK = ImageLock({}, {}, {})
 
 
 def named_git_refs(version: Raw) -> list[tuple[str, str]]:
@@ -174,7 +176,7 @@ def drafts_lock(assets: Mapping[str, Path]) -> ImageLock:
     cut freezes, so what pins an image is what the version holds. Empty when there is none."""
     path = assets.get(LOCK_NAME)
     if path is None:
-        return ImageLock()
+        return NO_LOCK
     return parse_lock(read_whole(path, MAX_LOCK_BYTES), display_path(path))
 
 
