@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from freezer.git.gitrepo import run_git
+
 from conftest import REPO, assert_clean_failure, run_inprocess
 from registry_helpers import commit_all, set_drafts
 
@@ -161,35 +163,57 @@ def test_demo(tmp_path: Path) -> None:
     assert_clean_failure(run_inprocess("demo", str(target)), code=2)
 
 
+def _hook_repository(scratch: Path) -> tuple[str, str]:
+    """This checkout as pre-commit's ``try-repo`` takes it: the repository at HEAD, or, when it has
+    uncommitted edits, a clone with them committed on top (try-repo's shadow repository)."""
+    head = run_git(["rev-parse", "HEAD"], REPO).strip()
+    edits = subprocess.run(["git", "diff", "--binary", "HEAD"], cwd=REPO, capture_output=True, check=True).stdout
+    if not edits:
+        return str(REPO), head
+    shadow = scratch / "shadow"
+    subprocess.run(["git", "clone", "-q", str(REPO), str(shadow)], check=True)
+    subprocess.run(["git", "apply", "--index", "-"], cwd=shadow, input=edits, check=True)
+    commit_all(shadow, "the uncommitted edits")
+    return str(shadow), run_git(["rev-parse", "HEAD"], shadow).strip()
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(
     shutil.which("pre-commit") is None and not (Path(sys.executable).parent / "pre-commit").exists(),
     reason="pre-commit is not installed",
 )
-def test_pre_commit_try_repo(v1_frozen: Path) -> None:
+def test_pre_commit_runs_freezers_hooks_from_this_repository(v1_frozen: Path, tmp_path: Path) -> None:
+    """Both hooks of .pre-commit-hooks.yaml, installed by pre-commit from this repository as a user's
+    config names it (repo and rev), pass on a registry, refuse an edited frozen file, and pass on this
+    repository, whose versions/ is a registry too. One config and one PRE_COMMIT_HOME: pre-commit
+    builds the hook environment (a pip install of freezer) once, where three ``try-repo`` runs built
+    it three times, each in a store of its own (about 8 s each)."""
     precommit = shutil.which("pre-commit") or str(Path(sys.executable).parent / "pre-commit")
-    env = {**os.environ, "PRE_COMMIT_HOME": str(v1_frozen.parent / "pre-commit-home")}
-    ok = subprocess.run(
-        [precommit, "try-repo", str(REPO), "--all-files"], cwd=v1_frozen, env=env, capture_output=True, text=True
-    )
+    repo, rev = _hook_repository(tmp_path)
+    config = tmp_path / "pre-commit-config.yaml"
+    hooks = [{"id": "freezer-validate"}, {"id": "freezer-check"}]
+    config.write_text(json.dumps({"repos": [{"repo": repo, "rev": rev, "hooks": hooks}]}), encoding="utf-8")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
+
+    def pre_commit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [precommit, "run", "--config", str(config), "--all-files", *args],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+
+    ok = pre_commit(cwd=v1_frozen)
     assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "freezer validate (fixture drafts)" in ok.stdout
     assert "freezer check (frozen versions never change)" in ok.stdout and "Passed" in ok.stdout
     target = v1_frozen / "versions/graph_v1/METHOD.md"
     target.write_text(target.read_text() + "\n")
-    bad = subprocess.run(
-        [precommit, "try-repo", str(REPO), "freezer-check", "--all-files"],
-        cwd=v1_frozen,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    bad = pre_commit("freezer-check", cwd=v1_frozen)
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "frozen file modified" in bad.stdout
-    # freezer's own hooks on this repository, whose versions/ is a registry too. (Each try-repo
-    # builds its hook environment anew, from a shadow clone in a fresh temporary folder: those
-    # three builds are most of this test's time.)
-    own = subprocess.run(
-        [precommit, "try-repo", str(REPO), "--all-files"], cwd=REPO, env=env, capture_output=True, text=True
-    )
+    own = pre_commit(cwd=REPO)
     assert own.returncode == 0, own.stdout + own.stderr
     assert "freezer check (frozen versions never change)" in own.stdout
+    assert len(list((tmp_path / "pre-commit-home").glob("repo*/py_env-*"))) == 1, "one hook environment"
