@@ -74,6 +74,7 @@ class CodeRepo(History):
                 f"{where} has no commits on any branch or tag, nor at HEAD",
                 hint="check out the branch that holds the pinned commit, or fetch it",
             )
+        self._entries: dict[str, tuple[tuple[str, str, str, str], ...]] = {}
         self._trees: dict[str, dict[str, tuple[str, str]]] = {}
         self._names: dict[str, list[tuple[str, bytes]]] = {}
         self._blobs: dict[str, bytes] = {}
@@ -238,15 +239,7 @@ class CodeRepo(History):
         """Every file path at ``sha`` mapped to (mode, blob sha); read once per commit."""
         cached = self._trees.get(sha)
         if cached is None:
-            cached = {}
-            listing = self._git("ls-tree", "-r", "-z", "--full-tree", sha)
-            for entry in listing.split("\0"):
-                if not entry:
-                    continue
-                meta, _, path = entry.partition("\t")
-                mode, kind, blob = meta.split()
-                if kind == "blob":
-                    cached[path] = (mode, blob)
+            cached = {path: (mode, blob) for mode, kind, blob, path in self.entries(sha) if kind == "blob"}
             self._trees[sha] = cached
         return cached
 
@@ -264,16 +257,20 @@ class CodeRepo(History):
             return f"; it is at HEAD ({head[:8]}): pin a commit that holds it"
         return ""
 
-    def entries(self, sha: str) -> list[tuple[str, str, str, str]]:
-        """(mode, kind, object sha, path) of every entry of the tree at ``sha``, submodules included."""
-        listing = self._git("ls-tree", "-r", "-z", "--full-tree", check_ref(sha))
-        found = []
-        for entry in listing.split("\0"):
-            if entry:
-                meta, _, path = entry.partition("\t")
-                mode, kind, object_sha = meta.split()
-                found.append((mode, kind, object_sha, path))
-        return found
+    def entries(self, sha: str) -> tuple[tuple[str, str, str, str], ...]:
+        """(mode, kind, object sha, path) of every entry of the tree at ``sha``, submodules included;
+        listed once per commit, for :meth:`tree` too (a cut asks both of the same commits)."""
+        cached = self._entries.get(sha)
+        if cached is None:
+            listing = self._git("ls-tree", "-r", "-z", "--full-tree", check_ref(sha))
+            found = []
+            for entry in listing.split("\0"):
+                if entry:
+                    meta, _, path = entry.partition("\t")
+                    mode, kind, object_sha = meta.split()
+                    found.append((mode, kind, object_sha, path))
+            cached = self._entries[sha] = tuple(found)
+        return cached
 
     def stream_blobs(self, shas: list[str]) -> Iterator[bytes]:
         """The bytes of each blob in ``shas``, in order, in one stream (:meth:`CatFile.stream`)."""

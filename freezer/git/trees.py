@@ -20,7 +20,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
@@ -44,7 +44,7 @@ def _safe_parts(path: str) -> tuple[str, ...] | None:
 class TreeSource(Protocol):
     """What a tree is written out from: :class:`freezer.git.gitrepo.CodeRepo`."""
 
-    def entries(self, sha: str) -> list[tuple[str, str, str, str]]: ...
+    def entries(self, sha: str) -> Sequence[tuple[str, str, str, str]]: ...
 
     def stream_blobs(self, shas: list[str]) -> Iterator[bytes]: ...
 
