@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from freezer.git.gitrepo import run_git
 
@@ -183,15 +184,16 @@ def _hook_repository(scratch: Path) -> tuple[str, str]:
     reason="pre-commit is not installed",
 )
 def test_pre_commit_runs_freezers_hooks_from_this_repository(v1_frozen: Path, tmp_path: Path) -> None:
-    """Both hooks of .pre-commit-hooks.yaml, installed by pre-commit from this repository as a user's
-    config names it (repo and rev), pass on a registry, refuse an edited frozen file, and pass on this
+    """Every hook of .pre-commit-hooks.yaml, installed by pre-commit from this repository as a user's
+    config names it (repo and rev), passes on a registry, refuses an edited frozen file, and passes on this
     repository, whose versions/ is a registry too. One config and one PRE_COMMIT_HOME: pre-commit
     builds the hook environment (a pip install of freezer) once, where three ``try-repo`` runs built
     it three times, each in a store of its own (about 8 s each)."""
     precommit = shutil.which("pre-commit") or str(Path(sys.executable).parent / "pre-commit")
     repo, rev = _hook_repository(tmp_path)
     config = tmp_path / "pre-commit-config.yaml"
-    hooks = [{"id": "freezer-validate"}, {"id": "freezer-check"}]
+    hooks = [{"id": hook["id"]} for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())]
+    assert [hook["id"] for hook in hooks] == ["freezer-validate", "freezer-check"]
     config.write_text(json.dumps({"repos": [{"repo": repo, "rev": rev, "hooks": hooks}]}), encoding="utf-8")
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
 
