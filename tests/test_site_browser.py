@@ -101,7 +101,7 @@ _INK = """async (png) => {
 }"""
 
 
-@pytest.mark.slow  # a screenshot of every page: the heaviest of these (~15 s)
+@pytest.mark.slow  # a screenshot of every page: the heaviest of these (~21 s alone)
 def test_every_page_draws_its_content(lived: tuple[Path, Path], browser: Any) -> None:
     _, out = lived
     # A small device scale: the same layout in a sixteenth of the pixels, so decoding stays quick.
