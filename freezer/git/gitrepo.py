@@ -68,7 +68,7 @@ class CodeRepo(History):
             raise GitError(f"{where} does not exist", hint=hint)
         if not path.is_dir():
             raise GitError(f"{where} is not a folder", hint=hint)
-        self._require_clone(where, hint)
+        self._is_shallow = self._read_clone(where, hint)
         if not self._git("rev-list", "--all", "--max-count=1").strip():
             raise GitError(
                 f"{where} has no commits on any branch or tag, nor at HEAD",
@@ -85,10 +85,13 @@ class CodeRepo(History):
         self._checkouts: TreeCache | None = None
         self._shallow: tuple[str, ...] | None = None
 
-    def _require_clone(self, where: str, hint: str) -> None:
-        """A clone with a working tree whose top level is this folder, and nothing else."""
+    def _read_clone(self, where: str, hint: str) -> bool:
+        """Refuse anything but a clone with a working tree whose top level is this folder; whether
+        the clone is shallow, asked of the same ``rev-parse`` (a cut or an audit opens the code
+        repository once per version, and each git process is a start of git)."""
         try:
-            top = Path(self._git("rev-parse", "--show-toplevel").strip()).resolve()
+            shallow, _, top_line = self._git("rev-parse", "--is-shallow-repository", "--show-toplevel").partition("\n")
+            top = Path(top_line.removesuffix("\n")).resolve()
         except GitError as exc:
             if "bare repository" in exc.message or "must be run in a work tree" in exc.message:
                 raise GitError(
@@ -101,6 +104,7 @@ class CodeRepo(History):
             raise GitError(f"{where} is not the top level of a git repository (that is {display_path(top)})", hint=hint)
         if not (self.path / ".git").exists():
             raise GitError(f"{where} has no .git: it is not a clone with a working tree", hint=hint)
+        return shallow == "true"
 
     def close(self) -> None:
         if self._checkouts is not None:
@@ -142,6 +146,10 @@ class CodeRepo(History):
         prefix = sha.lower()
         if not _OBJECT_ID.fullmatch(prefix):
             raise GitError(f"{what} {sha!r} is not a commit SHA: write 7 to 40 hex digits (git rev-parse gives them)")
+        if self._peeled_commit(prefix) == prefix:
+            # A whole id names one object, and here a commit: the cat-file process answers, as no
+            # rev-parse would differently (a version pins full SHAs, and a cut or audit resolves each).
+            return prefix
         code, out, _ = git_status(["rev-parse", f"--disambiguate={prefix}"], self.path)
         found = out.split() if code == 0 else []
         commits = [oid for oid in found if self._peeled_commit(oid) == oid]

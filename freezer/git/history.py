@@ -39,6 +39,7 @@ class History:
     """The history walks of :class:`freezer.git.gitrepo.CodeRepo` (read-only, under the git policy)."""
 
     path: Path
+    _is_shallow: bool  # what ``git rev-parse --is-shallow-repository`` said when the repository was opened
     _shallow: tuple[str, ...] | None = None
 
     def _git(self, *args: str) -> str:
@@ -50,7 +51,7 @@ class History:
         shows each as a parentless commit that adds every file it holds."""
         if self._shallow is None:
             self._shallow = ()
-            if self._git("rev-parse", "--is-shallow-repository").strip() == "true":
+            if self._is_shallow:
                 shallow = Path(self._git("rev-parse", "--absolute-git-dir").strip()) / "shallow"
                 try:  # bounded, regular files only: a code repository's .git is as untrusted as its tree
                     self._shallow = tuple(read_whole(shallow).decode("ascii").split())
