@@ -35,7 +35,6 @@ from freezer.registry.config import RegistryConfig
 from freezer.registry.model import Registry
 from freezer.runtime.limits import MAX_RESULT_PROBLEMS
 from freezer.runtime.paths import unsafe_folder_reason
-from freezer.schema.resultrow import ResultRow, is_row, row_problems
 
 STORE_FORMAT = 1
 _ID_LENGTH = 16
@@ -90,6 +89,10 @@ class StoredRun(NamedTuple):
 
     def row_json(self, row: StoredRow) -> JsonObject:
         """A stored row as the result row it is (the header's fields in it)."""
+        # start-up time: the row schema serves a run that is written or read row by row; check (the
+        # pre-commit hook) reads no row of the runs the base already holds
+        from freezer.schema.resultrow import ResultRow
+
         return ResultRow(self.manifest_sha256, row.task_id, self.arm, row.score, row.run, row.fixture_digest,
                          self.harness, row.harness_hash).to_json()  # fmt: skip
 
@@ -404,9 +407,10 @@ def _verify_row(
     seen: set[tuple[str, str]],
     found: _Found,
 ) -> None:
-    # start-up time: a stored run's reader serves a registry with stored results; check (the
-    # pre-commit hook) on one without never loads it
+    # start-up time: a stored run's reader and row schema serve a registry with stored results; check
+    # (the pre-commit hook) loads them only for a run that its change adds
     from freezer.parse import strictjson
+    from freezer.schema.resultrow import is_row, row_problems  # likewise
 
     digests = claimed_and_actual(raw)
     if digests is None:

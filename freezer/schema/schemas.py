@@ -14,7 +14,6 @@ fixture schemas' definitions of those fields, with no field required but
 
 from __future__ import annotations
 
-import copy
 import importlib
 from functools import cache
 from pathlib import Path
@@ -55,6 +54,8 @@ def freezer_shape() -> JsonObject:
     from the shipped schemas (generic's, and the graph kind's for its own fields) without their
     editorial limits, the rules between fields freezer relies on (a dropped fixture says why),
     no field required but ``task_id`` and ``status``, and unknown fields free."""
+    import copy  # start-up time: only a suite with its own schema asks for the shape
+
     generic, graph = resources.schema(GENERIC), resources.schema(FIXTURE)
     rules = [rule for rule in suiteschema.list_at(generic, "allOf") if isinstance(rule, dict)]
     shape: JsonObject = copy.deepcopy(
