@@ -202,6 +202,18 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     _FORK_SERVER.close()
 
 
+def sampled_corpus(cases: Sequence[Any], ids: Sequence[str] | None = None, unpack: bool = False) -> list[Any]:
+    """A hostile-input corpus as ``pytest.mark.parametrize`` values: the first case runs in the default
+    lane and the others are marked slow, as the README files the corpora, so the default lane still
+    runs each test once and CI's slow lane runs every case. ``unpack``: each case holds the values of
+    several arguments."""
+    names: Sequence[str | None] = ids if ids is not None else [None] * len(cases)
+    return [
+        pytest.param(*(case if unpack else (case,)), id=name, marks=() if index == 0 else pytest.mark.slow)
+        for index, (case, name) in enumerate(zip(cases, names, strict=True))
+    ]
+
+
 def assert_clean_failure(result: Run, code: int = 1) -> None:
     assert result.code == code, result.text
     assert "Traceback" not in result.text, result.text

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from action_helpers import event_env, git, run_action
-from conftest import Run
+from conftest import Run, sampled_corpus
 
 # Characters a terminal or GitHub's log acts on, and how freezer shows each.
 _RAW_AND_SHOWN = [("\x1b", "\\x1b"), ("\x07", "\\x07"), ("\x9b", "\\x9b"), ("\u202e", "\\u202e")]
@@ -46,13 +46,16 @@ def _push(job: Path, ref: str) -> dict[str, str]:
 
 @pytest.mark.parametrize(
     ("ref", "shown"),
-    [
-        ("refs/heads/\ud800", "refs/heads/\\ud800"),  # a lone surrogate: JSON allows it, Python cannot print it
-        ("refs/heads/x\x1b]52;c;cHduZWQ=\x07", "refs/heads/x\\x1b]52;c;cHduZWQ=\\x07"),  # writes the clipboard
-        ("refs/heads/\x9b31mred", "refs/heads/\\x9b31mred"),  # C1 CSI
-        ("refs/heads/main\u202egnp.exe", "refs/heads/main\\u202egnp.exe"),  # git allows it in a branch name
-        ("refs/heads/x\n::warning title=forged::injected", "refs/heads/x\\n::warning title=forged::injected"),
-    ],
+    sampled_corpus(
+        [
+            ("refs/heads/\ud800", "refs/heads/\\ud800"),  # a lone surrogate: JSON allows it, Python cannot print it
+            ("refs/heads/x\x1b]52;c;cHduZWQ=\x07", "refs/heads/x\\x1b]52;c;cHduZWQ=\\x07"),  # writes the clipboard
+            ("refs/heads/\x9b31mred", "refs/heads/\\x9b31mred"),  # C1 CSI
+            ("refs/heads/main\u202egnp.exe", "refs/heads/main\\u202egnp.exe"),  # git allows it in a branch name
+            ("refs/heads/x\n::warning title=forged::injected", "refs/heads/x\\n::warning title=forged::injected"),
+        ],
+        unpack=True,
+    ),
 )
 def test_the_pushed_ref_is_shown_escaped_in_the_status_line(job: Path, ref: str, shown: str) -> None:
     result = run_action(job, _push(job, ref))
@@ -61,15 +64,17 @@ def test_the_pushed_ref_is_shown_escaped_in_the_status_line(job: Path, ref: str,
 
 @pytest.mark.parametrize(
     "payload",
-    [
-        b"not json",
-        b"[1, 2]",
-        b"[" * 100_000,
-        b'{"ref": "refs/heads/\xff\xfe"}',  # not UTF-8
-        b'{"ref": 7, "before": ["x"], "repository": "main"}',
-        b'{"ref": "refs/heads/' + b"\\udc80" * 1000 + b'"}',
-        b'{"before": ' + b"9" * 5000 + b"}",  # an integer past Python's digit limit
-    ],
+    sampled_corpus(
+        [
+            b"not json",
+            b"[1, 2]",
+            b"[" * 100_000,
+            b'{"ref": "refs/heads/\xff\xfe"}',  # not UTF-8
+            b'{"ref": 7, "before": ["x"], "repository": "main"}',
+            b'{"ref": "refs/heads/' + b"\\udc80" * 1000 + b'"}',
+            b'{"before": ' + b"9" * 5000 + b"}",  # an integer past Python's digit limit
+        ]
+    ),
 )
 def test_no_payload_makes_the_step_print_a_traceback(job: Path, payload: bytes) -> None:
     event = event_env(job.parent, "push", {})
@@ -81,12 +86,15 @@ def test_no_payload_makes_the_step_print_a_traceback(job: Path, payload: bytes) 
 
 @pytest.mark.parametrize(
     ("base_ref", "shown"),
-    [
-        ("main\x1b[2J", "main\\x1b[2J"),
-        ("main\u202e", "main\\u202e"),
-        ("main\udcff", "main\\xff"),  # a byte that is not UTF-8
-        ("main; touch pwned", "main; touch pwned"),
-    ],
+    sampled_corpus(
+        [
+            ("main\x1b[2J", "main\\x1b[2J"),
+            ("main\u202e", "main\\u202e"),
+            ("main\udcff", "main\\xff"),  # a byte that is not UTF-8
+            ("main; touch pwned", "main; touch pwned"),
+        ],
+        unpack=True,
+    ),
 )
 def test_a_hostile_github_base_ref_is_never_fetched_and_shown_escaped(job: Path, base_ref: str, shown: str) -> None:
     event = event_env(job.parent, "pull_request", {"pull_request": {"base": {}}}, base_ref=base_ref)
@@ -104,12 +112,15 @@ def test_a_hostile_event_name_is_shown_escaped(job: Path) -> None:
 
 @pytest.mark.parametrize(
     ("inputs", "shown"),
-    [
-        ({"require-signature": "yes\n::warning title=forged::injected"}, "input require-signature is 'yes\\n"),
-        ({"reach-code": "\x1b[8mtrue"}, "input reach-code is '\\x1b[8mtrue'"),
-        ({"registry": "nope\u202e\n::add-mask::x"}, "input registry is 'nope\\u202e\\n::add-mask::x'"),
-        ({"registry": "100%0Aforged"}, "input registry is '100%250Aforged'"),  # GitHub's own escape, escaped
-    ],
+    sampled_corpus(
+        [
+            ({"require-signature": "yes\n::warning title=forged::injected"}, "input require-signature is 'yes\\n"),
+            ({"reach-code": "\x1b[8mtrue"}, "input reach-code is '\\x1b[8mtrue'"),
+            ({"registry": "nope\u202e\n::add-mask::x"}, "input registry is 'nope\\u202e\\n::add-mask::x'"),
+            ({"registry": "100%0Aforged"}, "input registry is '100%250Aforged'"),  # GitHub's own escape, escaped
+        ],
+        unpack=True,
+    ),
 )
 def test_a_refused_input_is_one_escaped_annotation(job: Path, inputs: dict[str, str], shown: str) -> None:
     result = run_action(job, event_env(job.parent, "push", {}), inputs=inputs)

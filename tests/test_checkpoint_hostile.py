@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from hostile.checkpoint_cases import BAD_DOCUMENTS, BAD_HEADS, STATE_FILES
 
-from conftest import assert_clean_failure, run_inprocess
+from conftest import assert_clean_failure, run_inprocess, sampled_corpus
 from registry_helpers import commit_all, demo_signed_by_alice
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
@@ -96,7 +96,7 @@ def _expect_located(root: Path, where: str, says: str) -> None:
         assert says in line and "checkpoint.json:" in line, line
 
 
-@pytest.mark.parametrize("case", BAD_HEADS, ids=[c[0] for c in BAD_HEADS])
+@pytest.mark.parametrize("case", sampled_corpus(BAD_HEADS, [c[0] for c in BAD_HEADS]))
 def test_a_validly_signed_head_of_the_wrong_shape_is_a_located_problem(
     reg: tuple[Path, Path], case: tuple[str, dict[str, Any], str, str]
 ) -> None:
@@ -108,17 +108,19 @@ def test_a_validly_signed_head_of_the_wrong_shape_is_a_located_problem(
 
 @pytest.mark.parametrize(
     "case",
-    [
-        "payload-a-list",
-        "suites-a-list",
-        "suites-null",
-        "head-a-number",
-        "head-missing-latest",
-        "suite-name-bad",
-        "at-missing",
-        "at-a-number",
-        "extra-top",
-    ],
+    sampled_corpus(
+        [
+            "payload-a-list",
+            "suites-a-list",
+            "suites-null",
+            "head-a-number",
+            "head-missing-latest",
+            "suite-name-bad",
+            "at-missing",
+            "at-a-number",
+            "extra-top",
+        ]
+    ),
 )
 def test_a_validly_signed_payload_of_the_wrong_shape_is_a_located_problem(reg: tuple[Path, Path], case: str) -> None:
     root, key = reg
@@ -127,7 +129,7 @@ def test_a_validly_signed_payload_of_the_wrong_shape_is_a_located_problem(reg: t
     _expect_located(root, where, says)
 
 
-@pytest.mark.parametrize("text, says", BAD_DOCUMENTS)
+@pytest.mark.parametrize("text, says", sampled_corpus(BAD_DOCUMENTS, unpack=True))
 def test_a_malformed_checkpoint_document_is_a_clean_problem(reg: tuple[Path, Path], text: str, says: str) -> None:
     root, _ = reg
     (root / "checkpoint.json").write_text(text)
@@ -230,7 +232,7 @@ def _audit_in_time(root: Path) -> Any:
     )
 
 
-@pytest.mark.parametrize("kind", STATE_FILES)
+@pytest.mark.parametrize("kind", sampled_corpus(STATE_FILES))
 def test_a_state_file_that_is_not_a_plain_record_is_reported_and_left_alone(
     reg: tuple[Path, Path], tmp_path: Path, state: Path, kind: str
 ) -> None:
