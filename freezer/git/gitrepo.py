@@ -147,8 +147,8 @@ class CodeRepo(History):
         if not _OBJECT_ID.fullmatch(prefix):
             raise GitError(f"{what} {sha!r} is not a commit SHA: write 7 to 40 hex digits (git rev-parse gives them)")
         if self._peeled_commit(prefix) == prefix:
-            # A whole id names one object, and here a commit: the cat-file process answers, as no
-            # rev-parse would differently (a version pins full SHAs, and a cut or audit resolves each).
+            # A whole id names one object, here a commit: the running cat-file process says so, as a
+            # rev-parse --disambiguate would (a version pins full SHAs, and a cut or an audit resolves each).
             return prefix
         code, out, _ = git_status(["rev-parse", f"--disambiguate={prefix}"], self.path)
         found = out.split() if code == 0 else []
