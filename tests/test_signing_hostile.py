@@ -87,7 +87,7 @@ REFUSED_LINES = {
 }
 
 
-@pytest.mark.parametrize("name", sampled_corpus(REFUSED_LINES))
+@pytest.mark.parametrize("name", sampled_corpus(list(REFUSED_LINES)))
 def test_a_line_ssh_keygen_skips_is_reported_and_never_allows(reg: Path, tmp_path: Path, name: str) -> None:
     alice = signed_by(reg, tmp_path)
     options, reason = REFUSED_LINES[name]
