@@ -83,9 +83,8 @@ NOT_IN_CHECK = (
     # The row schema of stored results: check reads the rows of a run its change adds, and the
     # demo's runs are all in the base.
     "freezer.schema.resultrow",
-    # copy (and its weakref): only the shape of a suite with its own schema is deep-copied.
+    # copy: only the shape of a suite with its own schema is deep-copied.
     "copy",
-    "weakref",
 )
 # validate reads drafts, never a frozen version, and a graph suite is freezer's own YAML kind; the
 # typed domain (domain.model) and a manifest's parts serve a cut or an audit.
