@@ -55,6 +55,7 @@ __all__ = [
 
 # A commit id or its prefix, as a version records it (SHA-1 or SHA-256 object format).
 _OBJECT_ID = re.compile(r"[0-9a-f]{7,64}")
+_WHOLE_ID_LENGTHS = (40, 64)  # SHA-1's and SHA-256's
 
 
 class CodeRepo(History):
@@ -146,9 +147,11 @@ class CodeRepo(History):
         prefix = sha.lower()
         if not _OBJECT_ID.fullmatch(prefix):
             raise GitError(f"{what} {sha!r} is not a commit SHA: write 7 to 40 hex digits (git rev-parse gives them)")
-        if self._peeled_commit(prefix) == prefix:
+        if len(prefix) in _WHOLE_ID_LENGTHS and self._peeled_commit(prefix) == prefix:
             # A whole id names one object, here a commit: the running cat-file process says so, as a
-            # rev-parse --disambiguate would (a version pins full SHAs, and a cut or an audit resolves each).
+            # rev-parse --disambiguate would (a version pins full SHAs, and a cut or an audit resolves
+            # each). Only a whole id is asked: a short one that several objects begin is no answer
+            # cat-file can give, and _peeled_commit would then start a rev-parse as well.
             return prefix
         code, out, _ = git_status(["rev-parse", f"--disambiguate={prefix}"], self.path)
         found = out.split() if code == 0 else []
