@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -127,6 +128,9 @@ def main() -> None:
     mode = "quick" if args.quick else "full"
     partial_run = args.only is not None
     size = SIZES[mode]
+    # A full run's work folder holds several GB: SIGTERM (a CI timeout, `kill`) must end the run through
+    # the finally below, which removes it, as SIGINT's KeyboardInterrupt already does.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     work = Path(tempfile.mkdtemp(prefix="freezer-bench-"))
     started = time.monotonic()
     stamp = time.strftime("%Y-%m-%d-%H%M%S")
@@ -233,6 +237,10 @@ def bench_hook_imports(work: Path, command: str) -> Result:
         Side(budget, "limit", lambda: Sample(IMPORT_BUDGET_S, 0)),
     ]
     return Result(workload, sides, [Bar(f"≤ {budget} (python -X importtime, summed)", budget, 1.0)])
+
+
+def _exit_on_sigterm(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _builder_name(build: Callable[[], Result | None]) -> str:
