@@ -120,14 +120,16 @@ def check_sites(repo: CodeRepo, sha: str, doc: YamlDocument) -> list[Problem]:
     """Every ground-truth and trap site must exist at ``sha`` and say what the fixture claims."""
     found: list[Problem] = []
     short = sha[:8]
+    tree = repo.tree(sha)
     for key in SITE_LISTS:
         for index, raw in enumerate(_list(doc.data.get(key) or [])):
             _list(raw.get("members") or [])
             site = Site.from_data(raw)
-            if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in site.lines):
-                raise ValueError("a line number that is not a positive integer")  # lines[-1] would read the last
+            for number in site.lines:
+                if type(number) is not int or number < 1:  # bool is an int's subclass, never a line number
+                    raise ValueError("a line number that is not a positive integer")  # lines[-1] would read the last
             base = (key, index)
-            entry = repo.tree(sha).get(site.file)
+            entry = tree.get(site.file)
             if entry is None:
                 where_else = repo.missing_file_hint(site.file, sha)
                 found.append(doc.problem((*base, "file"), f"{site.file} does not exist at {short}{where_else}", "code"))
