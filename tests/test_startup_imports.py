@@ -202,3 +202,12 @@ def test_check_of_a_registry_without_stored_results_imports_not_their_guard(
     names = imported(["check"], root)
     assert "freezer.guard.check" in names  # it did check
     assert loaded(names, ("freezer.guard.storedresults", "freezer.schema.resultrow", "shutil")) == []
+
+
+def test_a_cut_and_an_audit_of_a_small_suite_import_no_multiprocessing(reg: Path) -> None:
+    """Whether to fork workers is decided without multiprocessing, which takes 15-30 ms to import:
+    a cut and an audit of a small suite, which hash its files in this process, never load it."""
+    for command in (["cut", "v1"], ["audit"]):
+        names = imported(command, reg)
+        assert "freezer.runtime.hashing" in names  # it did hash the version's files
+        assert loaded(names, ("multiprocessing", "concurrent.futures.process")) == [], command

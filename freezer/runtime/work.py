@@ -23,6 +23,7 @@ freezer is used as a library. Where fork is unavailable or unsafe, work runs ser
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
@@ -38,11 +39,12 @@ MAX_WORKERS = 8
 
 def cores(tasks: int | None = None) -> int:
     """How many forked workers to use for ``tasks`` independent pieces of work (1: stay serial)."""
-    import multiprocessing  # ~3 ms at start-up (every command imports this module): only when asked
-
-    if multiprocessing.parent_process() is not None:
+    # Not imported here: multiprocessing takes 15-30 ms to import, and every cut and audit asks this
+    # (hashing). A process multiprocessing started has it loaded, so one without it is no worker.
+    started_by = sys.modules.get("multiprocessing")
+    if started_by is not None and started_by.parent_process() is not None:
         return 1  # already a worker: the other cores are taken
-    if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
+    if not hasattr(os, "fork") or threading.active_count() > 1:  # fork: multiprocessing's start method
         return 1
     count = min(os.cpu_count() or 1, MAX_WORKERS)
     return count if tasks is None else max(1, min(count, tasks))
