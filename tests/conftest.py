@@ -437,9 +437,11 @@ def _text(stream: io.TextIOWrapper) -> str:
     return buffer.getvalue().decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
 
 
-# FREEZER_TEST_COSTS=FILE appends one line per test phase: node id, phase, wall seconds, and the CPU
-# seconds of this process and of the processes it waited for (git, ssh-keygen, the CLI). CPU does
-# not grow when the machine is shared, so it shows which tests cost what even on a loaded machine.
+# FREEZER_TEST_COSTS=FILE appends one line per test: node id, wall seconds, the CPU seconds of this
+# process and of the processes it waited for (git, ssh-keygen, the CLI, run_forked's children), then
+# the xdist worker and when the test ended (Unix time). CPU does not grow when the machine is shared,
+# so it shows which tests cost what even on a loaded machine; the worker and the end show a lane's
+# idle tail.
 _COSTS = os.environ.get("FREEZER_TEST_COSTS")
 
 
@@ -452,6 +454,7 @@ if _COSTS:
         wall = time.monotonic()
         own = resource.getrusage(resource.RUSAGE_SELF)
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        forked = _FORK_SERVER.children_cpu_seconds
         try:
             return (yield)
         finally:
@@ -459,6 +462,11 @@ if _COSTS:
             children_after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu_own = own_after.ru_utime + own_after.ru_stime - own.ru_utime - own.ru_stime
             cpu_children = children_after.ru_utime + children_after.ru_stime - children.ru_utime - children.ru_stime
-            line = f"{item.nodeid}\t{time.monotonic() - wall:.3f}\t{cpu_own:.3f}\t{cpu_children:.3f}\n"
+            cpu_children += _FORK_SERVER.children_cpu_seconds - forked
+            worker = os.environ.get("PYTEST_XDIST_WORKER", "-")
+            line = (
+                f"{item.nodeid}\t{time.monotonic() - wall:.3f}\t{cpu_own:.3f}\t{cpu_children:.3f}"
+                f"\t{worker}\t{time.time():.3f}\n"
+            )
             with open(os.environ["FREEZER_TEST_COSTS"], "a", encoding="utf-8") as sink:
                 sink.write(line)

@@ -43,6 +43,7 @@ class Ran:
     err: bytes
     timed_out: bool
     peak_kib: int  # the child's largest resident size
+    cpu_seconds: float  # the child's CPU, with that of the processes it waited for (git, ssh-keygen)
 
 
 class ForkServer:
@@ -50,6 +51,9 @@ class ForkServer:
 
     def __init__(self) -> None:
         self._proc: subprocess.Popen[bytes] | None = None
+        # The CPU of every child so far: the server, not this process, waits for them, so the tests'
+        # cost log (conftest, FREEZER_TEST_COSTS) reads it here.
+        self.children_cpu_seconds = 0.0
 
     def _server(self) -> subprocess.Popen[bytes]:
         if self._proc is None or self._proc.poll() is not None:
@@ -97,10 +101,19 @@ class ForkServer:
             if not reply:
                 raise RuntimeError(f"the fork server ended (exit {server.wait()})")
             answers = json.loads(reply)
-            return [
-                Ran(answer["code"], out.read_bytes(), err.read_bytes(), answer["timed_out"], answer["peak_kib"])
+            ran = [
+                Ran(
+                    answer["code"],
+                    out.read_bytes(),
+                    err.read_bytes(),
+                    answer["timed_out"],
+                    answer["peak_kib"],
+                    answer["cpu_seconds"],
+                )
                 for answer, (out, err) in zip(answers, outputs, strict=True)
             ]
+            self.children_cpu_seconds += sum(r.cpu_seconds for r in ran)
+            return ran
 
     def close(self) -> None:
         if self._proc is not None and self._proc.poll() is None:
@@ -180,9 +193,10 @@ def _child(request: dict[str, object]) -> None:
         os._exit(code)
 
 
-def _wait(pid: int, deadline: float) -> tuple[int, bool, int]:
+def _wait(pid: int, deadline: float) -> tuple[int, bool, int, float]:
     """The child's exit status (or -signal), whether it was killed for running past ``deadline`` (on
-    time.monotonic()), and its peak resident size in KiB."""
+    time.monotonic()), its peak resident size in KiB, and its CPU seconds (the processes it waited for
+    included)."""
     handle = os.pidfd_open(pid)
     try:
         timed_out = not select.select([handle], [], [], max(0.0, deadline - time.monotonic()))[0]
@@ -191,7 +205,7 @@ def _wait(pid: int, deadline: float) -> tuple[int, bool, int]:
     finally:
         os.close(handle)
     _, status, usage = os.wait4(pid, 0)
-    return os.waitstatus_to_exitcode(status), timed_out, usage.ru_maxrss
+    return os.waitstatus_to_exitcode(status), timed_out, usage.ru_maxrss, usage.ru_utime + usage.ru_stime
 
 
 def serve() -> None:
@@ -212,8 +226,8 @@ def serve() -> None:
             pids.append(pid)
         answers = []
         for pid in pids:
-            code, timed_out, peak_kib = _wait(pid, deadline)
-            answers.append({"code": code, "timed_out": timed_out, "peak_kib": peak_kib})
+            code, timed_out, peak_kib, cpu_seconds = _wait(pid, deadline)
+            answers.append({"code": code, "timed_out": timed_out, "peak_kib": peak_kib, "cpu_seconds": cpu_seconds})
         replies.write(json.dumps(answers).encode() + b"\n")
         replies.flush()
 
