@@ -14,7 +14,7 @@ fixture schemas' definitions of those fields, with no field required but
 
 from __future__ import annotations
 
-import importlib
+import sys
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -118,10 +118,12 @@ def fast_validator(name: str) -> Any:
     """The schema compiled to Python (freezer/schema/_compiled/), or None if it cannot be imported."""
     if name.startswith("file:"):
         return None  # a suite's own schema: jsonschema alone (generating Python from it is code injection)
+    module = f"freezer.schema._compiled.{name}"
     try:
-        return importlib.import_module(f"freezer.schema._compiled.{name}").validate
+        __import__(module)  # not importlib.import_module, as kinds.catalog.kind_class says why
     except ImportError:  # pragma: no cover - a broken install; jsonschema alone still works
         return None
+    return sys.modules[module].validate
 
 
 def schema_errors(name: str, instance: Any) -> list[tuple[JsonPath, str]]:
