@@ -120,7 +120,7 @@ def check_sites(repo: CodeRepo, sha: str, doc: YamlDocument) -> list[Problem]:
     """Every ground-truth and trap site must exist at ``sha`` and say what the fixture claims."""
     found: list[Problem] = []
     short = sha[:8]
-    tree = repo.tree(sha)
+    tree: dict[str, tuple[str, str]] | None = None  # the commit's files: read at the first site, once
     for key in SITE_LISTS:
         for index, raw in enumerate(_list(doc.data.get(key) or [])):
             _list(raw.get("members") or [])
@@ -129,6 +129,8 @@ def check_sites(repo: CodeRepo, sha: str, doc: YamlDocument) -> list[Problem]:
                 if type(number) is not int or number < 1:  # bool is an int's subclass, never a line number
                     raise ValueError("a line number that is not a positive integer")  # lines[-1] would read the last
             base = (key, index)
+            if tree is None:
+                tree = repo.tree(sha)
             entry = tree.get(site.file)
             if entry is None:
                 where_else = repo.missing_file_hint(site.file, sha)
