@@ -126,7 +126,7 @@ def check_sites(repo: CodeRepo, sha: str, doc: YamlDocument) -> list[Problem]:
             _list(raw.get("members") or [])
             site = Site.from_data(raw)
             for number in site.lines:
-                if type(number) is not int or number < 1:  # bool is an int's subclass, never a line number
+                if not isinstance(number, int) or isinstance(number, bool) or number < 1:
                     raise ValueError("a line number that is not a positive integer")  # lines[-1] would read the last
             base = (key, index)
             if tree is None:
