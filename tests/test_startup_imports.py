@@ -85,6 +85,8 @@ NOT_IN_CHECK = (
     "freezer.schema.resultrow",
     # copy: only the shape of a suite with its own schema is deep-copied.
     "copy",
+    # shlex: only the hint of a check whose base is not fetched quotes a command with it.
+    "shlex",
 )
 # validate reads drafts, never a frozen version, and a graph suite is freezer's own YAML kind; the
 # typed domain (domain.model) and a manifest's parts serve a cut or an audit.

@@ -8,7 +8,6 @@ the working tree is read by :mod:`freezer.git.worktree`, never through git.
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import NamedTuple
 
@@ -59,6 +58,8 @@ def _index_status(was: Entry | None, now: Staged | None) -> str | None:
 def _fetch_command(branch: str) -> str:
     """The git command that fetches ``branch`` from origin, for a shell: the name comes from the CI job's
     environment or its event payload, so it is quoted, and one that looks like an option follows ``--``."""
+    import shlex  # start-up time: only a check whose base is not fetched says how to fetch it
+
     return "git fetch origin " + ("-- " if branch.startswith("-") else "") + shlex.quote(branch)
 
 
