@@ -137,11 +137,12 @@ def _preload() -> None:
             __import__(module.name)
     from freezer.cli.app import _command
     from freezer.domain.taskid import _prototypes
+    from freezer.render.render import _shipped
     from freezer.validate.template import placement
 
     _command()
     _prototypes()
-    placement((_REPO / "templates" / "METHOD.md.j2").read_text(encoding="utf-8"))
+    placement(_shipped())
 
 
 def _child(request: dict[str, object]) -> None:

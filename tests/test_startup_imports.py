@@ -124,8 +124,8 @@ NOT_IN_VALIDATE = (
 
 
 # Runs freezer as ``python -m freezer`` does and lists sys.modules when it exits: ``-X importtime``
-# logs only import statements, not what importlib.import_module loads (the kinds the catalog names,
-# the compiled schemas), so a forbidden kind loaded that way would pass unseen.
+# logs only the import statement's path, not what importlib.import_module loads (the compiled
+# templates still load that way), so a forbidden module loaded that way would pass unseen.
 _RUN_AND_LIST = """
 import atexit, runpy, sys
 atexit.register(lambda: print("\\n".join(["MODULES LOADED", *sorted(sys.modules)]), file=sys.stderr))
