@@ -7,8 +7,6 @@ reads :attr:`Finding.where`, :attr:`Finding.path`, :attr:`Finding.message` and
 :attr:`Finding.severity`.
 """
 
-from __future__ import annotations
-
 import re
 from typing import Literal, NamedTuple
 

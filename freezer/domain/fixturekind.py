@@ -5,8 +5,6 @@ fixture holding its ``task_id`` and ``status`` (suites of kind graph and generic
 :data:`YAML_FILES`; the other kinds read a benchmark in its own format.
 """
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, NamedTuple
 
 from freezer.domain.jsontypes import JsonObject
@@ -52,7 +50,7 @@ class FixtureKindRecord(NamedTuple):
     closure: int = CLOSURE_RULES  # the dependency-closure rules (a manifest's "dependency_closure")
 
     @classmethod
-    def from_data(cls, data: Raw, closure: int = 0) -> FixtureKindRecord:
+    def from_data(cls, data: "Raw", closure: int = 0) -> "FixtureKindRecord":
         return cls(
             data["kind"],
             data["fixtures"],
@@ -64,14 +62,14 @@ class FixtureKindRecord(NamedTuple):
         )
 
     @classmethod
-    def of_manifest(cls, data: Raw) -> FixtureKindRecord:
+    def of_manifest(cls, data: "Raw") -> "FixtureKindRecord":
         """The kind a manifest records, and the one place its absence is read: freezer's own YAML files.
         Its closure rules are the manifest's ``dependency_closure`` (absent: 0, before the closure)."""
         closure = data.get("dependency_closure", 0)
         recorded = data.get("fixture_kind")
         return cls.from_data(recorded, closure) if recorded else YAML_FILES_RECORD._replace(closure=closure)
 
-    def manifest_entry(self) -> JsonObject | None:
+    def manifest_entry(self) -> "JsonObject | None":
         """What a manifest records of this kind: nothing for freezer's own YAML files (see
         :meth:`of_manifest`), so a graph or generic version's manifest keeps its shape."""
         return None if self.kind == YAML_FILES else self.to_json()

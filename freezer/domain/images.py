@@ -9,8 +9,6 @@ An image named by tag that the drafts' lock file (``freezer lock``) resolved is 
 digest the registry gave for the tag when the maintainer locked it, frozen with the version.
 """
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, NamedTuple
 
 from freezer.domain.jsontypes import JsonObject
@@ -50,7 +48,7 @@ class ImageRef(NamedTuple):
         return f"{self.name}@{self.digest} (pinned by lock)" if self.locked else f"{self.name}@{self.digest}"
 
     @classmethod
-    def from_data(cls, data: Raw) -> ImageRef:
+    def from_data(cls, data: "Raw") -> "ImageRef":
         return cls(data["name"], data["digest"], data["where"], data.get("unresolved"), data.get("pinned_by") == "lock")
 
     def to_json(self) -> JsonObject:

@@ -36,8 +36,6 @@ forms would collide only if SHA-256 did on 64 bits, and validation refuses a set
 share a stem anyway (:func:`clash_keys`), so no two fixtures of a version ever share a page.
 """
 
-from __future__ import annotations
-
 import bisect
 import functools
 import re

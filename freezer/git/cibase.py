@@ -8,8 +8,6 @@ checkout is the pushed commit itself. :mod:`freezer.git.registrygit` turns these
 base of ``freezer check``.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import re

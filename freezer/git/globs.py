@@ -29,8 +29,6 @@ would refuse, or that can match nothing (an unclosed ``[``, an unknown class),
 is reported where it is written (:func:`glob_problem`), never raised as a crash.
 """
 
-from __future__ import annotations
-
 import re
 from typing import NamedTuple
 

@@ -6,8 +6,6 @@ only about stored objects (commits, trees, blobs, the index's object ids);
 the working tree is read by :mod:`freezer.git.worktree`, never through git.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import NamedTuple
 
@@ -265,7 +263,7 @@ class RegistryGit:
             )
         return self._merge_base(tip, label), f"merge-base of HEAD and {label}: this push creates {pushed}"
 
-    def at(self, ref: str, place: str) -> BaseTree:
+    def at(self, ref: str, place: str) -> "BaseTree":
         """Files and folders of commit ``ref`` under ``place`` (``""``, the repository's top, or
         ``"a/b/"``), read through one ``git cat-file --batch``."""
         return BaseTree(self.root, ref, place)
@@ -357,7 +355,7 @@ class BaseTree:
         self._place = place  # from the repository's top, never the working folder: see freezer.git.place
         self._objects = CatFile(root)
 
-    def __enter__(self) -> BaseTree:
+    def __enter__(self) -> "BaseTree":
         return self
 
     def __exit__(self, *exc: object) -> None:

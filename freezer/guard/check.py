@@ -16,8 +16,6 @@ files on disk itself, so no attribute-driven program runs and no checkout
 conversion hides a change; only new versions are audited.
 """
 
-from __future__ import annotations
-
 import json
 from collections.abc import Callable
 from functools import partial
@@ -50,7 +48,7 @@ class NewVersionCode(NamedTuple):
     """What the code checks said about one new version: audit's code status and its detail."""
 
     name: str
-    status: CodeStatus  # verified, failed, unreachable, or not checked (--no-code, or integrity failed)
+    status: "CodeStatus"  # verified, failed, unreachable, or not checked (--no-code, or integrity failed)
     detail: str
 
     def to_json(self) -> dict[str, str]:
@@ -222,12 +220,12 @@ def _new_versions(
 
 
 def _audit_new(
-    audit_one: Callable[..., VersionAudit], pair: tuple[SuiteConfig, registry.FrozenVersion], code: bool
-) -> VersionAudit:
+    audit_one: "Callable[..., VersionAudit]", pair: tuple[SuiteConfig, registry.FrozenVersion], code: bool
+) -> "VersionAudit":
     return audit_one(*pair, code=code, against=None)
 
 
-def _report_audit(result: VersionAudit, code: CodeChecks, report: CheckReport) -> None:
+def _report_audit(result: "VersionAudit", code: CodeChecks, report: CheckReport) -> None:
     entry = result.name
     for failure in result.failures + result.code_failures:
         report.problems.append(_frozen_problem(failure.file, f"new version {entry}: {failure.message}"))

@@ -15,8 +15,6 @@ each one its change adds; ``audit`` verifies every one, against its version as f
 fixture the version does not have, or whose fixture digest the version contradicts, fails.
 """
 
-from __future__ import annotations
-
 import hashlib
 import re
 from collections.abc import Collection, Iterator

@@ -9,8 +9,6 @@ fields (or the record), with freezer's ``task_id`` and ``status`` set by the sui
 listing them. Every problem a kind finds names a file and, where it can, a line.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol

@@ -17,8 +17,6 @@ Which rules apply is the version's (:data:`freezer.domain.fixturekind.CLOSURE_RU
 before the closure is read as it was cut, its fixtures depending on the files they name alone.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from typing import NamedTuple
 

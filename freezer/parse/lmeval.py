@@ -36,8 +36,6 @@ which are no folder on disk, are another (:mod:`freezer.kinds.lmeval`). Names ar
 normalised as text, so a task resolves to the same files in its drafts and once frozen.
 """
 
-from __future__ import annotations
-
 import os
 import posixpath
 import stat

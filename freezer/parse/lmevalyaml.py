@@ -4,8 +4,6 @@ freezer reads (:mod:`freezer.parse.yamlhazards`). What the tags and ``include:``
 by :mod:`freezer.parse.lmeval`.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -32,7 +30,7 @@ class FunctionRef(NamedTuple):
     raw: str
 
     @classmethod
-    def parse(cls, raw: str) -> FunctionRef:
+    def parse(cls, raw: str) -> "FunctionRef":
         module, _, name = raw.rpartition(".")
         return cls(module, name, raw)
 

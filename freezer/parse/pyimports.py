@@ -28,8 +28,6 @@ A submodule found counts as the import resolved (``from pkg import mod`` loads `
 every ``__init__.py`` of the packages on the way is loaded too, so it is listed.
 """
 
-from __future__ import annotations
-
 import ast
 import hashlib
 import posixpath

@@ -10,8 +10,6 @@ Both resolve scalars through ``freezer.parse.yamlscalars``; what is refused
 outright is in ``freezer.parse.yamlhazards``.
 """
 
-from __future__ import annotations
-
 import codecs
 from pathlib import Path
 from typing import Any, NamedTuple

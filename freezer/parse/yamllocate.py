@@ -7,8 +7,6 @@ problem must be placed. Kept apart from the loader so that the document can impo
 without the loader importing the document back.
 """
 
-from __future__ import annotations
-
 from typing import Any, NamedTuple
 
 import yaml

@@ -4,8 +4,6 @@ The registry root is the folder holding ``freezer.yaml``; every relative
 path in the config is resolved against it.
 """
 
-from __future__ import annotations
-
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 

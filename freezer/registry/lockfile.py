@@ -20,8 +20,6 @@ with no time stamp: locking again when nothing moved writes the same bytes. ``gi
 A cut reads the commits into the manifest's ``locked_sources`` and ``locked_datasets``.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -64,7 +62,7 @@ class ImageLock(NamedTuple):
     def pin_all(self, refs: Iterable[ImageRef]) -> tuple[ImageRef, ...]:
         return tuple(sorted(self.pin(ref) for ref in refs))
 
-    def source_commits(self, version: Raw) -> dict[str, str]:
+    def source_commits(self, version: "Raw") -> dict[str, str]:
         """Each git source of version.yaml whose revision names a branch or tag this lock holds →
         the commit it pins, by source name (unique in the list); what a cut records."""
         from freezer.domain.model import sources_of  # start-up time: validate reads no source through a lock
@@ -100,7 +98,7 @@ class ImageLock(NamedTuple):
 NO_LOCK = ImageLock({}, {}, {})
 
 
-def named_git_refs(version: Raw) -> list[tuple[str, str]]:
+def named_git_refs(version: "Raw") -> list[tuple[str, str]]:
     """The git sources of version.yaml named by a branch or tag (not a full commit), as (URL, ref):
     what a lock can pin."""
     from freezer.domain.model import sources_of  # start-up time: as above

@@ -12,8 +12,6 @@ is read from its own record, :mod:`freezer.registry.record`, never from the
 config.
 """
 
-from __future__ import annotations
-
 import json
 import os
 from collections.abc import Iterator, Sequence
@@ -38,7 +36,7 @@ if TYPE_CHECKING:
 
 # The model of each loaded suite config, for the whole command: keyed by the config object itself
 # (held beside it, so its id cannot be reused while here); a full cache starts again empty.
-_MODELS: dict[int, tuple[SuiteConfig, Suite]] = {}
+_MODELS: "dict[int, tuple[SuiteConfig, Suite]]" = {}
 _MODELS_KEPT = 64
 
 
@@ -67,7 +65,7 @@ def union(*groups: Sequence[str]) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def scan_globs(previous: Manifest | None, *own: Sequence[str]) -> tuple[str, ...]:
+def scan_globs(previous: "Manifest | None", *own: Sequence[str]) -> tuple[str, ...]:
     """The globs a tool-surface scan covers: every glob the previous version scanned, then ``own``
     (the globs a cut is configured with, or those a frozen version recorded). The one rule, for
     the scan a cut runs and the one an audit re-runs: a glob once scanned is never dropped."""
@@ -87,7 +85,7 @@ class Suite:
         self.kind = kind_of(config.fixture_kind)
 
     @classmethod
-    def of(cls, config: SuiteConfig) -> Suite:
+    def of(cls, config: SuiteConfig) -> "Suite":
         """The model of a loaded suite config: built on first use, then the same for the whole command."""
         held = _MODELS.get(id(config))
         if held is None:
@@ -208,7 +206,7 @@ class Suite:
         loaded = json.loads(read_whole(self.config.schema))  # validated as a schema when the config was read
         return field_groups(loaded if isinstance(loaded, dict) else {})
 
-    def scan_globs(self, previous: Manifest | None) -> tuple[str, ...]:
+    def scan_globs(self, previous: "Manifest | None") -> tuple[str, ...]:
         """The globs the next cut's tool-surface scan covers: the previous version's, then the config's."""
         return scan_globs(previous, self.config.tool_surface)
 

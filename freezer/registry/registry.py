@@ -2,8 +2,6 @@
 
 Listing a suite's versions, and every rule about them, is :mod:`freezer.registry.model`'s."""
 
-from __future__ import annotations
-
 import json
 import re
 from pathlib import Path
@@ -81,7 +79,7 @@ def number_in_name(suite: str, name: object, *, bounded: bool = False) -> int | 
     return None if bounded and number > MAX_LABEL_NUMBER else number
 
 
-def frozen_fixture_files(manifest: Manifest) -> list[str]:
+def frozen_fixture_files(manifest: "Manifest") -> list[str]:
     """Which files of a frozen version are its fixtures: what its manifest lists (format 2 on; a
     suite may freeze JSON fixtures, or YAML assets beside YAML fixtures), else, for format 1,
     every YAML file but version.yaml. The one answer every reader of a frozen version uses."""
@@ -123,7 +121,7 @@ class FrozenVersion(NamedTuple):
 
         return hashlib.sha256(self.manifest_bytes()).hexdigest()
 
-    def manifest_model(self) -> Manifest:
+    def manifest_model(self) -> "Manifest":
         """The typed manifest; only for a version whose manifest passed its schema (audit checks that)."""
         # start-up time: the manifest's two dozen dataclasses are for reading a frozen version, and
         # validate (the pre-commit hook) imports this module for its file names alone

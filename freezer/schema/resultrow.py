@@ -10,8 +10,6 @@ agreement on mutations of a valid row. Messages follow freezer.schema.schemas's
 wording, and every quoted value is shortened.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable
 from typing import Any, NamedTuple

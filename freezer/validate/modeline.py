@@ -7,8 +7,6 @@ says it instead. The schemas freezer ships are known by their file names whereve
 beside the YAML is applied as a suite's own schema would be, vetted and bounded.
 """
 
-from __future__ import annotations
-
 import os
 import re
 from pathlib import Path

@@ -8,8 +8,6 @@ nothing); that the rendered METHOD.md then holds the block verbatim is checked a
 (:func:`freezer.render.method.method_from_files`).
 """
 
-from __future__ import annotations
-
 import re
 from functools import lru_cache
 from pathlib import Path

@@ -6,8 +6,6 @@ A suite's own schema is applied in forked children bounded in time and memory
 (:func:`freezer.runtime.bounded.map_bounded`), never in this process.
 """
 
-from __future__ import annotations
-
 import gc
 import os
 from collections.abc import Iterator
@@ -57,7 +55,7 @@ class Report:
     def ok(self) -> bool:
         return not self.problems
 
-    def merge(self, part: Report) -> None:
+    def merge(self, part: "Report") -> None:
         """Take in the report of one suite validated as a whole."""
         self.files += part.files
         self.sets.extend(part.sets)
@@ -173,7 +171,7 @@ def _schema_seconds() -> float:
     return seconds
 
 
-def _stopped(file: Path, fixture_schema: str, stopped: bounded.Stopped) -> FileResult:
+def _stopped(file: Path, fixture_schema: str, stopped: "bounded.Stopped") -> FileResult:
     schema = display_path(fixture_schema.removeprefix("file:"))
     if stopped.reason.startswith("not checked"):
         message = f"{stopped.reason} (see above); fix the suite's schema {schema} and validate again"
