@@ -9,9 +9,11 @@ so each sees the same machine; medians are compared.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -56,13 +58,25 @@ def run_command(
     if setup:
         setup()
     with tempfile.NamedTemporaryFile(suffix=".json") as result, tempfile.TemporaryFile() as err:
-        proc = subprocess.run(
+        # A process group of its own (set by the child before exec, no Python code runs there), so a
+        # run that ends early (SIGTERM, ^C, an error) ends the measured command and whatever it
+        # started too: killing peak.py alone would leave them writing into the work folder that
+        # bench/run.py's finally removes.
+        proc = subprocess.Popen(
             [PY, str(HERE / "peak.py"), result.name, *command],
             cwd=cwd,
             env={**ENV, **(env or {})},
+            stdin=subprocess.DEVNULL,  # a background group reading the terminal would be stopped
             stderr=err,
-            check=False,
+            process_group=0,
         )
+        try:
+            proc.wait()
+        except BaseException:
+            with contextlib.suppress(ProcessLookupError):  # every member already gone
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
         measured = json.loads(Path(result.name).read_text() or "{}")
         if proc.returncode != 0 or measured.get("rc") != 0:
             err.seek(0)
