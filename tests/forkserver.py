@@ -140,9 +140,12 @@ def _preload() -> None:
     from freezer.render.render import _shipped
     from freezer.validate.template import placement
 
-    _command()
-    _prototypes()
-    placement(_shipped())
+    try:
+        _command()
+        _prototypes()
+        placement(_shipped())
+    except Exception:  # noqa: BLE001 - warming only saves time: a child that needs what failed meets it in its test
+        pass
 
 
 def _child(request: dict[str, object]) -> None:
