@@ -58,17 +58,17 @@ def run_command(
     if setup:
         setup()
     with tempfile.NamedTemporaryFile(suffix=".json") as result, tempfile.TemporaryFile() as err:
-        # A process group of its own (set by the child before exec, no Python code runs there), so a
-        # run that ends early (SIGTERM, ^C, an error) ends the measured command and whatever it
-        # started too: killing peak.py alone would leave them writing into the work folder that
-        # bench/run.py's finally removes.
+        # A session, so a process group, of its own (setsid by the child before exec: no Python code
+        # runs there; process_group= is 3.11's), so a run that ends early (SIGTERM, ^C, an error) ends
+        # the measured command and whatever it started too: killing peak.py alone would leave them
+        # writing into the work folder that bench/run.py's finally removes.
         proc = subprocess.Popen(
             [PY, str(HERE / "peak.py"), result.name, *command],
             cwd=cwd,
             env={**ENV, **(env or {})},
-            stdin=subprocess.DEVNULL,  # a background group reading the terminal would be stopped
+            stdin=subprocess.DEVNULL,  # no terminal in a session of its own
             stderr=err,
-            process_group=0,
+            start_new_session=True,
         )
         try:
             proc.wait()
