@@ -14,7 +14,6 @@ from __future__ import annotations
 import codecs
 import contextlib
 import os
-import re
 import sys
 import time
 from functools import cache
@@ -24,7 +23,6 @@ _MARKS = {"✓": "32", "✗": "31", "⚠": "33"}  # green, red, yellow
 # What freezer's own marks and arrows become on a stream whose encoding cannot hold them (ASCII, Latin-1).
 _PLAIN = {"✓": "OK", "✗": "FAIL", "⚠": "WARN", "→": "->", "…": "...", "—": "--", "–": "-", "·": "*", "∅": "(none)"}
 ESCAPE_UNENCODABLE = "freezer-escape-unencodable"
-_LEADING_MARK = re.compile(r"^(\s*)([✓✗⚠])")
 # Work shorter than this finishes before a bar would help; drawing one would only flicker.
 BAR_AFTER_SECONDS = 0.3
 # FREEZER_PROGRESS_AFTER=SECONDS: show the bar that much sooner or later (0: at once, as the tests
@@ -110,11 +108,12 @@ def colour_enabled(stream: IO[str]) -> bool:
 def colour_marks(line: str, stream: IO[str]) -> str:
     """``line`` with its leading ✓, ✗ or ⚠ coloured when ``stream`` takes colour. Data is escaped
     before this runs, so the only escape sequences in the output are these."""
-    match = _LEADING_MARK.match(line)
-    if match is None or not colour_enabled(stream):
+    body = line.lstrip()  # what str.lstrip strips is what a pattern's \s matches
+    mark = body[:1]
+    if mark not in _MARKS or not colour_enabled(stream):
         return line
-    indent, mark = match.groups()
-    return f"{indent}\033[{_MARKS[mark]}m{mark}\033[0m{line[match.end() :]}"
+    indent = line[: len(line) - len(body)]
+    return f"{indent}\033[{_MARKS[mark]}m{mark}\033[0m{body[1:]}"
 
 
 class ProgressBar:
