@@ -73,6 +73,8 @@ def run_command(
         try:
             proc.wait()
         except BaseException:
+            # SIGKILL, not ^C's SIGINT: a shell's background job ignores SIGINT, and so would the
+            # group. What a command leaves in the temporary folder lies in the work folder (run.py).
             with contextlib.suppress(ProcessLookupError):  # every member already gone
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()

@@ -132,6 +132,10 @@ def main() -> None:
     # the finally below, which removes it, as SIGINT's KeyboardInterrupt already does.
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     work = Path(tempfile.mkdtemp(prefix="freezer-bench-"))
+    # The measured commands' temporary files (freezer's trees of a commit, 200 MB in the tree workload,
+    # removed only when a command ends cleanly) go into the work folder, so a killed run leaves none.
+    (work / "tmp").mkdir()
+    ENV["TMPDIR"] = str(work / "tmp")
     started = time.monotonic()
     stamp = time.strftime("%Y-%m-%d-%H%M%S")
     facts = machine()
