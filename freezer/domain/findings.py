@@ -7,13 +7,10 @@ reads :attr:`Finding.where`, :attr:`Finding.path`, :attr:`Finding.message` and
 :attr:`Finding.severity`.
 """
 
-import re
 from typing import Literal, NamedTuple
 
 JsonPath = tuple[str | int, ...]
 Severity = Literal["error", "warning"]
-
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # fullmatch only: "$" lets "a\n" by
 
 
 def format_json_path(path: JsonPath) -> str:
@@ -22,7 +19,7 @@ def format_json_path(path: JsonPath) -> str:
     for part in path:
         if isinstance(part, int):
             out.append(f"[{part}]")
-        elif _IDENTIFIER.fullmatch(part):
+        elif part.isascii() and part.isidentifier():  # [A-Za-z_][A-Za-z0-9_]*, without a pattern to compile
             out.append(f".{part}")
         else:
             escaped = part.replace("\\", "\\\\").replace("'", "\\'")
