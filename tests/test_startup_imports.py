@@ -218,7 +218,7 @@ def test_a_cut_and_an_audit_of_a_small_suite_import_no_multiprocessing(reg: Path
 
 def test_a_module_that_defines_a_named_tuple_evaluates_its_annotations() -> None:
     # typing.NamedTuple compiles every field annotation it is given as a string (a ForwardRef) when
-    # the class is built: with postponed annotations the hooks' 34 record classes spent 2.7 ms of
+    # the class is built: with postponed annotations the hooks' 34 record classes spent 2.8 ms of
     # each start on it (docs/benchmarks.md, "Start-up of the hooks").
     postponing = []
     for path in sorted((REPO / "freezer").rglob("*.py")):
