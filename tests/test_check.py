@@ -106,6 +106,36 @@ def test_default_base_is_the_merge_base_with_origin(v1_frozen: Path, tmp_path: P
     assert_clean_failure(run_inprocess("check", "--base", "no-such-branch", cwd=clone), code=2)
 
 
+def test_without_an_upstream_the_base_is_head_learnt_with_the_top_in_one_git_call(
+    v1_frozen: Path, tmp_path: Path
+) -> None:
+    """A pre-commit hook in a repository with no upstream and no origin: the base is HEAD, and the
+    repository's top comes with it in one ``git rev-parse``, not three (each a hook's milliseconds)."""
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    log = tmp_path / "git-calls"
+    real = shutil.which("git")
+    assert real is not None
+    (shim / "git").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    (shim / "git").chmod(0o755)
+    result = run_inprocess("check", cwd=v1_frozen, env={"PATH": f"{shim}{os.pathsep}{os.environ['PATH']}"})
+    assert result.code == 0, result.text
+    head = run_git(["rev-parse", "HEAD"], v1_frozen).strip()
+    assert f"against {head[:8]} (HEAD, as there is no upstream branch or origin/HEAD" in result.out, result.text
+    rev_parses = [line for line in log.read_text().splitlines() if " rev-parse " in f" {line}"]
+    asked_top = [line for line in rev_parses if "--show-toplevel" in line]
+    assert len(asked_top) == 1 and "HEAD^{commit}" in asked_top[0], rev_parses
+    assert not [line for line in rev_parses if "--is-inside-work-tree" in line], rev_parses
+
+
+def test_check_outside_a_git_repository_is_a_usage_error(reg: Path, tmp_path: Path) -> None:
+    registry = tmp_path / "no-git"
+    shutil.copytree(reg, registry, ignore=shutil.ignore_patterns(".git"))
+    result = run_inprocess("check", cwd=registry)
+    assert_clean_failure(result, code=2)
+    assert "is not a git repository; freezer check compares against a base ref" in result.err, result.text
+
+
 def test_list_show_diff(v1_frozen: Path) -> None:
     set_drafts(v1_frozen, "v2")
     assert run_inprocess("cut", "v2", cwd=v1_frozen).code == 0

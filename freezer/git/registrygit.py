@@ -135,6 +135,19 @@ class RegistryGit:
         except GitError:
             return None
 
+    def _head_learning_top(self) -> str | None:
+        """HEAD's commit, or None while HEAD is unborn; raises UsageError outside a git repository.
+        Where HEAD is a commit, the top folder comes with it: one git process where a pre-commit hook
+        in a repository without an upstream ran three (is it a repository, HEAD, the top)."""
+        try:
+            out = self._run("rev-parse", "--show-toplevel", "--verify", "--quiet", "HEAD^{commit}")
+        except GitError:  # no repository, an unborn HEAD, or no working tree: asked apart, as before
+            self.require_repo()
+            return self._commit("HEAD")
+        top, _, head = out.rstrip("\n").rpartition("\n")
+        self._top = Path(top)
+        return head.strip()
+
     def _merge_base(self, tip: str, label: str) -> str:
         try:
             return self._run("merge-base", tip, "HEAD").strip()
@@ -181,8 +194,7 @@ class RegistryGit:
                     "or pull_request, whose base freezer reads from the event",
                 )
             return base, f"merge-base of HEAD and {label}"
-        self.require_repo()
-        head = self._commit("HEAD")
+        head = self._head_learning_top()
         if head is None:
             # An unborn HEAD has no base to fetch, in CI or not: nothing can have been frozen yet.
             return EMPTY_TREE, "nothing committed yet: every version is new"
