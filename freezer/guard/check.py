@@ -133,15 +133,16 @@ def _config_changes(
         )
 
 
-def _guard_frozen(git: RegistryGit, base: str, frozen: dict[str, list[str]], root: Path, report: CheckReport) -> None:
-    """No file of a version frozen in the base (``frozen``: versions folder → version names) changes.
-    A version deleted whole is one problem, not one per file: a CI annotation limit (GitHub shows ten)
-    would otherwise hide every other finding."""
-    folders = {f"{versions}/{name}": name for versions, names in frozen.items() for name in names}
+def _guard_frozen(base: str, folders: dict[str, str], changes: list[Change], root: Path, report: CheckReport) -> None:
+    """No file of a version frozen in the base (``folders``: its folder → its name) changes; ``changes``
+    may hold others (the stored results'), which are not this guard's. A version deleted whole is one
+    problem, not one per file: a CI annotation limit (GitHub shows ten) would otherwise hide every
+    other finding."""
     by_folder: dict[str, list[Change]] = {}
-    for change in git.changes(base, sorted(folders)):
-        folder = next((f for f in folders if change.path.startswith(f + "/")), change.path)
-        by_folder.setdefault(folder, []).append(change)
+    for change in changes:
+        folder = next((f for f in folders if change.path.startswith(f + "/")), None)
+        if folder is not None:
+            by_folder.setdefault(folder, []).append(change)
     for folder, changes in by_folder.items():
         name = folders.get(folder, folder)
         if all(c.status == "D" for c in changes) and not (root / folder).exists():
@@ -361,15 +362,20 @@ def check(config: RegistryConfig, base: str | None, code: CodeChecks | None = No
             continue
         frozen_by_folder.setdefault(layout.versions, set()).update(frozen)
         _config_changes(layout, frozen, config, base_sha, report)
-    _guard_frozen(git, base_sha, {f: sorted(n) for f, n in frozen_by_folder.items()}, config.root, report)
+    folders = {f"{versions}/{name}": name for versions, names in frozen_by_folder.items() for name in sorted(names)}
+    here = config.root / registry.RESULTS_FOLDER
+    results_guarded = bool(stored_before) or here.exists() or here.is_symlink()
+    # The frozen versions' and the stored results' changes in one ls-tree and one ls-files, not two
+    # of each: every git process costs a pre-commit hook milliseconds.
+    changes = git.changes(base_sha, sorted(folders) + ([registry.RESULTS_FOLDER] if results_guarded else []))
+    _guard_frozen(base_sha, folders, changes, config.root, report)
     _new_versions(config, frozen_by_folder, code or CodeChecks(), report)
     report.problems.extend(drift(config))
-    here = config.root / registry.RESULTS_FOLDER
-    if stored_before or here.exists() or here.is_symlink():
+    if results_guarded:
         # Local: the stored results' guard (its row schema, its records) serves a registry that has some.
         from freezer.guard import storedresults
 
-        stored_changes = git.changes(base_sha, [registry.RESULTS_FOLDER])
+        stored_changes = [c for c in changes if c.path.startswith(f"{registry.RESULTS_FOLDER}/")]
         report.problems.extend(storedresults.append_only(stored_changes, config.root))
         unchanged = stored_before - {change.path for change in stored_changes}
         report.problems.extend(storedresults.verify(config, unchanged=unchanged))
