@@ -15,7 +15,7 @@ import yaml
 from freezer.git.gitrepo import run_git
 
 from conftest import REPO, assert_clean_failure, run_inprocess
-from registry_helpers import commit_all, set_drafts
+from registry_helpers import commit_all, logging_git, set_drafts
 
 
 @pytest.fixture
@@ -111,14 +111,8 @@ def test_without_an_upstream_the_base_is_head_learnt_with_the_top_in_one_git_cal
 ) -> None:
     """A pre-commit hook in a repository with no upstream and no origin: the base is HEAD, and the
     repository's top comes with it in one ``git rev-parse``, not three (each a hook's milliseconds)."""
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    log = tmp_path / "git-calls"
-    real = shutil.which("git")
-    assert real is not None
-    (shim / "git").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{real}" "$@"\n')
-    (shim / "git").chmod(0o755)
-    result = run_inprocess("check", cwd=v1_frozen, env={"PATH": f"{shim}{os.pathsep}{os.environ['PATH']}"})
+    env, log = logging_git(tmp_path)
+    result = run_inprocess("check", cwd=v1_frozen, env=env)
     assert result.code == 0, result.text
     head = run_git(["rev-parse", "HEAD"], v1_frozen).strip()
     assert f"against {head[:8]} (HEAD, as there is no upstream branch or origin/HEAD" in result.out, result.text

@@ -23,6 +23,7 @@ from freezer.domain.fixtureclass import class_counts
 from freezer.domain.outcome import Outcome
 from freezer.domain.problems import display_path
 from freezer.domain.progress import no_progress
+from freezer.git.ignored import IgnoredFiles
 from freezer.registry import config as config_mod
 from freezer.validate import validate as validate_mod
 from freezer.validate.fixtureset import FixtureSet
@@ -125,8 +126,9 @@ def run_validate(paths: list[Path] | None, registry: Path | None, suite: str | N
             cfg = config_mod.load(registry)
             suites = cfg.suites_named(suite)
             report = validate_mod.Report()
+            ignored = IgnoredFiles(one.drafts for one in suites)
             for one in suites:
-                checked = validate_mod.validate_suite(one, progress)
+                checked = validate_mod.validate_suite(one, progress, ignored)
                 if one.template is not None:
                     # The suite template as the drafts render it (render/ sits above validate/, so
                     # here). Lazy: Jinja2 and the Markdown reader only for a suite with its own template.

@@ -19,6 +19,7 @@ never among the ignored: git publishes it whatever ``.gitignore`` says.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from freezer.domain.errors import GitError, UsageError
@@ -28,9 +29,70 @@ from freezer.runtime.limits import MAX_DOCUMENT_BYTES
 from freezer.runtime.reading import ReadRefused, read_bounded
 
 
-def ignored_files(folder: Path) -> frozenset[str] | None:
-    """Every file under ``folder`` that git ignores, '/'-separated and relative to it; None where
-    ``folder`` lies in no git working tree (or git is not installed), so git publishes nothing."""
+class IgnoredFiles:
+    """What git ignores under each of a command's drafts folders: one git process for all of them
+    where they share a working tree (a check of five suites ran five, each a pre-commit hook's
+    milliseconds), one per folder where they may not (:func:`_shared_folder`)."""
+
+    def __init__(self, folders: Iterable[Path]) -> None:
+        self._folders = list(dict.fromkeys(folders))
+        self._known: dict[Path, frozenset[str] | None] | None = None
+
+    def under(self, folder: Path) -> frozenset[str] | None:
+        """As :func:`ignored_files` for ``folder``; git is asked on the first call, for every folder."""
+        if self._known is None:
+            self._known = _ignored_by_folder(self._folders)
+        if folder in self._known:
+            return self._known[folder]
+        return ignored_files(folder)
+
+
+def _ignored_by_folder(folders: list[Path]) -> dict[Path, frozenset[str] | None]:
+    shared = _shared_folder(folders) if len(folders) > 1 else None
+    if shared is None:
+        return {folder: ignored_files(folder) for folder in folders}
+    inside = {folder: folder.absolute().relative_to(shared).as_posix() for folder in folders}
+    # No pathspec when a folder is the shared one: git walks that folder whole anyway.
+    within = [] if "." in inside.values() else [f":(literal){rel}/" for rel in sorted(set(inside.values()))]
+    listed = ignored_files(shared, within)
+    if listed is None:
+        return dict.fromkeys(folders)
+    found: dict[Path, frozenset[str] | None] = {}
+    for folder, rel in inside.items():
+        prefix = "" if rel == "." else rel + "/"
+        found[folder] = frozenset(path[len(prefix) :] for path in listed if path.startswith(prefix))
+    return found
+
+
+def _shared_folder(folders: list[Path]) -> Path | None:
+    """The folder above all of ``folders`` from which one ``git ls-files`` answers for each as asking
+    from the folder itself would, or None. It does when git, looking for the repository upwards from
+    each folder, would pass nothing but plain folders on one file system until it reaches the
+    shared one: no ``.git`` (a nested repository, a submodule, a worktree), no symbolic link, no
+    mount point in between. Otherwise each folder is asked apart."""
+    absolute = [folder.absolute() for folder in folders]
+    if any(os.path.normpath(folder) != str(folder) for folder in absolute):
+        return None  # a "..": git names what it lists by the folders it walked, which these would not match
+    try:
+        shared = Path(os.path.commonpath(absolute))
+        device = shared.stat().st_dev
+        for folder in absolute:
+            for level in (folder, *folder.parents):
+                if level == shared:
+                    break
+                if level.is_symlink() or not level.is_dir() or level.stat().st_dev != device:
+                    return None
+                if os.path.lexists(level / ".git"):
+                    return None
+    except (OSError, ValueError):
+        return None
+    return shared
+
+
+def ignored_files(folder: Path, within: Sequence[str] = ()) -> frozenset[str] | None:
+    """Every file under ``folder`` (under its pathspecs ``within``, when given) that git ignores,
+    '/'-separated and relative to it; None where ``folder`` lies in no git working tree (or git is
+    not installed), so git publishes nothing."""
     # Not --directory: git (2.39) fails with an internal error on it when the folder itself is ignored.
     args = ["ls-files", "-z", "--others", "--ignored"]
     try:
@@ -39,6 +101,7 @@ def ignored_files(folder: Path) -> frozenset[str] | None:
         # repository's info/exclude above the user's global file.
         args += [f"--exclude-from={excludes}"] if excludes is not None else []
         args.append("--exclude-standard")
+        args += ["--", *within] if within else []
         code, out, err = git_status(args, folder)
     except UsageError:  # no git on this machine: nothing here is published through it
         return None

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from freezer.domain.errors import FreezerError
 from freezer.domain.problems import Problem, display_path
+from freezer.git.ignored import IgnoredFiles
 from freezer.git.registrygit import BaseTree, Change, RegistryGit
 from freezer.guard.drift import drift
 from freezer.guard.place import frozen_in_base, registry_place
@@ -341,8 +342,9 @@ def check(config: RegistryConfig, base: str | None, code: CodeChecks | None = No
     if misplaced:
         report.problems.extend(misplaced)  # nothing read at another place than the base's would mean anything
         return report
+    ignored = IgnoredFiles(suite.drafts for suite in config.suites.values())
     for suite in config.suites.values():
-        drafts = validate_suite(suite)
+        drafts = validate_suite(suite, ignored=ignored)
         report.drafts_checked += drafts.files
         report.problems.extend(drafts.problems)
     frozen_by_folder: dict[str, set[str]] = {}

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Literal
 from freezer.domain import canonical
 from freezer.domain.escape import visible
 from freezer.domain.problems import Problem, display_path
-from freezer.git.ignored import ignored_files
+from freezer.git.ignored import IgnoredFiles, ignored_files
 from freezer.kinds.catalog import builtin_schema
 from freezer.registry.config import CONFIG_NAME, SuiteConfig
 from freezer.registry.model import Suite
@@ -179,8 +179,9 @@ def linked_drafts(folder: Path) -> Path | None:
     return None
 
 
-def collect(suite: SuiteConfig) -> DraftFiles:
-    """Sort every entry of the suite's drafts folder into version, fixtures, assets and refusals."""
+def collect(suite: SuiteConfig, known: IgnoredFiles | None = None) -> DraftFiles:
+    """Sort every entry of the suite's drafts folder into version, fixtures, assets and refusals
+    (``known``: what git ignores, asked for several suites at once)."""
     found = DraftFiles()
     root = suite.drafts
     is_fixture = Suite.of(suite).is_draft_fixture
@@ -192,7 +193,8 @@ def collect(suite: SuiteConfig) -> DraftFiles:
     # Paths as text while walking: a drafts folder of 100,000 files spent most of its walk building
     # and relativising pathlib objects. A Path is made only for what is kept or reported.
     top = os.fspath(root)
-    ignored = ignored_files(root)  # None: no git repository, nothing is published through git
+    # None: no git repository, nothing is published through git.
+    ignored = ignored_files(root) if known is None else known.under(root)
     for folder, dirs, names in os.walk(top, onerror=unreadable):
         prefix = "" if folder == top else os.path.relpath(folder, top).replace(os.sep, "/") + "/"
         kept = []

@@ -18,7 +18,7 @@ from freezer.domain.errors import InvalidInput, UsageError
 from freezer.domain.escape import visible
 from freezer.domain.problems import Problem, display_path
 from freezer.domain.progress import Progress, no_progress
-from freezer.git.ignored import ignored_files
+from freezer.git.ignored import IgnoredFiles, ignored_files
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import load_file
 from freezer.registry.config import CONFIG_NAME, RegistryConfig, SuiteConfig, load_config
@@ -225,8 +225,9 @@ def validate_paths(
     owners = Owners(config, suite)
     whole = [] if suite else owners.whole_suites(paths)
     report = Report()
+    ignored = IgnoredFiles(one.drafts for one in whole)
     for one in whole:
-        report.merge(validate_suite(one, progress))
+        report.merge(validate_suite(one, progress, ignored))
     files, problems = collect_files(paths, skip=frozenset(one.drafts.resolve() for one in whole))
     for one in [] if suite else owners.kind_versions(files):
         report.merge(validate_suite(one, progress))
@@ -380,8 +381,9 @@ def _drafts_problem(suite: SuiteConfig, why: str) -> Problem:
     return Problem(origin or CONFIG_NAME, where, None, ("suites", suite.name, "drafts"), why, "file")
 
 
-def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Report:
-    """Validate a suite's drafts folder: one version.yaml at the top, the fixtures, and the assets."""
+def validate_suite(suite: SuiteConfig, progress: Progress = no_progress, ignored: IgnoredFiles | None = None) -> Report:
+    """Validate a suite's drafts folder: one version.yaml at the top, the fixtures, and the assets
+    (``ignored``: what git ignores, asked once for every suite a command validates)."""
     # Every fixture's document stays alive for the set rules (ids, look-alikes, assets) after the files
     # are checked: the cyclic collector would scan those acyclic documents again and again (at 10,000
     # fixtures its full collection took 0.2 s, and its younger ones as much again).
@@ -400,7 +402,7 @@ def validate_suite(suite: SuiteConfig, progress: Progress = no_progress) -> Repo
                 "create it (freezer next fills it from the latest version) or fix the path"
             )
             return Report(problems=[_drafts_problem(suite, why)])
-        collected = drafts.collect(suite)
+        collected = drafts.collect(suite, ignored)
         kind = Suite.of(suite).kind
         alone = collected.fixtures if kind.files_stand_alone else []
         files = ([collected.version] if collected.version else []) + alone

@@ -1,0 +1,99 @@
+"""What git ignores under several drafts folders (freezer.git.ignored.IgnoredFiles): one ``git ls-files``
+for the folders that share a working tree, answering for each folder exactly what asking from that
+folder alone answers; a nested repository, a symbolic link or a folder outside any repository is
+asked apart. Real git, real ignore files (.gitignore at several levels, info/exclude, a negation, a
+file tracked despite a rule), and the real CLI counting the calls through a logging git on PATH."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
+from freezer.git.ignored import IgnoredFiles, ignored_files
+
+from conftest import run_inprocess
+from registry_helpers import logging_git
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _repository(root: Path) -> Path:
+    _write(
+        root,
+        {
+            ".gitignore": "*.bak\n__pycache__/\n!keep.bak\n",
+            "drafts/a/task.yaml": "a\n",
+            "drafts/a/x.bak": "x\n",
+            "drafts/a/keep.bak": "kept by a negation\n",
+            "drafts/a/tracked.bak": "tracked despite the rule\n",
+            "drafts/a/sub/__pycache__/m.pyc": "cache\n",
+            "drafts/a/inner/y.bak": "y\n",
+            "drafts/b/.gitignore": "local-only/\n*.log\n",
+            "drafts/b/local-only/notes": "n\n",
+            "drafts/b/run.log": "log\n",
+            "drafts/b/scratch.tmp": "tmp\n",
+            "drafts/b/task.yaml": "b\n",
+            "drafts/c d/naïve.bak": "a name with a space and a non-ASCII letter\n",
+            "drafts/c d/task.yaml": "c\n",
+        },
+    )
+    run_git(["init", "-q", "-b", "main", "."], root, DETERMINISTIC_ENV)
+    (root / ".git/info/exclude").write_text("*.tmp\n", encoding="utf-8")
+    run_git(["add", "-f", ".gitignore", "drafts/b/.gitignore", "drafts/a/tracked.bak"], root, DETERMINISTIC_ENV)
+    run_git(["commit", "-q", "-m", "ignore rules"], root, DETERMINISTIC_ENV)
+    return root
+
+
+def test_one_call_answers_for_each_folder_as_that_folder_alone(tmp_path: Path) -> None:
+    root = _repository(tmp_path / "repo")
+    folders = [root / "drafts/a", root / "drafts/b", root / "drafts/c d", root / "drafts/a/inner"]
+    known = IgnoredFiles(folders)
+    for folder in folders:
+        assert known.under(folder) == ignored_files(folder), folder
+    assert known.under(root / "drafts/a") == frozenset({"x.bak", "sub/__pycache__/m.pyc", "inner/y.bak"})
+    assert known.under(root / "drafts/a/inner") == frozenset({"y.bak"})
+    assert known.under(root / "drafts/b") == frozenset({"local-only/notes", "run.log", "scratch.tmp"})
+    assert known.under(root / "drafts/c d") == frozenset({"naïve.bak"})
+
+
+def test_a_nested_repository_a_link_and_no_repository_are_asked_apart(tmp_path: Path) -> None:
+    root = _repository(tmp_path / "repo")
+    nested = root / "drafts/n"
+    _write(nested, {".gitignore": "*.dat\n", "z.dat": "z\n", "w.bak": "the outer rule is not the nested one's\n"})
+    run_git(["init", "-q", "-b", "main", "."], nested, DETERMINISTIC_ENV)
+    _write(root, {"elsewhere/v.bak": "v\n"})
+    (root / "drafts/link").symlink_to(root / "elsewhere")
+    folders = [root / "drafts/a", nested, root / "drafts/link"]
+    known = IgnoredFiles(folders)
+    for folder in folders:
+        assert known.under(folder) == ignored_files(folder), folder
+    assert known.under(nested) == frozenset({"z.dat"})
+    assert known.under(root / "drafts/link") == frozenset({"v.bak"})
+
+    outside = tmp_path / "no-repository"
+    _write(outside, {"p/a.bak": "a\n", "q/b.bak": "b\n"})
+    assert {f: IgnoredFiles([outside / "p", outside / "q"]).under(f) for f in (outside / "p", outside / "q")} == {
+        outside / "p": None,
+        outside / "q": None,
+    }
+
+
+def test_check_and_validate_ask_git_once_for_every_suites_ignored_files(demo_build: Path, tmp_path: Path) -> None:
+    registry = tmp_path / "demo"
+    shutil.copytree(demo_build, registry, symlinks=True)
+    env, log = logging_git(tmp_path)
+    suites = len(list((registry / "drafts").iterdir()))
+    assert suites >= 3
+    for command in ("check", "validate"):
+        log.write_text("")
+        result = run_inprocess(command, cwd=registry, env=env)
+        assert result.code == 0, result.text
+        asked = [line for line in log.read_text().splitlines() if "--ignored" in line.split()]
+        assert len(asked) == 1, (command, asked)
+        assert asked[0].count(":(literal)") == suites, asked
