@@ -85,15 +85,17 @@ def test_a_nested_repository_a_link_and_no_repository_are_asked_apart(tmp_path: 
 
 
 def test_check_and_validate_ask_git_once_for_every_suites_ignored_files(demo_build: Path, tmp_path: Path) -> None:
+    """check, a whole validate, and validate of files in two suites (a commit's pre-commit hook)."""
     registry = tmp_path / "demo"
     shutil.copytree(demo_build, registry, symlinks=True)
     env, log = logging_git(tmp_path)
     suites = len(list((registry / "drafts").iterdir()))
     assert suites >= 3
-    for command in ("check", "validate"):
+    two_files = ("drafts/graph/version.yaml", "drafts/api/version.yaml")
+    for args, folders in ((("check",), suites), (("validate",), suites), (("validate", *two_files), 2)):
         log.write_text("")
-        result = run_inprocess(command, cwd=registry, env=env)
+        result = run_inprocess(*args, cwd=registry, env=env)
         assert result.code == 0, result.text
         asked = [line for line in log.read_text().splitlines() if "--ignored" in line.split()]
-        assert len(asked) == 1, (command, asked)
-        assert asked[0].count(":(literal)") == suites, asked
+        assert len(asked) == 1, (args, asked)
+        assert asked[0].count(":(literal)") == folders, asked

@@ -18,7 +18,7 @@ from freezer.domain.errors import InvalidInput, UsageError
 from freezer.domain.escape import visible
 from freezer.domain.problems import Problem, display_path
 from freezer.domain.progress import Progress, no_progress
-from freezer.git.ignored import IgnoredFiles, ignored_files
+from freezer.git.ignored import IgnoredFiles
 from freezer.parse.document import YamlDocument
 from freezer.parse.yamlload import load_file
 from freezer.registry.config import CONFIG_NAME, RegistryConfig, SuiteConfig, load_config
@@ -303,7 +303,8 @@ def _published(files: list[Path], owners: Owners, report: Report) -> list[Path]:
     """The files named inside a suite's drafts that a version would hold, as a whole validate and a
     cut sort them (:func:`freezer.validate.drafts.leave_out`): one git ignores is said and left
     unchecked, litter git would publish is refused; a file outside every suite is kept."""
-    ignored_in: dict[Path, frozenset[str] | None] = {}
+    # One git call for every suite the files are in (a commit may touch several), not one per file.
+    ignored = IgnoredFiles(owner.drafts for owner in map(owners.of, files) if owner is not None)
     kept = []
     for file in files:
         owner = owners.of(file)
@@ -311,10 +312,8 @@ def _published(files: list[Path], owners: Owners, report: Report) -> list[Path]:
         if owner is None or root is None or not file.parent.resolve().is_relative_to(root):
             kept.append(file)
             continue
-        if root not in ignored_in:
-            ignored_in[root] = ignored_files(owner.drafts)  # one git call per suite, not per file
         rel = (file.parent.resolve() / file.name).relative_to(root).as_posix()
-        left = drafts.leave_out(rel, file.name, ignored_in[root])
+        left = drafts.leave_out(rel, file.name, ignored.under(owner.drafts))
         if left is None:
             kept.append(file)
         elif left[1] is not None:
