@@ -6,7 +6,9 @@ file tracked despite a rule), and the real CLI counting the calls through a logg
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
@@ -82,6 +84,49 @@ def test_a_nested_repository_a_link_and_no_repository_are_asked_apart(tmp_path: 
         outside / "p": None,
         outside / "q": None,
     }
+
+
+def test_a_submodule_that_is_not_checked_out_is_asked_apart(tmp_path: Path) -> None:
+    """git lists nothing under a submodule's folder from above it while the submodule is not
+    checked out (a clone without --recurse-submodules), and what it ignores from inside it."""
+    sub = tmp_path / "sub"
+    _write(sub, {"s": "s\n"})
+    run_git(["init", "-q", "-b", "main", "."], sub, DETERMINISTIC_ENV)
+    run_git(["add", "s"], sub, DETERMINISTIC_ENV)
+    run_git(["commit", "-q", "-m", "s"], sub, DETERMINISTIC_ENV)
+    root = tmp_path / "repo"
+    _write(root, {".gitignore": "*.log\n"})
+    run_git(["init", "-q", "-b", "main", "."], root, DETERMINISTIC_ENV)
+    # Plain git: freezer's own policy allows no transport, which adding a submodule needs.
+    for args in (
+        ["-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "sm"],
+        ["commit", "-q", "-m", "a submodule"],
+        ["submodule", "deinit", "-q", "-f", "sm"],
+    ):
+        subprocess.run(["git", *args], cwd=root, env={**os.environ, **DETERMINISTIC_ENV}, check=True)
+    _write(root, {"sm/d/x.log": "x\n", "sm/e/y.log": "y\n"})
+    folders = [root / "sm/d", root / "sm/e"]
+    known = IgnoredFiles(folders)
+    for folder in folders:
+        assert known.under(folder) == ignored_files(folder), folder
+    assert known.under(root / "sm/d") == frozenset({"x.log"})
+
+
+def test_a_missing_drafts_folder_is_reported_and_the_other_suites_still_validated(
+    demo_build: Path, tmp_path: Path
+) -> None:
+    registry = tmp_path / "demo"
+    shutil.copytree(demo_build, registry, symlinks=True)
+    shutil.rmtree(registry / "drafts/api")
+    known = IgnoredFiles([registry / "drafts/graph", registry / "drafts/api", registry / "drafts/tb"])
+    assert known.under(registry / "drafts/graph") == ignored_files(registry / "drafts/graph")
+    for command in ("validate", "check"):
+        result = run_inprocess(command, cwd=registry)
+        assert result.code == 1, result.text
+        assert "drafts/api" in result.text and "does not exist" in result.text, result.text
+        assert "Traceback" not in result.text and "is not a folder" not in result.text, result.text
+    validated = run_inprocess("validate", cwd=registry)
+    assert "drafts/graph: graph v2" in validated.text, validated.text
 
 
 def test_check_and_validate_ask_git_once_for_every_suites_ignored_files(demo_build: Path, tmp_path: Path) -> None:

@@ -32,16 +32,18 @@ from freezer.runtime.reading import ReadRefused, read_bounded
 class IgnoredFiles:
     """What git ignores under each of a command's drafts folders: one git process for all of them
     where they share a working tree (a check of five suites ran five, each a pre-commit hook's
-    milliseconds), one per folder where they may not (:func:`_shared_folder`)."""
+    milliseconds); otherwise each folder is asked alone when it is asked about, as
+    :func:`ignored_files` asks, so a missing folder fails only where it is read."""
 
     def __init__(self, folders: Iterable[Path]) -> None:
         self._folders = list(dict.fromkeys(folders))
         self._known: dict[Path, frozenset[str] | None] | None = None
 
     def under(self, folder: Path) -> frozenset[str] | None:
-        """As :func:`ignored_files` for ``folder``; git is asked on the first call, for every folder."""
+        """As :func:`ignored_files` for ``folder``; on the first call, git is asked for every folder
+        that one call can answer for."""
         if self._known is None:
-            self._known = _ignored_by_folder(self._folders)
+            self._known = _ignored_by_folder([f for f in self._folders if f.is_dir()])
         if folder in self._known:
             return self._known[folder]
         return ignored_files(folder)
@@ -50,7 +52,7 @@ class IgnoredFiles:
 def _ignored_by_folder(folders: list[Path]) -> dict[Path, frozenset[str] | None]:
     shared = _shared_folder(folders) if len(folders) > 1 else None
     if shared is None:
-        return {folder: ignored_files(folder) for folder in folders}
+        return {}
     inside = {folder: folder.absolute().relative_to(shared).as_posix() for folder in folders}
     # No pathspec when a folder is the shared one: git walks that folder whole anyway.
     within = [] if "." in inside.values() else [f":(literal){rel}/" for rel in sorted(set(inside.values()))]
@@ -68,11 +70,14 @@ def _shared_folder(folders: list[Path]) -> Path | None:
     """The folder above all of ``folders`` from which one ``git ls-files`` answers for each as asking
     from the folder itself would, or None. It does when git, looking for the repository upwards from
     each folder, would pass nothing but plain folders on one file system until it reaches the
-    shared one: no ``.git`` (a nested repository, a submodule, a worktree), no symbolic link, no
-    mount point in between. Otherwise each folder is asked apart."""
+    shared one: no ``.git`` (a nested repository, a submodule, a worktree), nothing git could take
+    for a bare repository, no symbolic link, no mount point in between; and a repository without
+    submodules, since git does not list what lies in one that is not checked out, which a call from
+    inside it does. Otherwise each folder is asked apart."""
     absolute = [folder.absolute() for folder in folders]
-    if any(os.path.normpath(folder) != str(folder) for folder in absolute):
-        return None  # a "..": git names what it lists by the folders it walked, which these would not match
+    if any(os.path.normpath(folder) != str(folder) or ".git" in folder.parts for folder in absolute):
+        # A "..": git names what it lists by the folders it walked, which these would not match.
+        return None
     try:
         shared = Path(os.path.commonpath(absolute))
         device = shared.stat().st_dev
@@ -82,11 +87,19 @@ def _shared_folder(folders: list[Path]) -> Path | None:
                     break
                 if level.is_symlink() or not level.is_dir() or level.stat().st_dev != device:
                     return None
-                if os.path.lexists(level / ".git"):
+                if os.path.lexists(level / ".git") or _looks_like_a_git_folder(level):
                     return None
+        for level in (shared, *shared.parents):  # the repository's top, found as git finds it
+            if os.path.lexists(level / ".git"):
+                return None if os.path.lexists(level / ".gitmodules") else shared
     except (OSError, ValueError):
         return None
     return shared
+
+
+def _looks_like_a_git_folder(folder: Path) -> bool:
+    """What git's search for a repository would stop at as a bare one (HEAD, objects/, refs/)."""
+    return (folder / "HEAD").is_file() and (folder / "objects").is_dir() and (folder / "refs").is_dir()
 
 
 def ignored_files(folder: Path, within: Sequence[str] = ()) -> frozenset[str] | None:
