@@ -76,7 +76,8 @@ def _shared_folder(folders: list[Path]) -> Path | None:
     inside it does. Otherwise each folder is asked apart."""
     absolute = [folder.absolute() for folder in folders]
     if any(os.path.normpath(folder) != str(folder) or ".git" in folder.parts for folder in absolute):
-        # A "..": git names what it lists by the folders it walked, which these would not match.
+        # A "..": git names what it lists by the folders it walked, which these would not match;
+        # a folder inside .git: git lists nothing there from the top, and fails from inside it.
         return None
     try:
         shared = Path(os.path.commonpath(absolute))

@@ -134,13 +134,13 @@ def _config_changes(
         )
 
 
-def _guard_frozen(base: str, folders: dict[str, str], changes: list[Change], root: Path, report: CheckReport) -> None:
-    """No file of a version frozen in the base (``folders``: its folder → its name) changes; ``changes``
+def _guard_frozen(base: str, folders: dict[str, str], changed: list[Change], root: Path, report: CheckReport) -> None:
+    """No file of a version frozen in the base (``folders``: its folder → its name) changes; ``changed``
     may hold others (the stored results'), which are not this guard's. A version deleted whole is one
     problem, not one per file: a CI annotation limit (GitHub shows ten) would otherwise hide every
     other finding."""
     by_folder: dict[str, list[Change]] = {}
-    for change in changes:
+    for change in changed:
         folder = next((f for f in folders if change.path.startswith(f + "/")), None)
         if folder is not None:
             by_folder.setdefault(folder, []).append(change)
