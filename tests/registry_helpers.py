@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -109,20 +108,6 @@ def code_commit(root: Path, files: dict[str, str], message: str) -> str:
         (code / rel).write_text(text, encoding="utf-8")
     commit_all(code, message)
     return run_git(["rev-parse", "HEAD"], code, DETERMINISTIC_ENV).strip()
-
-
-def logging_git(folder: Path) -> tuple[dict[str, str], Path]:
-    """An environment whose PATH finds, first, a git that appends its arguments to a log (one line a
-    call) and runs the real one: what a command asks git, counted. Returns it and the log."""
-    shim = folder / "bin"
-    shim.mkdir()
-    log = folder / "git-calls"
-    log.write_text("")
-    real = shutil.which("git")
-    assert real is not None
-    (shim / "git").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{real}" "$@"\n')
-    (shim / "git").chmod(0o755)
-    return {"PATH": f"{shim}{os.pathsep}{os.environ['PATH']}"}, log
 
 
 def snapshot(path: Path) -> dict[str, bytes]:

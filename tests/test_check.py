@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from test_git_calls_read_only import calls, wrapper
 
 from freezer.git.gitrepo import run_git
 
 from conftest import REPO, assert_clean_failure, run_inprocess
-from registry_helpers import commit_all, logging_git, set_drafts
+from registry_helpers import commit_all, set_drafts
 
 
 @pytest.fixture
@@ -111,15 +112,16 @@ def test_without_an_upstream_the_base_is_head_learnt_with_the_top_in_one_git_cal
 ) -> None:
     """A pre-commit hook in a repository with no upstream and no origin: the base is HEAD, and the
     repository's top comes with it in one ``git rev-parse``, not three (each a hook's milliseconds)."""
-    env, log = logging_git(tmp_path)
+    log = tmp_path / "git-calls"
+    env = {"PATH": f"{wrapper(tmp_path / 'bin', log)}{os.pathsep}{os.environ['PATH']}"}
     result = run_inprocess("check", cwd=v1_frozen, env=env)
     assert result.code == 0, result.text
     head = run_git(["rev-parse", "HEAD"], v1_frozen).strip()
     assert f"against {head[:8]} (HEAD, as there is no upstream branch or origin/HEAD" in result.out, result.text
-    rev_parses = [line for line in log.read_text().splitlines() if " rev-parse " in f" {line}"]
-    asked_top = [line for line in rev_parses if "--show-toplevel" in line]
-    assert len(asked_top) == 1 and "HEAD^{commit}" in asked_top[0], rev_parses
-    assert not [line for line in rev_parses if "--is-inside-work-tree" in line], rev_parses
+    rev_parses = [args for sub, *args in calls(log) if sub == "rev-parse"]
+    asked_top = [args for args in rev_parses if "--show-toplevel" in args]
+    assert asked_top == [["--show-toplevel", "--verify", "--quiet", "HEAD^{commit}"]], rev_parses
+    assert not [args for args in rev_parses if "--is-inside-work-tree" in args], rev_parses
 
 
 def test_check_outside_a_git_repository_is_a_usage_error(reg: Path, tmp_path: Path) -> None:
