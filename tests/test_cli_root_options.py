@@ -4,15 +4,13 @@ fast path alike; and the JSON document named by the command click parsed, not by
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from freezer.cli import hooks
 
-from conftest import REPO, Run, assert_clean_failure, run_inprocess
+from conftest import Run, assert_clean_failure, run_inprocess, run_probe
 from registry_helpers import commit_all, make_registry
 
 
@@ -148,12 +146,5 @@ def test_hooks_with_the_registry_before_them_do_not_import_typer(frozen_v1: Path
         f"codes = [main(['--registry', {str(frozen_v1)!r}, 'check']), main(['-C', {str(frozen_v1)!r}, 'validate'])]\n"
         "print(codes, 'typer' in sys.modules)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=tmp_path,
-        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    out = run_probe(probe, tmp_path)
     assert out.splitlines()[-1] == "[0, 0] False", out

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from freezer.cli import hooks
 
-from conftest import REPO, Run, run_inprocess
+from conftest import Run, run_inprocess, run_probe
 from registry_helpers import commit_all
 
 
@@ -91,12 +89,5 @@ def test_hook_commands_do_not_import_typer(frozen_v1: Path) -> None:
         "codes = [main(['check']), main(['validate', '-f', 'json'])]\n"
         "print(codes, 'typer' in sys.modules, 'typer' in str(sorted(sys.modules)))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=frozen_v1,
-        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    out = run_probe(probe, frozen_v1)
     assert out.splitlines()[-1] == "[0, 0] False False", out

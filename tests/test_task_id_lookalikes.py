@@ -17,7 +17,7 @@ from pathlib import Path
 from freezer.domain import taskid, unicodeblank
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
 
-from conftest import REPO, assert_clean_failure, run_inprocess
+from conftest import REPO, assert_clean_failure, run_inprocess, run_probe
 from registry_helpers import commit_all
 
 # Characters that render as nothing (each Default_Ignorable_Code_Point, each still "printable" to Python).
@@ -254,12 +254,6 @@ def test_the_confusable_table_is_loaded_only_when_ids_are_compared(tmp_path: Pat
         f"code = main(['-C', {str(root)!r}, 'validate'])\n"
         "print(code, 'freezer.domain.unicodeconfusable' in sys.modules)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=tmp_path,
-        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-    ).stdout
+    out = run_probe(probe, tmp_path)
     probed = [line for line in out.splitlines() if line.endswith((" False", " True"))]
     assert probed == ["0 False", "0 True"], out
