@@ -141,7 +141,9 @@ def _preload() -> None:
     from freezer.validate.template import placement
 
     try:
-        _command()
+        root = _command()
+        for name in root.list_commands(None):  # the root builds a command when it is first looked up
+            root.get_command(None, name)
         _prototypes()
         placement(_shipped())
     except Exception:  # noqa: BLE001 - warming only saves time: a child that needs what failed meets it in its test

@@ -222,9 +222,7 @@ def test_rg_regex_errors_keep_their_lines(reg: Path, pattern: str, caret_under: 
 
 
 def test_every_command_takes_format_json() -> None:
-    import typer
-
-    from freezer.cli.app import app
+    from freezer.cli.app import _command
 
     def leaves(group: object, prefix: str = "") -> list[tuple[str, object]]:
         found: list[tuple[str, object]] = []
@@ -232,7 +230,7 @@ def test_every_command_takes_format_json() -> None:
             found += leaves(sub, f"{prefix}{name} ") if hasattr(sub, "commands") else [(prefix + name, sub)]
         return found
 
-    commands = leaves(typer.main.get_command(app))
+    commands = leaves(_command())
     assert len(commands) >= 22
     missing = [name for name, command in commands if not any(p.name == "fmt" for p in command.params)]  # type: ignore[attr-defined]
     assert missing == []

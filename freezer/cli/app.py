@@ -9,28 +9,45 @@ its arguments, calls the core and prints, and returns its outcome;
 The core stage a command runs (the audit, the cut, the site, signing) is imported
 in that command's body, marked "start-up time": importing all of them here
 would cost every command about 25 ms (``import freezer.cli.app``: 78 ms, 103 ms
-with every command's core; measured on an idle core, best of 15).
+with every command's core; measured on an idle core, best of 15). For the same
+reason a command module is imported, and its commands built, only when one of its
+commands is looked up (:data:`COMMAND_MODULES`).
 """
 
 # No `from __future__ import annotations` here: typer reads these commands' signatures on every
 # start, and a string annotation costs it an eval (the CLI is built in 34 ms instead of 63).
 
+import importlib
 import sys
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
 
-from freezer.cli import browse, drafts, flags, guard, lockcmd, output, results, signing
+from freezer.cli import flags, output
 from freezer.cli.exits import Invocation
 from freezer.cli.options import ClickException, ClickUsageError, Group
 from freezer.domain.errors import FreezerError, UsageError
 from freezer.domain.outcome import Outcome
 from freezer.domain.release import version_line
 
+# Each command and the module of freezer.cli that defines it, in the order --help lists them: a
+# version's life (drafts, lock, cut, the guard), then reading, then signing, then the results group.
+# tests/test_cli_commands.py holds it to what the modules define.
+COMMAND_MODULES: dict[str, str] = {
+    **dict.fromkeys(("init", "validate", "status", "next", "cut", "demo"), "drafts"),
+    "lock": "lockcmd",
+    **dict.fromkeys(("audit", "check"), "guard"),
+    **dict.fromkeys(("list", "show", "diff", "compare", "log", "schema", "site"), "browse"),
+    **dict.fromkeys(("attest", "sign", "verify", "yank", "deprecate", "checkpoint"), "signing"),
+    "results": "results",
+}
+# typer's settings for the root and for each module's commands (see _module_commands).
+_SETTINGS: dict[str, Any] = {"cls": Group, "pretty_exceptions_enable": False, "rich_markup_mode": None}
+
 app = typer.Typer(
     name="freezer",
-    cls=Group,
     help="A frozen-version registry for benchmark fixture sets: validate, cut, audit, check.\n\n"
     "freezer -C DIR COMMAND runs as if started in DIR (as git -C does).",
     # \b keeps click from re-wrapping the example block into one paragraph.
@@ -44,14 +61,9 @@ app = typer.Typer(
     "  freezer compare v1 v2         which scores can be compared across two versions\n\n"
     "Each command's --help says more.",
     no_args_is_help=True,
-    pretty_exceptions_enable=False,
     add_completion=True,
-    rich_markup_mode=None,
+    **_SETTINGS,
 )
-# In the order --help lists them: a version's life (drafts, lock, cut, the guard), then reading, then signing.
-for _module in (drafts, lockcmd, guard, browse, signing):
-    app.registered_commands.extend(_module.commands.registered_commands)
-app.add_typer(results.results_app, name="results")
 
 
 def _version_callback(value: bool) -> None:
@@ -119,12 +131,47 @@ _BUILT: list[Any] = []  # click.Command: typer may vendor click (see options.py)
 
 
 def _command() -> Any:
-    """The click command typer builds from ``app``, once per process: building it reads every
-    command's signature (0.1-0.2 s), and a process that runs the CLI more than once (the tests run
-    it in-process thousands of times) would pay that on every run."""
+    """The click command typer builds from ``app``, once per process (a process that runs the CLI
+    more than once, as the tests do in-process thousands of times, would pay for it on every run).
+    Its commands are built as they are looked up: building all of them reads every command's
+    signature, which cost a command such as ``freezer show`` 70 ms of its 0.3 s."""
     if not _BUILT:
-        _BUILT.append(typer.main.get_command(app))
+        root = typer.main.get_command(app)
+        root.commands = _Commands()  # type: ignore[attr-defined]
+        _BUILT.append(root)
     return _BUILT[0]
+
+
+class _Commands(Mapping[str, Any]):
+    """The root group's commands by name (click.Command values), in --help's order. Looking one up
+    imports its module and builds that module's commands; listing them, or a typo's suggestions,
+    imports nothing."""
+
+    def __init__(self) -> None:
+        self._built: dict[str, dict[str, Any]] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        module = COMMAND_MODULES[name]
+        if module not in self._built:
+            self._built[module] = dict(typer.main.get_group(_module_commands(module)).commands)
+        return self._built[module][name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(COMMAND_MODULES)
+
+    def __len__(self) -> int:
+        return len(COMMAND_MODULES)
+
+
+def _module_commands(module_name: str) -> typer.Typer:
+    """The commands one module of freezer.cli defines, with the root's settings."""
+    module = importlib.import_module(f"freezer.cli.{module_name}")
+    commands = typer.Typer(**_SETTINGS)
+    if module_name == "results":
+        commands.add_typer(module.results_app, name="results")
+    else:
+        commands.registered_commands.extend(module.commands.registered_commands)
+    return commands
 
 
 def _refusal(exc: Exception, args: list[str], asked: Invocation) -> FreezerError:
