@@ -135,13 +135,13 @@ def _preload() -> None:
     for module in pkgutil.walk_packages(freezer.__path__, "freezer."):
         if not module.name.endswith("__main__"):
             __import__(module.name)
-    from freezer.cli.app import _command
+    from freezer.cli.app import root_command
     from freezer.domain.taskid import _prototypes
     from freezer.render.render import _shipped
     from freezer.validate.template import placement
 
     try:
-        root = _command()
+        root = root_command()
         for name in root.list_commands(None):  # the root builds a command when it is first looked up
             root.get_command(None, name)
         _prototypes()

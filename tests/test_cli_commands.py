@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from freezer.cli.app import COMMAND_MODULES, _command
+from freezer.cli.app import COMMAND_MODULES, root_command
 
 from conftest import REPO, run_probe
 
@@ -37,7 +37,7 @@ def test_the_table_names_each_command_and_its_module() -> None:
 
 
 def test_the_root_group_lists_and_builds_each_command_of_the_table() -> None:
-    root = _command()
+    root = root_command()
     assert root.list_commands(None) == list(COMMAND_MODULES)
     for name in COMMAND_MODULES:
         assert root.get_command(None, name).name == name

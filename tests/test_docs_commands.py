@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-import typer.main
 
-from freezer.cli.app import app
+from freezer.cli.app import root_command
 
 from conftest import REPO
 from doc_pages import page, pages, section
@@ -43,7 +42,7 @@ class Shown:
 # typer builds a click command tree; recent typer releases vendor click (freezer/cli/options.py), so
 # the tree is read by what click's commands have (``commands``, ``params``), not by click's classes.
 def _root() -> Any:
-    command = typer.main.get_command(app)
+    command = root_command()
     assert hasattr(command, "commands")
     return command
 

@@ -222,7 +222,7 @@ def test_rg_regex_errors_keep_their_lines(reg: Path, pattern: str, caret_under: 
 
 
 def test_every_command_takes_format_json() -> None:
-    from freezer.cli.app import _command
+    from freezer.cli.app import root_command
 
     def leaves(group: object, prefix: str = "") -> list[tuple[str, object]]:
         found: list[tuple[str, object]] = []
@@ -230,7 +230,7 @@ def test_every_command_takes_format_json() -> None:
             found += leaves(sub, f"{prefix}{name} ") if hasattr(sub, "commands") else [(prefix + name, sub)]
         return found
 
-    commands = leaves(_command())
+    commands = leaves(root_command())
     assert len(commands) >= 22
     missing = [name for name, command in commands if not any(p.name == "fmt" for p in command.params)]  # type: ignore[attr-defined]
     assert missing == []

@@ -46,7 +46,7 @@ COMMAND_MODULES: dict[str, str] = {
 # typer's settings for the root and for each module's commands (see _module_commands).
 _SETTINGS: dict[str, Any] = {"cls": Group, "pretty_exceptions_enable": False, "rich_markup_mode": None}
 
-app = typer.Typer(
+_app = typer.Typer(
     name="freezer",
     help="A frozen-version registry for benchmark fixture sets: validate, cut, audit, check.\n\n"
     "freezer -C DIR COMMAND runs as if started in DIR (as git -C does).",
@@ -78,7 +78,7 @@ def _directory_callback(ctx: typer.Context, directory: Optional[str]) -> Optiona
     return directory
 
 
-@app.callback()
+@_app.callback()
 def _root(
     directory: Annotated[
         Optional[str],
@@ -109,7 +109,7 @@ def _root(
 def run(args: list[str], asked: Invocation) -> Outcome | None:
     """Run the CLI on ``args``: the command's outcome (None when it judged nothing). What click
     refuses is raised as freezer's own error, for :func:`freezer.cli.main` to say."""
-    command = _command()
+    command = root_command()
     try:
         result = command.main(args=args, prog_name="freezer", standalone_mode=False, obj=asked)
     except ClickException as exc:
@@ -130,13 +130,13 @@ def run(args: list[str], asked: Invocation) -> Outcome | None:
 _BUILT: list[Any] = []  # click.Command: typer may vendor click (see options.py)
 
 
-def _command() -> Any:
-    """The click command typer builds from ``app``, once per process (a process that runs the CLI
+def root_command() -> Any:
+    """The command tree (click) typer builds from ``_app``, once per process (a process that runs the CLI
     more than once, as the tests do in-process thousands of times, would pay for it on every run).
     Its commands are built as they are looked up: building all of them reads every command's
     signature, which cost a command such as ``freezer show`` 70 ms of its 0.3 s."""
     if not _BUILT:
-        root = typer.main.get_command(app)
+        root = typer.main.get_command(_app)
         root.commands = _Commands()  # type: ignore[attr-defined]
         _BUILT.append(root)
     return _BUILT[0]
