@@ -12,6 +12,8 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
+from freezer.site import site as site_mod
+
 from conftest import CHROMIUM, assert_clean_failure, run_inprocess
 
 # Slow (a real browser): CI runs it; `pytest -m slow` runs it here.
@@ -50,9 +52,12 @@ class _Links(HTMLParser):
                 self.links.append(value)
 
 
-def test_the_site_is_deterministic_relative_and_complete(hostile_site: Path, tmp_path: Path) -> None:
+def test_the_site_is_deterministic_relative_and_complete(
+    hostile_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     first, second = tmp_path / "one", tmp_path / "two"
-    _build(hostile_site, first)
+    _build(hostile_site, first)  # its METHOD.md are few: rendered in this process
+    monkeypatch.setattr(site_mod, "MARKDOWN_PARALLEL_FROM", 0)  # and now on every core
     _build(hostile_site, second)
     files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(second) for p in second.rglob("*") if p.is_file())

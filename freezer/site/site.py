@@ -63,6 +63,11 @@ from freezer.trust import signing, verified
 __all__ = ["MARKER", "SiteFiles", "build", "inert", "markdown_html", "write"]
 
 STYLESHEET = "site.css"
+# Below this much METHOD.md text (characters), rendering it in this process is as fast as forking
+# workers for it, and cheaper: the demo's 7 METHOD.md (61 KB) took 57-68 ms here against 51-55 ms
+# on two forked workers and 30 ms more CPU; 14 (123 KB) took 89-92 ms against 71-87 ms, and 28
+# (247 KB) 179-290 ms against 142-161 ms.
+MARKDOWN_PARALLEL_FROM = 128 * 1024
 
 
 def _suite_pages(
@@ -230,10 +235,11 @@ def _search_entries(
 
 
 def _methods_html(paths: list[Path]) -> list[str]:
-    """Each METHOD.md as HTML, on every core: Markdown is most of a site's build time, and each
-    version's is independent of the others'."""
+    """Each METHOD.md as HTML, on every core once there is enough of it: Markdown is most of a large
+    site's build time, and each version's is independent of the others'."""
     texts = [read_whole(path).decode("utf-8") for path in paths]
-    return work.map_on_cores(markdown_html, texts)
+    workers = work.cores(len(texts)) if sum(map(len, texts)) >= MARKDOWN_PARALLEL_FROM else 1
+    return work.map_on_cores(markdown_html, texts, workers=workers)
 
 
 class SiteFiles(dict[str, bytes]):
