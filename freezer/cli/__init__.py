@@ -73,7 +73,7 @@ def _answer(args: list[str], asked: exits.Invocation) -> Outcome | None:
     answered = hooks.fast_path(args, asked)
     if answered is not None:
         return answered
-    from freezer.cli.app import run  # start-up time: typer and every command, only when the hooks did not answer
+    from freezer.cli.app import run  # start-up time: typer and the command run, only when the hooks did not answer
 
     return run(args, asked)
 

@@ -144,8 +144,8 @@ def root_command() -> Any:
 
 class _Commands(Mapping[str, Any]):
     """The root group's commands by name (click.Command values), in --help's order. Looking one up
-    imports its module and builds that module's commands; listing them, or a typo's suggestions,
-    imports nothing."""
+    imports its module and builds that module's commands; their names alone (a typo's suggestions)
+    import nothing, while --help and completion, which read every command, build them all."""
 
     def __init__(self) -> None:
         self._built: dict[str, dict[str, Any]] = {}
@@ -155,6 +155,14 @@ class _Commands(Mapping[str, Any]):
         if module not in self._built:
             self._built[module] = dict(typer.main.get_group(_module_commands(module)).commands)
         return self._built[module][name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        # Not Mapping's get, which takes any KeyError for a missing name: one raised while a command
+        # module is imported or built is a bug in freezer, not a command the user mistyped.
+        return self[name] if name in COMMAND_MODULES else default
+
+    def __contains__(self, name: object) -> bool:
+        return name in COMMAND_MODULES
 
     def __iter__(self) -> Iterator[str]:
         return iter(COMMAND_MODULES)
