@@ -113,14 +113,15 @@ def make_traversable(root: Path) -> None:
 def run_probe(code: str, cwd: Path) -> str:
     """What the Python ``code`` prints in a fresh interpreter that imports freezer from the tree under
     test: for a question only a new process can answer, such as what a command imported."""
-    return subprocess.run(
+    ran = subprocess.run(
         [sys.executable, "-c", code],
         cwd=cwd,
         env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,
-        check=True,
-    ).stdout
+    )
+    assert ran.returncode == 0, ran.stderr
+    return ran.stdout
 
 
 def run_cli(
