@@ -224,3 +224,24 @@ def test_repository_versions_are_intact() -> None:
     result = run_inprocess("audit", "--no-code", cwd=REPO)
     assert result.code == 0, result.text
     assert "✓ graph_v1" in result.out and "✓ graph_v2" in result.out
+
+
+@pytest.mark.parametrize("code", [False, True], ids=["integrity", "with-code"])
+def test_several_suites_are_audited_in_order_with_a_count_per_suite(
+    demo_build: Path, tmp_path: Path, code: bool
+) -> None:
+    """The versions of every suite go to one pool (with the code checks): the results still come suite
+    by suite, each suite's impostors first, and the counts are each suite's own."""
+    from freezer.guard.audit import audit_suites
+    from freezer.registry import config as config_mod
+
+    root = tmp_path / "demo"
+    shutil.copytree(demo_build, root, symlinks=True)
+    (root / "versions" / "graph_v9").symlink_to(root / "versions" / "graph_v1")  # an impostor
+    cfg = config_mod.load(root)
+    selection = [(cfg.suite("graph"), None), (cfg.suite("swe"), None), (cfg.suite("bbh"), ["bbh_v2"])]
+    seen: list[tuple[int, int, int]] = []
+    results = audit_suites(selection, code=code, progress=lambda *count: seen.append(count))
+    assert [r.name for r in results] == ["graph_v9", "graph_v1", "graph_v2", "swe_v1", "bbh_v2"]
+    assert [r.ok for r in results] == [False, True, True, True, True], [str(f) for r in results for f in r.failures]
+    assert seen == [(0, 0, 2), (0, 1, 2), (0, 2, 2), (1, 0, 1), (1, 1, 1), (2, 0, 1), (2, 1, 1)]

@@ -109,7 +109,7 @@ def test_to_json_is_what_the_cli_prints(demo: Path, monkeypatch: pytest.MonkeyPa
         report.sets.extend(part.sets)
         report.problems.extend(part.problems)
     cases.append((["validate"], report))
-    audited = [v for one in suites for v in audit.audit_suite(one, None, code=False)]
+    audited = audit.audit_suites([(one, None) for one in suites], code=False)
     cases.append((["audit", "--no-code"], auditreport.judge(cfg, audited, strict=False, require_signature=False)))
     for args, outcome in cases:
         _same(run_inprocess(*args, "--format", "json", cwd=demo), args[0], outcome)

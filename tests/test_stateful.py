@@ -155,7 +155,7 @@ class RegistryMachine(RuleBasedStateMachine):
 
     @rule()
     def audit_everything(self) -> None:
-        results = audit.audit_suite(self._config(), code=False)
+        results = audit.audit_suites([(self._config(), None)], code=False)
         ok = all(r.ok for r in results)
         assert ok == (not self.touched), [str(f) for r in results for f in r.failures]
 

@@ -10,11 +10,11 @@ import typer
 from freezer.cli import hooks, output
 from freezer.cli.options import FormatOption, RegistryOption, SuiteOption, check_format, complete_frozen
 from freezer.cli.signing import status_line
-from freezer.cli.terminal import ProgressBar
+from freezer.cli.terminal import BarPerPart
 from freezer.domain.errors import UsageError
 from freezer.domain.outcome import Outcome
 from freezer.domain.problems import display_path
-from freezer.domain.progress import no_progress
+from freezer.domain.progress import no_part_progress
 from freezer.domain.steps import told
 from freezer.registry import config as config_mod
 from freezer.registry import registry as registry_mod
@@ -76,23 +76,16 @@ def audit(
 
     fmt = check_format(fmt, ("text", "json"))
     cfg = config_mod.load(registry)
-    results = []
-    for suite_name, names in _select_versions(cfg, versions or [], suite).items():
-        # One count per version audited: the bar advances as each version's result comes in.
-        bar = ProgressBar(f"auditing {suite_name}") if fmt == "text" else None
-        try:
-            results.extend(
-                audit_mod.audit_suite(
-                    cfg.suites[suite_name],
-                    names,
-                    code=not no_code,
-                    against=against,
-                    progress=bar or no_progress,
-                )
-            )
-        finally:
-            if bar is not None:
-                bar.close()
+    selection = [(cfg.suites[name], names) for name, names in _select_versions(cfg, versions or [], suite).items()]
+    # A bar per suite, one count per version audited: it advances as each version's result comes in.
+    bars = BarPerPart([f"auditing {one.name}" for one, _ in selection]) if fmt == "text" else None
+    try:
+        results = audit_mod.audit_suites(
+            selection, code=not no_code, against=against, progress=bars or no_part_progress
+        )
+    finally:
+        if bars is not None:
+            bars.close()
     report = judge(cfg, results, strict=strict, require_signature=require_signature)
     if fmt == "json":
         return output.say_outcome("audit", report)

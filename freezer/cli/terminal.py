@@ -177,3 +177,26 @@ class ProgressBar:
         if self._live is not None:
             self._live.stop()
             self._live = None
+
+
+class BarPerPart:
+    """A :class:`ProgressBar` for each part of work done in parts (the suites of an audit), labelled
+    ``labels[part]``: called with (part, done, total) as :data:`freezer.domain.progress.PartProgress`
+    says, it opens a part's bar when the work reaches that part and closes the one before."""
+
+    def __init__(self, labels: list[str]) -> None:
+        self._labels = labels
+        self._part = -1
+        self._bar: ProgressBar | None = None
+
+    def __call__(self, part: int, done: int, total: int) -> None:
+        if self._bar is None or part != self._part:
+            self.close()
+            self._part, self._bar = part, ProgressBar(self._labels[part])
+        if done:  # (part, 0, total) only says the part began: its bar's clock starts, nothing is drawn
+            self._bar(done, total)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None

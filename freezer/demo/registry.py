@@ -16,7 +16,7 @@ from freezer.domain.problems import display_path
 from freezer.freeze.cut import cut
 from freezer.freeze.cutresult import CutResult
 from freezer.git.gitrepo import DETERMINISTIC_ENV, run_git
-from freezer.guard.audit import audit_suite
+from freezer.guard.audit import audit_suites
 from freezer.registry import config as config_mod
 from freezer.registry.verdict import VersionAudit
 from freezer.runtime import resources
@@ -169,5 +169,5 @@ def run_demo(target: Path | None, progress: Callable[[str], None] = lambda _: No
     demo_results.store(config)
     _commit(root, "results: two models' lm-eval runs of bbh_v1 and bbh_v2")
     progress("auditing the frozen versions")
-    result.audits = [audited for suite in SUITES for audited in audit_suite(config.suite(suite))]
+    result.audits = audit_suites([(config.suite(suite), None) for suite in SUITES])
     return result

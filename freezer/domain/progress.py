@@ -15,3 +15,12 @@ Progress = Callable[[int, int], None]
 
 def no_progress(done: int, total: int) -> None:
     """The default listener: nobody is watching."""
+
+
+# Called with (part, done, total) as work made of parts advances (the suites of an audit): done and
+# total count within the part at that index.
+PartProgress = Callable[[int, int, int], None]
+
+
+def no_part_progress(part: int, done: int, total: int) -> None:
+    """The default listener of work in parts: nobody is watching."""

@@ -10,10 +10,12 @@ stale at a newer commit.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
+from itertools import accumulate
 
 from freezer.domain.problems import display_path
-from freezer.domain.progress import Progress, no_progress
+from freezer.domain.progress import PartProgress, no_part_progress
 from freezer.guard import rederive
 from freezer.registry import registry
 from freezer.registry.config import SuiteConfig
@@ -41,23 +43,55 @@ def audit_one(suite: SuiteConfig, frozen: registry.FrozenVersion, code: bool, ag
     return result
 
 
-def audit_suite(
-    suite: SuiteConfig,
-    names: list[str] | None = None,
+def audit_suites(
+    selection: Sequence[tuple[SuiteConfig, list[str] | None]],
     *,
     code: bool = True,
     against: str | None = None,
-    progress: Progress = no_progress,
+    progress: PartProgress = no_part_progress,
 ) -> list[VersionAudit]:
-    """Audit versions; with the code checks, several versions are audited on every core."""
-    owner = Suite.of(suite)
-    versions = owner.versions()
-    odd = owner.impostors()
-    if names is not None:
-        versions = [v for v in versions if v.name in names]
-        odd = [v for v in odd if v.name in names]
-    results = _impostor_results(odd)
-    return results + _audit_versions(suite, versions, code, against, progress)
+    """Audit the versions of each suite of ``selection`` (a suite, and the names of its versions to
+    audit or None for all), suite after suite: for each, the impostors in its versions folder, then
+    its versions in order. With the code checks, every version of every suite goes to one pool of
+    workers: a pool per suite cost more than it saved (the demo's seven versions in five suites:
+    417-459 ms with a pool per suite, 397-462 ms serially, 293-340 ms on one pool).
+    ``progress(index, done, total)`` counts within the suite at ``index``; (index, 0, total) comes
+    as the work reaches that suite."""
+    plans: list[tuple[list[VersionAudit], list[registry.FrozenVersion]]] = []
+    for suite, names in selection:
+        owner = Suite.of(suite)
+        versions, odd = owner.versions(), owner.impostors()
+        if names is not None:
+            versions = [v for v in versions if v.name in names]
+            odd = [v for v in odd if v.name in names]
+        plans.append((_impostor_results(odd), versions))
+    pairs = [(index, version) for index, (_, versions) in enumerate(plans) for version in versions]
+    starts = list(accumulate((len(versions) for _, versions in plans), initial=0))  # each suite's first pair
+
+    def advance(done: int, _total: int) -> None:
+        index = pairs[done - 1][0]
+        progress(index, done - starts[index], starts[index + 1] - starts[index])
+        if done == starts[index + 1] and done < len(pairs):  # this suite is done: the next one starts
+            following = pairs[done][0]
+            progress(following, 0, starts[following + 1] - starts[following])
+
+    if pairs:
+        first = pairs[0][0]
+        progress(first, 0, starts[first + 1] - starts[first])
+    workers = work.cores(len(pairs)) if code else 1
+    one = partial(_audit_pair, [suite for suite, _ in selection], code=code, against=against)
+    audited = work.map_on_cores(one, pairs, workers=workers, progress=advance)
+    results: list[VersionAudit] = []
+    for index, (impostors, _) in enumerate(plans):
+        results += impostors + audited[starts[index] : starts[index + 1]]
+    return results
+
+
+def _audit_pair(
+    suites: list[SuiteConfig], pair: tuple[int, registry.FrozenVersion], code: bool, against: str | None
+) -> VersionAudit:
+    index, frozen = pair
+    return audit_one(suites[index], frozen, code, against)
 
 
 def _impostor_results(odd: list[registry.FrozenVersion]) -> list[VersionAudit]:
@@ -70,15 +104,3 @@ def _impostor_results(odd: list[registry.FrozenVersion]) -> list[VersionAudit]:
         )
         results.append(result)
     return results
-
-
-def _audit_versions(
-    suite: SuiteConfig,
-    versions: list[registry.FrozenVersion],
-    code: bool,
-    against: str | None,
-    progress: Progress,
-) -> list[VersionAudit]:
-    workers = work.cores(len(versions)) if code else 1
-    one = partial(audit_one, suite, code=code, against=against)
-    return work.map_on_cores(one, versions, workers=workers, progress=progress)
