@@ -230,18 +230,24 @@ def test_repository_versions_are_intact() -> None:
 def test_several_suites_are_audited_in_order_with_a_count_per_suite(
     demo_build: Path, tmp_path: Path, code: bool
 ) -> None:
-    """The versions of every suite go to one pool (with the code checks): the results still come suite
-    by suite, each suite's impostors first, and the counts are each suite's own."""
+    """The versions of every suite go to one pool (with the code checks, where this process may fork):
+    the results still come suite by suite, each suite's impostors first, a suite with nothing to audit
+    is passed over, and the counts are each suite's own."""
     from freezer.guard.audit import audit_suites
     from freezer.registry import config as config_mod
 
     root = tmp_path / "demo"
     shutil.copytree(demo_build, root, symlinks=True)
-    (root / "versions" / "graph_v9").symlink_to(root / "versions" / "graph_v1")  # an impostor
+    (root / "versions" / "swe_v9").symlink_to(root / "versions" / "swe_v1")  # an impostor, in the third suite
     cfg = config_mod.load(root)
-    selection = [(cfg.suite("graph"), None), (cfg.suite("swe"), None), (cfg.suite("bbh"), ["bbh_v2"])]
+    selection = [
+        (cfg.suite("graph"), None),
+        (cfg.suite("api"), ["api_v7"]),  # nothing of it to audit
+        (cfg.suite("swe"), None),
+        (cfg.suite("bbh"), ["bbh_v2"]),
+    ]
     seen: list[tuple[int, int, int]] = []
     results = audit_suites(selection, code=code, progress=lambda *count: seen.append(count))
-    assert [r.name for r in results] == ["graph_v9", "graph_v1", "graph_v2", "swe_v1", "bbh_v2"]
-    assert [r.ok for r in results] == [False, True, True, True, True], [str(f) for r in results for f in r.failures]
-    assert seen == [(0, 0, 2), (0, 1, 2), (0, 2, 2), (1, 0, 1), (1, 1, 1), (2, 0, 1), (2, 1, 1)]
+    assert [r.name for r in results] == ["graph_v1", "graph_v2", "swe_v9", "swe_v1", "bbh_v2"]
+    assert [r.ok for r in results] == [True, True, False, True, True], [str(f) for r in results for f in r.failures]
+    assert seen == [(0, 0, 2), (0, 1, 2), (0, 2, 2), (2, 0, 1), (2, 1, 1), (3, 0, 1), (3, 1, 1)]

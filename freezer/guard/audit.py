@@ -79,19 +79,19 @@ def audit_suites(
         first = pairs[0][0]
         progress(first, 0, starts[first + 1] - starts[first])
     workers = work.cores(len(pairs)) if code else 1
-    one = partial(_audit_pair, [suite for suite, _ in selection], code=code, against=against)
-    audited = work.map_on_cores(one, pairs, workers=workers, progress=advance)
+    one = partial(_audit_pair, code=code, against=against)
+    # Each task carries its own suite only: the function and each item are pickled for every task.
+    items = [(selection[index][0], version) for index, version in pairs]
+    audited = work.map_on_cores(one, items, workers=workers, progress=advance)
     results: list[VersionAudit] = []
     for index, (impostors, _) in enumerate(plans):
         results += impostors + audited[starts[index] : starts[index + 1]]
     return results
 
 
-def _audit_pair(
-    suites: list[SuiteConfig], pair: tuple[int, registry.FrozenVersion], code: bool, against: str | None
-) -> VersionAudit:
-    index, frozen = pair
-    return audit_one(suites[index], frozen, code, against)
+def _audit_pair(pair: tuple[SuiteConfig, registry.FrozenVersion], code: bool, against: str | None) -> VersionAudit:
+    suite, frozen = pair
+    return audit_one(suite, frozen, code, against)
 
 
 def _impostor_results(odd: list[registry.FrozenVersion]) -> list[VersionAudit]:
