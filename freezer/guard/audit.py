@@ -65,24 +65,26 @@ def audit_suites(
             versions = [v for v in versions if v.name in names]
             odd = [v for v in odd if v.name in names]
         plans.append((_impostor_results(odd), versions))
-    pairs = [(index, version) for index, (_, versions) in enumerate(plans) for version in versions]
-    starts = list(accumulate((len(versions) for _, versions in plans), initial=0))  # each suite's first pair
+    items = [
+        (suite, version) for (suite, _), (_, versions) in zip(selection, plans, strict=True) for version in versions
+    ]
+    owners = [index for index, (_, versions) in enumerate(plans) for _ in versions]  # each item's suite
+    sizes = [len(versions) for _, versions in plans]
+    starts = list(accumulate(sizes, initial=0))  # each suite's first item
 
     def advance(done: int, _total: int) -> None:
-        index = pairs[done - 1][0]
-        progress(index, done - starts[index], starts[index + 1] - starts[index])
-        if done == starts[index + 1] and done < len(pairs):  # this suite is done: the next one starts
-            following = pairs[done][0]
-            progress(following, 0, starts[following + 1] - starts[following])
+        index = owners[done - 1]
+        progress(index, done - starts[index], sizes[index])
+        if done == starts[index + 1] and done < len(items):  # this suite is done: the next one starts
+            progress(owners[done], 0, sizes[owners[done]])
 
-    if pairs:
-        first = pairs[0][0]
-        progress(first, 0, starts[first + 1] - starts[first])
-    workers = work.cores(len(pairs)) if code else 1
-    one = partial(_audit_pair, code=code, against=against)
-    # Each task carries its own suite only: the function and each item are pickled for every task.
-    items = [(selection[index][0], version) for index, version in pairs]
-    audited = work.map_on_cores(one, items, workers=workers, progress=advance)
+    if items:
+        progress(owners[0], 0, sizes[owners[0]])
+    workers = work.cores(len(items)) if code else 1
+    # Each item carries its own suite only: the function and each item are pickled for every task.
+    audited = work.map_on_cores(
+        partial(_audit_pair, code=code, against=against), items, workers=workers, progress=advance
+    )
     results: list[VersionAudit] = []
     for index, (impostors, _) in enumerate(plans):
         results += impostors + audited[starts[index] : starts[index + 1]]
