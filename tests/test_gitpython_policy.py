@@ -27,7 +27,7 @@ import pytest
 
 from freezer.git.gitpolicy import POLICY_ENV, git_executable, run_git
 
-from conftest import REPO
+from conftest import REPO, run_probe
 
 git = pytest.importorskip("git")
 
@@ -87,5 +87,4 @@ def test_freezer_never_imports_gitpython() -> None:
         "commands = [root.get_command(None, name) for name in COMMAND_MODULES]  # every command module\n"
         "print('git' in sys.modules)"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
-    assert out.stdout.strip() == "False", out.stderr
+    assert run_probe(code, REPO).strip() == "False"
