@@ -7,7 +7,8 @@ from pathlib import Path
 
 from conftest import REPO
 
-sys.path.insert(0, str(REPO / "bench"))
+# Appended, not put first: bench/ holds a site.py, which must never shadow the standard library's.
+sys.path.append(str(REPO / "bench"))
 
 import report
 
